@@ -1,0 +1,138 @@
+//! `braid bench`: fixed scenarios that measure the simulator's speed, the same ones the best
+//! existing packet simulator is measured on here (issue "Simulator foundation", item 7):
+//! (a) permutation on a k=8 fat-tree (128 hosts, 100 Gb/s, 1 µs links, MTU 4 KB, one-BDP queues)
+//! with 2 MB flows; (b) the same with 16 MB flows; (c) 32-to-1 incast of 8 MB flows; (d)
+//! permutation on a 1024-host fat-tree (k=16) with 2 MB flows.
+//!
+//! Each scenario runs in a child process so that its peak memory (VmHWM) is its own. Figures are
+//! printed, never asserted.
+
+use std::path::Path;
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+use braid_metrics::Value;
+
+use crate::run::run;
+use crate::scenario;
+
+/// The benchmark scenarios: (name, description, scenario text).
+pub const SCENARIOS: &[(&str, &str, &str)] = &[
+    ("a-permutation-k8-2MB", "permutation, k=8 fat-tree (128 hosts), 2 MB flows", include_str!("../bench/a-permutation-k8-2MB.toml")),
+    ("b-permutation-k8-16MB", "permutation, k=8 fat-tree (128 hosts), 16 MB flows", include_str!("../bench/b-permutation-k8-16MB.toml")),
+    ("c-incast-32to1-8MB", "32-to-1 incast, k=8 fat-tree, 8 MB flows", include_str!("../bench/c-incast-32to1-8MB.toml")),
+    ("d-permutation-k16-2MB", "permutation, k=16 fat-tree (1024 hosts), 2 MB flows", include_str!("../bench/d-permutation-k16-2MB.toml")),
+];
+
+fn peak_rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Run one scenario in this process and print one machine-readable line.
+pub fn run_child(name: &str) -> ExitCode {
+    let Some((_, _, text)) = SCENARIOS.iter().find(|s| s.0 == name) else {
+        eprintln!("error: unknown bench scenario `{name}`");
+        return ExitCode::from(2);
+    };
+    let sc = match scenario::parse(text, Path::new("."), &[], None) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: bench scenario `{name}`: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let t0 = Instant::now();
+    let r = match run(&sc, false) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let wall = t0.elapsed().as_secs_f64();
+    let f = |k: &str| match r.summary.get(k) {
+        Some(Value::Int(i)) => *i as f64,
+        Some(Value::Float(x)) => *x,
+        _ => 0.0,
+    };
+    println!(
+        "BENCH {} sim_ns={} events={} hops={} wall_s={:.3} peak_kib={} flows={}/{} goodput_bps={}",
+        name,
+        f("sim_time_ns"),
+        f("events"),
+        f("packet_hops"),
+        wall,
+        peak_rss_kib().unwrap_or(0),
+        f("flows_completed"),
+        f("flows_total"),
+        f("goodput_bps"),
+    );
+    ExitCode::SUCCESS
+}
+
+/// Run every scenario (or those matching `only`) in child processes and print a table.
+pub fn run_all(only: Option<&str>) -> ExitCode {
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: cannot find the braid executable: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    println!(
+        "{:<24} {:>10} {:>12} {:>12} {:>8} {:>12} {:>14} {:>9}",
+        "scenario", "sim time", "events", "pkt-hops", "wall s", "events/s", "pkt-hops/s", "peak MiB"
+    );
+    let mut ok = true;
+    for (name, _desc, _) in SCENARIOS {
+        if only.is_some_and(|o| !name.contains(o)) {
+            continue;
+        }
+        let out = Command::new(&exe).args(["bench", "--child", name]).output();
+        let out = match out {
+            Ok(o) if o.status.success() => o,
+            Ok(o) => {
+                eprintln!("{name}: failed: {}", String::from_utf8_lossy(&o.stderr));
+                ok = false;
+                continue;
+            }
+            Err(e) => {
+                eprintln!("{name}: cannot run: {e}");
+                ok = false;
+                continue;
+            }
+        };
+        let text = String::from_utf8_lossy(&out.stdout);
+        let Some(line) = text.lines().find(|l| l.starts_with("BENCH ")) else {
+            eprintln!("{name}: no result line");
+            ok = false;
+            continue;
+        };
+        let get = |k: &str| -> f64 {
+            line.split_whitespace()
+                .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
+                .and_then(|v| v.split('/').next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0.0)
+        };
+        let wall = get("wall_s").max(1e-9);
+        println!(
+            "{:<24} {:>8.3}ms {:>12} {:>12} {:>8.2} {:>12.0} {:>14.0} {:>9.1}",
+            name,
+            get("sim_ns") / 1e6,
+            get("events"),
+            get("hops"),
+            wall,
+            get("events") / wall,
+            get("hops") / wall,
+            get("peak_kib") / 1024.0
+        );
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

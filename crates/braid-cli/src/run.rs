@@ -1,0 +1,273 @@
+//! Running a scenario and writing its outputs: `summary.json`, `flows.csv` and the optional time
+//! series (`queues.csv`, `ood.csv`). `summary.json` is written last, so a directory that has one
+//! holds a complete run.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::time::Instant;
+
+use braid_core::Time;
+use braid_metrics::{fmt_f64, percentile, write_flows_csv, FlowRecord, Summary, Value};
+use braid_net::sim::{RunEnd, Sim};
+use braid_net::stats::DropReason;
+use braid_workload::Workload;
+
+use crate::build::build;
+use crate::scenario::Scenario;
+
+/// The outcome of a run, in memory.
+pub struct RunResult {
+    /// The simulator after the run.
+    pub sim: Sim,
+    /// The workload it ran.
+    pub workload: Workload,
+    /// Per-flow records.
+    pub flows: Vec<FlowRecord>,
+    /// Headline numbers.
+    pub summary: Summary,
+    /// Why the run ended.
+    pub end: RunEnd,
+}
+
+/// Build and run a scenario. `progress` shows a bar on stderr for runs longer than a second.
+pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
+    let (mut sim, workload) = build(sc)?;
+    sim.prepare();
+    let wall = Instant::now();
+    let total = sim.flows.len() as u64;
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut cb = |s: &Sim| {
+        if !progress {
+            return;
+        }
+        if bar.is_none() && wall.elapsed().as_secs_f64() > 1.0 {
+            let b = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} flows  {msg}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar = Some(b);
+        }
+        if let Some(b) = &bar {
+            b.set_position(s.flows_done() as u64);
+            b.set_message(format!("t={}  {} events", s.q.now(), s.q.popped()));
+        }
+    };
+    let end = sim.run(sc.stop, &mut cb);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let wall_s = wall.elapsed().as_secs_f64();
+    let flows = flow_records(&sim);
+    let summary = summarize(sc, &sim, &workload, &flows, end, wall_s);
+    Ok(RunResult { sim, workload, flows, summary, end })
+}
+
+/// One record per flow.
+pub fn flow_records(sim: &Sim) -> Vec<FlowRecord> {
+    sim.flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let st = f.sender.recovery_stats();
+            let start = f.started_at.unwrap_or(f.start);
+            FlowRecord {
+                id: i as u32,
+                src: f.src_host,
+                dst: f.dst_host,
+                size_bytes: f.size_bytes,
+                start_ns: start.ns_f64(),
+                finish_ns: f.finish.map(|t| t.ns_f64()),
+                ideal_fct_ns: f.ideal_fct.ns_f64(),
+                retransmissions: st.retransmissions,
+                spurious_retransmissions: f.receiver.duplicates(),
+                max_ood: f.receiver.max_ood(),
+                timeouts: st.timeouts,
+            }
+        })
+        .collect()
+}
+
+/// The headline metrics of a run.
+pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], end: RunEnd, wall_s: f64) -> Summary {
+    let mut s = Summary::default();
+    let now = sim.q.now();
+    let events = sim.q.popped();
+    s.str("scenario", &sc.name);
+    s.int("seed", sc.seed);
+    s.str("topology", &sc.topology_kind);
+    s.str("transport", "roce");
+    s.str("cc", sc.transport.cc.kind.name());
+    s.str("recovery", sc.transport.recovery.kind.name());
+    s.float("sim_time_ns", now.ns_f64());
+    s.float("wall_s", (wall_s * 1000.0).round() / 1000.0);
+    s.int("events", events);
+    s.float("events_per_sec", if wall_s > 0.0 { (events as f64 / wall_s).round() } else { 0.0 });
+    s.int("packet_hops", sim.stats.packet_hops);
+    s.float("packet_hops_per_sec", if wall_s > 0.0 { (sim.stats.packet_hops as f64 / wall_s).round() } else { 0.0 });
+    s.str(
+        "run_end",
+        match end {
+            RunEnd::AllFlowsComplete => "all_flows_complete",
+            RunEnd::StopTime => "stop_time",
+            RunEnd::Stalled => "stalled",
+        },
+    );
+    s.int("flows_total", flows.len() as u64);
+    let done: Vec<&FlowRecord> = flows.iter().filter(|f| f.finish_ns.is_some()).collect();
+    s.int("flows_completed", done.len() as u64);
+    s.int("packets_injected", sim.stats.data_injected);
+    s.int("packets_delivered", sim.stats.data_delivered);
+    let dropped: u64 = sim.stats.data_dropped.iter().sum();
+    s.int("packets_dropped", dropped);
+    s.int("packets_in_flight", sim.data_in_flight());
+    let drops = DropReason::ALL
+        .iter()
+        .map(|r| (r.name().to_string(), Value::Int(sim.stats.data_dropped[*r as usize] as i128)))
+        .collect();
+    s.set("drops", Value::Obj(drops));
+    s.set("conservation_ok", Value::Bool(sim.conservation().is_ok()));
+    let mut slow: Vec<f64> = done.iter().filter_map(|f| f.slowdown()).collect();
+    s.float("fct_slowdown_p50", percentile(&mut slow, 50.0));
+    s.float("fct_slowdown_p99", percentile(&mut slow, 99.0));
+    let mut fct: Vec<f64> = done.iter().filter_map(|f| f.fct_ns()).collect();
+    let fct_mean = if fct.is_empty() { 0.0 } else { fct.iter().sum::<f64>() / fct.len() as f64 };
+    s.float("fct_mean_ns", fct_mean);
+    s.float("fct_p99_ns", percentile(&mut fct, 99.0));
+    s.int("nic_ood_max", sim.nic_ood_hist.max());
+    s.int("nic_ood_p99", sim.nic_ood_hist.percentile(99.0));
+    s.float("nic_ood_mean", sim.nic_ood_hist.mean());
+    s.int("nic_rbo_max", sim.nic_rbo_hist.max());
+    s.int("nic_rbo_p99", sim.nic_rbo_hist.percentile(99.0));
+    s.int("flow_ood_max", flows.iter().map(|f| f.max_ood as u64).max().unwrap_or(0));
+    // Goodput: application bytes delivered in order, over first send → last delivery.
+    let first = sim.flows.iter().filter_map(|f| f.started_at).min().unwrap_or(Time::ZERO);
+    let last = sim.flows.iter().map(|f| f.delivered_at.unwrap_or(now)).max().unwrap_or(now);
+    let bytes: u64 = sim.flows.iter().map(|f| f.delivered_bytes).sum();
+    let span = last.saturating_sub(first).secs_f64();
+    s.float("goodput_bps", if span > 0.0 { (bytes as f64 * 8.0 / span).round() } else { 0.0 });
+    s.int("app_bytes_delivered", bytes);
+    let retx: u64 = flows.iter().map(|f| f.retransmissions).sum();
+    s.int("retransmissions", retx);
+    s.int("spurious_retransmissions", sim.stats.spurious_retx);
+    s.int("timeouts", flows.iter().map(|f| f.timeouts).sum::<u64>());
+    s.float(
+        "retx_delay_mean_ns",
+        if sim.stats.retx_delay_count > 0 {
+            sim.stats.retx_delay_sum_ps as f64 / sim.stats.retx_delay_count as f64 / 1e3
+        } else {
+            0.0
+        },
+    );
+    // The bottleneck: the switch port with the largest mean sampled queue.
+    let (bport, bq) = sim
+        .queue_stats
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.mean().total_cmp(&b.1.mean()).then(b.0.cmp(&a.0)))
+        .map(|(i, q)| (i, q.clone()))
+        .unwrap_or_default();
+    s.int("bottleneck_port", bport as u64);
+    s.float("queue_mean_bytes", bq.mean().round());
+    s.int("queue_p99_bytes", bq.percentile(99.0));
+    s.int("queue_max_bytes", bq.max());
+    s.int("pfc_pauses", sim.stats.pfc_pauses_sent);
+    s.float("pfc_pause_time_ns", sim.ports.iter().map(|p| p.paused_ps).sum::<u64>() as f64 / 1e3);
+    s.int("probes_sent", sim.stats.probes_sent);
+    if !wl.jobs.is_empty() {
+        let started: Vec<Option<Time>> = sim.flows.iter().map(|f| f.started_at).collect();
+        let finished: Vec<Option<Time>> = sim.flows.iter().map(|f| f.finish).collect();
+        let jobs = braid_workload::jct_per_job(wl, &started, &finished);
+        let top: Vec<&braid_workload::JobResult> =
+            jobs.iter().filter(|j| wl.jobs[j.job as usize].parent == braid_workload::NO_JOB).collect();
+        let jct_max = top.iter().filter_map(|j| j.jct).max().unwrap_or(Time::ZERO);
+        s.float("jct_ns", jct_max.ns_f64());
+        let obj = jobs
+            .iter()
+            .map(|j| (j.name.clone(), j.jct.map_or(Value::Str("incomplete".into()), |t| Value::Float(t.ns_f64()))))
+            .collect();
+        s.set("jct_per_job_ns", Value::Obj(obj));
+    }
+    s
+}
+
+/// Write every output of a run into `dir` (created if needed); `summary.json` last.
+pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), String> {
+    fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    let werr = |p: &Path, e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
+    let p = dir.join("flows.csv");
+    let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
+    write_flows_csv(&mut w, &r.flows).map_err(|e| werr(&p, e))?;
+    w.flush().map_err(|e| werr(&p, e))?;
+    if sc.output.queues {
+        let p = dir.join("queues.csv");
+        let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
+        let res: std::io::Result<()> = (|| {
+            writeln!(w, "time_ns,port,node,peer,bytes")?;
+            for &(t, port, b) in &r.sim.queue_series {
+                let pt = &r.sim.ports[port as usize];
+                writeln!(w, "{},{},{},{},{}", fmt_f64(t.ns_f64()), port, pt.node, pt.peer, b)?;
+            }
+            w.flush()
+        })();
+        res.map_err(|e| werr(&p, e))?;
+    }
+    if sc.output.ood {
+        let p = dir.join("ood.csv");
+        let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
+        let res: std::io::Result<()> = (|| {
+            writeln!(w, "time_ns,host,nic_ood,nic_rbo")?;
+            for &(t, h, o, b) in &r.sim.ood_series {
+                writeln!(w, "{},{},{},{}", fmt_f64(t.ns_f64()), h, o, b)?;
+            }
+            w.flush()
+        })();
+        res.map_err(|e| werr(&p, e))?;
+    }
+    let p = dir.join("scenario.resolved.toml");
+    fs::write(&p, &sc.resolved_toml).map_err(|e| werr(&p, e))?;
+    let p = dir.join("summary.json");
+    let tmp = dir.join(".summary.json.tmp");
+    fs::write(&tmp, r.summary.to_json()).map_err(|e| werr(&tmp, e))?;
+    fs::rename(&tmp, &p).map_err(|e| werr(&p, e))?;
+    Ok(())
+}
+
+/// A short human summary for the terminal.
+pub fn human_summary(sc: &Scenario, r: &RunResult) -> String {
+    let g = |k: &str| match r.summary.get(k) {
+        Some(Value::Int(i)) => i.to_string(),
+        Some(Value::Float(f)) => fmt_f64(*f),
+        Some(Value::Str(s)) => s.clone(),
+        Some(Value::Bool(b)) => b.to_string(),
+        _ => "-".into(),
+    };
+    let goodput = match r.summary.get("goodput_bps") {
+        Some(Value::Float(f)) => format!("{:.2} Gb/s", f / 1e9),
+        _ => "-".into(),
+    };
+    format!(
+        "{name} (seed {seed}): {done}/{total} flows completed in {sim} simulated ({end})\n\
+         \x20 wall {wall} s, {ev} events ({eps} events/s, {hps} packet-hops/s)\n\
+         \x20 FCT slowdown p50 {p50}  p99 {p99}   goodput {goodput}\n\
+         \x20 NIC OOD p99 {op99}  max {omax}   drops {drops}  retransmissions {retx} (spurious {sp})\n",
+        name = sc.name,
+        seed = sc.seed,
+        done = g("flows_completed"),
+        total = g("flows_total"),
+        sim = r.sim.q.now(),
+        end = g("run_end"),
+        wall = g("wall_s"),
+        ev = g("events"),
+        eps = g("events_per_sec"),
+        hps = g("packet_hops_per_sec"),
+        p50 = g("fct_slowdown_p50"),
+        p99 = g("fct_slowdown_p99"),
+        op99 = g("nic_ood_p99"),
+        omax = g("nic_ood_max"),
+        drops = g("packets_dropped"),
+        retx = g("retransmissions"),
+        sp = g("spurious_retransmissions"),
+    )
+}

@@ -1,0 +1,502 @@
+//! Scenario files: TOML with top-level `name`, `seed`, optional `stop`, and tables `[topology]`,
+//! `[network]`, `[transport]`, `[routing]`, `[workload]`, `[output]` (DESIGN.md's scenario
+//! contract). Parsing validates everything up front and names the field of any error; unknown
+//! fields and kinds are errors.
+
+use std::path::{Path, PathBuf};
+
+use braid_core::{Rate, Time};
+use braid_net::config::{EcnConfig, LinkChange, LinkEvent, NetConfig, PfcConfig, RoutingMode, CLASS_PROBE};
+use braid_net::topo;
+use braid_net::Topology;
+use braid_proto::cc::{CcConfig, CcKind};
+use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
+use braid_proto::transport::TransportKind;
+use braid_workload::WorkloadSpec;
+use toml::Table;
+
+use crate::fields::{apply_set, Fields};
+
+/// The transport part of a scenario.
+#[derive(Clone, Debug)]
+pub struct TransportSpec {
+    /// Which transport.
+    pub kind: TransportKind,
+    /// Congestion control.
+    pub cc: CcConfig,
+    /// Loss recovery.
+    pub recovery: RecoveryConfig,
+}
+
+/// What to record besides `summary.json` and `flows.csv`.
+#[derive(Clone, Debug, Default)]
+pub struct OutputSpec {
+    /// Sampling interval of queues and reorder state.
+    pub sample_interval: Option<Time>,
+    /// Write `queues.csv`.
+    pub queues: bool,
+    /// Write `ood.csv`.
+    pub ood: bool,
+}
+
+/// A parsed, validated scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Name.
+    pub name: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Stop time (`None`: until every flow completes).
+    pub stop: Option<Time>,
+    /// The network.
+    pub topology: Topology,
+    /// Topology kind name.
+    pub topology_kind: String,
+    /// Network parameters.
+    pub net: NetConfig,
+    /// Transport.
+    pub transport: TransportSpec,
+    /// Workload.
+    pub workload: WorkloadSpec,
+    /// Outputs.
+    pub output: OutputSpec,
+    /// Scheduled link changes.
+    pub link_events: Vec<LinkEvent>,
+    /// The scenario text after overrides (for the record).
+    pub resolved_toml: String,
+}
+
+/// Load a scenario file, apply `--set` overrides and an optional seed override.
+pub fn load(path: &Path, sets: &[String], seed: Option<u64>) -> Result<Scenario, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read scenario `{}`: {e}", path.display()))?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    parse(&text, &base, sets, seed).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Parse scenario text. File paths inside are resolved against `base` (the scenario's folder)
+/// when they do not exist relative to the working directory.
+pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Result<Scenario, String> {
+    let mut root: Table = text.parse().map_err(|e: toml::de::Error| format!("malformed TOML: {}", e.message().trim()))?;
+    for s in sets {
+        apply_set(&mut root, s)?;
+    }
+    if let Some(s) = seed {
+        root.insert("seed".into(), toml::Value::Integer(s as i64));
+    }
+    let resolved_toml = toml::to_string(&root).unwrap_or_default();
+    let f = Fields::new("", &root);
+    let name = f.str("name")?.unwrap_or("unnamed").to_string();
+    let seed = f.uint("seed")?.unwrap_or(1);
+    let stop = f.time("stop")?;
+    if stop == Some(Time::ZERO) {
+        return Err("`stop` must be positive".into());
+    }
+    let topo_t = f.table("topology")?.ok_or("missing table [topology]")?;
+    let (topology, topology_kind) = parse_topology(&topo_t, base)?;
+    let empty = Table::new();
+    let net_t = f.table("network")?.unwrap_or_else(|| Fields::new("network", &empty));
+    let mut net = parse_network(&net_t)?;
+    let tr_t = f.table("transport")?.ok_or("missing table [transport]")?;
+    let transport = parse_transport(&tr_t)?;
+    if transport.cc.kind == CcKind::Hpcc {
+        net.int_enabled = true;
+    }
+    let empty2 = Table::new();
+    let rt_t = f.table("routing")?.unwrap_or_else(|| Fields::new("routing", &empty2));
+    net.routing = parse_routing(&rt_t)?;
+    let wl_t = f.table("workload")?.ok_or("missing table [workload]")?;
+    let workload = parse_workload(&wl_t, base)?;
+    let empty3 = Table::new();
+    let out_t = f.table("output")?.unwrap_or_else(|| Fields::new("output", &empty3));
+    let output = parse_output(&out_t)?;
+    let link_events = match f.array("faults")? {
+        Some(a) => parse_faults(a, &topology)?,
+        None => Vec::new(),
+    };
+    f.finish(&["name", "seed", "stop", "topology", "network", "transport", "routing", "workload", "output", "faults"])?;
+    // Cross-field checks.
+    if net.reorder_buffer_bytes < net.mtu_bytes as u64 {
+        return Err(format!(
+            "`network.reorder_buffer` ({} B) is smaller than one packet (mtu {} B)",
+            net.reorder_buffer_bytes, net.mtu_bytes
+        ));
+    }
+    Ok(Scenario { name, seed, stop, topology, topology_kind, net, transport, workload, output, link_events, resolved_toml })
+}
+
+fn resolve_file(base: &Path, p: &str) -> PathBuf {
+    let direct = PathBuf::from(p);
+    if direct.exists() || direct.is_absolute() {
+        return direct;
+    }
+    let rel = base.join(p);
+    if rel.exists() {
+        rel
+    } else {
+        direct
+    }
+}
+
+fn read_file(f: &Fields, key: &str, base: &Path) -> Result<String, String> {
+    let p = f.req_str(key)?;
+    let path = resolve_file(base, p);
+    std::fs::read_to_string(&path).map_err(|e| format!("`{}`: cannot read `{}`: {e}", f.name(key), path.display()))
+}
+
+fn usize_or(f: &Fields, key: &str, d: usize) -> Result<usize, String> {
+    Ok(f.pos_uint(key)?.map(|x| x as usize).unwrap_or(d))
+}
+
+fn parse_topology(f: &Fields, base: &Path) -> Result<(Topology, String), String> {
+    let kind = f.req_str("kind")?.to_string();
+    let t = match kind.as_str() {
+        "leaf-spine" => {
+            let d = topo::LeafSpineParams::default();
+            let delay = f.time("delay")?;
+            let p = topo::LeafSpineParams {
+                leaves: usize_or(f, "leaves", d.leaves)?,
+                spines: usize_or(f, "spines", d.spines)?,
+                hosts_per_leaf: usize_or(f, "hosts_per_leaf", d.hosts_per_leaf)?,
+                host_rate: f.rate("host_rate")?.unwrap_or(d.host_rate),
+                fabric_rate: f.rate("fabric_rate")?.unwrap_or(d.fabric_rate),
+                host_delay: f.time("host_delay")?.or(delay).unwrap_or(d.host_delay),
+                fabric_delay: f.time("fabric_delay")?.or(delay).unwrap_or(d.fabric_delay),
+            };
+            f.finish(&["kind", "leaves", "spines", "hosts_per_leaf", "host_rate", "fabric_rate", "delay", "host_delay", "fabric_delay"])?;
+            topo::leaf_spine(&p)
+        }
+        "fat-tree" => {
+            let d = topo::FatTreeParams::default();
+            let p = topo::FatTreeParams {
+                k: usize_or(f, "k", d.k)?,
+                host_rate: f.rate("host_rate")?.unwrap_or(d.host_rate),
+                fabric_rate: f.rate("fabric_rate")?.unwrap_or(d.fabric_rate),
+                delay: f.time("delay")?.unwrap_or(d.delay),
+            };
+            f.finish(&["kind", "k", "host_rate", "fabric_rate", "delay"])?;
+            topo::fat_tree(&p)
+        }
+        "clos3" => {
+            let d = topo::Clos3Params::default();
+            let p = topo::Clos3Params {
+                pods: usize_or(f, "pods", d.pods)?,
+                tors_per_pod: usize_or(f, "tors_per_pod", d.tors_per_pod)?,
+                aggs_per_pod: usize_or(f, "aggs_per_pod", d.aggs_per_pod)?,
+                cores: usize_or(f, "cores", d.cores)?,
+                hosts_per_tor: usize_or(f, "hosts_per_tor", d.hosts_per_tor)?,
+                host_rate: f.rate("host_rate")?.unwrap_or(d.host_rate),
+                fabric_rate: f.rate("fabric_rate")?.unwrap_or(d.fabric_rate),
+                delay: f.time("delay")?.unwrap_or(d.delay),
+                oversubscription: usize_or(f, "oversubscription", d.oversubscription)?,
+            };
+            f.finish(&[
+                "kind",
+                "pods",
+                "tors_per_pod",
+                "aggs_per_pod",
+                "cores",
+                "hosts_per_tor",
+                "host_rate",
+                "fabric_rate",
+                "delay",
+                "oversubscription",
+            ])?;
+            topo::clos3(&p)
+        }
+        "four-path" => {
+            let d = topo::FourPathParams::default();
+            let p = topo::FourPathParams {
+                senders: usize_or(f, "senders", d.senders)?,
+                receivers: usize_or(f, "receivers", d.receivers)?,
+                host_rate: f.rate("host_rate")?.unwrap_or(d.host_rate),
+                path_rate: f.rate("path_rate")?.unwrap_or(d.path_rate),
+                delay: f.time("delay")?.unwrap_or(d.delay),
+                extra_delay: f.time("extra_delay")?.unwrap_or(d.extra_delay),
+            };
+            f.finish(&["kind", "senders", "receivers", "host_rate", "path_rate", "delay", "extra_delay"])?;
+            topo::four_path(&p)
+        }
+        "testbed" => {
+            let d = topo::TestbedParams::default();
+            let path_rates = match f.array("path_rates")? {
+                None => d.path_rates.clone(),
+                Some(a) => {
+                    let mut v = Vec::new();
+                    for (i, x) in a.iter().enumerate() {
+                        let s = x.as_str().ok_or_else(|| format!("`topology.path_rates[{i}]` must be a rate string"))?;
+                        let r = braid_core::units::parse_rate(s).map_err(|e| format!("`topology.path_rates[{i}]`: {e}"))?;
+                        if r.bps() == 0 {
+                            return Err(format!("`topology.path_rates[{i}]` must be positive"));
+                        }
+                        v.push(r);
+                    }
+                    v
+                }
+            };
+            let p = topo::TestbedParams {
+                host_rate: f.rate("host_rate")?.unwrap_or(d.host_rate),
+                path_rates,
+                base_rtt: f.time("base_rtt")?.unwrap_or(d.base_rtt),
+                extra_delay: f.time("extra_delay")?.unwrap_or(d.extra_delay),
+            };
+            f.finish(&["kind", "host_rate", "path_rates", "base_rtt", "extra_delay"])?;
+            topo::testbed(&p)
+        }
+        "file" => {
+            let text = read_file(f, "file", base)?;
+            f.finish(&["kind", "file"])?;
+            topo::braid_file(&text)
+        }
+        "hpcc-file" => {
+            let text = read_file(f, "file", base)?;
+            f.finish(&["kind", "file"])?;
+            topo::hpcc_file(&text)
+        }
+        "zoo-gml" => {
+            let text = read_file(f, "file", base)?;
+            let mut p = topo::ZooParams::default();
+            if let Some(r) = f.rate("default_rate")? {
+                p.default_rate = r;
+            }
+            if let Some(b) = f.bool("use_link_speed")? {
+                p.use_link_speed = b;
+            }
+            if let Some(d) = f.time("delay")? {
+                p.delay_override = Some(d);
+            }
+            if let Some(n) = f.pos_uint("hosts_per_dc")? {
+                p.intra.hosts_per_dc = n as usize;
+            }
+            f.finish(&["kind", "file", "default_rate", "use_link_speed", "delay", "hosts_per_dc"])?;
+            topo::zoo_gml(&text, &p)
+        }
+        other => {
+            return Err(format!(
+                "unknown topology kind `{other}` (known: leaf-spine, fat-tree, clos3, four-path, testbed, file, hpcc-file, zoo-gml)"
+            ))
+        }
+    }
+    .map_err(|e| format!("[topology] {e}"))?;
+    t.validate().map_err(|e| format!("[topology] {e}"))?;
+    Ok((t, kind))
+}
+
+fn parse_network(f: &Fields) -> Result<NetConfig, String> {
+    let mut n = NetConfig::default();
+    if let Some(m) = f.size("mtu")? {
+        if m == 0 || m > 65_536 {
+            return Err(format!("`network.mtu` must be between 1 and 65536 bytes, got {m}"));
+        }
+        n.mtu_bytes = m as u32;
+    }
+    if let Some(h) = f.size("header")? {
+        n.header_bytes = h.min(4096) as u32;
+    }
+    if let Some(a) = f.size("ack_size")? {
+        if a == 0 {
+            return Err("`network.ack_size` must be positive".into());
+        }
+        n.ack_bytes = a.min(4096) as u32;
+    }
+    if let Some(b) = f.size("buffer")? {
+        if b == 0 {
+            return Err("`network.buffer` must be positive".into());
+        }
+        n.switch_buffer_bytes = b;
+    }
+    if let Some(b) = f.size("dci_buffer")? {
+        n.dci_buffer_bytes = b;
+    }
+    if let Some(a) = f.float("dt_alpha")? {
+        if a <= 0.0 {
+            return Err("`network.dt_alpha` must be positive".into());
+        }
+        n.dt_alpha = a;
+    }
+    if let Some(p) = f.size("probe_queue_limit")? {
+        n.class_limit_bytes[CLASS_PROBE as usize] = p;
+    }
+    if let Some(q) = f.size("queue_limit")? {
+        n.class_limit_bytes[braid_net::config::CLASS_DATA as usize] = q;
+    }
+    let mut ecn = EcnConfig::default();
+    if let Some(b) = f.bool("ecn")? {
+        ecn.enabled = b;
+    }
+    if let Some(k) = f.size("kmin")? {
+        ecn.kmin_bytes = k;
+    }
+    if let Some(k) = f.size("kmax")? {
+        ecn.kmax_bytes = k;
+    }
+    if let Some(p) = f.prob("pmax")? {
+        ecn.pmax = p;
+    }
+    if let Some(b) = f.bool("ecn_scale_with_rate")? {
+        ecn.scale_with_rate = b;
+    }
+    if ecn.kmax_bytes < ecn.kmin_bytes {
+        return Err(format!("`network.kmax` ({}) is below `network.kmin` ({})", ecn.kmax_bytes, ecn.kmin_bytes));
+    }
+    n.ecn = ecn;
+    let mut pfc = PfcConfig::default();
+    if let Some(b) = f.bool("pfc")? {
+        pfc.enabled = b;
+    }
+    if let Some(x) = f.size("pfc_xoff")? {
+        pfc.xoff_bytes = Some(x);
+    }
+    if let Some(s) = f.uint("pfc_shift")? {
+        pfc.shift = s.min(32) as u32;
+    }
+    if let Some(r) = f.size("pfc_resume_offset")? {
+        pfc.resume_offset_bytes = r;
+    }
+    n.pfc = pfc;
+    if let Some(b) = f.bool("int")? {
+        n.int_enabled = b;
+    }
+    if let Some(r) = f.size("reorder_buffer")? {
+        n.reorder_buffer_bytes = r;
+    }
+    if let Some(l) = f.prob("loss_rate")? {
+        n.loss_rate = l;
+    }
+    f.finish(&[
+        "mtu",
+        "header",
+        "ack_size",
+        "buffer",
+        "dci_buffer",
+        "dt_alpha",
+        "probe_queue_limit",
+        "queue_limit",
+        "ecn",
+        "kmin",
+        "kmax",
+        "pmax",
+        "ecn_scale_with_rate",
+        "pfc",
+        "pfc_xoff",
+        "pfc_shift",
+        "pfc_resume_offset",
+        "int",
+        "reorder_buffer",
+        "loss_rate",
+    ])?;
+    Ok(n)
+}
+
+fn parse_transport(f: &Fields) -> Result<TransportSpec, String> {
+    let kind = TransportKind::parse(f.req_str("kind")?).map_err(|e| format!("`transport.kind`: {e}"))?;
+    let cc_kind = match f.str("cc")? {
+        Some(s) => CcKind::parse(s).map_err(|e| format!("`transport.cc`: {e}"))?,
+        None => CcKind::Dcqcn,
+    };
+    let mut cc = CcConfig::new(cc_kind);
+    if let Some(p) = f.table("cc_params")? {
+        for (k, v) in p.rest_as_knobs()? {
+            cc.overrides.push((k, v));
+        }
+    }
+    if let Some(w) = f.size("window")? {
+        if cc_kind != CcKind::Fixed {
+            return Err("`transport.window` applies to `cc = \"fixed\"`; set the window of other controllers in `transport.cc_params`".into());
+        }
+        cc.overrides.push(("window".into(), braid_core::Knob::Int(w as i64)));
+    }
+    cc.validate().map_err(|e| format!("`transport.cc_params`: {e}"))?;
+    let rec_kind = match f.str("recovery")? {
+        Some(s) => RecoveryKind::parse(s).map_err(|e| format!("`transport.recovery`: {e}"))?,
+        None => RecoveryKind::SelectiveRepeat,
+    };
+    let mut recovery = RecoveryConfig::new(rec_kind);
+    if let Some(p) = f.table("recovery_params")? {
+        for (k, v) in p.rest_as_knobs()? {
+            recovery.apply_knob(&k, &v).map_err(|e| format!("`transport.recovery_params.{k}`: {e}"))?;
+        }
+    }
+    f.finish(&["kind", "cc", "cc_params", "window", "recovery", "recovery_params"])?;
+    Ok(TransportSpec { kind, cc, recovery })
+}
+
+fn parse_routing(f: &Fields) -> Result<RoutingMode, String> {
+    let kind = f.str("kind")?.unwrap_or("ecmp");
+    let m = match kind {
+        "ecmp" => RoutingMode::Ecmp,
+        "entropy" | "entropy-indexed" => RoutingMode::EntropyIndexed,
+        "wcmp" | "ucmp" | "lcmp" | "lcmp-artifact" | "adaptive" => {
+            return Err(format!(
+                "`routing.kind`: `{kind}` is part of Braid's scenario contract but not available in this build yet (available: ecmp, entropy)"
+            ))
+        }
+        other => {
+            return Err(format!(
+                "`routing.kind`: unknown routing kind `{other}` (known: ecmp, entropy, wcmp, ucmp, lcmp, lcmp-artifact, adaptive)"
+            ))
+        }
+    };
+    f.finish(&["kind"])?;
+    Ok(m)
+}
+
+fn parse_workload(f: &Fields, base: &Path) -> Result<WorkloadSpec, String> {
+    let kind = f.req_str("kind")?.to_string();
+    let mut knobs = f.rest_as_knobs()?;
+    // File paths are resolved against the scenario's folder.
+    for (k, v) in knobs.iter_mut() {
+        if k == "file" || (k == "cdf" && matches!(v, braid_core::Knob::Str(s) if s.contains('/') || s.contains('.'))) {
+            if let braid_core::Knob::Str(s) = v {
+                *s = resolve_file(base, s).to_string_lossy().into_owned();
+            }
+        }
+    }
+    WorkloadSpec::from_table(&kind, &knobs).map_err(|e| format!("[workload] {e}"))
+}
+
+fn parse_output(f: &Fields) -> Result<OutputSpec, String> {
+    let o = OutputSpec {
+        sample_interval: f.time("sample_interval")?,
+        queues: f.bool("queues")?.unwrap_or(false),
+        ood: f.bool("ood")?.unwrap_or(false),
+    };
+    if o.sample_interval == Some(Time::ZERO) {
+        return Err("`output.sample_interval` must be positive".into());
+    }
+    f.finish(&["sample_interval", "queues", "ood"])?;
+    Ok(o)
+}
+
+fn parse_faults(a: &[toml::Value], topo: &Topology) -> Result<Vec<LinkEvent>, String> {
+    let mut out = Vec::new();
+    for (i, v) in a.iter().enumerate() {
+        let t = v.as_table().ok_or_else(|| format!("`faults[{i}]` must be a table"))?;
+        let f = Fields::new(&format!("faults[{i}]"), t);
+        let at = f.time("at")?.ok_or_else(|| format!("`faults[{i}].at` is required"))?;
+        let link = f.uint("link")?.ok_or_else(|| format!("`faults[{i}].link` is required"))? as u32;
+        if link as usize >= topo.links.len() {
+            return Err(format!("`faults[{i}].link` = {link} does not exist (the topology has {} links)", topo.links.len()));
+        }
+        let what = f.req_str("change")?;
+        let change = match what {
+            "down" => LinkChange::Down,
+            "up" => LinkChange::Up,
+            "rate" => LinkChange::Rate(f.rate("rate")?.ok_or_else(|| format!("`faults[{i}].rate` is required"))?.bps()),
+            "delay" => LinkChange::Delay(f.time("delay")?.ok_or_else(|| format!("`faults[{i}].delay` is required"))?),
+            "loss" => LinkChange::Loss(f.prob("loss")?.ok_or_else(|| format!("`faults[{i}].loss` is required"))?),
+            other => return Err(format!("`faults[{i}].change`: unknown change `{other}` (known: down, up, rate, delay, loss)")),
+        };
+        f.finish(&["at", "link", "change", "rate", "delay", "loss"])?;
+        out.push(LinkEvent { at, link, change });
+    }
+    Ok(out)
+}
+
+/// The rate of a host's NIC in `topo` (the first link of its node).
+pub fn host_rate(topo: &Topology, host_node: braid_core::NodeId) -> Rate {
+    topo.links
+        .iter()
+        .find(|l| l.a == host_node || l.b == host_node)
+        .map(|l| l.rate)
+        .unwrap_or(Rate::from_gbps(100))
+}

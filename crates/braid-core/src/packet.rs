@@ -1,0 +1,134 @@
+//! The simulated packet: a plain `Copy` struct with no heap fields.
+//!
+//! Its fields are the headers a RoCEv2-like transport puts on the wire (flow/QP, PSN, UDP source
+//! port as path entropy, ECN) plus what switches stamp for HPCC (an INT stack of up to five hops)
+//! and what receivers echo in ACKs (cumulative ACK, the PSN being acknowledged, timestamps, the
+//! receiver's out-of-order count). Packets live in an [`Arena`](crate::Arena) and travel as handles.
+
+use crate::ids::{FlowId, NodeId};
+use crate::time::Time;
+
+/// What a packet is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum PacketKind {
+    /// Application data.
+    #[default]
+    Data = 0,
+    /// A capacity probe (MTU-sized, no application payload; Rondo §4.2.2).
+    Probe = 1,
+    /// A per-packet acknowledgement (positive).
+    Ack = 2,
+    /// A negative acknowledgement: asks for `ack_psn` (and, for go-back-N, everything after it).
+    Nak = 3,
+    /// A receiver-issued credit (pull) for receiver-driven transports.
+    Pull = 4,
+    /// A request-to-send control packet (EQDS RTS mode).
+    Rts = 5,
+}
+
+impl PacketKind {
+    /// True for kinds that carry (or stand in for) data and travel forward.
+    #[inline]
+    pub fn is_forward(self) -> bool {
+        matches!(self, PacketKind::Data | PacketKind::Probe | PacketKind::Rts)
+    }
+}
+
+/// Flag bits of [`Packet::flags`].
+pub mod flags {
+    /// The data packet is a retransmission.
+    pub const RETX: u8 = 1;
+    /// The ACK echoes a CE mark seen on the data packet (ECN echo / CNP).
+    pub const ECN_ECHO: u8 = 2;
+    /// The ACK acknowledges a probe.
+    pub const PROBE_ACK: u8 = 4;
+    /// The data packet carries a forward-delay timestamp the receiver should echo.
+    pub const TIMESTAMPED: u8 = 8;
+    /// The packet is the last of its message.
+    pub const LAST: u8 = 16;
+    /// The receiver's reorder buffer was full: this NAK reports a drop at the receiver.
+    pub const RX_BUFFER_FULL: u8 = 32;
+}
+
+/// One hop's in-band telemetry, stamped at dequeue (HPCC).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntHop {
+    /// When the packet left the port.
+    pub ts: Time,
+    /// Bytes the port had transmitted in total, this packet included.
+    pub tx_bytes: u64,
+    /// The port's queue length (all classes) when the packet left, in bytes.
+    pub qlen_bytes: u32,
+    /// The port's line rate in Mb/s.
+    pub rate_mbps: u32,
+}
+
+/// Up to [`IntStack::MAX_HOPS`] hop records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntStack {
+    /// Records in use.
+    pub n: u8,
+    /// The records, first hop first.
+    pub hops: [IntHop; IntStack::MAX_HOPS],
+}
+
+impl IntStack {
+    /// The most hops a packet carries (as in the HPCC ns-3 model).
+    pub const MAX_HOPS: usize = 5;
+    /// Append a hop record; silently ignored beyond `MAX_HOPS`.
+    #[inline]
+    pub fn push(&mut self, h: IntHop) {
+        if (self.n as usize) < Self::MAX_HOPS {
+            self.hops[self.n as usize] = h;
+            self.n += 1;
+        }
+    }
+    /// The records in use.
+    pub fn as_slice(&self) -> &[IntHop] {
+        &self.hops[..self.n as usize]
+    }
+}
+
+/// A packet.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Packet {
+    /// What it is.
+    pub kind: PacketKind,
+    /// Priority class: 0 is the highest (ACKs); larger numbers are served only when smaller are empty.
+    pub prio: u8,
+    /// Congestion Experienced was set by a switch.
+    pub ecn_ce: bool,
+    /// [`flags`] bits.
+    pub flags: u8,
+    /// Hops taken so far.
+    pub hops: u8,
+    /// Bytes on the wire (headers included).
+    pub size_bytes: u32,
+    /// Application bytes carried (0 for probes and control packets).
+    pub payload_bytes: u32,
+    /// Sending host.
+    pub src: NodeId,
+    /// Destination host.
+    pub dst: NodeId,
+    /// Flow (queue pair) the packet belongs to.
+    pub flow: FlowId,
+    /// UDP source port: the entropy that ECMP hashes, so a transport sprays by changing it.
+    pub entropy: u16,
+    /// Logical path index chosen by the sender (echoed in the ACK).
+    pub path: u16,
+    /// Packet sequence number (data), or the PSN being acknowledged (ACK/NAK).
+    pub psn: u32,
+    /// Cumulative acknowledgement: the receiver's next expected PSN (ACK/NAK).
+    pub cum_ack: u32,
+    /// Receiver's out-of-order degree of this flow when the data arrived (ACK/NAK).
+    pub ood: u32,
+    /// Data: when the sender sent it. ACK: echo of the data packet's send time.
+    pub ts_sent: Time,
+    /// ACK: when the receiver got the data packet (forward delay = `ts_rx - ts_sent`).
+    pub ts_rx: Time,
+    /// Index of the ingress port at the current switch (for buffer and PFC accounting).
+    pub ingress: u32,
+    /// In-band telemetry (data: stamped by switches; ACK: copied from the data packet).
+    pub int: IntStack,
+}

@@ -1,0 +1,190 @@
+//! Simulated time in integer picoseconds, and link rates in bits per second.
+//!
+//! 400 Gb/s serialises one byte in 20 ps, so nanoseconds are too coarse; `u64` picoseconds cover
+//! about 213 days of simulated time.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub, SubAssign};
+
+/// An instant or a duration of simulated time, in picoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u64);
+
+impl Time {
+    /// Time zero.
+    pub const ZERO: Time = Time(0);
+    /// The largest representable time ("never").
+    pub const MAX: Time = Time(u64::MAX);
+
+    /// From picoseconds.
+    pub const fn from_ps(ps: u64) -> Time {
+        Time(ps)
+    }
+    /// From nanoseconds.
+    pub const fn from_ns(ns: u64) -> Time {
+        Time(ns * 1_000)
+    }
+    /// From microseconds.
+    pub const fn from_us(us: u64) -> Time {
+        Time(us * 1_000_000)
+    }
+    /// From milliseconds.
+    pub const fn from_ms(ms: u64) -> Time {
+        Time(ms * 1_000_000_000)
+    }
+    /// From seconds as a float (rounded to the nearest picosecond; negative values give zero).
+    pub fn from_secs_f64(s: f64) -> Time {
+        Time((s * 1e12).round().max(0.0) as u64)
+    }
+    /// Picoseconds.
+    pub const fn ps(self) -> u64 {
+        self.0
+    }
+    /// Whole nanoseconds (truncated).
+    pub const fn ns(self) -> u64 {
+        self.0 / 1_000
+    }
+    /// Nanoseconds as a float.
+    pub fn ns_f64(self) -> f64 {
+        self.0 as f64 / 1e3
+    }
+    /// Microseconds as a float.
+    pub fn us_f64(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+    /// Seconds as a float.
+    pub fn secs_f64(self) -> f64 {
+        self.0 as f64 / 1e12
+    }
+    /// `self - other`, or zero when `other` is later.
+    pub fn saturating_sub(self, other: Time) -> Time {
+        Time(self.0.saturating_sub(other.0))
+    }
+    /// `self + other`, saturating at [`Time::MAX`].
+    pub fn saturating_add(self, other: Time) -> Time {
+        Time(self.0.saturating_add(other.0))
+    }
+    /// Multiply a duration by a float factor (rounded; negative results give zero).
+    pub fn mul_f64(self, k: f64) -> Time {
+        Time((self.0 as f64 * k).round().max(0.0) as u64)
+    }
+}
+
+impl Add for Time {
+    type Output = Time;
+    #[inline]
+    fn add(self, rhs: Time) -> Time {
+        Time(self.0 + rhs.0)
+    }
+}
+impl AddAssign for Time {
+    #[inline]
+    fn add_assign(&mut self, rhs: Time) {
+        self.0 += rhs.0;
+    }
+}
+impl Sub for Time {
+    type Output = Time;
+    #[inline]
+    fn sub(self, rhs: Time) -> Time {
+        Time(self.0 - rhs.0)
+    }
+}
+impl SubAssign for Time {
+    #[inline]
+    fn sub_assign(&mut self, rhs: Time) {
+        self.0 -= rhs.0;
+    }
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ps = self.0;
+        if ps >= 1_000_000_000 {
+            write!(f, "{}ms", ps as f64 / 1e9)
+        } else if ps >= 1_000_000 {
+            write!(f, "{}us", ps as f64 / 1e6)
+        } else if ps >= 1_000 {
+            write!(f, "{}ns", ps as f64 / 1e3)
+        } else {
+            write!(f, "{ps}ps")
+        }
+    }
+}
+
+/// A rate in bits per second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    /// From bits per second.
+    pub const fn from_bps(bps: u64) -> Rate {
+        Rate(bps)
+    }
+    /// From gigabits per second.
+    pub const fn from_gbps(g: u64) -> Rate {
+        Rate(g * 1_000_000_000)
+    }
+    /// From a float number of bits per second (negative gives zero).
+    pub fn from_bps_f64(bps: f64) -> Rate {
+        Rate(bps.round().max(0.0) as u64)
+    }
+    /// Bits per second.
+    pub const fn bps(self) -> u64 {
+        self.0
+    }
+    /// Bits per second as a float.
+    pub fn bps_f64(self) -> f64 {
+        self.0 as f64
+    }
+    /// Gigabits per second as a float.
+    pub fn gbps_f64(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
+    /// Time to serialise `bytes` at this rate, rounded up to the next picosecond.
+    /// A zero rate never finishes ([`Time::MAX`]).
+    #[inline]
+    pub fn tx_time(self, bytes: u64) -> Time {
+        if self.0 == 0 {
+            return Time::MAX;
+        }
+        let num = bytes as u128 * 8 * 1_000_000_000_000u128;
+        let r = self.0 as u128;
+        Time(num.div_ceil(r) as u64)
+    }
+    /// Bytes sent at this rate during `t` (rounded down).
+    pub fn bytes_in(self, t: Time) -> u64 {
+        (self.0 as u128 * t.0 as u128 / 8 / 1_000_000_000_000u128) as u64
+    }
+    /// Bandwidth-delay product in bytes for a delay `t`.
+    pub fn bdp_bytes(self, t: Time) -> u64 {
+        self.bytes_in(t)
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}Gbps", self.0 as f64 / 1e9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tx_time_is_exact_at_common_rates() {
+        assert_eq!(Rate::from_gbps(400).tx_time(1), Time(20));
+        assert_eq!(Rate::from_gbps(100).tx_time(1000), Time::from_ns(80));
+        assert_eq!(Rate::from_gbps(25).tx_time(4096), Time(1_310_720));
+        // 15 Gb/s does not divide: round up.
+        assert_eq!(Rate::from_gbps(15).tx_time(3), Time(1600));
+        assert_eq!(Rate::from_gbps(15).tx_time(1), Time(534));
+    }
+
+    #[test]
+    fn bytes_in_inverts_tx_time() {
+        let r = Rate::from_gbps(100);
+        assert_eq!(r.bytes_in(Time::from_us(10)), 125_000);
+    }
+}

@@ -1,0 +1,147 @@
+//! Network-wide parameters of a simulation: packet sizes, switch buffers, ECN, PFC, priority
+//! classes, the NIC reorder buffer and the routing mode.
+//!
+//! Defaults follow the HPCC ns-3 model where one exists (`shared/specs/baselines.md` §0): ECN
+//! marking at dequeue with RED-like Kmin/Kmax/Pmax scaled with the port rate (400 KB / 1600 KB /
+//! 0.2 at 100 Gb/s), a shared switch buffer, PFC with a dynamic XOFF threshold
+//! `free_buffer >> shift`.
+
+use braid_core::Time;
+
+/// Number of priority classes per port. Class 0 is served first.
+pub const NUM_CLASSES: usize = 4;
+/// Class of ACKs, NAKs and other control packets.
+pub const CLASS_CONTROL: u8 = 0;
+/// Class of data packets.
+pub const CLASS_DATA: u8 = 1;
+/// Class of capacity probes (Rondo): below data, with a small drop threshold.
+pub const CLASS_PROBE: u8 = 2;
+
+/// How a switch picks among equal-cost next hops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoutingMode {
+    /// MurmurHash3 of the 5-tuple (UDP source port = entropy), seeded per switch.
+    Ecmp,
+    /// Entropy modulo the number of next hops (the Rondo testbed's steering by UDP source port).
+    EntropyIndexed,
+}
+
+/// ECN marking (RED-like, at dequeue, on the egress queue of the packet's class).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EcnConfig {
+    /// Mark at all.
+    pub enabled: bool,
+    /// Below this many queued bytes, never mark.
+    pub kmin_bytes: u64,
+    /// Above this many queued bytes, always mark.
+    pub kmax_bytes: u64,
+    /// Marking probability at Kmax (linear from 0 at Kmin).
+    pub pmax: f64,
+    /// Kmin/Kmax are given for 100 Gb/s and scale linearly with each port's rate (as the HPCC
+    /// scripts do); false: the same thresholds on every port.
+    pub scale_with_rate: bool,
+}
+
+impl Default for EcnConfig {
+    fn default() -> Self {
+        EcnConfig { enabled: true, kmin_bytes: 400_000, kmax_bytes: 1_600_000, pmax: 0.2, scale_with_rate: true }
+    }
+}
+
+/// Priority flow control (IEEE 802.1Qbb) on the data class.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PfcConfig {
+    /// PFC on.
+    pub enabled: bool,
+    /// Static XOFF threshold per ingress port and class in bytes; `None` = dynamic
+    /// (`(buffer − used) >> shift`, as the HPCC MMU does).
+    pub xoff_bytes: Option<u64>,
+    /// Shift of the dynamic threshold (3 ⇒ 1/8 of the free buffer).
+    pub shift: u32,
+    /// RESUME is sent once the ingress counter falls this far below the XOFF threshold.
+    pub resume_offset_bytes: u64,
+}
+
+impl Default for PfcConfig {
+    fn default() -> Self {
+        PfcConfig { enabled: false, xoff_bytes: None, shift: 3, resume_offset_bytes: 3 * 1024 }
+    }
+}
+
+/// Every network-wide parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetConfig {
+    /// Maximum payload per packet.
+    pub mtu_bytes: u32,
+    /// Header bytes added to each data packet on the wire.
+    pub header_bytes: u32,
+    /// Size of ACKs, NAKs and other control packets on the wire.
+    pub ack_bytes: u32,
+    /// Shared buffer per intra-DC switch.
+    pub switch_buffer_bytes: u64,
+    /// Shared buffer per DCI switch.
+    pub dci_buffer_bytes: u64,
+    /// Egress dynamic threshold α for lossy classes: a port class may hold at most
+    /// `α · (buffer − used)` bytes.
+    pub dt_alpha: f64,
+    /// Per-class byte limit of each egress queue (0 = none). The probe class needs a small one.
+    pub class_limit_bytes: [u64; NUM_CLASSES],
+    /// ECN marking.
+    pub ecn: EcnConfig,
+    /// PFC.
+    pub pfc: PfcConfig,
+    /// Stamp INT records on data packets (HPCC).
+    pub int_enabled: bool,
+    /// Per-NIC reorder buffer shared by all flows arriving at the NIC.
+    pub reorder_buffer_bytes: u64,
+    /// Next-hop selection.
+    pub routing: RoutingMode,
+    /// Random drop probability on every link (per packet, both directions).
+    pub loss_rate: f64,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig {
+            mtu_bytes: 4096,
+            header_bytes: 64,
+            ack_bytes: 64,
+            switch_buffer_bytes: 32 * 1024 * 1024,
+            dci_buffer_bytes: 128 * 1024 * 1024,
+            dt_alpha: 1.0,
+            class_limit_bytes: [0, 0, 64 * 1024, 0],
+            ecn: EcnConfig::default(),
+            pfc: PfcConfig::default(),
+            int_enabled: false,
+            reorder_buffer_bytes: 1_200_000,
+            routing: RoutingMode::Ecmp,
+            loss_rate: 0.0,
+        }
+    }
+}
+
+/// A change scheduled on a link during the run (heterogeneity and failure injection).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkEvent {
+    /// When.
+    pub at: Time,
+    /// Which link (index into the topology's links).
+    pub link: u32,
+    /// What.
+    pub change: LinkChange,
+}
+
+/// What happens to a link.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LinkChange {
+    /// The link goes down: queued packets are dropped, routing avoids it.
+    Down,
+    /// The link comes back up.
+    Up,
+    /// The link's rate becomes this many bit/s.
+    Rate(u64),
+    /// The link's propagation delay becomes this.
+    Delay(Time),
+    /// The link's random loss probability becomes this.
+    Loss(f64),
+}

@@ -1,0 +1,103 @@
+//! An egress port: the sending end of one direction of a link, with its priority queues.
+//!
+//! The port is strict-priority over [`NUM_CLASSES`] FIFO classes (class 0 first). Serialisation of
+//! the packet at the head starts when the port is idle; its arrival at the far end is scheduled at
+//! that moment (`start + size/rate + delay`), so a port with nothing queued costs one event per
+//! packet-hop. The decision of what to send next is made only when the port becomes free, which
+//! keeps strict priority, PFC pauses and dequeue-time ECN/INT exact.
+
+use crate::config::NUM_CLASSES;
+use braid_core::{LinkId, NodeId, PktId, PortId, Rate, Time};
+use std::collections::VecDeque;
+
+/// Run-time state of an egress port.
+#[derive(Clone, Debug)]
+pub struct Port {
+    /// Node the port belongs to.
+    pub node: NodeId,
+    /// Node at the far end.
+    pub peer: NodeId,
+    /// The link this port is one direction of.
+    pub link: LinkId,
+    /// The port of the opposite direction (peer → node).
+    pub reverse: PortId,
+    /// Line rate.
+    pub rate: Rate,
+    /// Propagation delay.
+    pub delay: Time,
+    /// The link is up.
+    pub up: bool,
+    /// Random drop probability per packet.
+    pub loss: f64,
+    /// FIFO per class, holding packet handles.
+    pub queues: [VecDeque<PktId>; NUM_CLASSES],
+    /// Bytes queued per class.
+    pub q_bytes: [u64; NUM_CLASSES],
+    /// End of the current transmission.
+    pub busy_until: Time,
+    /// A `TxDone` event is scheduled for this port.
+    pub txdone_pending: bool,
+    /// Classes paused by PFC from downstream.
+    pub paused: [bool; NUM_CLASSES],
+    /// When each class's current pause began.
+    pub pause_started: [Time; NUM_CLASSES],
+    /// Total time paused (summed over classes), in picoseconds.
+    pub paused_ps: u64,
+    /// PAUSE frames received.
+    pub pauses_received: u64,
+    /// Bytes transmitted in total (INT `txBytes`).
+    pub tx_bytes: u64,
+    /// Packets transmitted in total.
+    pub tx_pkts: u64,
+    /// ECN Kmin for this port (bytes).
+    pub kmin: u64,
+    /// ECN Kmax for this port (bytes).
+    pub kmax: u64,
+    /// At the far end (a switch): bytes buffered there that arrived over this port, per class
+    /// (PFC ingress accounting).
+    pub ingress_bytes: [u64; NUM_CLASSES],
+    /// At the far end: a PAUSE is in force toward this port, per class.
+    pub pause_sent: [bool; NUM_CLASSES],
+}
+
+impl Port {
+    /// A new idle port.
+    pub fn new(node: NodeId, peer: NodeId, link: LinkId, rate: Rate, delay: Time) -> Port {
+        Port {
+            node,
+            peer,
+            link,
+            reverse: PortId(u32::MAX),
+            rate,
+            delay,
+            up: true,
+            loss: 0.0,
+            queues: Default::default(),
+            q_bytes: [0; NUM_CLASSES],
+            busy_until: Time::ZERO,
+            txdone_pending: false,
+            paused: [false; NUM_CLASSES],
+            pause_started: [Time::ZERO; NUM_CLASSES],
+            paused_ps: 0,
+            pauses_received: 0,
+            tx_bytes: 0,
+            tx_pkts: 0,
+            kmin: 0,
+            kmax: 0,
+            ingress_bytes: [0; NUM_CLASSES],
+            pause_sent: [false; NUM_CLASSES],
+        }
+    }
+
+    /// Bytes queued over all classes.
+    #[inline]
+    pub fn queued_bytes(&self) -> u64 {
+        self.q_bytes.iter().sum()
+    }
+
+    /// The highest-priority class with a packet and not paused.
+    #[inline]
+    pub fn next_class(&self) -> Option<usize> {
+        (0..NUM_CLASSES).find(|&c| !self.queues[c].is_empty() && !self.paused[c])
+    }
+}

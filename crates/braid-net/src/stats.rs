@@ -1,0 +1,257 @@
+//! Counters and distributions the simulator keeps while it runs.
+
+use braid_core::Time;
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum DropReason {
+    /// The switch's shared buffer (or the port's dynamic share of it) was full.
+    BufferFull = 0,
+    /// The class's per-queue byte limit was reached (e.g. the probe class).
+    ClassLimit = 1,
+    /// Random loss on the link.
+    LinkLoss = 2,
+    /// The link was down.
+    LinkDown = 3,
+    /// No route to the destination.
+    NoRoute = 4,
+    /// The receiver discarded an out-of-order packet (go-back-N).
+    RxOutOfOrder = 5,
+    /// The receiver's shared reorder buffer was full.
+    RxBufferFull = 6,
+    /// The receiver already had this packet (a spurious retransmission or duplicate).
+    RxDuplicate = 7,
+}
+
+/// Number of [`DropReason`]s.
+pub const NUM_DROP_REASONS: usize = 8;
+
+impl DropReason {
+    /// All reasons, in index order.
+    pub const ALL: [DropReason; NUM_DROP_REASONS] = [
+        DropReason::BufferFull,
+        DropReason::ClassLimit,
+        DropReason::LinkLoss,
+        DropReason::LinkDown,
+        DropReason::NoRoute,
+        DropReason::RxOutOfOrder,
+        DropReason::RxBufferFull,
+        DropReason::RxDuplicate,
+    ];
+    /// A snake_case name for outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::BufferFull => "buffer_full",
+            DropReason::ClassLimit => "class_limit",
+            DropReason::LinkLoss => "link_loss",
+            DropReason::LinkDown => "link_down",
+            DropReason::NoRoute => "no_route",
+            DropReason::RxOutOfOrder => "rx_out_of_order",
+            DropReason::RxBufferFull => "rx_buffer_full",
+            DropReason::RxDuplicate => "rx_duplicate",
+        }
+    }
+}
+
+/// Run-wide counters.
+#[derive(Clone, Debug, Default)]
+pub struct SimStats {
+    /// Packets that crossed a link (arrival events).
+    pub packet_hops: u64,
+    /// Data packets sent by hosts (retransmissions included).
+    pub data_injected: u64,
+    /// Of which retransmissions.
+    pub retx_injected: u64,
+    /// Data packets accepted by receivers (in order or into the reorder buffer).
+    pub data_delivered: u64,
+    /// Data packets dropped, by [`DropReason`].
+    pub data_dropped: [u64; NUM_DROP_REASONS],
+    /// Retransmitted packets whose original had also arrived.
+    pub spurious_retx: u64,
+    /// Sum of loss-to-repair delays (ps).
+    pub retx_delay_sum_ps: u128,
+    /// Number of repaired losses.
+    pub retx_delay_count: u64,
+    /// Probes sent / acknowledged / dropped.
+    pub probes_sent: u64,
+    /// Probes acknowledged.
+    pub probes_acked: u64,
+    /// Probes dropped.
+    pub probes_dropped: u64,
+    /// Control packets dropped.
+    pub control_dropped: u64,
+    /// PFC PAUSE frames sent.
+    pub pfc_pauses_sent: u64,
+    /// PFC RESUME frames sent.
+    pub pfc_resumes_sent: u64,
+    /// Application bytes of completed messages delivered.
+    pub app_bytes_delivered: u64,
+    /// Time of the last message delivery.
+    pub last_delivery: Time,
+}
+
+/// An exact histogram of small non-negative integers (counts indexed by value), with a tail
+/// bucket for values past its range.
+#[derive(Clone, Debug, Default)]
+pub struct Histogram {
+    counts: Vec<u64>,
+    n: u64,
+    max: u64,
+    sum: u128,
+}
+
+impl Histogram {
+    const CAP: u64 = 1 << 22;
+
+    /// Record one sample.
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        let i = v.min(Self::CAP) as usize;
+        if i >= self.counts.len() {
+            self.counts.resize(i + 1, 0);
+        }
+        self.counts[i] += 1;
+        self.n += 1;
+        self.max = self.max.max(v);
+        self.sum += v as u128;
+    }
+    /// Samples recorded.
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+    /// Largest sample.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+    /// Mean (0 when empty).
+    pub fn mean(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.n as f64
+        }
+    }
+    /// Nearest-rank percentile `p` in [0, 100] (0 when empty).
+    pub fn percentile(&self, p: f64) -> u64 {
+        if self.n == 0 {
+            return 0;
+        }
+        let rank = ((p / 100.0) * self.n as f64).ceil().max(1.0) as u64;
+        let mut acc = 0;
+        for (v, &c) in self.counts.iter().enumerate() {
+            acc += c;
+            if acc >= rank {
+                return v as u64;
+            }
+        }
+        self.max
+    }
+}
+
+/// Queue-length samples of one port: mean and a log-bucketed distribution (buckets 5 % wide).
+#[derive(Clone, Debug, Default)]
+pub struct PortQueueStats {
+    n: u64,
+    sum: u128,
+    max: u64,
+    buckets: Vec<u32>,
+}
+
+impl PortQueueStats {
+    fn bucket(v: u64) -> usize {
+        if v == 0 {
+            0
+        } else {
+            1 + ((v as f64).ln() / 1.05f64.ln()) as usize
+        }
+    }
+    fn bucket_value(b: usize) -> u64 {
+        if b == 0 {
+            0
+        } else {
+            1.05f64.powi(b as i32).round() as u64
+        }
+    }
+    /// Record one sample.
+    pub fn record(&mut self, v: u64) {
+        self.n += 1;
+        self.sum += v as u128;
+        self.max = self.max.max(v);
+        if v == 0 && self.buckets.is_empty() {
+            // Keep idle ports cheap: zeros are implied by n − Σ buckets.
+            return;
+        }
+        let b = Self::bucket(v);
+        if b >= self.buckets.len() {
+            self.buckets.resize(b + 1, 0);
+        }
+        if v > 0 {
+            self.buckets[b] += 1;
+        }
+    }
+    /// Samples.
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+    /// Mean queue length in bytes.
+    pub fn mean(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.n as f64
+        }
+    }
+    /// Largest sample.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+    /// Percentile `p` (upper edge of the 5 %-wide bucket holding it).
+    pub fn percentile(&self, p: f64) -> u64 {
+        if self.n == 0 {
+            return 0;
+        }
+        let nonzero: u64 = self.buckets.iter().map(|&c| c as u64).sum();
+        let zeros = self.n - nonzero;
+        let rank = ((p / 100.0) * self.n as f64).ceil().max(1.0) as u64;
+        if rank <= zeros {
+            return 0;
+        }
+        let mut acc = zeros;
+        for (b, &c) in self.buckets.iter().enumerate().skip(1) {
+            acc += c as u64;
+            if acc >= rank {
+                return Self::bucket_value(b).min(self.max);
+            }
+        }
+        self.max
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_percentiles() {
+        let mut h = Histogram::default();
+        for v in 1..=100 {
+            h.record(v);
+        }
+        assert_eq!(h.percentile(50.0), 50);
+        assert_eq!(h.percentile(99.0), 99);
+        assert_eq!(h.max(), 100);
+        assert!((h.mean() - 50.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn queue_stats_percentile_within_five_percent() {
+        let mut q = PortQueueStats::default();
+        for v in 0..1000u64 {
+            q.record(v * 100);
+        }
+        let p99 = q.percentile(99.0) as f64;
+        assert!((p99 - 98_900.0).abs() / 98_900.0 < 0.06, "{p99}");
+        assert!((q.mean() - 49_950.0).abs() < 1e-6);
+    }
+}

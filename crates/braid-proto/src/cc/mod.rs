@@ -1,0 +1,531 @@
+//! Congestion control behind one interface that a transport drives per flow or per path.
+//!
+//! Every algorithm here is sans-IO: it owns its state, is told about ACKs, losses and timer
+//! expiries with the current time, and answers with a pacing rate and a window. It never reads a
+//! clock. Algorithms with timers (DCQCN) report their next deadline through [`Cc::poll_timeout`];
+//! the driver calls [`Cc::on_timeout`] at (or after) that time. Spurious timeouts are no-ops.
+//!
+//! Parameters follow `shared/specs/baselines.md` §0–5 (the HPCC ns-3 code and htsim defaults);
+//! each is a knob settable by name with [`CcConfig::apply_knob`] (or the per-algorithm
+//! `apply_knob` of [`DcqcnConfig`], [`HpccConfig`], …).
+//!
+//! | kind | module | form | spec |
+//! |---|---|---|---|
+//! | `fixed` | [`fixed`] | line rate, fixed window | reference transport |
+//! | `dcqcn` | [`dcqcn`] | rate, three timers | §1 |
+//! | `hpcc` | [`hpcc`] | rate + variable window, INT | §2 |
+//! | `timely` | [`timely`] | rate, RTT gradient | §3 |
+//! | `dctcp` | [`dctcp`] | rate + variable window (HPCC-ns3) | §4a |
+//! | `dctcp-window` | [`dctcp`] | window (DCTCP paper) | §4b |
+//! | `swift` | [`swift`] | window, paced below one packet | §5 |
+//!
+//! Calling protocol for a driver (a transport):
+//! 1. build once per flow/path with [`Cc::new`] from a [`CcConfig`] and the flow's [`CcEnv`];
+//! 2. call [`Cc::on_ack`] for every ACK (duplicates included), [`Cc::on_nak`] when loss recovery
+//!    declares a loss (NAK or fast retransmit), [`Cc::on_rto`] on a retransmission timeout;
+//! 3. after each call, re-read [`Cc::rate`] (pacing: after a packet of `s` bytes wait `s/rate`) and
+//!    [`Cc::window_bytes`] (send only while `snd_nxt − snd_una < window`), and re-arm the timer from
+//!    [`Cc::poll_timeout`]; call [`Cc::on_timeout`] when it expires.
+//!
+//! No call allocates; the enum dispatches statically.
+
+use braid_core::{IntStack, Knob, Rate, Time};
+use std::fmt;
+
+pub mod dcqcn;
+pub mod dctcp;
+pub mod fixed;
+pub mod hpcc;
+pub mod swift;
+pub mod timely;
+
+mod knob;
+
+#[cfg(test)]
+mod fluid;
+
+pub use dcqcn::{Dcqcn, DcqcnConfig};
+pub use dctcp::{Dctcp, DctcpConfig, DctcpWindow, DctcpWindowConfig};
+pub use fixed::{FixedCc, FixedConfig};
+pub use hpcc::{Hpcc, HpccConfig};
+pub use swift::{Swift, SwiftConfig};
+pub use timely::{Timely, TimelyConfig};
+
+/// What an acknowledgement tells the congestion controller.
+#[derive(Clone, Copy, Debug)]
+pub struct AckEvent<'a> {
+    /// Time the ACK is processed.
+    pub now: Time,
+    /// Bytes newly acknowledged by this ACK (0 for a duplicate).
+    pub newly_acked_bytes: u64,
+    /// Cumulative bytes acknowledged after this ACK (the sender's `snd_una` in bytes).
+    pub ack_seq_bytes: u64,
+    /// Bytes sent so far (the sender's `snd_nxt` in bytes).
+    pub snd_nxt_bytes: u64,
+    /// The data packet was CE-marked (ECN echo / CNP).
+    pub ecn: bool,
+    /// Round-trip sample: now minus the echoed send time of the acknowledged packet
+    /// (`None` when ambiguous, e.g. for a retransmitted packet).
+    pub rtt: Option<Time>,
+    /// The INT stack copied from the data packet into the ACK (HPCC).
+    pub int: Option<&'a IntStack>,
+    /// Number of switch hops on the data path (Swift's topology scaling).
+    pub hops: u8,
+}
+
+/// Environment a controller is created for.
+#[derive(Clone, Copy, Debug)]
+pub struct CcEnv {
+    /// The sender NIC's line rate.
+    pub line_rate: Rate,
+    /// Base RTT of this flow's path (propagation + one packet's serialisation per hop, both ways).
+    pub base_rtt: Time,
+    /// The largest base RTT among host pairs of the network (HPCC's `T`, the window's reference).
+    pub max_rtt: Time,
+    /// The largest bandwidth-delay product among host pairs, in bytes (HPCC's `W`).
+    pub max_bdp_bytes: u64,
+    /// Maximum payload per packet, in bytes.
+    pub mtu_bytes: u32,
+}
+
+impl CcEnv {
+    /// The environment [`CcConfig::validate`] checks knobs against: a 100 Gb/s NIC, 8 µs base and
+    /// maximum RTT, a 100 KB maximum BDP and a 1000-byte MTU (the HPCC ns-3 payload size).
+    pub fn reference_100g() -> CcEnv {
+        CcEnv {
+            line_rate: Rate::from_gbps(100),
+            base_rtt: Time::from_us(8),
+            max_rtt: Time::from_us(8),
+            max_bdp_bytes: 100_000,
+            mtu_bytes: 1000,
+        }
+    }
+
+    /// The flow's own bandwidth-delay product (`base_rtt × line_rate`), in bytes.
+    pub fn bdp_bytes(&self) -> u64 {
+        self.line_rate.bdp_bytes(self.base_rtt)
+    }
+
+    /// Checks that every controller can work with this environment (positive line rate and MTU).
+    pub fn check(&self) -> Result<(), String> {
+        if self.line_rate.bps() == 0 {
+            return Err("congestion control environment: line rate must be positive".into());
+        }
+        if self.mtu_bytes == 0 {
+            return Err("congestion control environment: MTU must be positive".into());
+        }
+        Ok(())
+    }
+}
+
+/// The congestion-control kinds, named in scenario files in kebab case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CcKind {
+    /// Line rate with a fixed (default unlimited) window: the reference transport.
+    Fixed,
+    /// DCQCN, Mellanox variant (spec §1).
+    Dcqcn,
+    /// HPCC (spec §2).
+    Hpcc,
+    /// TIMELY (spec §3).
+    Timely,
+    /// DCTCP, rate-based as in HPCC-ns3 (spec §4a).
+    Dctcp,
+    /// DCTCP, window-based as in the paper (spec §4b).
+    DctcpWindow,
+    /// Swift (spec §5).
+    Swift,
+}
+
+impl CcKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [CcKind; 7] = [
+        CcKind::Fixed,
+        CcKind::Dcqcn,
+        CcKind::Hpcc,
+        CcKind::Timely,
+        CcKind::Dctcp,
+        CcKind::DctcpWindow,
+        CcKind::Swift,
+    ];
+
+    /// The kebab-case name used in scenario files.
+    pub fn name(self) -> &'static str {
+        match self {
+            CcKind::Fixed => "fixed",
+            CcKind::Dcqcn => "dcqcn",
+            CcKind::Hpcc => "hpcc",
+            CcKind::Timely => "timely",
+            CcKind::Dctcp => "dctcp",
+            CcKind::DctcpWindow => "dctcp-window",
+            CcKind::Swift => "swift",
+        }
+    }
+
+    /// Parses a kebab-case name; the error lists the valid names.
+    pub fn parse(s: &str) -> Result<CcKind, String> {
+        CcKind::ALL.iter().copied().find(|k| k.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = CcKind::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown congestion control `{s}` (known: {})", names.join(", "))
+        })
+    }
+
+    /// The knob names this kind accepts.
+    pub fn knobs(self) -> &'static [&'static str] {
+        match self {
+            CcKind::Fixed => FixedConfig::KNOBS,
+            CcKind::Dcqcn => DcqcnConfig::KNOBS,
+            CcKind::Hpcc => HpccConfig::KNOBS,
+            CcKind::Timely => TimelyConfig::KNOBS,
+            CcKind::Dctcp => DctcpConfig::KNOBS,
+            CcKind::DctcpWindow => DctcpWindowConfig::KNOBS,
+            CcKind::Swift => SwiftConfig::KNOBS,
+        }
+    }
+}
+
+impl fmt::Display for CcKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for CcKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<CcKind, String> {
+        CcKind::parse(s)
+    }
+}
+
+/// A congestion-control choice from a scenario: the kind plus knob overrides, applied in order on
+/// top of the kind's line-rate-scaled defaults when a controller is built for a flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CcConfig {
+    /// The algorithm.
+    pub kind: CcKind,
+    /// `(knob name, value)` pairs overriding the defaults, applied in order.
+    pub overrides: Vec<(String, Knob)>,
+}
+
+impl CcConfig {
+    /// The kind with its defaults (no overrides).
+    pub fn new(kind: CcKind) -> CcConfig {
+        CcConfig { kind, overrides: Vec::new() }
+    }
+
+    /// Builder form of [`CcConfig::apply_knob`] that does not check the knob (use
+    /// [`CcConfig::validate`] afterwards).
+    pub fn with(mut self, key: &str, v: Knob) -> CcConfig {
+        self.overrides.push((key.to_string(), v));
+        self
+    }
+
+    /// Records an override after checking that the kind knows the knob and that the value is
+    /// acceptable on its own (on the 100 Gb/s reference environment).
+    pub fn apply_knob(&mut self, key: &str, v: Knob) -> Result<(), String> {
+        let env = CcEnv::reference_100g();
+        let one = [(key.to_string(), v)];
+        match self.kind {
+            CcKind::Fixed => configured::<FixedConfig>(&env, &one).map(drop),
+            CcKind::Dcqcn => configured::<DcqcnConfig>(&env, &one).map(drop),
+            CcKind::Hpcc => configured::<HpccConfig>(&env, &one).map(drop),
+            CcKind::Timely => configured::<TimelyConfig>(&env, &one).map(drop),
+            CcKind::Dctcp => configured::<DctcpConfig>(&env, &one).map(drop),
+            CcKind::DctcpWindow => configured::<DctcpWindowConfig>(&env, &one).map(drop),
+            CcKind::Swift => configured::<SwiftConfig>(&env, &one).map(drop),
+        }?;
+        let [kv] = one;
+        self.overrides.push(kv);
+        Ok(())
+    }
+
+    /// Applies the overrides to the defaults for the 100 Gb/s reference environment
+    /// ([`CcEnv::reference_100g`]), so an unknown knob or a bad value is reported when the scenario
+    /// is parsed. The error names the knob and the algorithm.
+    pub fn validate(&self) -> Result<(), String> {
+        Cc::new(self, &CcEnv::reference_100g()).map(drop)
+    }
+}
+
+/// Implemented by every per-algorithm configuration; lets [`Cc::new`] build any of them the same
+/// way. The methods forward to the configuration's inherent methods of the same names.
+pub(crate) trait Params: Sized {
+    fn defaults_for(env: &CcEnv) -> Self;
+    fn apply_knob(&mut self, key: &str, v: &Knob) -> Result<(), String>;
+    fn check(&self) -> Result<(), String>;
+}
+
+macro_rules! impl_params {
+    ($($t:ty),*) => {$(
+        impl Params for $t {
+            fn defaults_for(env: &CcEnv) -> Self { <$t>::defaults_for(env) }
+            fn apply_knob(&mut self, key: &str, v: &Knob) -> Result<(), String> { <$t>::apply_knob(self, key, v) }
+            fn check(&self) -> Result<(), String> { <$t>::check(self) }
+        }
+    )*};
+}
+impl_params!(FixedConfig, DcqcnConfig, HpccConfig, TimelyConfig, DctcpConfig, DctcpWindowConfig, SwiftConfig);
+
+fn configured<P: Params>(env: &CcEnv, overrides: &[(String, Knob)]) -> Result<P, String> {
+    let mut p = P::defaults_for(env);
+    for (k, v) in overrides {
+        p.apply_knob(k, v)?;
+    }
+    p.check()?;
+    Ok(p)
+}
+
+/// HPCC-ns3's `HAS_WIN`/`VAR_WIN` window: `W_eff = W × R / line` (at least 1 byte) with
+/// variable windows, `W` with a fixed one, no window (`u64::MAX`) without `HAS_WIN`.
+#[inline]
+pub(crate) fn hpcc_style_window(has_win: bool, var_win: bool, max_bdp: u64, rate_bps: f64, line_bps: f64) -> u64 {
+    if !has_win {
+        return u64::MAX;
+    }
+    if !var_win {
+        return max_bdp.max(1);
+    }
+    let w = (max_bdp as f64 * rate_bps / line_bps).floor();
+    if w >= 1.0 {
+        w as u64
+    } else {
+        1
+    }
+}
+
+/// A congestion controller: one of the algorithms, dispatched by `match` (no boxing, no
+/// allocation per call).
+#[derive(Clone, Debug)]
+pub enum Cc {
+    /// See [`FixedCc`].
+    Fixed(FixedCc),
+    /// See [`Dcqcn`].
+    Dcqcn(Dcqcn),
+    /// See [`Hpcc`].
+    Hpcc(Hpcc),
+    /// See [`Timely`].
+    Timely(Timely),
+    /// See [`Dctcp`].
+    Dctcp(Dctcp),
+    /// See [`DctcpWindow`].
+    DctcpWindow(DctcpWindow),
+    /// See [`Swift`].
+    Swift(Swift),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::Fixed($c) => $e,
+            Cc::Dcqcn($c) => $e,
+            Cc::Hpcc($c) => $e,
+            Cc::Timely($c) => $e,
+            Cc::Dctcp($c) => $e,
+            Cc::DctcpWindow($c) => $e,
+            Cc::Swift($c) => $e,
+        }
+    };
+}
+
+impl Cc {
+    /// Builds the controller `cfg` names for a flow in `env`: the kind's defaults for `env`, then
+    /// the overrides in order, then the cross-field checks. Errors name the knob and algorithm.
+    pub fn new(cfg: &CcConfig, env: &CcEnv) -> Result<Cc, String> {
+        env.check()?;
+        let o = &cfg.overrides;
+        Ok(match cfg.kind {
+            CcKind::Fixed => Cc::Fixed(FixedCc::new(configured(env, o)?, env)),
+            CcKind::Dcqcn => Cc::Dcqcn(Dcqcn::new(configured(env, o)?, env)?),
+            CcKind::Hpcc => Cc::Hpcc(Hpcc::new(configured(env, o)?, env)?),
+            CcKind::Timely => Cc::Timely(Timely::new(configured(env, o)?, env)?),
+            CcKind::Dctcp => Cc::Dctcp(Dctcp::new(configured(env, o)?, env)?),
+            CcKind::DctcpWindow => Cc::DctcpWindow(DctcpWindow::new(configured(env, o)?, env)),
+            CcKind::Swift => Cc::Swift(Swift::new(configured(env, o)?, env)),
+        })
+    }
+
+    /// Processes an acknowledgement (every ACK, duplicates included).
+    #[inline]
+    pub fn on_ack(&mut self, ev: &AckEvent) {
+        dispatch!(self, c => c.on_ack(ev))
+    }
+
+    /// A loss signal: a NAK or a fast retransmit decided by loss recovery. Swift applies its
+    /// triple-dupack decrease, DCTCP-window a Reno halving; the HPCC-ns3 rate schemes ignore it
+    /// (their reference code only rewinds `snd_nxt`).
+    #[inline]
+    pub fn on_nak(&mut self, now: Time) {
+        dispatch!(self, c => c.on_nak(now))
+    }
+
+    /// A retransmission timeout. Swift counts it (and resets to `min_cwnd` after
+    /// `rtx_reset_threshold` in a row), DCTCP-window restarts from one MSS with slow start to half
+    /// the old window; the HPCC-ns3 rate schemes ignore it.
+    #[inline]
+    pub fn on_rto(&mut self, now: Time) {
+        dispatch!(self, c => c.on_rto(now))
+    }
+
+    /// Earliest timer deadline, if any timer is armed (only DCQCN has timers).
+    #[inline]
+    pub fn poll_timeout(&self) -> Option<Time> {
+        dispatch!(self, c => c.poll_timeout())
+    }
+
+    /// Processes every timer due at or before `now`; spurious calls are no-ops.
+    #[inline]
+    pub fn on_timeout(&mut self, now: Time) {
+        dispatch!(self, c => c.on_timeout(now))
+    }
+
+    /// The pacing rate the sender must respect (after a packet of `s` bytes, wait `s / rate`).
+    #[inline]
+    pub fn rate(&self) -> Rate {
+        dispatch!(self, c => c.rate())
+    }
+
+    /// Bytes the sender may have in flight (`snd_nxt − snd_una < window`); `u64::MAX` = no window.
+    #[inline]
+    pub fn window_bytes(&self) -> u64 {
+        dispatch!(self, c => c.window_bytes())
+    }
+
+    /// The kebab-case name of the algorithm.
+    #[inline]
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// The algorithm's kind.
+    #[inline]
+    pub fn kind(&self) -> CcKind {
+        match self {
+            Cc::Fixed(_) => CcKind::Fixed,
+            Cc::Dcqcn(_) => CcKind::Dcqcn,
+            Cc::Hpcc(_) => CcKind::Hpcc,
+            Cc::Timely(_) => CcKind::Timely,
+            Cc::Dctcp(_) => CcKind::Dctcp,
+            Cc::DctcpWindow(_) => CcKind::DctcpWindow,
+            Cc::Swift(_) => CcKind::Swift,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> CcEnv {
+        CcEnv::reference_100g()
+    }
+
+    #[test]
+    fn kinds_parse_and_name_round_trip() {
+        for k in CcKind::ALL {
+            assert_eq!(CcKind::parse(k.name()), Ok(k));
+            assert_eq!(k.to_string(), k.name());
+        }
+        let e = CcKind::parse("cubic").unwrap_err();
+        assert!(e.contains("cubic") && e.contains("dctcp-window") && e.contains("swift"), "{e}");
+        assert!(CcKind::parse("DCQCN").is_err());
+    }
+
+    #[test]
+    fn every_kind_builds_with_defaults_at_line_rate() {
+        for k in CcKind::ALL {
+            let cc = Cc::new(&CcConfig::new(k), &env()).unwrap();
+            assert_eq!(cc.kind(), k);
+            assert_eq!(cc.name(), k.name());
+            assert_eq!(cc.rate(), Rate::from_gbps(100), "{k} starts at line rate");
+            assert!(cc.window_bytes() > 0);
+            assert_eq!(cc.poll_timeout(), None, "{k} has no timer before feedback");
+            CcConfig::new(k).validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn unknown_knobs_and_bad_values_are_reported_with_names() {
+        for k in CcKind::ALL {
+            let e = CcConfig::new(k).with("no_such_knob", Knob::Int(1)).validate().unwrap_err();
+            assert!(e.contains("no_such_knob") && e.contains(k.name()) && e.contains("known:"), "{e}");
+        }
+        let e = CcConfig::new(CcKind::Dcqcn).with("t_dec", Knob::Str("0us".into())).validate().unwrap_err();
+        assert!(e.contains("t_dec") && e.contains("dcqcn"), "{e}");
+        let e = CcConfig::new(CcKind::Dcqcn).with("g", Knob::Float(-0.5)).validate().unwrap_err();
+        assert!(e.contains("`g`"), "{e}");
+        let e = CcConfig::new(CcKind::Timely)
+            .with("t_low", Knob::Str("600us".into()))
+            .validate()
+            .unwrap_err();
+        assert!(e.contains("t_low") && e.contains("timely"), "{e}");
+        let mut c = CcConfig::new(CcKind::Hpcc);
+        assert!(c.apply_knob("eta", Knob::Float(0.9)).is_ok());
+        assert!(c.apply_knob("eta", Knob::Float(0.0)).is_err());
+        assert!(c.apply_knob("bogus", Knob::Float(0.0)).is_err());
+        assert_eq!(c.overrides.len(), 1);
+        c.validate().unwrap();
+    }
+
+    #[test]
+    fn every_knob_accepts_a_sensible_value_and_rejects_garbage() {
+        // A sensible value per knob name pattern; the point is that every listed knob is wired.
+        fn sample(key: &str) -> Knob {
+            match key {
+                k if k.starts_with("t_") || k == "min_rtt" || k == "base_delay" || k == "h" || k == "fs_range" => {
+                    Knob::Str(match k {
+                        "t_high" => "600us".into(),
+                        "t_low" => "40us".into(),
+                        _ => "5us".into(),
+                    })
+                }
+                k if (k.contains("rate") && k != "rate_on_first_cnp") || k == "w_ai" => Knob::Str("50Mbps".into()),
+                "clamp_target" | "window" | "var_win" | "fast_react" => Knob::Bool(true),
+                k if k.contains("cwnd") => Knob::Str(if k == "max_cwnd" { "2MB" } else { "20KB" }.into()),
+                "fast_recovery_times" | "max_stage" | "hai_thresh" | "rtx_reset_threshold" => Knob::Int(3),
+                "fs_max" => Knob::Float(200.0),
+                _ => Knob::Float(0.5),
+            }
+        }
+        for k in CcKind::ALL {
+            for key in k.knobs() {
+                let knob = if k == CcKind::Fixed && *key == "window" {
+                    Knob::Str("64KB".into())
+                } else {
+                    sample(key)
+                };
+                CcConfig::new(k)
+                    .with(key, knob.clone())
+                    .validate()
+                    .unwrap_or_else(|e| panic!("{k}.{key} = {knob:?}: {e}"));
+                let e = CcConfig::new(k)
+                    .with(key, Knob::Str("garbage".into()))
+                    .validate()
+                    .expect_err(key);
+                assert!(e.contains(key) && e.contains(k.name()), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_env_is_an_error_not_a_panic() {
+        let mut e = env();
+        e.line_rate = Rate::from_bps(0);
+        assert!(Cc::new(&CcConfig::new(CcKind::Dcqcn), &e).is_err());
+        let mut e = env();
+        e.mtu_bytes = 0;
+        assert!(Cc::new(&CcConfig::new(CcKind::Swift), &e).is_err());
+        let mut e = env();
+        e.max_bdp_bytes = 0;
+        assert!(Cc::new(&CcConfig::new(CcKind::Hpcc), &e).is_err());
+        // Without a window, a zero max BDP is fine.
+        assert!(Cc::new(&CcConfig::new(CcKind::Dcqcn), &e).is_ok());
+    }
+
+    #[test]
+    fn hpcc_style_window_scales_with_rate() {
+        assert_eq!(hpcc_style_window(false, true, 1000, 1.0, 2.0), u64::MAX);
+        assert_eq!(hpcc_style_window(true, false, 1000, 1.0, 2.0), 1000);
+        assert_eq!(hpcc_style_window(true, true, 1000, 1.0, 2.0), 500);
+        assert_eq!(hpcc_style_window(true, true, 1000, 1.0, 1e9), 1);
+    }
+}

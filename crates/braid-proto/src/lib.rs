@@ -1,0 +1,15 @@
+//! Braid's sans-IO protocol logic.
+//!
+//! Nothing here reads a clock, sleeps or touches the simulator: every object is driven by calls
+//! carrying the current time and returns what should be sent. The simulator (`braid-net`) is one
+//! driver; a real datapath can be another.
+//!
+//! - [`cc`]: congestion control (DCQCN, HPCC, TIMELY, DCTCP, Swift, fixed window).
+//! - [`recovery`]: loss recovery (go-back-N, selective repeat, IRN, RACK-TLP, early recovery, RTO).
+//! - [`receiver`]: the receiving end: in-order delivery, reorder-buffer bitmap, OOD/RBO.
+//! - [`transport`]: senders that combine the above (RoCE; Rondo and the multipath baselines).
+pub mod cc;
+pub mod receiver;
+pub mod hash;
+pub mod recovery;
+pub mod transport;

@@ -1,0 +1,312 @@
+//! The receiving end of a reliable, PSN-sequenced transport (sans-IO).
+//!
+//! One [`Receiver`] per flow. It tracks the next expected PSN, which out-of-order packets are held
+//! in the reorder buffer (a bitmap relative to the next expected PSN), and the flow's reordering
+//! metrics as Rondo §2.2 defines them:
+//! - **OOD** (out-of-order degree) at an instant = largest PSN received − next expected PSN, 0 when
+//!   every received packet has been delivered in order;
+//! - **RBO** (reorder-buffer occupancy) = out-of-order packets held while waiting for missing ones.
+//!
+//! The reorder buffer itself is shared by all flows of a NIC, so whether an out-of-order packet may
+//! be held is decided by the caller (the NIC), which passes `buffer_has_room`. When it is full the
+//! receiver accepts only the next expected packet and drops the rest, answering with a NAK flagged
+//! [`RX_BUFFER_FULL`](braid_core::packet::flags::RX_BUFFER_FULL).
+//!
+//! Two modes: **go-back-N** (HPCC ns-3 `ReceiverCheckSeq`: out-of-order packets are discarded and a
+//! NAK for the expected PSN is sent, at most once per `nak_interval` per hole) and **selective**
+//! (out-of-order packets are held; every arrival is acknowledged individually with the cumulative
+//! ACK; an out-of-order arrival is answered with a NAK naming the lowest missing PSN so that a
+//! sender running selective repeat can react — senders running other recovery schemes read it as
+//! a SACK).
+
+use braid_core::Time;
+use std::collections::VecDeque;
+
+/// How the receiver treats out-of-order packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxMode {
+    /// Discard out-of-order packets and NAK the expected PSN (rate-limited).
+    GoBackN {
+        /// Minimum time between two NAKs for the same expected PSN.
+        nak_interval: Time,
+    },
+    /// Hold out-of-order packets in the (shared) reorder buffer.
+    Selective,
+}
+
+/// What the receiver did with a data packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxVerdict {
+    /// The packet was the next expected one; `delivered` packets (it and any buffered successors)
+    /// went to the application in order.
+    InOrder {
+        /// Packets delivered in order by this arrival (≥ 1).
+        delivered: u32,
+    },
+    /// An out-of-order packet held in the reorder buffer.
+    Buffered,
+    /// A packet already received (below the next expected PSN or already buffered).
+    Duplicate,
+    /// Out of order and dropped: go-back-N mode.
+    DroppedOutOfOrder,
+    /// Out of order and dropped: the shared reorder buffer was full.
+    DroppedBufferFull,
+}
+
+/// The reply the receiver wants sent for a data packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxReply {
+    /// A positive ACK (cumulative ACK + the PSN that arrived).
+    Ack,
+    /// A NAK: the cumulative ACK is missing.
+    Nak,
+    /// Nothing (a suppressed go-back-N NAK).
+    None,
+}
+
+/// The result of one data arrival.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RxOutcome {
+    /// What happened to the packet.
+    pub verdict: RxVerdict,
+    /// What to send back.
+    pub reply: RxReply,
+    /// The receiver's next expected PSN after the arrival (the cumulative ACK).
+    pub cum_ack: u32,
+    /// OOD of this flow after the arrival.
+    pub ood: u32,
+    /// Change of this flow's reorder-buffer occupancy in packets (+1 buffered, −k released).
+    pub rbo_delta: i32,
+}
+
+/// Per-flow receiver state.
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    mode: RxMode,
+    total_pkts: u32,
+    next_expected: u32,
+    /// Largest PSN received + 1 (0 = nothing received yet).
+    max_seen_plus1: u32,
+    /// Bit i of word w set ⇔ PSN `next_expected + 1 + 64·w + i` is buffered.
+    held: VecDeque<u64>,
+    rbo: u32,
+    last_nak_psn: u32,
+    last_nak_at: Option<Time>,
+    max_ood: u32,
+    duplicates: u64,
+}
+
+impl Receiver {
+    /// A receiver for a message of `total_pkts` packets.
+    pub fn new(mode: RxMode, total_pkts: u32) -> Receiver {
+        Receiver {
+            mode,
+            total_pkts,
+            next_expected: 0,
+            max_seen_plus1: 0,
+            held: VecDeque::new(),
+            rbo: 0,
+            last_nak_psn: u32::MAX,
+            last_nak_at: None,
+            max_ood: 0,
+            duplicates: 0,
+        }
+    }
+
+    /// The next expected PSN (everything below has been delivered in order).
+    pub fn next_expected(&self) -> u32 {
+        self.next_expected
+    }
+    /// Every packet of the message has been delivered.
+    pub fn is_complete(&self) -> bool {
+        self.next_expected >= self.total_pkts
+    }
+    /// Current OOD.
+    pub fn ood(&self) -> u32 {
+        if self.max_seen_plus1 > self.next_expected {
+            self.max_seen_plus1 - 1 - self.next_expected
+        } else {
+            0
+        }
+    }
+    /// Current RBO (packets held).
+    pub fn rbo(&self) -> u32 {
+        self.rbo
+    }
+    /// Largest OOD seen.
+    pub fn max_ood(&self) -> u32 {
+        self.max_ood
+    }
+    /// Arrivals of packets that had already been received (each one means a packet was sent twice
+    /// and both copies arrived: a spurious retransmission).
+    pub fn duplicates(&self) -> u64 {
+        self.duplicates
+    }
+
+    fn is_held(&self, psn: u32) -> bool {
+        let off = psn - self.next_expected - 1;
+        let w = (off / 64) as usize;
+        w < self.held.len() && self.held[w] & (1u64 << (off % 64)) != 0
+    }
+
+    fn hold(&mut self, psn: u32) {
+        let off = psn - self.next_expected - 1;
+        let w = (off / 64) as usize;
+        while self.held.len() <= w {
+            self.held.push_back(0);
+        }
+        self.held[w] |= 1u64 << (off % 64);
+        self.rbo += 1;
+    }
+
+    /// Advance `next_expected` by one and shift the bitmap; returns whether the new next expected
+    /// PSN was held (and is now released).
+    fn advance(&mut self) -> bool {
+        // Bit 0 of word 0 is next_expected + 1.
+        let released = self.held.front().is_some_and(|w| w & 1 != 0);
+        // Shift the whole bitmap right by one bit.
+        let n = self.held.len();
+        for i in 0..n {
+            let carry = if i + 1 < n { self.held[i + 1] & 1 } else { 0 };
+            self.held[i] = (self.held[i] >> 1) | (carry << 63);
+        }
+        while self.held.back() == Some(&0) {
+            self.held.pop_back();
+        }
+        self.next_expected += 1;
+        released
+    }
+
+    /// Process a data packet with sequence number `psn`. `buffer_has_room` says whether the NIC's
+    /// shared reorder buffer can hold one more packet.
+    pub fn on_data(&mut self, now: Time, psn: u32, buffer_has_room: bool) -> RxOutcome {
+        let (verdict, reply, rbo_delta) = if psn < self.next_expected || (psn > self.next_expected && self.is_held(psn)) {
+            self.duplicates += 1;
+            (RxVerdict::Duplicate, RxReply::Ack, 0)
+        } else if psn == self.next_expected {
+            self.max_seen_plus1 = self.max_seen_plus1.max(psn + 1);
+            let mut delivered = 1u32;
+            let mut released = 0i32;
+            // Deliver psn, then every held successor.
+            while self.advance() {
+                delivered += 1;
+                released += 1;
+            }
+            self.rbo -= released as u32;
+            (RxVerdict::InOrder { delivered }, RxReply::Ack, -released)
+        } else {
+            match self.mode {
+                RxMode::GoBackN { nak_interval } => {
+                    let due = self.last_nak_psn != self.next_expected
+                        || self.last_nak_at.is_none_or(|t| now >= t + nak_interval);
+                    let reply = if due {
+                        self.last_nak_psn = self.next_expected;
+                        self.last_nak_at = Some(now);
+                        RxReply::Nak
+                    } else {
+                        RxReply::None
+                    };
+                    // The packet was seen (it counts for OOD) but discarded.
+                    self.max_seen_plus1 = self.max_seen_plus1.max(psn + 1);
+                    (RxVerdict::DroppedOutOfOrder, reply, 0)
+                }
+                RxMode::Selective => {
+                    if buffer_has_room {
+                        self.max_seen_plus1 = self.max_seen_plus1.max(psn + 1);
+                        self.hold(psn);
+                        (RxVerdict::Buffered, RxReply::Nak, 1)
+                    } else {
+                        (RxVerdict::DroppedBufferFull, RxReply::Nak, 0)
+                    }
+                }
+            }
+        };
+        let ood = self.ood();
+        self.max_ood = self.max_ood.max(ood);
+        RxOutcome { verdict, reply, cum_ack: self.next_expected, ood, rbo_delta }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sel(n: u32) -> Receiver {
+        Receiver::new(RxMode::Selective, n)
+    }
+
+    #[test]
+    fn in_order_has_zero_ood() {
+        let mut r = sel(10);
+        for p in 0..10 {
+            let o = r.on_data(Time::ZERO, p, true);
+            assert_eq!(o.verdict, RxVerdict::InOrder { delivered: 1 });
+            assert_eq!(o.ood, 0);
+        }
+        assert!(r.is_complete());
+        assert_eq!(r.max_ood(), 0);
+    }
+
+    #[test]
+    fn ood_and_rbo_follow_the_definitions() {
+        let mut r = sel(10);
+        r.on_data(Time::ZERO, 0, true);
+        // 1 missing; 3 arrives: largest 3 − expected 1 = 2; one packet held.
+        let o = r.on_data(Time::ZERO, 3, true);
+        assert_eq!((o.ood, r.rbo(), o.reply), (2, 1, RxReply::Nak));
+        let o = r.on_data(Time::ZERO, 2, true);
+        assert_eq!((o.ood, r.rbo()), (2, 2));
+        // 1 fills the hole: 1,2,3 delivered, nothing held, OOD 0.
+        let o = r.on_data(Time::ZERO, 1, true);
+        assert_eq!(o.verdict, RxVerdict::InOrder { delivered: 3 });
+        assert_eq!((o.ood, r.rbo(), o.rbo_delta, o.cum_ack), (0, 0, -2, 4));
+        assert_eq!(r.max_ood(), 2);
+    }
+
+    #[test]
+    fn duplicates_are_counted() {
+        let mut r = sel(5);
+        r.on_data(Time::ZERO, 0, true);
+        r.on_data(Time::ZERO, 2, true);
+        assert_eq!(r.on_data(Time::ZERO, 2, true).verdict, RxVerdict::Duplicate);
+        assert_eq!(r.on_data(Time::ZERO, 0, true).verdict, RxVerdict::Duplicate);
+        assert_eq!(r.duplicates(), 2);
+    }
+
+    #[test]
+    fn full_buffer_accepts_only_the_next_expected() {
+        let mut r = sel(5);
+        let o = r.on_data(Time::ZERO, 1, false);
+        assert_eq!(o.verdict, RxVerdict::DroppedBufferFull);
+        assert_eq!(r.rbo(), 0);
+        let o = r.on_data(Time::ZERO, 0, false);
+        assert_eq!(o.verdict, RxVerdict::InOrder { delivered: 1 });
+    }
+
+    #[test]
+    fn long_gaps_cross_bitmap_words() {
+        let mut r = sel(400);
+        for p in (1..300).rev() {
+            r.on_data(Time::ZERO, p, true);
+        }
+        assert_eq!(r.rbo(), 299);
+        assert_eq!(r.ood(), 299);
+        let o = r.on_data(Time::ZERO, 0, true);
+        assert_eq!(o.verdict, RxVerdict::InOrder { delivered: 300 });
+        assert_eq!(r.rbo(), 0);
+        assert_eq!(r.next_expected(), 300);
+    }
+
+    #[test]
+    fn go_back_n_discards_and_rate_limits_naks() {
+        let mut r = Receiver::new(RxMode::GoBackN { nak_interval: Time::from_us(10) }, 10);
+        r.on_data(Time::ZERO, 0, true);
+        let o = r.on_data(Time::ZERO, 2, true);
+        assert_eq!((o.verdict, o.reply), (RxVerdict::DroppedOutOfOrder, RxReply::Nak));
+        let o = r.on_data(Time::from_us(1), 3, true);
+        assert_eq!(o.reply, RxReply::None);
+        let o = r.on_data(Time::from_us(11), 4, true);
+        assert_eq!(o.reply, RxReply::Nak);
+        assert_eq!(r.rbo(), 0);
+    }
+}
