@@ -192,6 +192,11 @@ pub fn to_knob(name: &str, v: &Value) -> Result<Knob, String> {
         Value::Float(f) => Knob::Float(*f),
         Value::Boolean(b) => Knob::Bool(*b),
         Value::String(s) => Knob::Str(s.clone()),
+        // A list of host indices (or other integers) becomes "a,b,c", the form host selections parse.
+        Value::Array(a) if a.iter().all(|x| x.is_integer()) => {
+            // Always with a trailing comma, so a one-element list is not read as a count.
+            Knob::Str(a.iter().map(|x| format!("{x},")).collect::<String>())
+        }
         other => return Err(format!("`{name}` must be a number, string or boolean, got {}", other.type_str())),
     })
 }

@@ -49,6 +49,8 @@ pub struct Port {
     pub tx_bytes: u64,
     /// Packets transmitted in total.
     pub tx_pkts: u64,
+    /// Bytes transmitted per class.
+    pub tx_bytes_class: [u64; NUM_CLASSES],
     /// ECN Kmin for this port (bytes).
     pub kmin: u64,
     /// ECN Kmax for this port (bytes).
@@ -82,6 +84,7 @@ impl Port {
             pauses_received: 0,
             tx_bytes: 0,
             tx_pkts: 0,
+            tx_bytes_class: [0; NUM_CLASSES],
             kmin: 0,
             kmax: 0,
             ingress_bytes: [0; NUM_CLASSES],

@@ -190,6 +190,19 @@ impl PathInfo {
     }
 }
 
+/// RED-like marking probability for a queue of `q` bytes: 0 up to Kmin, rising linearly to `pmax`
+/// at Kmax, 1 above Kmax (HPCC ns-3 `ShouldSendCN`; Kmin = Kmax gives DCTCP's step marking).
+#[inline]
+pub fn ecn_mark_probability(q: u64, kmin: u64, kmax: u64, pmax: f64) -> f64 {
+    if q > kmax {
+        1.0
+    } else if q > kmin {
+        pmax * (q - kmin) as f64 / (kmax - kmin).max(1) as f64
+    } else {
+        0.0
+    }
+}
+
 /// Why a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunEnd {
@@ -748,17 +761,10 @@ impl Sim {
         if is_switch && pk.kind.is_forward() {
             let c = pk.prio as usize;
             if self.cfg.ecn.enabled && c != CLASS_CONTROL as usize {
-                let q = p.q_bytes[c];
-                let mark = if q > p.kmax {
-                    true
-                } else if q > p.kmin {
-                    let prob = self.cfg.ecn.pmax * (q - p.kmin) as f64 / (p.kmax - p.kmin).max(1) as f64;
-                    self.node_rng[p.node.idx()].bernoulli(prob)
-                } else {
-                    false
-                };
-                if mark {
+                let prob = ecn_mark_probability(p.q_bytes[c], p.kmin, p.kmax, self.cfg.ecn.pmax);
+                if prob >= 1.0 || (prob > 0.0 && self.node_rng[p.node.idx()].bernoulli(prob)) {
                     pk.ecn_ce = true;
+                    self.stats.ecn_marks += 1;
                 }
             }
             if self.cfg.int_enabled {
@@ -772,6 +778,7 @@ impl Sim {
         }
         p.tx_bytes += size;
         p.tx_pkts += 1;
+        p.tx_bytes_class[pk.prio as usize] += size;
         let ser = p.rate.tx_time(size);
         p.busy_until = now + ser;
         if p.loss > 0.0 && self.port_rng[port.idx()].bernoulli(p.loss) {

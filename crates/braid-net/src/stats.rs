@@ -81,6 +81,8 @@ pub struct SimStats {
     pub probes_dropped: u64,
     /// Control packets dropped.
     pub control_dropped: u64,
+    /// Packets CE-marked by switches.
+    pub ecn_marks: u64,
     /// PFC PAUSE frames sent.
     pub pfc_pauses_sent: u64,
     /// PFC RESUME frames sent.

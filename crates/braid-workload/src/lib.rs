@@ -38,4 +38,4 @@ pub use metrics::{jct_per_job, percentile, slowdown_equal_count_bins, slowdown_f
 pub use patterns::{AllToAllSpec, IncastSpec, MoeSpec, PermutationSpec};
 pub use poisson::{PoissonConfig, Stop};
 pub use spec::{CdfSource, CdfSpec, CollectiveSpec, FlowFileSpec, WorkloadSpec, KINDS};
-pub use workload::{DepRange, DepTracker, Dependents, FlowSpec, JobSpec, Release, Workload, NO_JOB};
+pub use workload::{DepRange, DepTracker, Dependents, FlowSpec, JobSpec, Release, Workload, MAX_FLOWS, NO_JOB};

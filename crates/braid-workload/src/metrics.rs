@@ -193,8 +193,7 @@ mod tests {
         assert_eq!(percentile(&v, 0.0), Some(1.0));
         assert_eq!(percentile_lcmp_index(&v, 99.0), Some(100.0));
         assert_eq!(percentile_lcmp_index(&v, 50.0), Some(51.0));
-        let w = [3.0, 1.0, 2.0].map(|x: f64| x);
-        let mut w = w.to_vec();
+        let mut w = vec![3.0, 1.0, 2.0];
         w.sort_by(f64::total_cmp);
         assert_eq!(percentile(&w, 50.0), Some(2.0));
         assert_eq!(percentile(&[], 50.0), None);

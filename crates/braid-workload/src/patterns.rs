@@ -10,7 +10,7 @@
 //! `stream::WORKLOAD`, so the same seed gives byte-identical flows on every machine.
 
 use crate::hosts::HostSel;
-use crate::workload::{Workload, NO_JOB};
+use crate::workload::{check_flow_count, Workload, NO_JOB};
 use braid_core::rng::stream;
 use braid_core::{Rng, Time};
 
@@ -68,6 +68,7 @@ impl IncastSpec {
             wl.add_flow(s, self.receiver, self.size, self.start, &[], job);
         }
         if self.background > 0 {
+            check_flow_count(self.background as u128, "field `background`")?;
             if self.background_size == 0 {
                 return Err("field `background_size`: must be > 0 bytes".into());
             }
@@ -158,6 +159,8 @@ impl AllToAllSpec {
         if hosts.len() < 2 {
             return Err("field `hosts`: all-to-all needs at least 2 hosts".into());
         }
+        let n = hosts.len() as u128;
+        check_flow_count(n * (n - 1), "all-to-all")?;
         let mut wl = Workload::new();
         let job = wl.add_job("all-to-all", NO_JOB);
         for &s in &hosts {
@@ -200,6 +203,7 @@ impl MoeSpec {
                 self.k
             ));
         }
+        check_flow_count(n as u128 * self.k as u128, "moe")?;
         let mut rng = Rng::derive(seed, stream::WORKLOAD, streams::MOE);
         let mut wl = Workload::new();
         let job = wl.add_job("moe", NO_JOB);

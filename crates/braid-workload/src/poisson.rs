@@ -15,7 +15,9 @@
 //! (LCMP's inter-DC traffic), optionally restricted to a receiver set (the LCMP `_specify2dc`
 //! variant: DC1 hosts send only to DC8 hosts).
 //!
-//! Differences from the HPCC script, on purpose: arrivals start at `start` (not at a fixed 2.0 s),
+//! Differences from the HPCC script, on purpose: the destination is uniform over the allowed *hosts*
+//! (the script picks a uniform other DC, then a host in it — the same when DCs are equal-sized),
+//! arrivals start at `start` (not at a fixed 2.0 s),
 //! every arrival inside the window is kept (the script drops a flow whose *next* arrival falls
 //! outside the window), and sizes are rounded rather than truncated (see [`crate::cdf`]).
 //!
@@ -24,7 +26,7 @@
 //! (ties by sender host index).
 
 use crate::cdf::EmpiricalCdf;
-use crate::workload::{Workload, NO_JOB};
+use crate::workload::{check_flow_count, Workload, NO_JOB};
 use braid_core::rng::stream;
 use braid_core::{Rate, Rng, Time};
 use std::cmp::Reverse;
@@ -150,6 +152,13 @@ impl PoissonConfig {
         let mean_gap = mean_interarrival_secs(self.cdf.mean(), self.load, self.host_rate);
         if !(mean_gap.is_finite() && mean_gap > 0.0) {
             return Err(format!("the CDF mean {} gives no valid inter-arrival time", self.cdf.mean()));
+        }
+        match self.stop {
+            Stop::Flows(n) => check_flow_count(n as u128, "field `flows`")?,
+            Stop::Duration(d) => {
+                let expected = self.senders.len() as f64 * d.secs_f64() / mean_gap;
+                check_flow_count(expected.min(1e30) as u128, "this load and duration")?;
+            }
         }
         let end = match self.stop {
             Stop::Duration(d) => self.start.saturating_add(d),

@@ -27,7 +27,7 @@ use crate::flowfile::{load_flow_file, FlowFileFormat};
 use crate::hosts::HostSel;
 use crate::patterns::{AllToAllSpec, IncastSpec, MoeSpec, PermutationSpec};
 use crate::poisson::{check_load, PoissonConfig, Stop};
-use crate::workload::{Workload, NO_JOB};
+use crate::workload::{check_flow_count, Workload, NO_JOB};
 use braid_core::{Knob, Rate, Time};
 use std::path::{Path, PathBuf};
 
@@ -457,6 +457,14 @@ impl CollectiveSpec {
     /// phase (`iter<t>/<phase>`).
     pub fn generate(&self, n_hosts: usize) -> Result<Workload, String> {
         let hosts = self.hosts.first(n_hosts, "hosts")?;
+        let n = hosts.len() as u128;
+        let per_iteration = match self.op {
+            CollectiveOp::RingAllReduce => 2 * n * n.saturating_sub(1),
+            CollectiveOp::MoeTraining => 3 * n * n.saturating_sub(1),
+            CollectiveOp::AllGather | CollectiveOp::ReduceScatter | CollectiveOp::AllToAll => n * n.saturating_sub(1),
+            CollectiveOp::PointToPoint => n.saturating_sub(1),
+        };
+        check_flow_count(per_iteration * self.iterations as u128, "this collective")?;
         let mut b = CollectiveBuilder::new(hosts, self.start, self.gap)?;
         let mut wl = Workload::new();
         let top = wl.add_job(format!("collective {}", self.op.name()), NO_JOB);
@@ -585,6 +593,19 @@ mod tests {
         assert!(WorkloadSpec::from_table("permutation", &kv(&[("kind", s("moe")), ("size", Knob::Int(1))])).is_err());
         let e = WorkloadSpec::from_table("permutation", &kv(&[("size", Knob::Int(1)), ("size", Knob::Int(2))])).unwrap_err();
         assert!(e.contains("twice"), "{e}");
+        let e = WorkloadSpec::from_table("all-to-all", &kv(&[("size", Knob::Int(1))]))
+            .unwrap()
+            .generate(20_000, &[], 1)
+            .unwrap_err();
+        assert!(e.contains("limit"), "{e}");
+        let e = WorkloadSpec::from_table(
+            "cdf",
+            &kv(&[("cdf", s("hadoop")), ("load", Knob::Float(1.0)), ("duration", s("1000s"))]),
+        )
+        .unwrap()
+        .generate(1000, &[], 1)
+        .unwrap_err();
+        assert!(e.contains("limit"), "{e}");
     }
 
     #[test]

@@ -19,6 +19,20 @@
 
 use braid_core::Time;
 
+/// The most flows a generator will produce (about 4 GB of `FlowSpec`s); larger requests are errors
+/// rather than an out-of-memory abort.
+pub const MAX_FLOWS: u64 = 100_000_000;
+
+/// Error unless `n` flows is at most [`MAX_FLOWS`].
+pub fn check_flow_count(n: u128, what: &str) -> Result<(), String> {
+    if n > MAX_FLOWS as u128 {
+        return Err(format!(
+            "{what} would generate about {n} flows, more than the limit of {MAX_FLOWS}"
+        ));
+    }
+    Ok(())
+}
+
 /// The `tag` of a flow that belongs to no job (its FCT matters on its own, e.g. Poisson traffic).
 pub const NO_JOB: u32 = u32::MAX;
 

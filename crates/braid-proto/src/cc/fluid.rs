@@ -7,7 +7,8 @@
 //! RED probability of `q` (or a step when `Kmin = Kmax`), and one INT hop record
 //! `(ts = t + q/C, tx_bytes = served + q + MTU, qlen = q, C)` — consistent with a FIFO served at
 //! `C`. The packet's ACK reaches the sender one RTT later (ACK order equals send order because
-//! `t + q/C` never decreases). Senders take turns in a random rotation each step, so that none is
+//! `t + q/C` never decreases; with `jitter`, an ACK also waits for the ACKs sent before it).
+//! Senders take turns in a random rotation each step, so that none is
 //! systematically ahead of the others in the queue. There are no losses.
 
 use super::{AckEvent, Cc, CcEnv};
@@ -50,6 +51,9 @@ pub(crate) struct Fluid {
     pub seed: u64,
     /// Hops reported in ACKs.
     pub hops: u8,
+    /// Each packet's RTT gets an extra uniform `[0, jitter)` (host/NIC noise that breaks the
+    /// phase locking a deterministic model otherwise shows between self-clocked windows).
+    pub jitter: Time,
     /// Print the state every this often (debugging, `--nocapture`).
     pub trace_every: Option<Time>,
 }
@@ -131,6 +135,7 @@ impl Fluid {
             dt: Time::from_ns(80),
             seed: 0x9E37_79B9_7F4A_7C15,
             hops: 1,
+            jitter: Time::ZERO,
             trace_every: None,
         }
     }
@@ -161,8 +166,7 @@ impl Fluid {
                 pipe: VecDeque::with_capacity(4096),
             })
             .collect();
-        let seed = std::env::var("BRAID_FLUID_SEED").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(self.seed);
-        let mut rng = XorShift(seed | 1);
+        let mut rng = XorShift(self.seed | 1);
         let c_bytes_per_ps = self.c_bps / 8.0 / 1e12;
         let dt_ps = self.dt.ps() as f64;
         let cap_per_step = c_bytes_per_ps * dt_ps;
@@ -247,7 +251,8 @@ impl Fluid {
                         qlen_bytes: q_here.min(u32::MAX as f64) as u32,
                         rate_mbps,
                     });
-                    let rtt = self.base_rtt + qd;
+                    let noise = Time::from_ps((rng.next_f64() * self.jitter.ps() as f64) as u64);
+                    let rtt = self.base_rtt + qd + noise;
                     let ecn = rng.next_f64() < self.mark_prob(q_here);
                     s.pipe.push_back(InFlight { arrive: t + rtt, end: s.snd_nxt, ecn, rtt, int });
                     arrivals += mtu;
@@ -265,7 +270,13 @@ impl Fluid {
                 next_trace = next_trace.saturating_add(trace_every.unwrap_or(Time::MAX));
                 let rates: Vec<String> = senders
                     .iter()
-                    .map(|s| format!("{:.2}/{}", s.cc.rate().gbps_f64(), s.cc.window_bytes().min(99_999_999)))
+                    .map(|s| {
+                        let extra = match &s.cc {
+                            Cc::DctcpWindow(d) => format!("/a={:.3}", d.alpha()),
+                            _ => String::new(),
+                        };
+                        format!("{:.2}/{}{extra}", s.cc.rate().gbps_f64(), s.cc.window_bytes().min(99_999_999))
+                    })
                     .collect();
                 eprintln!("t={:>9.1}us q={:>9.0} rates/win={}", t.us_f64(), q, rates.join(" "));
             }

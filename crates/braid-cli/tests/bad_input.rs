@@ -1,0 +1,118 @@
+//! Bad input ends with a clear message naming the field, exit code 2, no panic, and no
+//! `summary.json` left behind.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("braid-bad-input-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const GOOD: &str = r#"
+name = "ok"
+seed = 1
+[topology]
+kind = "leaf-spine"
+leaves = 2
+spines = 1
+hosts_per_leaf = 2
+[transport]
+kind = "roce"
+cc = "fixed"
+[workload]
+kind = "permutation"
+size = "10KB"
+"#;
+
+/// Run `braid run` on `text` (after the string replacement) and return (exit code, stderr).
+fn braid_run(name: &str, text: &str, extra: &[&str]) -> (i32, String, PathBuf) {
+    let d = tmpdir(name);
+    let f = d.join("s.toml");
+    std::fs::write(&f, text).unwrap();
+    let out = d.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
+        .arg("run")
+        .arg(&f)
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .args(extra)
+        .output()
+        .unwrap();
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).into_owned(), out)
+}
+
+fn expect_error(name: &str, text: &str, extra: &[&str], needle: &str) {
+    let (code, err, out) = braid_run(name, text, extra);
+    assert_eq!(code, 2, "{name}: exit code {code}, stderr: {err}");
+    assert!(err.contains(needle), "{name}: message should mention `{needle}`: {err}");
+    assert!(!err.contains("panicked"), "{name}: panicked: {err}");
+    assert!(!out.join("summary.json").exists(), "{name}: summary.json left behind");
+}
+
+#[test]
+fn good_scenario_runs() {
+    let (code, err, out) = braid_run("good", GOOD, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.join("summary.json").exists());
+    assert!(out.join("flows.csv").exists());
+}
+
+#[test]
+fn malformed_toml() {
+    expect_error("malformed", "name = \"x\"\n[topology\nkind = 3", &[], "malformed TOML");
+}
+
+#[test]
+fn unknown_kind() {
+    expect_error("unknown-kind", &GOOD.replace("leaf-spine", "hypercube"), &[], "unknown topology kind `hypercube`");
+    expect_error("unknown-transport", GOOD, &["--set", "transport.kind=tcp-reno"], "transport.kind");
+    expect_error("unknown-cc", GOOD, &["--set", "transport.cc=bbr"], "transport.cc");
+}
+
+#[test]
+fn unknown_field() {
+    expect_error("unknown-field", &GOOD.replace("spines = 1", "spines = 1\nspline = 3"), &[], "topology.spline");
+}
+
+#[test]
+fn negative_or_zero_rate() {
+    expect_error("zero-rate", GOOD, &["--set", "topology.host_rate=\"0Gbps\""], "topology.host_rate");
+    expect_error("negative-rate", GOOD, &["--set", "topology.fabric_rate=\"-5Gbps\""], "topology.fabric_rate");
+}
+
+#[test]
+fn disconnected_topology() {
+    let d = tmpdir("disc-topo");
+    let topo = d.join("t.topo");
+    std::fs::write(
+        &topo,
+        "braid-topology v1\nnode h0 host\nnode h1 host\nnode h2 host\nnode s0 switch\nlink h0 s0 100Gbps 1us\nlink h1 s0 100Gbps 1us\n",
+    )
+    .unwrap();
+    let text = GOOD.replace(
+        "kind = \"leaf-spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2",
+        &format!("kind = \"file\"\nfile = \"{}\"", topo.display()),
+    );
+    expect_error("disconnected", &text, &[], "disconnected");
+}
+
+#[test]
+fn flow_to_missing_host() {
+    let text = GOOD.replace("kind = \"permutation\"\nsize = \"10KB\"", "kind = \"incast\"\nsenders = [0]\nreceiver = 99\nsize = \"10KB\"");
+    expect_error("missing-host", &text, &[], "99");
+}
+
+#[test]
+fn reorder_buffer_smaller_than_a_packet() {
+    expect_error("tiny-reorder", GOOD, &["--set", "network.reorder_buffer=100", "--set", "network.mtu=1000"], "network.reorder_buffer");
+}
+
+#[test]
+fn bad_set_and_bad_units() {
+    expect_error("bad-set", GOOD, &["--set", "nonsense"], "--set");
+    expect_error("bad-unit", GOOD, &["--set", "topology.delay=\"3 parsecs\""], "topology.delay");
+}
