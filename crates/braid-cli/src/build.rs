@@ -9,7 +9,7 @@ use braid_core::{FlowId, Rng, Time};
 use braid_net::sim::Sim;
 use braid_proto::cc::CcEnv;
 use braid_proto::receiver::Receiver;
-use braid_proto::transport::{RoceConfig, RoceSender, Sender, TransportKind};
+use braid_proto::transport::FlowEnv;
 use braid_workload::Workload;
 
 use crate::scenario::Scenario;
@@ -54,8 +54,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         max_rtt = max_rtt.max(rtt);
         max_bdp = max_bdp.max(p.bottleneck().bdp_bytes(rtt));
     }
-    let roce = RoceConfig { cc: sc.transport.cc.clone(), recovery: sc.transport.recovery, header_bytes: sc.net.header_bytes };
-    let rx_mode = Sim::rx_mode(sc.transport.recovery.kind.receiver_buffers(), sc.transport.recovery.nak_interval);
+    let rx_mode = Sim::rx_mode(sc.transport.receiver_buffers(), sc.transport.recovery.nak_interval);
     for (i, f) in wl.flows.iter().enumerate() {
         let p = sim.path_info(f.src, f.dst).expect("checked above");
         let line_rate = p.hops[0].0;
@@ -69,11 +68,8 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         let mut rng = Rng::derive(sc.seed, stream::FLOW, i as u64);
         // UDP source ports from the ephemeral range, one per flow.
         let entropy = 49_152 + rng.below(16_384) as u16;
-        let sender = match sc.transport.kind {
-            TransportKind::Roce => Sender::Roce(
-                RoceSender::new(&roce, &env, f.size_bytes, entropy, f.start).map_err(|e| format!("flow {i}: {e}"))?,
-            ),
-        };
+        let fenv = FlowEnv { cc: env, size_bytes: f.size_bytes, entropy, start: f.start, seed: rng.next_u64() };
+        let sender = sc.transport.build(&fenv).map_err(|e| format!("flow {i}: {e}"))?;
         let pkts = f.size_bytes.div_ceil(mtu as u64).max(1) as u32;
         let receiver = Receiver::new(rx_mode, pkts);
         let ideal = p.ideal_fct(f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes);

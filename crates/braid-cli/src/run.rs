@@ -97,7 +97,7 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.str("scenario", &sc.name);
     s.int("seed", sc.seed);
     s.str("topology", &sc.topology_kind);
-    s.str("transport", "roce");
+    s.str("transport", sc.transport.kind.name());
     s.str("cc", sc.transport.cc.kind.name());
     s.str("recovery", sc.transport.recovery.kind.name());
     s.float("sim_time_ns", now.ns_f64());

@@ -11,22 +11,11 @@ use braid_net::topo;
 use braid_net::Topology;
 use braid_proto::cc::{CcConfig, CcKind};
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
-use braid_proto::transport::TransportKind;
+use braid_proto::transport::{TransportConfig, TransportKind};
 use braid_workload::WorkloadSpec;
 use toml::Table;
 
 use crate::fields::{apply_set, Fields};
-
-/// The transport part of a scenario.
-#[derive(Clone, Debug)]
-pub struct TransportSpec {
-    /// Which transport.
-    pub kind: TransportKind,
-    /// Congestion control.
-    pub cc: CcConfig,
-    /// Loss recovery.
-    pub recovery: RecoveryConfig,
-}
 
 /// What to record besides `summary.json` and `flows.csv`.
 #[derive(Clone, Debug, Default)]
@@ -55,7 +44,7 @@ pub struct Scenario {
     /// Network parameters.
     pub net: NetConfig,
     /// Transport.
-    pub transport: TransportSpec,
+    pub transport: TransportConfig,
     /// Workload.
     pub workload: WorkloadSpec,
     /// Outputs.
@@ -97,7 +86,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     let net_t = f.table("network")?.unwrap_or_else(|| Fields::new("network", &empty));
     let mut net = parse_network(&net_t)?;
     let tr_t = f.table("transport")?.ok_or("missing table [transport]")?;
-    let transport = parse_transport(&tr_t)?;
+    let mut transport = parse_transport(&tr_t)?;
     if transport.cc.kind == CcKind::Hpcc {
         net.int_enabled = true;
     }
@@ -109,6 +98,8 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     let empty3 = Table::new();
     let out_t = f.table("output")?.unwrap_or_else(|| Fields::new("output", &empty3));
     let output = parse_output(&out_t)?;
+    transport.header_bytes = net.header_bytes;
+    transport.validate().map_err(|e| format!("[transport] {e}"))?;
     let link_events = match f.array("faults")? {
         Some(a) => parse_faults(a, &topology)?,
         None => Vec::new(),
@@ -387,7 +378,7 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
     Ok(n)
 }
 
-fn parse_transport(f: &Fields) -> Result<TransportSpec, String> {
+fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     let kind = TransportKind::parse(f.req_str("kind")?).map_err(|e| format!("`transport.kind`: {e}"))?;
     let cc_kind = match f.str("cc")? {
         Some(s) => CcKind::parse(s).map_err(|e| format!("`transport.cc`: {e}"))?,
@@ -416,8 +407,9 @@ fn parse_transport(f: &Fields) -> Result<TransportSpec, String> {
             recovery.apply_knob(&k, &v).map_err(|e| format!("`transport.recovery_params.{k}`: {e}"))?;
         }
     }
-    f.finish(&["kind", "cc", "cc_params", "window", "recovery", "recovery_params"])?;
-    Ok(TransportSpec { kind, cc, recovery })
+    // Everything else is transport-specific; the transport checks it.
+    let params = f.rest_as_knobs()?;
+    Ok(TransportConfig { kind, cc, recovery, header_bytes: 0, params })
 }
 
 fn parse_routing(f: &Fields) -> Result<RoutingMode, String> {

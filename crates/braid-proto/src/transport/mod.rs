@@ -13,9 +13,9 @@
 
 pub mod roce;
 
-use crate::cc::CcKind;
-use crate::recovery::RecoveryStats;
-use braid_core::{IntStack, PacketKind, Time};
+use crate::cc::{CcConfig, CcEnv, CcKind};
+use crate::recovery::{RecoveryConfig, RecoveryStats};
+use braid_core::{IntStack, Knob, PacketKind, Time};
 
 pub use roce::{RoceConfig, RoceSender};
 
@@ -77,6 +77,12 @@ pub enum TransportKind {
 }
 
 impl TransportKind {
+    /// The kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportKind::Roce => "roce",
+        }
+    }
     /// Parse a kebab-case transport name.
     pub fn parse(s: &str) -> Result<TransportKind, String> {
         match s {
@@ -86,6 +92,63 @@ impl TransportKind {
             )),
             _ => Err(format!("unknown transport kind `{s}` (known: roce, rondo, rrps, mprdma, falcon, uet, eqds)")),
         }
+    }
+}
+
+/// A transport as a scenario configures it: the kind, its congestion control and loss recovery,
+/// and transport-specific knobs by name (`paths`, `probing`, … — each transport documents its own).
+#[derive(Clone, Debug)]
+pub struct TransportConfig {
+    /// Which transport.
+    pub kind: TransportKind,
+    /// Congestion control (for transports that take one).
+    pub cc: CcConfig,
+    /// Loss recovery.
+    pub recovery: RecoveryConfig,
+    /// Header bytes added to each packet's payload on the wire.
+    pub header_bytes: u32,
+    /// Transport-specific knobs.
+    pub params: Vec<(String, Knob)>,
+}
+
+/// What a sender is built for: one flow on one path environment.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowEnv {
+    /// The path: line rate, base RTT, the network's largest RTT/BDP, MTU.
+    pub cc: CcEnv,
+    /// Message size.
+    pub size_bytes: u64,
+    /// The flow's base UDP source port (multipath transports derive their path entropies from it).
+    pub entropy: u16,
+    /// When the flow may start.
+    pub start: Time,
+    /// Seed of the flow's own random stream.
+    pub seed: u64,
+}
+
+impl TransportConfig {
+    /// Build the sender of one flow.
+    pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
+        match self.kind {
+            TransportKind::Roce => {
+                if let Some((k, _)) = self.params.first() {
+                    return Err(format!("unknown field `transport.{k}` for transport `roce`"));
+                }
+                let cfg = RoceConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes };
+                Ok(Sender::Roce(RoceSender::new(&cfg, &env.cc, env.size_bytes, env.entropy, env.start)?))
+            }
+        }
+    }
+
+    /// Check every knob by building a sender for a reference 100 Gb/s environment.
+    pub fn validate(&self) -> Result<(), String> {
+        let env = FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 1 << 20, entropy: 49_152, start: Time::ZERO, seed: 1 };
+        self.build(&env).map(|_| ())
+    }
+
+    /// Whether receivers hold out-of-order packets for this transport.
+    pub fn receiver_buffers(&self) -> bool {
+        self.recovery.kind.receiver_buffers()
     }
 }
 
