@@ -3,7 +3,8 @@
 //! Its fields are the headers a RoCEv2-like transport puts on the wire (flow/QP, PSN, UDP source
 //! port as path entropy, ECN) plus what switches stamp for HPCC (an INT stack of up to five hops)
 //! and what receivers echo in ACKs (cumulative ACK, the PSN being acknowledged, timestamps, the
-//! receiver's out-of-order count). Packets live in an [`Arena`](crate::Arena) and travel as handles.
+//! receiver's out-of-order count). Packets live in an [`Arena`](crate::Arena) and travel as handles;
+//! the INT stack, needed only by HPCC, lives in an arena of its own.
 
 use crate::ids::{FlowId, NodeId};
 use crate::time::Time;
@@ -129,6 +130,8 @@ pub struct Packet {
     pub ts_rx: Time,
     /// Index of the ingress port at the current switch (for buffer and PFC accounting).
     pub ingress: u32,
-    /// In-band telemetry (data: stamped by switches; ACK: copied from the data packet).
-    pub int: IntStack,
+    /// In-band telemetry: 1 + the handle of this packet's [`IntStack`] in the simulator's INT
+    /// arena, 0 when it carries none (data: stamped by switches; ACK: taken over from the data
+    /// packet). Kept out of line so that packets stay small when no scheme uses INT.
+    pub int: u32,
 }

@@ -5,7 +5,7 @@
 
 use crate::time::Time;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use dary_heap::QuaternaryHeap as BinaryHeap;
 
 struct Entry<E> {
     key: u128, // time in the high 64 bits, sequence in the low 64

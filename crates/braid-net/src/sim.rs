@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use braid_core::packet::flags;
 use braid_core::rng::stream;
-use braid_core::{Arena, EventQueue, FlowId, IntHop, LinkId, NodeId, Packet, PacketKind, PktId, PortId, Rate, Rng, Time};
+use braid_core::{Arena, EventQueue, FlowId, IntHop, IntStack, LinkId, NodeId, Packet, PacketKind, PktId, PortId, Rate, Rng, Time};
 use braid_proto::hash::{ecmp_hash, node_ip, ROCE_DPORT};
 use braid_proto::receiver::{Receiver, RxMode, RxReply, RxVerdict};
 use braid_proto::transport::{AckIn, Sender};
@@ -235,6 +235,8 @@ pub struct Sim {
     pub q: EventQueue<Ev>,
     /// Packet arena.
     pub pkts: Arena<Packet>,
+    /// INT stacks of packets that carry one (`Packet::int` = handle + 1).
+    pub ints: Arena<IntStack>,
     /// Ports.
     pub ports: Vec<Port>,
     /// Egress ports of each node.
@@ -349,6 +351,7 @@ impl Sim {
         Sim {
             q: EventQueue::new(),
             pkts: Arena::new(),
+            ints: Arena::new(),
             hash_seed: (0..n as u32).collect(),
             node_rng: (0..n as u64).map(|i| Rng::derive(seed, stream::SWITCH, i)).collect(),
             port_rng: (0..n_ports as u64).map(|i| Rng::derive(seed, stream::LINK, i)).collect(),
@@ -768,7 +771,10 @@ impl Sim {
                 }
             }
             if self.cfg.int_enabled {
-                pk.int.push(IntHop {
+                if pk.int == 0 {
+                    pk.int = self.ints.alloc(IntStack::default()) + 1;
+                }
+                self.ints.get_mut(pk.int - 1).push(IntHop {
                     ts: now,
                     tx_bytes: p.tx_bytes + size,
                     qlen_bytes: p.queued_bytes().min(u32::MAX as u64) as u32,
@@ -894,6 +900,9 @@ impl Sim {
 
     fn drop_packet(&mut self, now: Time, pkt: PktId, reason: DropReason) {
         let pk = *self.pkts.get(pkt.0);
+        if pk.int > 0 {
+            self.ints.free(pk.int - 1);
+        }
         match pk.kind {
             PacketKind::Data => {
                 self.stats.data_dropped[reason as usize] += 1;
@@ -916,6 +925,8 @@ impl Sim {
                 let cum;
                 let mut ood = 0;
                 let mut send_reply = true;
+                // The data packet's INT stack moves to its ACK (or is freed with it).
+                let mut data_int = pk.int;
                 if pk.kind == PacketKind::Probe {
                     self.stats.probes_acked += 1;
                     reply_flags |= flags::PROBE_ACK;
@@ -1000,21 +1011,27 @@ impl Sim {
                         ts_sent: pk.ts_sent,
                         ts_rx: now,
                         hops: pk.hops,
-                        int: pk.int,
+                        int: std::mem::take(&mut data_int),
                         ..Packet::default()
                     };
                     let id = PktId(self.pkts.alloc(ack));
                     let port = self.hosts[h as usize].port;
+                    debug_assert_eq!(data_int, 0);
                     let p = &mut self.ports[port.idx()];
                     p.queues[CLASS_CONTROL as usize].push_back(id);
                     p.q_bytes[CLASS_CONTROL as usize] += self.cfg.ack_bytes as u64;
                     self.pump(now, port);
+                } else if data_int > 0 {
+                    self.ints.free(data_int - 1);
                 }
             }
             PacketKind::Ack | PacketKind::Nak => {
                 self.pkts.free(pkt.0);
                 let fl = &mut self.flows[f.idx()];
                 if fl.finish.is_some() {
+                    if pk.int > 0 {
+                        self.ints.free(pk.int - 1);
+                    }
                     return;
                 }
                 let ack = AckIn {
@@ -1028,10 +1045,13 @@ impl Sim {
                     ood: pk.ood,
                     probe: pk.flags & flags::PROBE_ACK != 0,
                     rx_buffer_full: pk.flags & flags::RX_BUFFER_FULL != 0,
-                    int: if pk.int.n > 0 { Some(&pk.int) } else { None },
+                    int: if pk.int > 0 { Some(self.ints.get(pk.int - 1)) } else { None },
                     hops: pk.hops,
                 };
                 fl.sender.on_ack(now, &ack);
+                if pk.int > 0 {
+                    self.ints.free(pk.int - 1);
+                }
                 if fl.sender.is_complete() {
                     self.complete_flow(now, f);
                     return;
@@ -1041,6 +1061,9 @@ impl Sim {
                 self.pump(now, port);
             }
             PacketKind::Pull | PacketKind::Rts => {
+                if pk.int > 0 {
+                    self.ints.free(pk.int - 1);
+                }
                 self.pkts.free(pkt.0);
             }
         }
