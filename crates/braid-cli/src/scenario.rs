@@ -101,7 +101,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     transport.header_bytes = net.header_bytes;
     transport.validate().map_err(|e| format!("[transport] {e}"))?;
     let link_events = match f.array("faults")? {
-        Some(a) => parse_faults(a, &topology)?,
+        Some(a) => parse_faults(a, &topology, seed, net.loss_rate)?,
         None => Vec::new(),
     };
     f.finish(&["name", "seed", "stop", "topology", "network", "transport", "routing", "workload", "output", "faults"])?;
@@ -459,28 +459,112 @@ fn parse_output(f: &Fields) -> Result<OutputSpec, String> {
     Ok(o)
 }
 
-fn parse_faults(a: &[toml::Value], topo: &Topology) -> Result<Vec<LinkEvent>, String> {
+/// `[[faults]]`: heterogeneity and failure injection. Each entry picks links — `link = N`,
+/// `links = [N, …]`, or `random_fraction = 0.1` of the links in `scope` (`"fabric"`: switch–switch,
+/// the default; `"host"`: host links; `"all"`), drawn from the scenario seed — and changes them at
+/// `at`: `change = "down" | "up" | "rate" | "delay" | "loss"` with `rate = "25Gbps"` or
+/// `rate_factor = 0.25`, `delay = "5us"` or `add_delay = "20us"`, `loss = 0.001`. With `until`,
+/// the original state comes back at that time (Rondo Fig 13: 10 % of links to ¼ at 50 µs).
+fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64) -> Result<Vec<LinkEvent>, String> {
+    use braid_core::rng::stream;
+    use braid_net::topology::NodeKind;
     let mut out = Vec::new();
     for (i, v) in a.iter().enumerate() {
         let t = v.as_table().ok_or_else(|| format!("`faults[{i}]` must be a table"))?;
         let f = Fields::new(&format!("faults[{i}]"), t);
-        let at = f.time("at")?.ok_or_else(|| format!("`faults[{i}].at` is required"))?;
-        let link = f.uint("link")?.ok_or_else(|| format!("`faults[{i}].link` is required"))? as u32;
-        if link as usize >= topo.links.len() {
-            return Err(format!("`faults[{i}].link` = {link} does not exist (the topology has {} links)", topo.links.len()));
+        let name = |k: &str| format!("`faults[{i}].{k}`");
+        let at = f.time("at")?.ok_or_else(|| format!("{} is required", name("at")))?;
+        let until = f.time("until")?;
+        if until.is_some_and(|u| u <= at) {
+            return Err(format!("{} must be later than `at`", name("until")));
+        }
+        // Which links.
+        let n_links = topo.links.len();
+        let check = |l: u64| -> Result<u32, String> {
+            if l as usize >= n_links {
+                Err(format!("{}: link {l} does not exist (the topology has {n_links} links)", name("link")))
+            } else {
+                Ok(l as u32)
+            }
+        };
+        let mut links: Vec<u32> = Vec::new();
+        if let Some(l) = f.uint("link")? {
+            links.push(check(l)?);
+        }
+        if let Some(arr) = f.array("links")? {
+            for x in arr {
+                let l = x.as_integer().filter(|l| *l >= 0).ok_or_else(|| format!("{} must list link indices", name("links")))?;
+                links.push(check(l as u64)?);
+            }
+        }
+        let scope = f.str("scope")?.unwrap_or("fabric");
+        if let Some(frac) = f.prob("random_fraction")? {
+            let is_host = |n: braid_core::NodeId| topo.nodes[n.idx()].kind == NodeKind::Host;
+            let mut pool: Vec<u32> = Vec::new();
+            for (li, l) in topo.links.iter().enumerate() {
+                let host_link = is_host(l.a) || is_host(l.b);
+                let keep = match scope {
+                    "fabric" => !host_link,
+                    "host" => host_link,
+                    "all" => true,
+                    other => return Err(format!("{}: unknown scope `{other}` (known: fabric, host, all)", name("scope"))),
+                };
+                if keep {
+                    pool.push(li as u32);
+                }
+            }
+            let mut rng = braid_core::Rng::derive(seed, stream::FAULTS, i as u64);
+            rng.shuffle(&mut pool);
+            let k = ((pool.len() as f64 * frac).round() as usize).min(pool.len());
+            links.extend_from_slice(&pool[..k]);
+        } else if f.has("scope") {
+            return Err(format!("{} applies only with `random_fraction`", name("scope")));
+        }
+        if links.is_empty() {
+            return Err(format!("`faults[{i}]` selects no link (give `link`, `links` or `random_fraction`)"));
         }
         let what = f.req_str("change")?;
-        let change = match what {
-            "down" => LinkChange::Down,
-            "up" => LinkChange::Up,
-            "rate" => LinkChange::Rate(f.rate("rate")?.ok_or_else(|| format!("`faults[{i}].rate` is required"))?.bps()),
-            "delay" => LinkChange::Delay(f.time("delay")?.ok_or_else(|| format!("`faults[{i}].delay` is required"))?),
-            "loss" => LinkChange::Loss(f.prob("loss")?.ok_or_else(|| format!("`faults[{i}].loss` is required"))?),
-            other => return Err(format!("`faults[{i}].change`: unknown change `{other}` (known: down, up, rate, delay, loss)")),
-        };
-        f.finish(&["at", "link", "change", "rate", "delay", "loss"])?;
-        out.push(LinkEvent { at, link, change });
+        let rate = f.rate("rate")?;
+        let rate_factor = f.float("rate_factor")?;
+        let delay = f.time("delay")?;
+        let add_delay = f.time("add_delay")?;
+        let loss = f.prob("loss")?;
+        for &l in &links {
+            let spec = &topo.links[l as usize];
+            let (change, restore) = match what {
+                "down" => (LinkChange::Down, LinkChange::Up),
+                "up" => (LinkChange::Up, LinkChange::Down),
+                "rate" => {
+                    let r = match (rate, rate_factor) {
+                        (Some(r), None) => r.bps(),
+                        (None, Some(k)) if k > 0.0 => (spec.rate.bps() as f64 * k).round() as u64,
+                        (None, Some(_)) => return Err(format!("{} must be positive", name("rate_factor"))),
+                        _ => return Err(format!("`faults[{i}]`: give exactly one of `rate` and `rate_factor`")),
+                    };
+                    (LinkChange::Rate(r.max(1)), LinkChange::Rate(spec.rate.bps()))
+                }
+                "delay" => {
+                    let d = match (delay, add_delay) {
+                        (Some(d), None) => d,
+                        (None, Some(a)) => spec.delay + a,
+                        _ => return Err(format!("`faults[{i}]`: give exactly one of `delay` and `add_delay`")),
+                    };
+                    (LinkChange::Delay(d), LinkChange::Delay(spec.delay))
+                }
+                "loss" => (
+                    LinkChange::Loss(loss.ok_or_else(|| format!("{} is required", name("loss")))?),
+                    LinkChange::Loss(base_loss),
+                ),
+                other => return Err(format!("{}: unknown change `{other}` (known: down, up, rate, delay, loss)", name("change"))),
+            };
+            out.push(LinkEvent { at, link: l, change });
+            if let Some(u) = until {
+                out.push(LinkEvent { at: u, link: l, change: restore });
+            }
+        }
+        f.finish(&["at", "until", "link", "links", "random_fraction", "scope", "change", "rate", "rate_factor", "delay", "add_delay", "loss"])?;
     }
+    out.sort_by_key(|e| e.at);
     Ok(out)
 }
 
