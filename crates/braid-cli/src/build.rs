@@ -20,6 +20,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     sim.sampling.interval = sc.output.sample_interval.or(Some(Time::from_us(10)));
     sim.sampling.queues_series = sc.output.queues;
     sim.sampling.ood_series = sc.output.ood;
+    sim.sampling.goodput_series = sc.output.goodput;
     let n_hosts = sim.n_hosts();
     let groups: Vec<u32> = sim.hosts.iter().map(|h| sc.topology.nodes[h.node.idx()].group).collect();
     let wl = sc.workload.generate(n_hosts, &groups, sc.seed).map_err(|e| format!("[workload] {e}"))?;

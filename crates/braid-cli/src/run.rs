@@ -225,6 +225,22 @@ pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), Str
         })();
         res.map_err(|e| werr(&p, e))?;
     }
+    if sc.output.goodput {
+        let p = dir.join("goodput.csv");
+        let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
+        let res: std::io::Result<()> = (|| {
+            writeln!(w, "time_ns,delivered_bytes,goodput_bps")?;
+            let mut prev = (Time::ZERO, 0u64);
+            for &(t, b) in &r.sim.goodput_series {
+                let dt = (t - prev.0).secs_f64();
+                let bps = if dt > 0.0 { (b - prev.1) as f64 * 8.0 / dt } else { 0.0 };
+                writeln!(w, "{},{},{}", fmt_f64(t.ns_f64()), b, fmt_f64(bps.round()))?;
+                prev = (t, b);
+            }
+            w.flush()
+        })();
+        res.map_err(|e| werr(&p, e))?;
+    }
     let p = dir.join("scenario.resolved.toml");
     fs::write(&p, &sc.resolved_toml).map_err(|e| werr(&p, e))?;
     let p = dir.join("summary.json");

@@ -26,6 +26,8 @@ pub struct OutputSpec {
     pub queues: bool,
     /// Write `ood.csv`.
     pub ood: bool,
+    /// Write `goodput.csv`.
+    pub goodput: bool,
 }
 
 /// A parsed, validated scenario.
@@ -451,11 +453,12 @@ fn parse_output(f: &Fields) -> Result<OutputSpec, String> {
         sample_interval: f.time("sample_interval")?,
         queues: f.bool("queues")?.unwrap_or(false),
         ood: f.bool("ood")?.unwrap_or(false),
+        goodput: f.bool("goodput")?.unwrap_or(false),
     };
     if o.sample_interval == Some(Time::ZERO) {
         return Err("`output.sample_interval` must be positive".into());
     }
-    f.finish(&["sample_interval", "queues", "ood"])?;
+    f.finish(&["sample_interval", "queues", "ood", "goodput"])?;
     Ok(o)
 }
 

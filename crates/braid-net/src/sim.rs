@@ -223,6 +223,8 @@ pub struct SampleConfig {
     pub queues_series: bool,
     /// Record an `ood.csv` time series.
     pub ood_series: bool,
+    /// Record a `goodput.csv` time series.
+    pub goodput_series: bool,
 }
 
 /// The simulator.
@@ -277,6 +279,8 @@ pub struct Sim {
     pub queue_series: Vec<(Time, u32, u64)>,
     /// Time series rows `(time, host, nic_ood, nic_rbo)`.
     pub ood_series: Vec<(Time, u32, u64, u64)>,
+    /// Time series rows `(time, application bytes delivered in order so far)`.
+    pub goodput_series: Vec<(Time, u64)>,
     /// Sampling configuration.
     pub sampling: SampleConfig,
     /// When each (flow, psn) was first dropped, for the retransmission delay.
@@ -372,6 +376,7 @@ impl Sim {
             queue_stats: vec![PortQueueStats::default(); n_ports],
             queue_series: Vec::new(),
             ood_series: Vec::new(),
+            goodput_series: Vec::new(),
             sampling: SampleConfig::default(),
             lost_at: HashMap::new(),
             flows_done: 0,
@@ -952,6 +957,7 @@ impl Sim {
                         RxVerdict::InOrder { delivered } => {
                             self.stats.data_delivered += 1;
                             let mtu = self.cfg.mtu_bytes as u64;
+                            let before = fl.delivered_bytes;
                             fl.delivered_bytes = (fl.delivered_bytes + delivered as u64 * mtu).min(fl.size_bytes);
                             if fl.receiver.is_complete() && fl.delivered_at.is_none() {
                                 fl.delivered_at = Some(now);
@@ -959,6 +965,7 @@ impl Sim {
                                 self.stats.app_bytes_delivered += fl.size_bytes;
                                 self.stats.last_delivery = self.stats.last_delivery.max(now);
                             }
+                            self.stats.inorder_bytes += fl.delivered_bytes - before;
                             if let Some(t) = self.lost_at.remove(&key) {
                                 self.stats.retx_delay_sum_ps += (now - t).0 as u128;
                                 self.stats.retx_delay_count += 1;
@@ -1162,6 +1169,9 @@ impl Sim {
                     self.ood_series.push((now, i as u32, h.nic_ood, h.nic_rbo));
                 }
             }
+        }
+        if self.sampling.goodput_series {
+            self.goodput_series.push((now, self.stats.inorder_bytes));
         }
         if let Some(iv) = self.sampling.interval {
             if self.flows_done < self.flows.len() {

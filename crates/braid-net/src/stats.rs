@@ -87,6 +87,8 @@ pub struct SimStats {
     pub pfc_pauses_sent: u64,
     /// PFC RESUME frames sent.
     pub pfc_resumes_sent: u64,
+    /// Application bytes delivered in order to receivers so far (all flows).
+    pub inorder_bytes: u64,
     /// Application bytes of completed messages delivered.
     pub app_bytes_delivered: u64,
     /// Time of the last message delivery.
