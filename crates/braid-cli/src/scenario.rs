@@ -257,21 +257,64 @@ fn parse_topology(f: &Fields, base: &Path) -> Result<(Topology, String), String>
             if let Some(d) = f.time("delay")? {
                 p.delay_override = Some(d);
             }
-            if let Some(n) = f.pos_uint("hosts_per_dc")? {
-                p.intra.hosts_per_dc = n as usize;
-            }
-            f.finish(&["kind", "file", "default_rate", "use_link_speed", "delay", "hosts_per_dc"])?;
+            parse_intra(f, &mut p.intra)?;
+            f.finish(&INTRA_FIELDS.iter().copied().chain(["kind", "file", "default_rate", "use_link_speed", "delay"]).collect::<Vec<_>>())?;
             topo::zoo_gml(&text, &p)
+        }
+        "inter-dc" => {
+            let mut intra = topo::IntraDcParams::default();
+            parse_intra(f, &mut intra)?;
+            let dcs = f.pos_uint("dcs")?.ok_or("`topology.dcs` is required")? as usize;
+            let arr = f.array("links")?.ok_or("`topology.links` is required (a list of {a, b, rate, delay})")?;
+            let mut graph = Vec::new();
+            for (i, v) in arr.iter().enumerate() {
+                let t = v.as_table().ok_or_else(|| format!("`topology.links[{i}]` must be a table {{a, b, rate, delay}}"))?;
+                let lf = Fields::new(&format!("topology.links[{i}]"), t);
+                let a = lf.uint("a")?.ok_or_else(|| format!("`topology.links[{i}].a` is required"))? as usize;
+                let b = lf.uint("b")?.ok_or_else(|| format!("`topology.links[{i}].b` is required"))? as usize;
+                let rate = lf.rate("rate")?.ok_or_else(|| format!("`topology.links[{i}].rate` is required"))?;
+                let delay = lf.time("delay")?.ok_or_else(|| format!("`topology.links[{i}].delay` is required"))?;
+                lf.finish(&["a", "b", "rate", "delay"])?;
+                graph.push(topo::DcLink { a, b, rate, delay });
+            }
+            f.finish(&INTRA_FIELDS.iter().copied().chain(["kind", "dcs", "links"]).collect::<Vec<_>>())?;
+            topo::inter_dc(&topo::InterDcParams { dcs, graph, names: Vec::new(), intra })
         }
         other => {
             return Err(format!(
-                "unknown topology kind `{other}` (known: leaf-spine, fat-tree, clos3, four-path, testbed, file, hpcc-file, zoo-gml)"
+                "unknown topology kind `{other}` (known: leaf-spine, fat-tree, clos3, four-path, testbed, file, hpcc-file, zoo-gml, inter-dc)"
             ))
         }
     }
     .map_err(|e| format!("[topology] {e}"))?;
     t.validate().map_err(|e| format!("[topology] {e}"))?;
     Ok((t, kind))
+}
+
+const INTRA_FIELDS: [&str; 9] = [
+    "hosts_per_dc",
+    "leaves",
+    "spines",
+    "host_rate",
+    "host_delay",
+    "fabric_rate",
+    "fabric_delay",
+    "dci_rate",
+    "dci_delay",
+];
+
+/// The shape of each DC of an inter-DC topology (defaults: LCMP testbed, lcmp.md §4.1).
+fn parse_intra(f: &Fields, p: &mut topo::IntraDcParams) -> Result<(), String> {
+    p.hosts_per_dc = usize_or(f, "hosts_per_dc", p.hosts_per_dc)?;
+    p.leaves = usize_or(f, "leaves", p.leaves)?;
+    p.spines = usize_or(f, "spines", p.spines)?;
+    p.host_rate = f.rate("host_rate")?.unwrap_or(p.host_rate);
+    p.host_delay = f.time("host_delay")?.unwrap_or(p.host_delay);
+    p.fabric_rate = f.rate("fabric_rate")?.unwrap_or(p.fabric_rate);
+    p.fabric_delay = f.time("fabric_delay")?.unwrap_or(p.fabric_delay);
+    p.dci_rate = f.rate("dci_rate")?.unwrap_or(p.dci_rate);
+    p.dci_delay = f.time("dci_delay")?.unwrap_or(p.dci_delay);
+    Ok(())
 }
 
 fn parse_network(f: &Fields) -> Result<NetConfig, String> {
