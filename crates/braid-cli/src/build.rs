@@ -20,6 +20,10 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     sim.sampling.interval = sc.output.sample_interval.or(Some(Time::from_us(10)));
     sim.sampling.queues_series = sc.output.queues;
     sim.sampling.ood_series = sc.output.ood;
+    sim.sampling.paths_series = sc.output.paths;
+    if sc.output.link_util {
+        sim.record_link_util(sc.output.sample_interval.unwrap_or(Time::from_ms(1)));
+    }
     sim.sampling.goodput_series = sc.output.goodput;
     let n_hosts = sim.n_hosts();
     let groups: Vec<u32> = sim.hosts.iter().map(|h| sc.topology.nodes[h.node.idx()].group).collect();
@@ -67,8 +71,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             mtu_bytes: mtu,
         };
         let mut rng = Rng::derive(sc.seed, stream::FLOW, i as u64);
-        // UDP source ports from the ephemeral range, one per flow.
-        let entropy = 49_152 + rng.below(16_384) as u16;
+        let entropy = entropy_from(&mut rng);
         let fenv = FlowEnv { cc: env, size_bytes: f.size_bytes, entropy, start: f.start, seed: rng.next_u64() };
         let sender = sc.transport.build(&fenv).map_err(|e| format!("flow {i}: {e}"))?;
         let pkts = f.size_bytes.div_ceil(mtu as u64).max(1) as u32;
@@ -83,4 +86,14 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     }
     sim.add_link_events(&sc.link_events);
     Ok((sim, wl))
+}
+
+/// A flow's UDP source port, from the ephemeral range (the first draw of its random stream).
+fn entropy_from(rng: &mut Rng) -> u16 {
+    49_152 + rng.below(16_384) as u16
+}
+
+/// The UDP source port (ECMP entropy) [`build`] gives flow `i` of a scenario with seed `seed`.
+pub fn flow_entropy(seed: u64, i: usize) -> u16 {
+    entropy_from(&mut Rng::derive(seed, stream::FLOW, i as u64))
 }

@@ -5,9 +5,23 @@
 //! - [`build`]: scenario → simulator with senders and receivers.
 //! - [`run`]: run and write `summary.json`, `flows.csv`, time series.
 //! - [`bench`]: the fixed benchmark scenarios of `braid bench`.
+//! - [`sweep`]: `braid sweep PLAN.toml` — grids of overrides × seeds in parallel, `runs.csv`.
+//! - [`repro`]: `braid repro ID` — paper figures from plan files in `repro/`.
+//! - [`plot`]: figures (PNG + SVG, embedded font) from sweep results and run time series.
+//! - [`report`]: `braid report DIR` — a self-contained `index.html`.
+//! - [`routing_out`]: routing-study outputs (`slowdown_bins.csv`, `fct.txt`, `link_util.csv`).
+//! - [`pcap`]: `output.pcap` — packets crossing chosen links as a RoCEv2 pcap file.
+//! - [`table`]: readers for Braid's own `summary.json` and CSV files.
 
 pub mod bench;
 pub mod build;
 pub mod fields;
+pub mod pcap;
+pub mod plot;
+pub mod report;
+pub mod repro;
+pub mod routing_out;
 pub mod run;
 pub mod scenario;
+pub mod sweep;
+pub mod table;

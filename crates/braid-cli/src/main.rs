@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use braid_cli::{bench, run, scenario};
+use braid_cli::{bench, plot, report, repro, run, scenario, sweep};
 
 #[derive(Parser)]
 #[command(name = "braid", version, about = "Braid: a deterministic packet-level simulator for multipath datacenter networking")]
@@ -38,6 +38,62 @@ enum Cmd {
     },
     /// Check a scenario file without running it.
     Validate {
+        /// The scenario file (TOML).
+        scenario: PathBuf,
+        /// Override any field (as for `run`).
+        #[arg(long = "set", value_name = "TABLE.FIELD=VALUE")]
+        sets: Vec<String>,
+    },
+    /// Run a scenario over a grid of overrides and seeds, in parallel, resumably; writes
+    /// OUT/runs/<run>/ and OUT/runs.csv (see `braid_cli::sweep` for the plan format).
+    Sweep {
+        /// The plan file (TOML).
+        plan: PathBuf,
+        /// Output folder (default: out/<plan name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// At most this many runs at once (default: the number of cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Reproduce a paper figure from repro/<ID>.toml: run its sweep, draw its figures, write a report.
+    Repro {
+        /// The figure id (`rondo-fig10`, `lcmp-fig5`, …); see --list.
+        id: Option<String>,
+        /// List every figure with its status, description and the paper's claim.
+        #[arg(long)]
+        list: bool,
+        /// Output folder (default: out/repro/<ID>, or out/repro/<ID>-quick).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The scaled-down version (fewer hosts and flows; seconds to a minute).
+        #[arg(long)]
+        quick: bool,
+        /// At most this many runs at once.
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// The folder of plan files (default: repro/ here or above, else the source tree's).
+        #[arg(long)]
+        plans: Option<PathBuf>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Draw the time series a run recorded (queues.csv, ood.csv, goodput.csv, …) as PNG and SVG.
+    Plot {
+        /// A run's output folder.
+        run_dir: PathBuf,
+    },
+    /// Write a self-contained DIR/index.html (figures inline, runs table, scenarios, version, seeds).
+    Report {
+        /// A sweep, repro or run output folder.
+        dir: PathBuf,
+    },
+    /// List a scenario's links (the ids `output.pcap` and `[[faults]]` take).
+    Links {
         /// The scenario file (TOML).
         scenario: PathBuf,
         /// Override any field (as for `run`).
@@ -99,10 +155,161 @@ fn main() -> ExitCode {
             },
             Err(e) => fail(&e),
         },
+        Cmd::Sweep { plan, out, jobs, quiet } => cmd_sweep(&plan, out, jobs, quiet),
+        Cmd::Repro { id, list, out, quick, jobs, plans, quiet } => cmd_repro(id, list, out, quick, jobs, plans, quiet),
+        Cmd::Plot { run_dir } => match plot::plot_run_dir(&run_dir) {
+            Ok(files) if files.is_empty() => fail(&format!("{}: no time series (*.csv with a time_ns column) or flows.csv to draw", run_dir.display())),
+            Ok(files) => {
+                for f in files.iter().filter(|f| f.extension().is_some_and(|x| x == "png" || x == "svg")) {
+                    println!("{}", f.display());
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        },
+        Cmd::Report { dir } => match report::write_report(&dir) {
+            Ok(p) => {
+                println!("{}", p.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        },
+        Cmd::Links { scenario: path, sets } => match scenario::load(&path, &sets, None) {
+            Ok(sc) => {
+                println!("link,a,a_name,b,b_name,rate_bps,delay_ns");
+                for (i, l) in sc.topology.links.iter().enumerate() {
+                    let na = &sc.topology.nodes[l.a.idx()];
+                    let nb = &sc.topology.nodes[l.b.idx()];
+                    println!("{i},{},{},{},{},{},{}", l.a.idx(), na.name, l.b.idx(), nb.name, l.rate.bps(), l.delay.ns_f64());
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        },
         Cmd::Bench { only, child } => match child {
             Some(name) => bench::run_child(&name),
             None => bench::run_all(only.as_deref()),
         },
+    }
+}
+
+fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usize>, quiet: bool) -> ExitCode {
+    let plan = match sweep::Plan::load(plan_path) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let out = out.unwrap_or_else(|| {
+        PathBuf::from("out").join(plan_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "sweep".into()))
+    });
+    let runs = plan.expand();
+    let scenarios = match sweep::load_all(&runs) {
+        Ok(s) => s,
+        Err(e) => return fail(&format!("{}: {e}", plan_path.display())),
+    };
+    match sweep::execute(&plan, &runs, scenarios, &sweep::Options { out: out.clone(), jobs, progress: !quiet }) {
+        Ok(r) => {
+            println!(
+                "{}: {} runs ({} run now, {} already complete), {} failed; results in {}",
+                plan_path.display(),
+                runs.len(),
+                r.ran,
+                r.skipped,
+                r.failed.len(),
+                out.join("runs.csv").display()
+            );
+            for (n, e) in &r.failed {
+                eprintln!("error: run `{n}`: {e}");
+            }
+            if r.failed.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn cmd_repro(
+    id: Option<String>,
+    list: bool,
+    out: Option<PathBuf>,
+    quick: bool,
+    jobs: Option<usize>,
+    plans: Option<PathBuf>,
+    quiet: bool,
+) -> ExitCode {
+    let dir = repro::plans_dir(plans.as_deref());
+    if list || id.is_none() {
+        let all = match repro::list(&dir) {
+            Ok(a) => a,
+            Err(e) => return fail(&e),
+        };
+        let mut bad = false;
+        for p in all {
+            match p {
+                Ok(p) => {
+                    let st = repro::status(&if quick { p.quick_plan().unwrap_or(p.plan.clone()) } else { p.plan.clone() });
+                    println!("{:<14} [{}] {} — {}", p.id, st.text(), p.paper, p.title);
+                    println!("{:<14} claim: {}", "", p.claim);
+                }
+                Err(e) => {
+                    bad = true;
+                    eprintln!("error: {e}");
+                }
+            }
+        }
+        if id.is_none() && !list {
+            eprintln!("(give a figure id to run one: braid repro rondo-fig10 --out DIR)");
+        }
+        return if bad { ExitCode::from(2) } else { ExitCode::SUCCESS };
+    }
+    let id = id.expect("checked");
+    let path = dir.join(format!("{id}.toml"));
+    if !path.is_file() {
+        return fail(&format!("no repro plan `{id}` (looked for {}; `braid repro --list` shows them all)", path.display()));
+    }
+    let rp = match repro::ReproPlan::load(&path) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let out = out.unwrap_or_else(|| PathBuf::from("out/repro").join(if quick { format!("{id}-quick") } else { id.clone() }));
+    match repro::run(&rp, &repro::Options { out: out.clone(), quick, jobs, progress: !quiet }) {
+        Ok(o) => {
+            for (name, cap) in &o.captions {
+                println!("fig-{name}:");
+                for l in cap {
+                    println!("  {l}");
+                }
+            }
+            for (n, e) in &o.sweep.failed {
+                eprintln!("error: run `{n}`: {e}");
+            }
+            for n in &o.skipped_figures {
+                println!("fig-{n}: not drawn in the quick version (it runs none of this figure's cases)");
+            }
+            for (n, e) in &o.figure_errors {
+                eprintln!("error: figure `{n}`: {e}");
+            }
+            println!(
+                "{id}: {} runs ({} already complete); figures and index.html in {}",
+                o.sweep.ran + o.sweep.skipped,
+                o.sweep.skipped,
+                out.display()
+            );
+            if o.sweep.failed.is_empty() && o.figure_errors.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err((code, e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(code)
+        }
     }
 }
 

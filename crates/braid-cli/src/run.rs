@@ -33,6 +33,9 @@ pub struct RunResult {
 /// Build and run a scenario. `progress` shows a bar on stderr for runs longer than a second.
 pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
     let (mut sim, workload) = build(sc)?;
+    for &l in &sc.output.pcap {
+        sim.capture_link(braid_core::LinkId::from_idx(l as usize));
+    }
     sim.prepare();
     let wall = Instant::now();
     let total = sim.flows.len() as u64;
@@ -61,7 +64,11 @@ pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
     let wall_s = wall.elapsed().as_secs_f64();
     let flows = flow_records(&sim);
     let summary = summarize(sc, &sim, &workload, &flows, end, wall_s);
-    Ok(RunResult { sim, workload, flows, summary, end })
+    let mut r = RunResult { sim, workload, flows, summary, end };
+    let mut s = std::mem::take(&mut r.summary);
+    crate::routing_out::summarize_routing(&mut s, sc, &r);
+    r.summary = s;
+    Ok(r)
 }
 
 /// One record per flow.
@@ -225,6 +232,31 @@ pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), Str
         })();
         res.map_err(|e| werr(&p, e))?;
     }
+    if sc.output.paths {
+        let p = dir.join("paths.csv");
+        let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
+        let res: std::io::Result<()> = (|| {
+            writeln!(w, "time_ns,flow,path,window_bytes,ack_rate_bps,inflight_pkts,margin_bytes,fwd_delay_ns,skip,probing")?;
+            for &(t, f, s) in &r.sim.path_series {
+                writeln!(
+                    w,
+                    "{},{},{},{},{},{},{},{},{},{}",
+                    fmt_f64(t.ns_f64()),
+                    f,
+                    s.path,
+                    s.window_bytes,
+                    s.ack_rate_bps,
+                    s.inflight_pkts,
+                    s.margin_bytes,
+                    fmt_f64((s.fwd_delay_ns * 1000.0).round() / 1000.0),
+                    s.skip,
+                    s.probing as u8
+                )?;
+            }
+            w.flush()
+        })();
+        res.map_err(|e| werr(&p, e))?;
+    }
     if sc.output.goodput {
         let p = dir.join("goodput.csv");
         let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
@@ -241,6 +273,13 @@ pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), Str
         })();
         res.map_err(|e| werr(&p, e))?;
     }
+    if !sc.output.pcap.is_empty() {
+        let p = dir.join("capture.pcap");
+        let recs: Vec<(u64, u32, braid_core::Packet)> = r.sim.captured.iter().map(|&(t, port, pk)| (t.0, port, pk)).collect();
+        let w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
+        crate::pcap::write_capture(w, &recs, sc.net.header_bytes).map_err(|e| werr(&p, e))?;
+    }
+    crate::routing_out::write_routing_outputs(dir, sc, r)?;
     let p = dir.join("scenario.resolved.toml");
     fs::write(&p, &sc.resolved_toml).map_err(|e| werr(&p, e))?;
     let p = dir.join("summary.json");

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use braid_core::{Rate, Time};
-use braid_net::config::{EcnConfig, LinkChange, LinkEvent, NetConfig, PfcConfig, RoutingMode, CLASS_PROBE};
+use braid_net::config::{EcnConfig, LinkChange, LinkEvent, NetConfig, PfcConfig, RoutingMode, RoutingParams, CLASS_PROBE};
 use braid_net::topo;
 use braid_net::Topology;
 use braid_proto::cc::{CcConfig, CcKind};
@@ -28,6 +28,18 @@ pub struct OutputSpec {
     pub ood: bool,
     /// Write `goodput.csv`.
     pub goodput: bool,
+    /// Write `paths.csv`: per-flow, per-logical-path window, ACK rate, inflight, margin, forward
+    /// delay and skip (senders that report them: Rondo).
+    pub paths: bool,
+    /// Write `fct.txt` in the LCMP artifact's `fct_*.txt` format.
+    pub fct_artifact: bool,
+    /// Write `link_util.csv`: DCI-to-DCI link utilisation per `sample_interval` (default 1 ms).
+    pub link_util: bool,
+    /// Restrict `slowdown_bins.csv` to flows between these two groups (DCs), either direction.
+    pub slowdown_groups: Option<(u32, u32)>,
+    /// Links whose packets are written to `capture.pcap` (`output.pcap = [link, …]`: the
+    /// topology's link indices, as integers or strings such as `"3"`; `braid links` lists them).
+    pub pcap: Vec<u32>,
 }
 
 /// A parsed, validated scenario.
@@ -94,12 +106,12 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     }
     let empty2 = Table::new();
     let rt_t = f.table("routing")?.unwrap_or_else(|| Fields::new("routing", &empty2));
-    net.routing = parse_routing(&rt_t)?;
+    (net.routing, net.routing_params) = parse_routing(&rt_t)?;
     let wl_t = f.table("workload")?.ok_or("missing table [workload]")?;
     let workload = parse_workload(&wl_t, base)?;
     let empty3 = Table::new();
     let out_t = f.table("output")?.unwrap_or_else(|| Fields::new("output", &empty3));
-    let output = parse_output(&out_t)?;
+    let output = parse_output(&out_t, topology.links.len())?;
     transport.header_bytes = net.header_bytes;
     transport.validate().map_err(|e| format!("[transport] {e}"))?;
     let link_events = match f.array("faults")? {
@@ -427,7 +439,7 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     let kind = TransportKind::parse(f.req_str("kind")?).map_err(|e| format!("`transport.kind`: {e}"))?;
     let cc_kind = match f.str("cc")? {
         Some(s) => CcKind::parse(s).map_err(|e| format!("`transport.cc`: {e}"))?,
-        None => CcKind::Dcqcn,
+        None => kind.default_cc(),
     };
     let mut cc = CcConfig::new(cc_kind);
     if let Some(p) = f.table("cc_params")? {
@@ -444,7 +456,7 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     cc.validate().map_err(|e| format!("`transport.cc_params`: {e}"))?;
     let rec_kind = match f.str("recovery")? {
         Some(s) => RecoveryKind::parse(s).map_err(|e| format!("`transport.recovery`: {e}"))?,
-        None => RecoveryKind::SelectiveRepeat,
+        None => kind.default_recovery(),
     };
     let mut recovery = RecoveryConfig::new(rec_kind);
     if let Some(p) = f.table("recovery_params")? {
@@ -457,24 +469,19 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     Ok(TransportConfig { kind, cc, recovery, header_bytes: 0, params })
 }
 
-fn parse_routing(f: &Fields) -> Result<RoutingMode, String> {
-    let kind = f.str("kind")?.unwrap_or("ecmp");
-    let m = match kind {
-        "ecmp" => RoutingMode::Ecmp,
-        "entropy" | "entropy-indexed" => RoutingMode::EntropyIndexed,
-        "wcmp" | "ucmp" | "lcmp" | "lcmp-artifact" | "adaptive" => {
-            return Err(format!(
-                "`routing.kind`: `{kind}` is part of Braid's scenario contract but not available in this build yet (available: ecmp, entropy)"
-            ))
-        }
-        other => {
-            return Err(format!(
-                "`routing.kind`: unknown routing kind `{other}` (known: ecmp, entropy, wcmp, ucmp, lcmp, lcmp-artifact, adaptive)"
-            ))
-        }
-    };
+/// `[routing]`: `kind` (default `ecmp`) and the knobs of [`RoutingParams`] (LCMP weights and
+/// profile switches, `quantized` for adaptive routing, `wcmp_table`, `ucmp_slack`). Knobs are
+/// applied over the kind's defaults (`lcmp-artifact` starts from the artifact profile). LCMP knobs
+/// are accepted with any kind so that `--set routing.kind=…` works on an LCMP scenario; they only
+/// affect the LCMP kinds.
+fn parse_routing(f: &Fields) -> Result<(RoutingMode, RoutingParams), String> {
+    let kind = RoutingMode::parse(f.str("kind")?.unwrap_or("ecmp")).map_err(|e| format!("`routing.kind`: {e}"))?;
+    let mut params = RoutingParams::for_kind(kind);
+    for (k, v) in f.rest_as_knobs()? {
+        params.apply_knob(&k, &v)?;
+    }
     f.finish(&["kind"])?;
-    Ok(m)
+    Ok((kind, params))
 }
 
 fn parse_workload(f: &Fields, base: &Path) -> Result<WorkloadSpec, String> {
@@ -491,17 +498,49 @@ fn parse_workload(f: &Fields, base: &Path) -> Result<WorkloadSpec, String> {
     WorkloadSpec::from_table(&kind, &knobs).map_err(|e| format!("[workload] {e}"))
 }
 
-fn parse_output(f: &Fields) -> Result<OutputSpec, String> {
+fn parse_output(f: &Fields, n_links: usize) -> Result<OutputSpec, String> {
+    let mut pcap = Vec::new();
+    if let Some(a) = f.array("pcap")? {
+        for (i, v) in a.iter().enumerate() {
+            let id = match v {
+                toml::Value::Integer(n) if *n >= 0 => Some(*n as u64),
+                toml::Value::String(s) => s.trim().parse::<u64>().ok(),
+                _ => None,
+            }
+            .ok_or_else(|| format!("`output.pcap[{i}]` must be a link id (the topology's link index, e.g. 3 or \"3\"), got {v}"))?;
+            if id as usize >= n_links {
+                return Err(format!("`output.pcap[{i}]`: link {id} does not exist (the topology has {n_links} links, 0–{})", n_links.saturating_sub(1)));
+            }
+            if !pcap.contains(&(id as u32)) {
+                pcap.push(id as u32);
+            }
+        }
+    }
+    let slowdown_groups = match f.array("slowdown_groups")? {
+        None => None,
+        Some(a) => {
+            let g: Vec<u32> = a.iter().filter_map(|v| v.as_integer()).filter(|&x| (0..=u32::MAX as i64).contains(&x)).map(|x| x as u32).collect();
+            if g.len() != 2 || a.len() != 2 {
+                return Err("`output.slowdown_groups` must be two group (DC) indices, e.g. [0, 7]".into());
+            }
+            Some((g[0], g[1]))
+        }
+    };
     let o = OutputSpec {
+        fct_artifact: f.bool("fct_artifact")?.unwrap_or(false),
+        link_util: f.bool("link_util")?.unwrap_or(false),
+        slowdown_groups,
+        pcap,
         sample_interval: f.time("sample_interval")?,
         queues: f.bool("queues")?.unwrap_or(false),
         ood: f.bool("ood")?.unwrap_or(false),
         goodput: f.bool("goodput")?.unwrap_or(false),
+        paths: f.bool("paths")?.unwrap_or(false),
     };
     if o.sample_interval == Some(Time::ZERO) {
         return Err("`output.sample_interval` must be positive".into());
     }
-    f.finish(&["sample_interval", "queues", "ood", "goodput"])?;
+    f.finish(&["sample_interval", "queues", "ood", "goodput", "paths", "pcap", "fct_artifact", "link_util", "slowdown_groups"])?;
     Ok(o)
 }
 

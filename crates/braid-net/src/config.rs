@@ -17,14 +17,11 @@ pub const CLASS_DATA: u8 = 1;
 /// Class of capacity probes (Rondo): below data, with a small drop threshold.
 pub const CLASS_PROBE: u8 = 2;
 
-/// How a switch picks among equal-cost next hops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RoutingMode {
-    /// MurmurHash3 of the 5-tuple (UDP source port = entropy), seeded per switch.
-    Ecmp,
-    /// Entropy modulo the number of next hops (the Rondo testbed's steering by UDP source port).
-    EntropyIndexed,
-}
+/// How a switch picks among its candidate next hops (`routing.kind`): the sans-IO
+/// [`braid_proto::routing::RoutingKind`] (ECMP, entropy-indexed, WCMP, UCMP, LCMP, adaptive).
+pub use braid_proto::routing::RoutingKind as RoutingMode;
+/// The knobs of `[routing]` (LCMP weights and profile switches, adaptive quantisation, WCMP table).
+pub use braid_proto::routing::RoutingParams;
 
 /// ECN marking (RED-like, at dequeue, on the egress queue of the packet's class).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -96,6 +93,8 @@ pub struct NetConfig {
     pub reorder_buffer_bytes: u64,
     /// Next-hop selection.
     pub routing: RoutingMode,
+    /// Knobs of the next-hop selection.
+    pub routing_params: RoutingParams,
     /// Random drop probability on every link (per packet, both directions).
     pub loss_rate: f64,
 }
@@ -115,6 +114,7 @@ impl Default for NetConfig {
             int_enabled: false,
             reorder_buffer_bytes: 1_200_000,
             routing: RoutingMode::Ecmp,
+            routing_params: RoutingParams::default(),
             loss_rate: 0.0,
         }
     }

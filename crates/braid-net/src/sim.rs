@@ -15,13 +15,13 @@ use std::collections::HashMap;
 use braid_core::packet::flags;
 use braid_core::rng::stream;
 use braid_core::{Arena, EventQueue, FlowId, IntHop, IntStack, LinkId, NodeId, Packet, PacketKind, PktId, PortId, Rate, Rng, Time};
-use braid_proto::hash::{ecmp_hash, node_ip, ROCE_DPORT};
 use braid_proto::receiver::{Receiver, RxMode, RxReply, RxVerdict};
-use braid_proto::transport::{AckIn, Sender};
+use braid_proto::transport::{AckIn, PathSample, Sender};
 
-use crate::config::{LinkChange, LinkEvent, NetConfig, RoutingMode, CLASS_CONTROL, CLASS_DATA, CLASS_PROBE, NUM_CLASSES};
+use crate::config::{LinkChange, LinkEvent, NetConfig, CLASS_CONTROL, CLASS_DATA, CLASS_PROBE, NUM_CLASSES};
 use crate::port::Port;
 use crate::routes::{Graph, Routes};
+use crate::switch_routing::SwitchRouting;
 use crate::stats::{DropReason, Histogram, PortQueueStats, SimStats};
 use crate::topology::{NodeKind, Topology};
 
@@ -71,6 +71,15 @@ pub enum Ev {
     },
     /// Periodic sampling of queues and reorder state.
     Sample,
+    /// A receiving host's pull pacer may send its next pull (receiver-driven transports, EQDS).
+    PullTick {
+        /// Host index.
+        host: u32,
+    },
+    /// The LCMP congestion monitor's periodic sample (see [`crate::switch_routing`]).
+    RouteMonitor,
+    /// A sample of the DCI-to-DCI links' utilisation (`output.link_util`).
+    LinkUtil,
 }
 
 /// Per-host NIC state.
@@ -225,6 +234,9 @@ pub struct SampleConfig {
     pub ood_series: bool,
     /// Record a `goodput.csv` time series.
     pub goodput_series: bool,
+    /// Record a `paths.csv` time series: each active flow's per-logical-path state
+    /// ([`Sender::path_samples`]; multipath senders that report it, such as Rondo).
+    pub paths_series: bool,
 }
 
 /// The simulator.
@@ -261,6 +273,8 @@ pub struct Sim {
     pub port_rng: Vec<Rng>,
     /// Next-hop tables.
     pub routes: Routes,
+    /// Switch-side routing: the scheme, LCMP routers, the control plane's path table.
+    pub routing: SwitchRouting,
     /// Flows.
     pub flows: Vec<Flow>,
     /// Flows that wait for each flow's completion.
@@ -281,6 +295,14 @@ pub struct Sim {
     pub ood_series: Vec<(Time, u32, u64, u64)>,
     /// Time series rows `(time, application bytes delivered in order so far)`.
     pub goodput_series: Vec<(Time, u64)>,
+    /// Time series rows `(time, flow, one logical path's state)`.
+    pub path_series: Vec<(Time, u32, PathSample)>,
+    /// Packet capture (pcap output): `capture_ports[port]` marks the ports whose transmissions are
+    /// recorded; empty when capture is off (see [`Sim::capture_link`]).
+    pub capture_ports: Vec<bool>,
+    /// Captured packets: (time the packet started crossing the link, egress port, a copy of the
+    /// packet), in transmission order.
+    pub captured: Vec<(Time, u32, Packet)>,
     /// Sampling configuration.
     pub sampling: SampleConfig,
     /// When each (flow, psn) was first dropped, for the retransmission delay.
@@ -288,6 +310,8 @@ pub struct Sim {
     flows_done: usize,
     path_cache: HashMap<(u32, u32), PathInfo>,
     master_seed: u64,
+    /// Receiver-side pull pacers (EQDS); see [`PullPacers`].
+    pub pull_pacers: PullPacers,
 }
 
 impl Sim {
@@ -335,7 +359,7 @@ impl Sim {
                 nic_ood_max: 0,
             });
         }
-        let buffer_cap = topo
+        let buffer_cap: Vec<u64> = topo
             .nodes
             .iter()
             .map(|x| {
@@ -352,6 +376,7 @@ impl Sim {
             &host_nodes,
         );
         let n_ports = ports.len();
+        let routing = SwitchRouting::new(&topo, cfg.routing, &cfg.routing_params, &node_ports, &ports, &routes, &host_nodes, &buffer_cap);
         Sim {
             q: EventQueue::new(),
             pkts: Arena::new(),
@@ -367,6 +392,7 @@ impl Sim {
             host_of_node,
             hosts,
             routes,
+            routing,
             flows: Vec::new(),
             dependents: Vec::new(),
             link_events: Vec::new(),
@@ -377,11 +403,15 @@ impl Sim {
             queue_series: Vec::new(),
             ood_series: Vec::new(),
             goodput_series: Vec::new(),
+            path_series: Vec::new(),
+            capture_ports: Vec::new(),
+            captured: Vec::new(),
             sampling: SampleConfig::default(),
             lost_at: HashMap::new(),
             flows_done: 0,
             path_cache: HashMap::new(),
             master_seed: seed,
+            pull_pacers: PullPacers::default(),
             cfg,
             topo,
         }
@@ -390,6 +420,20 @@ impl Sim {
     /// The master seed.
     pub fn seed(&self) -> u64 {
         self.master_seed
+    }
+
+    /// Record every packet that starts crossing `link`, in both directions, into
+    /// [`Sim::captured`] (for pcap output). Panics if the link does not exist.
+    pub fn capture_link(&mut self, link: LinkId) {
+        assert!(link.idx() < self.topo.links.len(), "capture_link: link {} does not exist", link.idx());
+        if self.capture_ports.is_empty() {
+            self.capture_ports = vec![false; self.ports.len()];
+        }
+        for (i, p) in self.ports.iter().enumerate() {
+            if p.link == link {
+                self.capture_ports[i] = true;
+            }
+        }
     }
 
     /// Number of hosts.
@@ -511,6 +555,7 @@ impl Sim {
         if let Some(iv) = self.sampling.interval {
             self.q.push(iv, Ev::Sample);
         }
+        self.routing_prepare();
     }
 
     /// Run until every flow completes, `stop` is reached, or no events remain. `progress` is
@@ -561,6 +606,9 @@ impl Sim {
             Ev::Pfc { port, class, pause } => self.on_pfc(now, PortId(port), class as usize, pause),
             Ev::Link { idx } => self.on_link_event(now, idx as usize),
             Ev::Sample => self.on_sample(now),
+            Ev::PullTick { host } => self.on_pull_tick(now, host),
+            Ev::RouteMonitor => self.on_route_monitor(now),
+            Ev::LinkUtil => self.on_link_util(now),
         }
     }
 
@@ -656,7 +704,10 @@ impl Sim {
                 if let Some(tx) = fl.sender.poll_transmit(now) {
                     let is_probe = tx.kind == PacketKind::Probe;
                     let payload = tx.payload_bytes;
-                    let size = if is_probe {
+                    let is_rts = tx.kind == PacketKind::Rts;
+                    let size = if is_rts {
+                        self.cfg.ack_bytes
+                    } else if is_probe {
                         self.cfg.mtu_bytes + self.cfg.header_bytes
                     } else {
                         payload + self.cfg.header_bytes
@@ -676,7 +727,13 @@ impl Sim {
                     }
                     let pkt = Packet {
                         kind: tx.kind,
-                        prio: if is_probe { CLASS_PROBE } else { CLASS_DATA },
+                        prio: if is_probe {
+                            CLASS_PROBE
+                        } else if is_rts {
+                            CLASS_CONTROL
+                        } else {
+                            CLASS_DATA
+                        },
                         flags: fl_flags,
                         size_bytes: size,
                         payload_bytes: payload,
@@ -691,7 +748,7 @@ impl Sim {
                     };
                     if is_probe {
                         self.stats.probes_sent += 1;
-                    } else {
+                    } else if !is_rts {
                         self.stats.data_injected += 1;
                         if tx.retx {
                             self.stats.retx_injected += 1;
@@ -792,6 +849,9 @@ impl Sim {
         p.tx_bytes_class[pk.prio as usize] += size;
         let ser = p.rate.tx_time(size);
         p.busy_until = now + ser;
+        if !self.capture_ports.is_empty() && self.capture_ports[port.idx()] {
+            self.captured.push((now, port.0, *pk));
+        }
         if p.loss > 0.0 && self.port_rng[port.idx()].bernoulli(p.loss) {
             self.drop_packet(now, pkt, DropReason::LinkLoss);
             return;
@@ -815,32 +875,17 @@ impl Sim {
         }
     }
 
-    /// Route `pkt` at switch `node` and queue it on the chosen egress port.
+    /// Route `pkt` at switch `node` and queue it on the chosen egress port. The choice is made by
+    /// the switch-side routing ([`crate::switch_routing`]).
     fn forward(&mut self, now: Time, node: NodeId, pkt: PktId, ingress: PortId) {
         let pk = self.pkts.get_mut(pkt.0);
         pk.ingress = ingress.0;
         pk.hops = pk.hops.saturating_add(1);
-        let dst_host = self.host_of_node[pk.dst.idx()];
-        let hops = self.routes.next_hops(node, dst_host);
-        let egress = match hops.len() {
-            0 => None,
-            1 => Some(hops[0]),
-            n => {
-                let i = match self.cfg.routing {
-                    RoutingMode::Ecmp => {
-                        ecmp_hash(node_ip(pk.src.0), node_ip(pk.dst.0), pk.entropy, ROCE_DPORT, self.hash_seed[node.idx()])
-                            as usize
-                            % n
-                    }
-                    RoutingMode::EntropyIndexed => pk.entropy as usize % n,
-                };
-                Some(hops[i])
-            }
-        };
-        let Some(egress) = egress else {
+        let Some(egress) = self.select_egress(now, node, pkt, ingress) else {
             self.drop_packet(now, pkt, DropReason::NoRoute);
             return;
         };
+        self.routing_check_egress(egress);
         self.enqueue(now, node, egress, pkt);
     }
 
@@ -925,6 +970,9 @@ impl Sim {
         let f = pk.flow;
         match pk.kind {
             PacketKind::Data | PacketKind::Probe => {
+                if pk.kind == PacketKind::Data {
+                    self.pull_on_data(now, h, f, pk.entropy);
+                }
                 let mut reply_flags = if pk.ecn_ce { flags::ECN_ECHO } else { 0 };
                 let mut kind = PacketKind::Ack;
                 let cum;
@@ -1068,6 +1116,7 @@ impl Sim {
                 self.pump(now, port);
             }
             PacketKind::Pull | PacketKind::Rts => {
+                self.pull_on_control(now, h, pk);
                 if pk.int > 0 {
                     self.ints.free(pk.int - 1);
                 }
@@ -1118,6 +1167,7 @@ impl Sim {
                     }
                 }
                 self.recompute_routes();
+                self.routing_on_link_change(ports, Some(up));
                 if up {
                     for &p in &ports {
                         self.pump(now, p);
@@ -1128,11 +1178,13 @@ impl Sim {
                 for &p in &ports {
                     self.ports[p.idx()].rate = Rate(bps.max(1));
                 }
+                self.routing_on_link_change(ports, None);
             }
             LinkChange::Delay(d) => {
                 for &p in &ports {
                     self.ports[p.idx()].delay = d;
                 }
+                self.routing_on_link_change(ports, None);
             }
             LinkChange::Loss(x) => {
                 for &p in &ports {
@@ -1173,8 +1225,19 @@ impl Sim {
         if self.sampling.goodput_series {
             self.goodput_series.push((now, self.stats.inorder_bytes));
         }
+        if self.sampling.paths_series {
+            for (i, f) in self.flows.iter().enumerate() {
+                if f.started_at.is_some() && f.finish.is_none() {
+                    for s in f.sender.path_samples() {
+                        self.path_series.push((now, i as u32, *s));
+                    }
+                }
+            }
+        }
         if let Some(iv) = self.sampling.interval {
-            if self.flows_done < self.flows.len() {
+            // Re-arm only while something else can still happen: a sampler alone must not keep a
+            // stalled run alive forever.
+            if self.flows_done < self.flows.len() && !self.q.is_empty() {
                 self.q.push(now + iv, Ev::Sample);
             }
         }
@@ -1223,6 +1286,184 @@ impl Sim {
             RxMode::Selective
         } else {
             RxMode::GoBackN { nak_interval }
+        }
+    }
+}
+
+/// Receiver-side pull pacing for receiver-driven transports (EQDS, `shared/specs/baselines.md` §9):
+/// one pacer per receiving NIC, sending at most one pull per `(MTU + header)` at
+/// [`PULL_RATE_FRACTION`] of the NIC's link rate, round robin over the flows with pulls pending.
+/// A flow gets one pull queued per data packet that reaches its receiver and as many as an RTS
+/// asks for (its PSN field); a pull carries the flow's cumulative pull count in its PSN field and
+/// the receiver's cumulative ACK. Only flows whose sender is [`Sender::Eqds`] take part.
+pub const PULL_RATE_FRACTION: f64 = 0.99;
+
+/// The pull pacers of all hosts (see [`PULL_RATE_FRACTION`]). Sized lazily on first use.
+#[derive(Clone, Debug, Default)]
+pub struct PullPacers {
+    /// Per host: flows with pulls pending, in round-robin order.
+    queues: Vec<std::collections::VecDeque<u32>>,
+    /// Per host: a `PullTick` is scheduled.
+    armed: Vec<bool>,
+    /// Per host: the earliest time of its next pull.
+    next_at: Vec<Time>,
+    /// Per flow: pulls queued, not yet sent.
+    pending: Vec<u32>,
+    /// Per flow: pulls sent (the cumulative pull number).
+    sent: Vec<u32>,
+    /// Per flow: UDP source port of its pulls (that of its latest data packet or RTS).
+    entropy: Vec<u16>,
+    /// Pulls sent, all hosts.
+    pub pulls_sent: u64,
+    /// RTS packets received, all hosts.
+    pub rts_received: u64,
+}
+
+impl PullPacers {
+    fn ensure(&mut self, hosts: usize, flows: usize) {
+        if self.queues.len() < hosts {
+            self.queues.resize_with(hosts, Default::default);
+            self.armed.resize(hosts, false);
+            self.next_at.resize(hosts, Time::ZERO);
+        }
+        if self.pending.len() < flows {
+            self.pending.resize(flows, 0);
+            self.sent.resize(flows, 0);
+            self.entropy.resize(flows, 0);
+        }
+    }
+}
+
+impl Sim {
+    fn is_pulled(&self, f: FlowId) -> bool {
+        let fl = &self.flows[f.idx()];
+        matches!(fl.sender, Sender::Eqds(_)) && fl.finish.is_none() && !fl.receiver.is_complete()
+    }
+
+    /// A data packet of flow `f` reached its receiver at host `h`: queue one pull.
+    fn pull_on_data(&mut self, now: Time, h: u32, f: FlowId, entropy: u16) {
+        if self.flows.get(f.idx()).is_some_and(|fl| matches!(fl.sender, Sender::Eqds(_))) {
+            self.request_pulls(now, h, f, 1, entropy);
+        }
+    }
+
+    /// A pull or RTS reached host `h`: an RTS queues pulls at this (receiving) host; a pull is
+    /// handed to the sender as an [`AckIn`] of kind `Pull`.
+    fn pull_on_control(&mut self, now: Time, h: u32, pk: Packet) {
+        let f = pk.flow;
+        if f.idx() >= self.flows.len() {
+            return; // a bare control packet (engine tests inject these without flows)
+        }
+        match pk.kind {
+            PacketKind::Rts => {
+                self.pull_pacers.rts_received += 1;
+                if matches!(self.flows[f.idx()].sender, Sender::Eqds(_)) {
+                    self.request_pulls(now, h, f, pk.psn.max(1), pk.entropy);
+                }
+            }
+            PacketKind::Pull => {
+                let fl = &mut self.flows[f.idx()];
+                if fl.finish.is_some() {
+                    return;
+                }
+                let ack = AckIn {
+                    kind: PacketKind::Pull,
+                    psn: pk.psn,
+                    cum_ack: pk.cum_ack,
+                    path: pk.path,
+                    ecn: false,
+                    ts_sent: pk.ts_sent,
+                    ts_rx: pk.ts_rx,
+                    ood: 0,
+                    probe: false,
+                    rx_buffer_full: false,
+                    int: None,
+                    hops: pk.hops,
+                };
+                fl.sender.on_ack(now, &ack);
+                if fl.sender.is_complete() {
+                    self.complete_flow(now, f);
+                    return;
+                }
+                self.arm_flow_timer(now, f);
+                let port = self.hosts[h as usize].port;
+                self.pump(now, port);
+            }
+            _ => {}
+        }
+    }
+
+    fn request_pulls(&mut self, now: Time, h: u32, f: FlowId, n: u32, entropy: u16) {
+        if !self.is_pulled(f) {
+            return;
+        }
+        let (hosts, flows) = (self.hosts.len(), self.flows.len());
+        let pp = &mut self.pull_pacers;
+        pp.ensure(hosts, flows);
+        let fi = f.idx();
+        pp.entropy[fi] = entropy;
+        if pp.pending[fi] == 0 {
+            pp.queues[h as usize].push_back(f.0);
+        }
+        pp.pending[fi] = pp.pending[fi].saturating_add(n);
+        if !pp.armed[h as usize] {
+            pp.armed[h as usize] = true;
+            let t = pp.next_at[h as usize].max(now);
+            self.q.push(t, Ev::PullTick { host: h });
+        }
+    }
+
+    fn on_pull_tick(&mut self, now: Time, h: u32) {
+        let hi = h as usize;
+        self.pull_pacers.armed[hi] = false;
+        while let Some(f) = self.pull_pacers.queues[hi].pop_front() {
+            let fid = FlowId(f);
+            let fi = fid.idx();
+            if self.pull_pacers.pending[fi] == 0 {
+                continue;
+            }
+            if !self.is_pulled(fid) {
+                self.pull_pacers.pending[fi] = 0;
+                continue;
+            }
+            let pp = &mut self.pull_pacers;
+            pp.pending[fi] -= 1;
+            pp.sent[fi] += 1;
+            pp.pulls_sent += 1;
+            if pp.pending[fi] > 0 {
+                pp.queues[hi].push_back(f);
+            }
+            let fl = &self.flows[fi];
+            let pull = Packet {
+                kind: PacketKind::Pull,
+                prio: CLASS_CONTROL,
+                size_bytes: self.cfg.ack_bytes,
+                src: self.hosts[hi].node,
+                dst: self.hosts[fl.src_host as usize].node,
+                flow: fid,
+                entropy: pp.entropy[fi],
+                psn: pp.sent[fi],
+                cum_ack: fl.receiver.next_expected(),
+                ts_sent: now,
+                ts_rx: now,
+                ..Packet::default()
+            };
+            let id = PktId(self.pkts.alloc(pull));
+            let port = self.hosts[hi].port;
+            let wire = (self.cfg.mtu_bytes + self.cfg.header_bytes) as u64;
+            let gap = self.ports[port.idx()].rate.tx_time(wire).mul_f64(1.0 / PULL_RATE_FRACTION);
+            self.pull_pacers.next_at[hi] = now + gap;
+            let p = &mut self.ports[port.idx()];
+            p.queues[CLASS_CONTROL as usize].push_back(id);
+            p.q_bytes[CLASS_CONTROL as usize] += self.cfg.ack_bytes as u64;
+            self.pump(now, port);
+            break;
+        }
+        let pp = &mut self.pull_pacers;
+        if !pp.queues[hi].is_empty() && !pp.armed[hi] {
+            pp.armed[hi] = true;
+            let t = pp.next_at[hi].max(now);
+            self.q.push(t, Ev::PullTick { host: h });
         }
     }
 }

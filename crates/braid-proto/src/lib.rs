@@ -8,8 +8,10 @@
 //! - [`recovery`]: loss recovery (go-back-N, selective repeat, IRN, RACK-TLP, early recovery, RTO).
 //! - [`receiver`]: the receiving end: in-order delivery, reorder-buffer bitmap, OOD/RBO.
 //! - [`transport`]: senders that combine the above (RoCE; Rondo and the multipath baselines).
+//! - [`routing`]: switch-side next-hop decisions (ECMP, WCMP, UCMP, LCMP, adaptive routing).
 pub mod cc;
 pub mod receiver;
 pub mod hash;
 pub mod recovery;
+pub mod routing;
 pub mod transport;

@@ -235,6 +235,16 @@ pub struct Recovery {
     rack_timer: Option<Time>,
     tlp_at: Option<Time>,
     stats: RecoveryStats,
+    /// Packets outstanding per logical path (index = path), kept alongside `outstanding`.
+    path_out: Vec<u32>,
+    /// Per-packet RTO (htsim UET/EQDS): see [`Recovery::set_rto_per_packet`].
+    rto_per_packet: bool,
+    /// Resend the cumulative hole before other queued retransmissions: see
+    /// [`Recovery::set_hole_first`].
+    hole_first: bool,
+    /// Early Recovery judges each packet by its own PSN gap (Rondo §2.2): see
+    /// [`Recovery::set_er_per_packet`].
+    er_per_packet: bool,
 }
 
 impl Recovery {
@@ -262,6 +272,10 @@ impl Recovery {
             rack_timer: None,
             tlp_at: None,
             stats: RecoveryStats::default(),
+            path_out: Vec::new(),
+            rto_per_packet: false,
+            hole_first: false,
+            er_per_packet: false,
         }
     }
 
@@ -330,6 +344,10 @@ impl Recovery {
     /// Take the next PSN to send: a queued retransmission first, then the next new PSN. Returns
     /// `(psn, is_retransmission)`. Call [`Recovery::on_sent`] when it is actually sent.
     pub fn next_psn(&mut self) -> Option<(u32, bool)> {
+        if self.hole_first && self.slot(self.una).is_some_and(|s| s.lost && !s.sacked) {
+            // Its queue entry stays behind and is skipped once the packet is no longer lost.
+            return Some((self.una, true));
+        }
         while let Some(p) = self.retx.pop_front() {
             if let Some(s) = self.slot(p) {
                 if !s.sacked && s.lost {
@@ -366,12 +384,20 @@ impl Recovery {
         let s = self.slot_mut(psn).expect("slot exists");
         let was_outstanding = s.tx > 0 && !s.lost && !s.sacked;
         let retx = s.tx > 0;
+        let old_path = s.path;
         s.sent_at = now;
         s.path = path;
         s.tx = s.tx.saturating_add(1);
         s.lost = false;
-        if !was_outstanding && !s.sacked {
+        let sacked = s.sacked;
+        if !was_outstanding && !sacked {
             self.outstanding += 1;
+        }
+        if was_outstanding {
+            self.path_dec(old_path);
+        }
+        if !sacked {
+            self.path_inc(path);
         }
         if retx {
             self.stats.retransmissions += 1;
@@ -382,6 +408,103 @@ impl Recovery {
         if matches!(self.cfg.kind, RecoveryKind::RackTlp | RecoveryKind::RackTlpPerPath) && self.tlp_at.is_none() {
             self.tlp_at = Some(now + self.pto());
         }
+    }
+
+    fn path_inc(&mut self, path: u16) {
+        let i = path as usize;
+        if self.path_out.len() <= i {
+            self.path_out.resize(i + 1, 0);
+        }
+        self.path_out[i] += 1;
+    }
+
+    fn path_dec(&mut self, path: u16) {
+        if let Some(c) = self.path_out.get_mut(path as usize) {
+            *c = c.saturating_sub(1);
+        }
+    }
+
+    /// Packets outstanding on logical path `path` (sent on it, neither acknowledged nor declared
+    /// lost). The per-path terms sum to [`Recovery::outstanding`].
+    pub fn path_outstanding(&self, path: u16) -> u32 {
+        self.path_out.get(path as usize).copied().unwrap_or(0)
+    }
+
+    /// The logical path `psn` was last sent on (`None` if it was never sent or is cumulatively
+    /// acknowledged).
+    pub fn sent_path(&self, psn: u32) -> Option<u16> {
+        self.slot(psn).filter(|s| s.tx > 0).map(|s| s.path)
+    }
+
+    /// Whether `psn` has been acknowledged, cumulatively or selectively.
+    pub fn is_acked(&self, psn: u32) -> bool {
+        psn < self.una || self.slot(psn).is_some_and(|s| s.sacked)
+    }
+
+    /// How many times `psn` has been sent (0 if never, or if it is cumulatively acknowledged).
+    pub fn tx_count(&self, psn: u32) -> u8 {
+        self.slot(psn).map_or(0, |s| s.tx)
+    }
+
+    /// Whether a recovery episode (IRN, ER) is in progress.
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// PSNs queued for retransmission, oldest first (may include entries that have since been
+    /// acknowledged; [`Recovery::next_psn`] skips those).
+    pub fn pending_retx(&self) -> impl Iterator<Item = u32> + '_ {
+        self.retx.iter().copied()
+    }
+
+    /// Change the early-recovery OOD threshold at run time (UET's dynamic, window-derived
+    /// threshold; spec §8.4). Values below 1 are raised to 1.
+    pub fn set_er_threshold(&mut self, packets: u32) {
+        self.cfg.er_threshold = packets.max(1);
+    }
+
+    /// Per-packet retransmission timers, as htsim's UET and EQDS sources keep them (spec §8.4,
+    /// §9): every outstanding packet times out `rto()` after its own (last) transmission, and an
+    /// expiry declares lost exactly the packets whose time is up, without exponential backoff.
+    /// The default (off) is one flow timer restarted on progress (RFC 6298) that resends every
+    /// outstanding packet when it fires. Ignored for go-back-N.
+    pub fn set_rto_per_packet(&mut self, on: bool) {
+        self.rto_per_packet = on;
+    }
+
+    /// Resend the cumulative hole (`snd_una`) first whenever it is declared lost, ahead of the
+    /// other queued retransmissions (which otherwise go in the order their losses were found).
+    /// With a shared receiver reorder buffer that is full, the receiver accepts only each flow's
+    /// next expected packet, so a hole stuck behind retransmissions that the full buffer drops
+    /// again would stall the flow (SACK-based senders resend in sequence order anyway).
+    pub fn set_hole_first(&mut self, on: bool) {
+        self.hole_first = on;
+    }
+
+    /// Per-packet RTO expiry: declare lost every outstanding packet sent at least `rto()` ago and
+    /// re-arm for the earliest of the others.
+    fn per_packet_rto(&mut self, now: Time) -> bool {
+        let rto = self.rto();
+        let mut any = false;
+        let mut next: Option<Time> = None;
+        let mut p = self.una;
+        while p < self.max_sent {
+            let s = self.slots[(p - self.una) as usize];
+            if !s.sacked && !s.lost && s.tx > 0 {
+                let deadline = s.sent_at + rto;
+                if deadline <= now {
+                    any |= self.mark_lost(p);
+                } else {
+                    next = Some(next.map_or(deadline, |t: Time| t.min(deadline)));
+                }
+            }
+            p += 1;
+        }
+        if any {
+            self.stats.timeouts += 1;
+        }
+        self.rto_at = next;
+        any
     }
 
     /// The current retransmission timeout.
@@ -420,7 +543,9 @@ impl Recovery {
             return false;
         }
         s.lost = true;
+        let sp = s.path;
         self.outstanding -= 1;
+        self.path_dec(sp);
         self.retx.push_back(psn);
         true
     }
@@ -459,6 +584,7 @@ impl Recovery {
                         sum.newly_acked += 1;
                         if !s.lost && s.tx > 0 {
                             self.outstanding -= 1;
+                            self.path_dec(s.path);
                         }
                     }
                 } else {
@@ -484,8 +610,10 @@ impl Recovery {
                     let was_out = !s.lost && s.tx > 0;
                     delivered_sent_at = Some((s.sent_at, s.path));
                     sum.newly_acked += 1;
+                    let sp = s.path;
                     if was_out {
                         self.outstanding -= 1;
+                        self.path_dec(sp);
                     }
                 }
             }
@@ -508,7 +636,9 @@ impl Recovery {
                         if let Some(s) = self.slot_mut(p) {
                             if !s.lost && s.tx > 0 {
                                 s.lost = true;
+                                let sp = s.path;
                                 self.outstanding -= 1;
+                                self.path_dec(sp);
                             }
                         }
                     }
@@ -535,6 +665,12 @@ impl Recovery {
                     self.enter_recovery();
                 }
                 if self.in_recovery && self.queue_holes() {
+                    sum.loss = true;
+                }
+            }
+            RecoveryKind::EarlyRecovery if self.er_per_packet => {
+                if sack_valid && self.er_gap_losses(ack.psn, ack.ts_sent) {
+                    self.stats.recoveries += 1;
                     sum.loss = true;
                 }
             }
@@ -569,7 +705,17 @@ impl Recovery {
             self.in_recovery = false;
         }
         // Re-arm the RTO on progress.
-        if sum.newly_acked > 0 {
+        if self.rto_per_packet {
+            // Per-packet timers: the deadline is the earliest outstanding send + RTO. It is found
+            // exactly when the timer fires (see `per_packet_rto`); here it is only pulled in so
+            // that it is never later than one RTO from now (the RTO shrinks once RTTs are seen).
+            if self.outstanding > 0 {
+                let t = now + self.rto();
+                if self.rto_at.is_none_or(|x| x > t) {
+                    self.rto_at = Some(t);
+                }
+            }
+        } else if sum.newly_acked > 0 {
             self.rto_at = if self.outstanding > 0 || self.has_retx() { Some(now + self.rto()) } else { None };
         }
         if self.is_complete() {
@@ -662,7 +808,9 @@ impl Recovery {
                 }
             }
         }
-        if self.rto_at.is_some_and(|t| t <= now) {
+        if self.rto_per_packet && self.rto_at.is_some_and(|t| t <= now) {
+            fired |= self.per_packet_rto(now);
+        } else if self.rto_at.is_some_and(|t| t <= now) {
             if self.is_complete() || (self.outstanding == 0 && !self.has_retx() && self.nxt >= self.max_sent) {
                 self.rto_at = None;
             } else {
@@ -673,7 +821,9 @@ impl Recovery {
                             if let Some(s) = self.slot_mut(p) {
                                 if !s.lost && s.tx > 0 {
                                     s.lost = true;
+                                    let sp = s.path;
                                     self.outstanding -= 1;
+                                    self.path_dec(sp);
                                 }
                             }
                         }
@@ -692,6 +842,62 @@ impl Recovery {
             }
         }
         fired
+    }
+}
+
+/// For senders that choose which new PSN to send themselves (Rondo's packet scheduler sends the
+/// (skip+1)-th smallest unsent PSN, not always the lowest): [`Recovery::on_sent`] accepts any PSN;
+/// these keep the rest of the bookkeeping meaningful.
+impl Recovery {
+    /// Take the next queued retransmission only, never new data. Call [`Recovery::on_sent`]
+    /// when it is sent (or [`Recovery::unget`] with `retx = true` to put it back).
+    pub fn next_retx(&mut self) -> Option<u32> {
+        while let Some(p) = self.retx.pop_front() {
+            if let Some(s) = self.slot(p) {
+                if !s.sacked && s.lost {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
+
+    /// Early Recovery as the Rondo paper states it (§2.2: "ER retransmits an unacknowledged
+    /// packet when the gap between its PSN and the highest acknowledged PSN exceeds a fixed
+    /// threshold"): on each ACK of PSN `h`, every unacknowledged PSN `x ≤ h − er_threshold`
+    /// whose latest copy was sent before the acknowledged copy of `h` is declared lost — each
+    /// packet on its own, instead of entering an episode that resends every hole below the
+    /// highest SACK (the default, UET-style). The send-time condition keeps a retransmission
+    /// from being declared lost again by ACKs of packets sent before it. Off by default.
+    pub fn set_er_per_packet(&mut self, on: bool) {
+        self.er_per_packet = on;
+    }
+
+    /// The per-packet ER rule for an ACK of `h` whose copy was sent at `h_sent`.
+    fn er_gap_losses(&mut self, h: u32, h_sent: Time) -> bool {
+        let thr = self.cfg.er_threshold.max(1);
+        if h < self.una.saturating_add(thr) {
+            return false;
+        }
+        let end = (h - thr + 1).min(self.max_sent);
+        let mut any = false;
+        let mut x = self.una;
+        while x < end {
+            if let Some(s) = self.slot(x) {
+                if !s.sacked && !s.lost && s.tx > 0 && s.sent_at < h_sent && self.mark_lost(x) {
+                    any = true;
+                }
+            }
+            x += 1;
+        }
+        any
+    }
+
+    /// Record that `psn` is now the lowest PSN never sent (every PSN below it has been sent at
+    /// least once), so that [`Recovery::nxt`], [`Recovery::has_data`] and the RTO's idle check
+    /// stay right when new PSNs go out of order. Never moves backwards.
+    pub fn set_next_new(&mut self, psn: u32) {
+        self.nxt = self.nxt.max(psn.min(self.total));
     }
 }
 

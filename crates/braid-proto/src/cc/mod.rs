@@ -18,6 +18,7 @@
 //! | `dctcp` | [`dctcp`] | rate + variable window (HPCC-ns3) | §4a |
 //! | `dctcp-window` | [`dctcp`] | window (DCTCP paper) | §4b |
 //! | `swift` | [`swift`] | window, paced below one packet | §5 |
+//! | `arcc` | [`crate::transport::rondo::arcc`] | per-path windows, only inside transport `rondo` | Rondo §4.2.1 |
 //!
 //! Calling protocol for a driver (a transport):
 //! 1. build once per flow/path with [`Cc::new`] from a [`CcConfig`] and the flow's [`CcEnv`];
@@ -135,6 +136,11 @@ pub enum CcKind {
     DctcpWindow,
     /// Swift (spec §5).
     Swift,
+    /// Rondo's ACK-rate-based congestion control (ARCC, Rondo §4.2.1). It is part of the
+    /// `rondo` transport (per-path windows, probing, one flow pacer) and cannot be built as a
+    /// stand-alone [`Cc`]: it is not in [`CcKind::ALL`], [`Cc::new`] rejects it, and its knobs
+    /// are `[transport]` fields of `rondo` (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, …).
+    Arcc,
 }
 
 impl CcKind {
@@ -159,13 +165,18 @@ impl CcKind {
             CcKind::Dctcp => "dctcp",
             CcKind::DctcpWindow => "dctcp-window",
             CcKind::Swift => "swift",
+            CcKind::Arcc => "arcc",
         }
     }
 
     /// Parses a kebab-case name; the error lists the valid names.
     pub fn parse(s: &str) -> Result<CcKind, String> {
+        if s == CcKind::Arcc.name() {
+            return Ok(CcKind::Arcc);
+        }
         CcKind::ALL.iter().copied().find(|k| k.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = CcKind::ALL.iter().map(|k| k.name()).collect();
+            let mut names: Vec<&str> = CcKind::ALL.iter().map(|k| k.name()).collect();
+            names.push(CcKind::Arcc.name());
             format!("unknown congestion control `{s}` (known: {})", names.join(", "))
         })
     }
@@ -180,6 +191,7 @@ impl CcKind {
             CcKind::Dctcp => DctcpConfig::KNOBS,
             CcKind::DctcpWindow => DctcpWindowConfig::KNOBS,
             CcKind::Swift => SwiftConfig::KNOBS,
+            CcKind::Arcc => &[],
         }
     }
 }
@@ -233,6 +245,7 @@ impl CcConfig {
             CcKind::Dctcp => configured::<DctcpConfig>(&env, &one).map(drop),
             CcKind::DctcpWindow => configured::<DctcpWindowConfig>(&env, &one).map(drop),
             CcKind::Swift => configured::<SwiftConfig>(&env, &one).map(drop),
+            CcKind::Arcc => Err(arcc_knob_error(key)),
         }?;
         let [kv] = one;
         self.overrides.push(kv);
@@ -243,8 +256,21 @@ impl CcConfig {
     /// ([`CcEnv::reference_100g`]), so an unknown knob or a bad value is reported when the scenario
     /// is parsed. The error names the knob and the algorithm.
     pub fn validate(&self) -> Result<(), String> {
+        if self.kind == CcKind::Arcc {
+            // Built by the `rondo` transport, which checks its own knobs.
+            return match self.overrides.first() {
+                Some((k, _)) => Err(arcc_knob_error(k)),
+                None => Ok(()),
+            };
+        }
         Cc::new(self, &CcEnv::reference_100g()).map(drop)
     }
+}
+
+fn arcc_knob_error(key: &str) -> String {
+    format!(
+        "arcc: knob `{key}` cannot be set here: ARCC's parameters are fields of the `rondo` transport (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, `w0`, …)"
+    )
 }
 
 /// Implemented by every per-algorithm configuration; lets [`Cc::new`] build any of them the same
@@ -341,6 +367,9 @@ impl Cc {
             CcKind::Dctcp => Cc::Dctcp(Dctcp::new(configured(env, o)?, env)?),
             CcKind::DctcpWindow => Cc::DctcpWindow(DctcpWindow::new(configured(env, o)?, env)),
             CcKind::Swift => Cc::Swift(Swift::new(configured(env, o)?, env)),
+            CcKind::Arcc => {
+                return Err("congestion control `arcc` is Rondo's ACK-rate-based controller and works only inside transport `rondo` (set `transport.kind = \"rondo\"`, or pick another `transport.cc`)".into())
+            }
         })
     }
 

@@ -12,12 +12,23 @@
 //! Variants are dispatched by `enum`, not trait objects: one match per call on the hot path.
 
 pub mod roce;
+mod baseline_util;
+pub mod falcon;
+pub mod mprdma;
+pub mod uet;
+pub mod eqds;
+pub mod rondo;
 
 use crate::cc::{CcConfig, CcEnv, CcKind};
-use crate::recovery::{RecoveryConfig, RecoveryStats};
+use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
 use braid_core::{IntStack, Knob, PacketKind, Time};
 
 pub use roce::{RoceConfig, RoceSender};
+pub use falcon::{FalconConfig, FalconSender};
+pub use mprdma::{MprdmaConfig, MprdmaSender};
+pub use uet::{UetConfig, UetSender};
+pub use eqds::{EqdsConfig, EqdsSender};
+pub use rondo::{PathSample, RondoConfig, RondoSender, RrpsConfig, RrpsSender};
 
 /// A packet a sender wants transmitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +85,18 @@ pub struct AckIn<'a> {
 pub enum TransportKind {
     /// Single-path RoCEv2-like reliable transport with any CC and recovery scheme.
     Roce,
+    /// MP-RDMA: per-flow ECN window, ACK-clocked virtual paths, OOD-aware pruning.
+    Mprdma,
+    /// Falcon: per-path Swift, max-open-window path selection, PLB, NIC window, per-path RACK-TLP.
+    Falcon,
+    /// UET: NSCC window with REPS entropy selection, early recovery and RTO.
+    Uet,
+    /// EQDS in RTS mode without trimming: receiver-driven pull credits, sprayed.
+    Eqds,
+    /// Rondo: ARCC per-path windows, capacity probing, deficit path selection, packet scheduler.
+    Rondo,
+    /// Round-robin packet spraying over `paths` logical paths (Rondo's testbed baseline).
+    Rrps,
 }
 
 impl TransportKind {
@@ -81,15 +104,42 @@ impl TransportKind {
     pub fn name(self) -> &'static str {
         match self {
             TransportKind::Roce => "roce",
+            TransportKind::Mprdma => "mprdma",
+            TransportKind::Falcon => "falcon",
+            TransportKind::Uet => "uet",
+            TransportKind::Eqds => "eqds",
+            TransportKind::Rondo => "rondo",
+            TransportKind::Rrps => "rrps",
+        }
+    }
+    /// The congestion control a scenario gets when `transport.cc` is not given.
+    pub fn default_cc(self) -> CcKind {
+        match self {
+            TransportKind::Rondo => CcKind::Arcc,
+            TransportKind::Rrps => CcKind::Fixed,
+            TransportKind::Falcon => CcKind::Swift,
+            _ => CcKind::Dcqcn,
+        }
+    }
+    /// The loss recovery a scenario gets when `transport.recovery` is not given.
+    pub fn default_recovery(self) -> RecoveryKind {
+        match self {
+            TransportKind::Rondo => RecoveryKind::EarlyRecovery,
+            TransportKind::Mprdma | TransportKind::Uet | TransportKind::Eqds => RecoveryKind::EarlyRecovery,
+            TransportKind::Falcon => RecoveryKind::RackTlpPerPath,
+            _ => RecoveryKind::SelectiveRepeat,
         }
     }
     /// Parse a kebab-case transport name.
     pub fn parse(s: &str) -> Result<TransportKind, String> {
         match s {
             "roce" => Ok(TransportKind::Roce),
-            "rondo" | "rrps" | "mprdma" | "falcon" | "uet" | "eqds" => Err(format!(
-                "transport kind `{s}` is part of Braid's scenario contract but is not available in this build yet (available: roce)"
-            )),
+            "mprdma" => Ok(TransportKind::Mprdma),
+            "falcon" => Ok(TransportKind::Falcon),
+            "uet" => Ok(TransportKind::Uet),
+            "rondo" => Ok(TransportKind::Rondo),
+            "rrps" => Ok(TransportKind::Rrps),
+            "eqds" => Ok(TransportKind::Eqds),
             _ => Err(format!("unknown transport kind `{s}` (known: roce, rondo, rrps, mprdma, falcon, uet, eqds)")),
         }
     }
@@ -131,11 +181,42 @@ impl TransportConfig {
     pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
         match self.kind {
             TransportKind::Roce => {
-                if let Some((k, _)) = self.params.first() {
+                // RoCE is single-path. `paths` is accepted (and has no effect) so that a multipath
+                // scenario can be rerun as the ECMP + DCQCN baseline by changing `transport.kind` only.
+                if let Some((k, _)) = self.params.iter().find(|(k, _)| k != "paths") {
                     return Err(format!("unknown field `transport.{k}` for transport `roce`"));
                 }
                 let cfg = RoceConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes };
                 Ok(Sender::Roce(RoceSender::new(&cfg, &env.cc, env.size_bytes, env.entropy, env.start)?))
+            }
+            TransportKind::Mprdma => Ok(Sender::Mprdma(MprdmaSender::new(MprdmaConfig::from_transport(self)?, env)?)),
+            TransportKind::Falcon => Ok(Sender::Falcon(FalconSender::new(FalconConfig::from_transport(self)?, env)?)),
+            TransportKind::Uet => Ok(Sender::Uet(UetSender::new(UetConfig::from_transport(self)?, env)?)),
+            TransportKind::Eqds => Ok(Sender::Eqds(EqdsSender::new(EqdsConfig::from_transport(self)?, env)?)),
+            TransportKind::Rondo => Ok(Sender::Rondo(RondoSender::new(
+                &RondoConfig::from_transport(self)?,
+                &env.cc,
+                env.size_bytes,
+                env.entropy,
+                env.start,
+                env.seed,
+            )?)),
+            TransportKind::Rrps => {
+                let mut paths = 4u16;
+                for (k, v) in &self.params {
+                    match k.as_str() {
+                        "paths" => {
+                            let n = v.as_u64().map_err(|e| format!("`transport.paths`: {e}"))?;
+                            if n == 0 || n > 256 {
+                                return Err(format!("`transport.paths` must be between 1 and 256, got {n}"));
+                            }
+                            paths = n as u16;
+                        }
+                        _ => return Err(format!("unknown field `transport.{k}` for transport `rrps` (known: paths)")),
+                    }
+                }
+                let cfg = RrpsConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes, paths };
+                Ok(Sender::Rrps(RrpsSender::new(&cfg, &env.cc, env.size_bytes, env.entropy, env.start)?))
             }
         }
     }
@@ -157,6 +238,18 @@ impl TransportConfig {
 pub enum Sender {
     /// RoCE single-path.
     Roce(RoceSender),
+    /// MP-RDMA.
+    Mprdma(MprdmaSender),
+    /// Falcon.
+    Falcon(FalconSender),
+    /// UET (NSCC + REPS).
+    Uet(UetSender),
+    /// EQDS (receiver-driven; pulls arrive through `on_ack`).
+    Eqds(EqdsSender),
+    /// Rondo.
+    Rondo(RondoSender),
+    /// Round-robin packet spraying.
+    Rrps(RrpsSender),
 }
 
 impl Sender {
@@ -165,6 +258,12 @@ impl Sender {
     pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
         match self {
             Sender::Roce(s) => s.poll_transmit(now),
+            Sender::Mprdma(s) => s.poll_transmit(now),
+            Sender::Falcon(s) => s.poll_transmit(now),
+            Sender::Uet(s) => s.poll_transmit(now),
+            Sender::Eqds(s) => s.poll_transmit(now),
+            Sender::Rondo(s) => s.poll_transmit(now),
+            Sender::Rrps(s) => s.poll_transmit(now),
         }
     }
     /// See the module docs.
@@ -172,6 +271,12 @@ impl Sender {
     pub fn next_send_time(&self, now: Time) -> Time {
         match self {
             Sender::Roce(s) => s.next_send_time(now),
+            Sender::Mprdma(s) => s.next_send_time(now),
+            Sender::Falcon(s) => s.next_send_time(now),
+            Sender::Uet(s) => s.next_send_time(now),
+            Sender::Eqds(s) => s.next_send_time(now),
+            Sender::Rondo(s) => s.next_send_time(now),
+            Sender::Rrps(s) => s.next_send_time(now),
         }
     }
     /// See the module docs.
@@ -179,6 +284,12 @@ impl Sender {
     pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
         match self {
             Sender::Roce(s) => s.on_ack(now, ack),
+            Sender::Mprdma(s) => s.on_ack(now, ack),
+            Sender::Falcon(s) => s.on_ack(now, ack),
+            Sender::Uet(s) => s.on_ack(now, ack),
+            Sender::Eqds(s) => s.on_ack(now, ack),
+            Sender::Rondo(s) => s.on_ack(now, ack),
+            Sender::Rrps(s) => s.on_ack(now, ack),
         }
     }
     /// See the module docs.
@@ -186,6 +297,12 @@ impl Sender {
     pub fn poll_timeout(&self) -> Option<Time> {
         match self {
             Sender::Roce(s) => s.poll_timeout(),
+            Sender::Mprdma(s) => s.poll_timeout(),
+            Sender::Falcon(s) => s.poll_timeout(),
+            Sender::Uet(s) => s.poll_timeout(),
+            Sender::Eqds(s) => s.poll_timeout(),
+            Sender::Rondo(s) => s.poll_timeout(),
+            Sender::Rrps(s) => s.poll_timeout(),
         }
     }
     /// See the module docs.
@@ -193,6 +310,12 @@ impl Sender {
     pub fn on_timeout(&mut self, now: Time) {
         match self {
             Sender::Roce(s) => s.on_timeout(now),
+            Sender::Mprdma(s) => s.on_timeout(now),
+            Sender::Falcon(s) => s.on_timeout(now),
+            Sender::Uet(s) => s.on_timeout(now),
+            Sender::Eqds(s) => s.on_timeout(now),
+            Sender::Rondo(s) => s.on_timeout(now),
+            Sender::Rrps(s) => s.on_timeout(now),
         }
     }
     /// Every byte has been acknowledged.
@@ -200,30 +323,67 @@ impl Sender {
     pub fn is_complete(&self) -> bool {
         match self {
             Sender::Roce(s) => s.is_complete(),
+            Sender::Mprdma(s) => s.is_complete(),
+            Sender::Falcon(s) => s.is_complete(),
+            Sender::Uet(s) => s.is_complete(),
+            Sender::Eqds(s) => s.is_complete(),
+            Sender::Rondo(s) => s.is_complete(),
+            Sender::Rrps(s) => s.is_complete(),
         }
     }
     /// Loss-recovery counters.
     pub fn recovery_stats(&self) -> RecoveryStats {
         match self {
             Sender::Roce(s) => s.recovery_stats(),
+            Sender::Mprdma(s) => s.recovery_stats(),
+            Sender::Falcon(s) => s.recovery_stats(),
+            Sender::Uet(s) => s.recovery_stats(),
+            Sender::Eqds(s) => s.recovery_stats(),
+            Sender::Rondo(s) => s.recovery_stats(),
+            Sender::Rrps(s) => s.recovery_stats(),
         }
     }
     /// The congestion control in use, if any.
     pub fn cc_kind(&self) -> Option<CcKind> {
         match self {
             Sender::Roce(s) => Some(s.cc_kind()),
+            Sender::Mprdma(_) => None,
+            Sender::Falcon(_) => Some(CcKind::Swift),
+            Sender::Uet(_) => None,
+            Sender::Eqds(_) => None,
+            Sender::Rondo(s) => Some(s.cc_kind()),
+            Sender::Rrps(s) => Some(s.cc_kind()),
         }
     }
     /// Current sending rate limit in bits per second (for rate time series).
     pub fn rate_bps(&self) -> u64 {
         match self {
             Sender::Roce(s) => s.rate_bps(),
+            Sender::Mprdma(s) => s.rate_bps(),
+            Sender::Falcon(s) => s.rate_bps(),
+            Sender::Uet(s) => s.rate_bps(),
+            Sender::Eqds(s) => s.rate_bps(),
+            Sender::Rondo(s) => s.rate_bps(),
+            Sender::Rrps(s) => s.rate_bps(),
         }
     }
     /// Current window in bytes (`u64::MAX` when unlimited).
     pub fn window_bytes(&self) -> u64 {
         match self {
             Sender::Roce(s) => s.window_bytes(),
+            Sender::Mprdma(s) => s.window_bytes(),
+            Sender::Falcon(s) => s.window_bytes(),
+            Sender::Uet(s) => s.window_bytes(),
+            Sender::Eqds(s) => s.window_bytes(),
+            Sender::Rondo(s) => s.window_bytes(),
+            Sender::Rrps(s) => s.window_bytes(),
+        }
+    }
+    /// Per-logical-path control state for time series (Rondo); empty for other senders.
+    pub fn path_samples(&self) -> &[PathSample] {
+        match self {
+            Sender::Rondo(s) => s.path_samples(),
+            _ => &[],
         }
     }
 }

@@ -1,0 +1,185 @@
+//! Routing-study outputs (LCMP issue 7, items 5–6):
+//!
+//! - `slowdown_bins.csv` (always): FCT slowdown per flow-size bin, 20 equal-count bins as the LCMP
+//!   figures plot them (`fct_analysis_py3_batch.py`), with p50 and p99 under Braid's ideal FCT
+//!   (the flow alone on its best path) and under the artifact's ideal ("standalone") FCT, clamped
+//!   at ≥ 1 as its scripts do. `output.slowdown_groups = [a, b]` restricts the bins to flows
+//!   between groups (DCs) `a` and `b`, either direction (the `_2dc` analysis of Fig. 8/10).
+//! - `fct.txt` (`output.fct_artifact = true`): the artifact's `fct_*.txt` line format,
+//!   `<sip %08x> <dip %08x> <sport> <dport> <size_B> <start_ns> <fct_ns> <standalone_fct_ns>`, for
+//!   completed flows in completion order. `sport` is the flow's UDP source port (its ECMP entropy);
+//!   `dport` is written as 100, the application port of the artifact's flow files (its analysis
+//!   keeps `dport == 100` lines); Braid's packets carry 4791.
+//! - `link_util.csv` (`output.link_util = true`): bytes sent and utilisation of every DCI-to-DCI
+//!   port per sampling interval (LCMP Fig. 1b).
+//!
+//! Percentiles are nearest-rank ([`braid_workload::percentile`]); the artifact's script indexes
+//! `a[int(n·p)]` and drops its last line, which moves single values in small bins.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use braid_core::Time;
+use braid_metrics::{fmt_f64, Summary, Value};
+use braid_net::sim::Sim;
+use braid_proto::hash::node_ip;
+use braid_proto::routing::LcmpRouter;
+use braid_workload::slowdown_equal_count_bins;
+
+use crate::build::flow_entropy;
+use crate::run::RunResult;
+use crate::scenario::Scenario;
+
+/// The artifact's ideal FCT of every flow (`None` when unreachable), in flow order.
+pub fn artifact_ideals(sc: &Scenario, sim: &Sim) -> Vec<Option<Time>> {
+    sim.flows
+        .iter()
+        .map(|f| sim.artifact_ideal_fct(f.src_host, f.dst_host, f.size_bytes, sc.net.mtu_bytes, sc.net.header_bytes))
+        .collect()
+}
+
+fn in_groups(sc: &Scenario, sim: &Sim, src: u32, dst: u32) -> bool {
+    let Some((a, b)) = sc.output.slowdown_groups else { return true };
+    let g = |h: u32| sc.topology.nodes[sim.hosts[h as usize].node.idx()].group;
+    let (s, d) = (g(src), g(dst));
+    (s == a && d == b) || (s == b && d == a)
+}
+
+/// `(size, Braid slowdown, artifact slowdown clamped ≥ 1)` of the completed flows the bins cover.
+pub fn slowdown_pairs(sc: &Scenario, r: &RunResult, ideals: &[Option<Time>]) -> Vec<(u64, f64, f64)> {
+    let sim = &r.sim;
+    r.flows
+        .iter()
+        .zip(ideals)
+        .filter(|(f, _)| f.finish_ns.is_some() && in_groups(sc, sim, f.src, f.dst))
+        .filter_map(|(f, ideal)| {
+            let fct = f.fct_ns()?;
+            let s = f.slowdown()?;
+            let a = ideal.map(|i| (fct / i.ns_f64().max(1.0)).max(1.0)).unwrap_or(f64::NAN);
+            Some((f.size_bytes, s, a))
+        })
+        .collect()
+}
+
+/// Write `slowdown_bins.csv`.
+pub fn write_slowdown_bins(dir: &Path, sc: &Scenario, r: &RunResult, ideals: &[Option<Time>]) -> Result<(), String> {
+    let pairs = slowdown_pairs(sc, r, ideals);
+    let braid: Vec<(u64, f64)> = pairs.iter().map(|p| (p.0, p.1)).collect();
+    let art: Vec<(u64, f64)> = pairs.iter().map(|p| (p.0, p.2)).collect();
+    let b1 = slowdown_equal_count_bins(&braid, 20);
+    let b2 = slowdown_equal_count_bins(&art, 20);
+    let p = dir.join("slowdown_bins.csv");
+    let werr = |e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
+    let mut w = BufWriter::new(fs::File::create(&p).map_err(werr)?);
+    let o = |x: Option<f64>| x.map(fmt_f64).unwrap_or_default();
+    (|| -> std::io::Result<()> {
+        writeln!(w, "bin,size_lo,size_hi,count,p50,p99,p50_artifact_ideal,p99_artifact_ideal")?;
+        for (i, (a, b)) in b1.iter().zip(&b2).enumerate() {
+            writeln!(w, "{},{},{},{},{},{},{},{}", i, a.lo, a.hi, a.count, o(a.p50), o(a.p99), o(b.p50), o(b.p99))?;
+        }
+        w.flush()
+    })()
+    .map_err(werr)
+}
+
+/// Write `fct.txt` in the artifact's format.
+pub fn write_fct_artifact(dir: &Path, sc: &Scenario, r: &RunResult, ideals: &[Option<Time>]) -> Result<(), String> {
+    let sim = &r.sim;
+    let mut done: Vec<usize> = (0..sim.flows.len()).filter(|&i| sim.flows[i].finish.is_some()).collect();
+    done.sort_by_key(|&i| (sim.flows[i].finish, i));
+    let p = dir.join("fct.txt");
+    let werr = |e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
+    let mut w = BufWriter::new(fs::File::create(&p).map_err(werr)?);
+    (|| -> std::io::Result<()> {
+        for i in done {
+            let f = &sim.flows[i];
+            let start = f.started_at.unwrap_or(f.start);
+            let fct = f.finish.map(|t| t.saturating_sub(start)).unwrap_or(Time::ZERO);
+            let sip = node_ip(sim.hosts[f.src_host as usize].node.0);
+            let dip = node_ip(sim.hosts[f.dst_host as usize].node.0);
+            let ideal = ideals[i].map(|t| t.ns()).unwrap_or(0);
+            writeln!(
+                w,
+                "{sip:08x} {dip:08x} {} 100 {} {} {} {}",
+                flow_entropy(sc.seed, i),
+                f.size_bytes,
+                start.ns(),
+                fct.ns(),
+                ideal
+            )?;
+        }
+        w.flush()
+    })()
+    .map_err(werr)
+}
+
+/// Write `link_util.csv`.
+pub fn write_link_util(dir: &Path, r: &RunResult) -> Result<(), String> {
+    let Some(lu) = &r.sim.routing.link_util else { return Ok(()) };
+    let p = dir.join("link_util.csv");
+    let werr = |e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
+    let mut w = BufWriter::new(fs::File::create(&p).map_err(werr)?);
+    (|| -> std::io::Result<()> {
+        writeln!(w, "time_ns,port,node,peer,rate_bps,bytes,utilization")?;
+        let iv = lu.interval.secs_f64();
+        for &(t, i, b) in &lu.rows {
+            let port = lu.ports[i as usize];
+            let pt = &r.sim.ports[port.idx()];
+            let util = b as f64 * 8.0 / (pt.rate.bps_f64() * iv);
+            writeln!(w, "{},{},{},{},{},{},{}", fmt_f64(t.ns_f64()), port.0, pt.node, pt.peer, pt.rate.bps(), b, fmt_f64(util))?;
+        }
+        w.flush()
+    })()
+    .map_err(werr)
+}
+
+/// Every routing output of a run (see the module docs).
+pub fn write_routing_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), String> {
+    let ideals = artifact_ideals(sc, &r.sim);
+    write_slowdown_bins(dir, sc, r, &ideals)?;
+    if sc.output.fct_artifact {
+        write_fct_artifact(dir, sc, r, &ideals)?;
+    }
+    if sc.output.link_util {
+        write_link_util(dir, r)?;
+    }
+    Ok(())
+}
+
+/// Routing's headline numbers for `summary.json`: the scheme, the slowdown under the artifact's
+/// ideal FCT, LCMP decision counters and the no-packet-to-a-down-port check.
+pub fn summarize_routing(s: &mut Summary, sc: &Scenario, r: &RunResult) {
+    let sim = &r.sim;
+    s.str("routing", sc.net.routing.name());
+    let ideals = artifact_ideals(sc, sim);
+    let mut a: Vec<f64> = r
+        .flows
+        .iter()
+        .zip(&ideals)
+        .filter_map(|(f, i)| Some((f.fct_ns()? / i.as_ref()?.ns_f64().max(1.0)).max(1.0)))
+        .collect();
+    a.sort_by(|x, y| x.total_cmp(y));
+    s.float("fct_slowdown_artifact_ideal_p50", braid_workload::percentile(&a, 50.0).unwrap_or(0.0));
+    s.float("fct_slowdown_artifact_ideal_p99", braid_workload::percentile(&a, 99.0).unwrap_or(0.0));
+    let rt = &sim.routing;
+    if !rt.lcmp.is_empty() {
+        fn total(rs: &[LcmpRouter], f: impl Fn(&LcmpRouter) -> u64) -> i128 {
+            rs.iter().map(f).sum::<u64>() as i128
+        }
+        let sum = |f: fn(&LcmpRouter) -> u64| total(&rt.lcmp, f);
+        let obj = vec![
+            ("decisions".to_string(), Value::Int(sum(|r| r.stats.decisions))),
+            ("failovers".to_string(), Value::Int(sum(|r| r.stats.failovers))),
+            ("fallbacks".to_string(), Value::Int(sum(|r| r.stats.fallbacks))),
+            ("congestion_filtered".to_string(), Value::Int(sum(|r| r.stats.congestion_filtered))),
+            ("cache_hits".to_string(), Value::Int(sum(|r| r.cache().stats.hits))),
+            ("cache_invalidated".to_string(), Value::Int(sum(|r| r.cache().stats.invalidated))),
+            ("cache_collected".to_string(), Value::Int(sum(|r| r.cache().stats.collected))),
+            ("cache_peak_entries".to_string(), Value::Int(rt.lcmp.iter().map(|r| r.cache().stats.peak_entries).max().unwrap_or(0) as i128)),
+            ("reverse_pins".to_string(), Value::Int(rt.stats.reverse_pins as i128)),
+        ];
+        s.set("lcmp", Value::Obj(obj));
+    }
+    s.int("sent_to_down_port", rt.stats.sent_to_down_port);
+}

@@ -1,0 +1,595 @@
+//! Switch-side routing decisions, sans-IO: which egress port a switch gives a packet among the
+//! candidate next hops its routing table offers.
+//!
+//! Nothing here knows the simulator. A driver (the `braid-net` switch) owns the tables and the
+//! ports; it hands each decision the candidates (local port index, link rate and delay, the
+//! control plane's path score), the queue bytes it samples, a flow key and a hash, and gets a
+//! port back. Time arrives as an argument; no call allocates once the scratch buffers have grown.
+//!
+//! | `routing.kind` | what | where |
+//! |---|---|---|
+//! | `ecmp` | per-flow MurmurHash3 of the 5-tuple seeded by the switch id (baselines.md §10.1) | [`crate::hash`] |
+//! | `entropy` | next hop = UDP source port mod fan-out (the Rondo testbed's steering) | driver |
+//! | `wcmp` | hash into a table with weights ∝ path capacity (baselines.md §10.2) | [`select`] |
+//! | `ucmp` | the LCMP artifact's UCMP: hash among the maximum-capacity next hops (lcmp.md §2.6) | [`select`] |
+//! | `ucmp-weighted` | a weighted UCMP: paths within a latency slack of the best, weights ∝ capacity (baselines.md §10.3, [GUESS]) | [`select`] |
+//! | `lcmp` | LCMP as the paper designs it (EuroSys'26 §3) | [`lcmp`] |
+//! | `lcmp-artifact` | LCMP as its published artifact behaves (lcmp.md §1–2) | [`lcmp`] |
+//! | `adaptive` | RoCE adaptive routing: least-loaded eligible port per packet (baselines.md §10.4) | [`select`] |
+//!
+//! On topologies with DCI switches only the DCIs run the selected scheme and every other switch
+//! uses ECMP (as in the LCMP artifact); on topologies without DCIs the scheme runs on every switch.
+//!
+//! # LCMP: the paper's design and the artifact profile
+//!
+//! [`lcmp::LcmpRouter`] implements the paper's pipeline (§3.1.2, Fig. 2): flow identification in a
+//! flow cache ([`flow_cache`]), on a miss the per-candidate costs `C = α·C_path + β·C_cong`
+//! ([`cost`]: Alg. 1–2, Eq. 1–5), filtering to the cheaper half and hashing inside it (§3.4),
+//! recording the choice, amortised garbage collection, and data-plane fast failover (§3.4). The
+//! `lcmp-artifact` kind runs the same router with the artifact's behaviour, every difference being
+//! one of the knobs below (lcmp.md lists the artifact's code; the paper wins where they differ):
+//!
+//! | aspect | `lcmp` (paper design) | `lcmp-artifact` | knob |
+//! |---|---|---|---|
+//! | scope of `C_path` | the whole remaining inter-DC path: its total one-way delay and bottleneck capacity, precomputed by the control plane (§3.2, "per-path quality score") | the local next-hop link only (`m_linkDelay[port]`, `m_linkBw[port]`) | `path_scope` = `path` \| `next-hop` |
+//! | delay resolution | exact (picoseconds) | truncated to whole milliseconds | `delay_resolution` = `exact` \| `ms` |
+//! | delay saturation | `auto`: the smallest 2^k ms ≥ the longest candidate path, so no candidate saturates (Alg. 1: "configured saturation point", e.g. 32, 64 ms) | 32 ms: 50, 100 and 250 ms cost the same | `max_delay` = `auto` \| duration |
+//! | queue-level thresholds | `share·i/10` of the port's share of the switch's real buffer (`buffer / ports`; §3.1.2 "per-port egress buffer capacity"), 64-bit, graded | `5e9·i/10` in `uint32`: the last wraps to 205 MB, so the level is 0 or 25 (binary) | `queue_scale` = `port-share` \| `buffer` \| `artifact` \| size |
+//! | sampling of `Q`, `T`, `D` | a periodic monitor over all ports (§3.3 "at a modest cadence"), trend normalised by the observed interval, `D` counted per sample | on each new flow, once per candidate, over all ports; interval always 1 ms; `D` counted per evaluation (never rises) | `sampling` = `periodic` \| `new-flow`, `monitor_interval` |
+//! | filter | keep ⌈50 %⌉ of the candidates, plus any tied with the last kept | keep `n/2`, all when `n/2 < 2` | `keep` = `half` \| `artifact`, `keep_percent` |
+//! | "highly congested" | `C_cong ≥ cost_threshold` | fused `C ≥ cost_threshold` | `congested` = `congestion` \| `fused` |
+//! | fallback when none qualifies | the minimum-cost path (§3.4) | hash over all candidates | `fallback` = `min-cost` \| `hash-all` |
+//! | flow key | the full 5-tuple (plus direction) | the artifact's lossy 32-bit `(sip≪16) \| (dip⊕sport⊕dport)` | `flow_key` = `5-tuple` \| `artifact` |
+//! | ACKs / NAKs | follow the reverse of their flow's data path at each LCMP switch (the paper is silent; symmetric paths let RTT-based CCs measure the path they use) | an independent decision per direction (asymmetric paths) | `ack_routing` = `reverse` \| `independent` |
+//! | fast failover | an entry on a down port is invalidated at its next packet, which is re-routed among live candidates (§3.4) | not implemented in the artifact (a stale entry would hit an assert); Braid keeps the failover in both profiles | — |
+//! | garbage collection | amortised, O(`gc_budget`) per packet | a full scan per packet (same expiry semantics: idle > `idle_timeout`, 2 s) | `idle_timeout`, `gc_budget` |
+//!
+//! Numeric knobs shared by both profiles, with the paper's defaults (the shifts are the values the
+//! artifact's runs used, lcmp.md §2.3): `alpha` 3, `beta` 1, `s_total` 2; `w_dl` 3, `w_lc` 1,
+//! `s_path` 2, `max_capacity` 400 Gb/s; `w_ql` 2, `w_tl` 1, `w_dp` 1, `s_cong` 2, `trend_k` 3,
+//! `dp_high` 204, `dp_low` 102, `dp_shift` 2; `cost_threshold` 204.
+
+pub mod cost;
+pub mod flow_cache;
+pub mod lcmp;
+pub mod select;
+
+use braid_core::{Knob, Rate, Time};
+
+pub use flow_cache::{CacheLookup, CacheStats, FlowCache};
+pub use lcmp::{Candidate, LcmpRouter, LcmpStats};
+
+/// The routing scheme a scenario selects (`routing.kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoutingKind {
+    /// MurmurHash3 of the 5-tuple (UDP source port = entropy), seeded per switch.
+    Ecmp,
+    /// Entropy modulo the number of next hops (the Rondo testbed's steering by UDP source port).
+    EntropyIndexed,
+    /// Weighted-cost multipath: weights ∝ path capacity.
+    Wcmp,
+    /// The LCMP artifact's UCMP: hash among the maximum-capacity next hops.
+    Ucmp,
+    /// UCMP with weights: paths within a latency slack of the best, weights ∝ capacity.
+    UcmpWeighted,
+    /// LCMP, the paper's design.
+    Lcmp,
+    /// LCMP as the published artifact behaves.
+    LcmpArtifact,
+    /// RoCE adaptive routing: the least-loaded eligible port, per packet.
+    Adaptive,
+}
+
+impl RoutingKind {
+    /// Every kind's scenario name.
+    pub const NAMES: &'static [&'static str] = &["ecmp", "entropy", "wcmp", "ucmp", "ucmp-weighted", "lcmp", "lcmp-artifact", "adaptive"];
+
+    /// Parse a scenario name.
+    pub fn parse(s: &str) -> Result<RoutingKind, String> {
+        Ok(match s {
+            "ecmp" => RoutingKind::Ecmp,
+            "entropy" | "entropy-indexed" => RoutingKind::EntropyIndexed,
+            "wcmp" => RoutingKind::Wcmp,
+            "ucmp" => RoutingKind::Ucmp,
+            "ucmp-weighted" => RoutingKind::UcmpWeighted,
+            "lcmp" => RoutingKind::Lcmp,
+            "lcmp-artifact" => RoutingKind::LcmpArtifact,
+            "adaptive" => RoutingKind::Adaptive,
+            other => return Err(format!("unknown routing kind `{other}` (known: {})", Self::NAMES.join(", "))),
+        })
+    }
+
+    /// The scenario name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RoutingKind::Ecmp => "ecmp",
+            RoutingKind::EntropyIndexed => "entropy",
+            RoutingKind::Wcmp => "wcmp",
+            RoutingKind::Ucmp => "ucmp",
+            RoutingKind::UcmpWeighted => "ucmp-weighted",
+            RoutingKind::Lcmp => "lcmp",
+            RoutingKind::LcmpArtifact => "lcmp-artifact",
+            RoutingKind::Adaptive => "adaptive",
+        }
+    }
+
+    /// An LCMP kind.
+    pub fn is_lcmp(self) -> bool {
+        matches!(self, RoutingKind::Lcmp | RoutingKind::LcmpArtifact)
+    }
+
+    /// A kind that needs the control plane's per-path attributes (delay, bottleneck).
+    pub fn needs_paths(self) -> bool {
+        matches!(self, RoutingKind::Ucmp | RoutingKind::Wcmp | RoutingKind::UcmpWeighted | RoutingKind::Lcmp | RoutingKind::LcmpArtifact)
+    }
+}
+
+/// What a candidate's path-quality score covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathScope {
+    /// The whole remaining path to the destination DC's DCI (or host): total one-way delay and
+    /// bottleneck capacity (paper §3.2).
+    Path,
+    /// The next-hop link only (the artifact).
+    NextHop,
+}
+
+/// How delays enter Alg. 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DelayResolution {
+    /// Exact.
+    Exact,
+    /// Truncated to whole milliseconds (the artifact).
+    WholeMs,
+}
+
+/// The delay saturation point of Alg. 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaxDelay {
+    /// The smallest power-of-two number of milliseconds at least as long as the longest candidate
+    /// path the switch scores (computed by the control plane at bootstrap).
+    Auto,
+    /// A fixed point (the paper's example and the artifact: 32 ms).
+    Fixed(Time),
+}
+
+/// The queue-level thresholds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueScale {
+    /// `share·i/10` of the port's share of the switch's buffer, `buffer / ports` (paper §3.1.2:
+    /// "the switch divides its per-port egress buffer capacity into levels").
+    PortShare,
+    /// `buffer·i/10` of the whole shared buffer.
+    Buffer,
+    /// `capacity·i/10` of a given capacity in bytes.
+    Bytes(u64),
+    /// The artifact's `5e9·i/10` in `uint32` (binary in practice).
+    Artifact,
+}
+
+/// When congestion signals are sampled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// A periodic monitor over all ports.
+    Periodic,
+    /// On each new flow, once per candidate (the artifact).
+    NewFlow,
+}
+
+/// Which candidates survive the filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeepRule {
+    /// `⌈n·keep_percent/100⌉` (at least 1), plus candidates tied with the last kept.
+    Half,
+    /// The artifact: `n/2`, or all when `n/2 < 2`.
+    Artifact,
+}
+
+/// Which cost the "highly congested" threshold tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestedTest {
+    /// `C_cong ≥ cost_threshold`.
+    Congestion,
+    /// The fused `C ≥ cost_threshold` (the artifact).
+    Fused,
+}
+
+/// What to do when no kept candidate qualifies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fallback {
+    /// The minimum-cost candidate (paper §3.4).
+    MinCost,
+    /// Hash over all candidates (the artifact).
+    HashAll,
+}
+
+/// The flow-cache key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowKeyKind {
+    /// Source and destination address, ports, and direction.
+    FiveTuple,
+    /// The artifact's lossy 32-bit `(sip ≪ 16) | (dip ⊕ sport ⊕ dport)`.
+    Artifact,
+}
+
+/// How ACKs, NAKs and CNPs are routed at LCMP switches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckRouting {
+    /// Along the reverse of the data path.
+    Reverse,
+    /// An independent decision for the reverse direction (the artifact).
+    Independent,
+}
+
+/// Every LCMP knob (see the module table).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LcmpParams {
+    /// Weight of `C_path` in Eq. 1.
+    pub alpha: u32,
+    /// Weight of `C_cong` in Eq. 1.
+    pub beta: u32,
+    /// Right shift of Eq. 1.
+    pub s_total: u32,
+    /// Weight of the delay score in Eq. 2.
+    pub w_dl: u32,
+    /// Weight of the capacity score in Eq. 2.
+    pub w_lc: u32,
+    /// Right shift of Eq. 2.
+    pub s_path: u32,
+    /// Weight of the queue level in Eq. 4.
+    pub w_ql: u32,
+    /// Weight of the trend level in Eq. 4.
+    pub w_tl: u32,
+    /// Weight of the duration penalty in Eq. 4.
+    pub w_dp: u32,
+    /// Right shift of Eq. 5.
+    pub s_cong: u32,
+    /// EWMA shift `K` of Eq. 3.
+    pub trend_k: u32,
+    /// The duration counter rises while `Q ≥ dp_high` (80 % of 255).
+    pub dp_high: u8,
+    /// The duration counter falls while `Q ≤ dp_low` (40 % of 255).
+    pub dp_low: u8,
+    /// `D = counter ≫ dp_shift`.
+    pub dp_shift: u32,
+    /// "Highly congested" threshold (80 % of 255).
+    pub cost_threshold: u8,
+    /// Percentage of candidates the filter keeps.
+    pub keep_percent: u32,
+    /// Capacity of the top class of Alg. 2.
+    pub max_capacity: Rate,
+    /// Delay saturation point of Alg. 1.
+    pub max_delay: MaxDelay,
+    /// Scope of `C_path`.
+    pub path_scope: PathScope,
+    /// Delay resolution.
+    pub delay_resolution: DelayResolution,
+    /// Queue thresholds.
+    pub queue_scale: QueueScale,
+    /// Sampling of congestion signals.
+    pub sampling: Sampling,
+    /// Period of the monitor (`sampling = periodic`).
+    pub monitor_interval: Time,
+    /// Filter rule.
+    pub keep: KeepRule,
+    /// Which cost the threshold tests.
+    pub congested: CongestedTest,
+    /// Fallback.
+    pub fallback: Fallback,
+    /// Flow-cache key.
+    pub flow_key: FlowKeyKind,
+    /// ACK routing.
+    pub ack_routing: AckRouting,
+    /// Flow-cache idle timeout.
+    pub idle_timeout: Time,
+    /// Flow-cache entries examined per operation by the collector.
+    pub gc_budget: u32,
+}
+
+impl LcmpParams {
+    /// The paper's design with its default weights.
+    pub fn paper() -> LcmpParams {
+        LcmpParams {
+            alpha: 3,
+            beta: 1,
+            s_total: 2,
+            w_dl: 3,
+            w_lc: 1,
+            s_path: 2,
+            w_ql: 2,
+            w_tl: 1,
+            w_dp: 1,
+            s_cong: 2,
+            trend_k: 3,
+            dp_high: 204,
+            dp_low: 102,
+            dp_shift: 2,
+            cost_threshold: 204,
+            keep_percent: 50,
+            max_capacity: Rate::from_gbps(400),
+            max_delay: MaxDelay::Auto,
+            path_scope: PathScope::Path,
+            delay_resolution: DelayResolution::Exact,
+            queue_scale: QueueScale::PortShare,
+            sampling: Sampling::Periodic,
+            monitor_interval: Time::from_us(100),
+            keep: KeepRule::Half,
+            congested: CongestedTest::Congestion,
+            fallback: Fallback::MinCost,
+            flow_key: FlowKeyKind::FiveTuple,
+            ack_routing: AckRouting::Reverse,
+            idle_timeout: Time::from_ms(2000),
+            gc_budget: 2,
+        }
+    }
+
+    /// The artifact's effective behaviour (lcmp.md §2).
+    pub fn artifact() -> LcmpParams {
+        LcmpParams {
+            max_delay: MaxDelay::Fixed(Time::from_ms(32)),
+            path_scope: PathScope::NextHop,
+            delay_resolution: DelayResolution::WholeMs,
+            queue_scale: QueueScale::Artifact,
+            sampling: Sampling::NewFlow,
+            keep: KeepRule::Artifact,
+            congested: CongestedTest::Fused,
+            fallback: Fallback::HashAll,
+            flow_key: FlowKeyKind::Artifact,
+            ack_routing: AckRouting::Independent,
+            ..LcmpParams::paper()
+        }
+    }
+}
+
+/// Every routing knob of a scenario's `[routing]` table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoutingParams {
+    /// LCMP knobs (used by `lcmp` and `lcmp-artifact`).
+    pub lcmp: LcmpParams,
+    /// Adaptive routing: compare 4 quantised queue levels instead of exact bytes.
+    pub quantized: bool,
+    /// WCMP table size the weights are reduced to.
+    pub wcmp_table: u32,
+    /// `ucmp-weighted`: keep paths whose latency is within this percentage above the best.
+    pub ucmp_slack_percent: u32,
+}
+
+impl Default for RoutingParams {
+    fn default() -> Self {
+        RoutingParams { lcmp: LcmpParams::paper(), quantized: false, wcmp_table: 64, ucmp_slack_percent: 100 }
+    }
+}
+
+/// The `[routing]` knob names other than `kind`.
+pub const KNOBS: &[&str] = &[
+    "quantized",
+    "wcmp_table",
+    "ucmp_slack",
+    "alpha",
+    "beta",
+    "s_total",
+    "w_dl",
+    "w_lc",
+    "s_path",
+    "w_ql",
+    "w_tl",
+    "w_dp",
+    "s_cong",
+    "trend_k",
+    "dp_high",
+    "dp_low",
+    "dp_shift",
+    "cost_threshold",
+    "keep_percent",
+    "max_capacity",
+    "max_delay",
+    "path_scope",
+    "delay_resolution",
+    "queue_scale",
+    "sampling",
+    "monitor_interval",
+    "keep",
+    "congested",
+    "fallback",
+    "flow_key",
+    "ack_routing",
+    "idle_timeout",
+    "gc_budget",
+];
+
+fn small(key: &str, v: &Knob, max: u64) -> Result<u64, String> {
+    let x = v.as_u64().map_err(|e| format!("`routing.{key}`: {e}"))?;
+    if x > max {
+        return Err(format!("`routing.{key}` must be at most {max}, got {x}"));
+    }
+    Ok(x)
+}
+
+fn choice<T: Copy>(key: &str, v: &Knob, opts: &[(&str, T)]) -> Result<T, String> {
+    let s = v.as_str().map_err(|e| format!("`routing.{key}`: {e}"))?;
+    opts.iter().find(|o| o.0 == s).map(|o| o.1).ok_or_else(|| {
+        format!("`routing.{key}`: unknown value `{s}` (known: {})", opts.iter().map(|o| o.0).collect::<Vec<_>>().join(", "))
+    })
+}
+
+impl RoutingParams {
+    /// Defaults for a kind (the artifact profile for `lcmp-artifact`).
+    pub fn for_kind(kind: RoutingKind) -> RoutingParams {
+        let mut p = RoutingParams::default();
+        if kind == RoutingKind::LcmpArtifact {
+            p.lcmp = LcmpParams::artifact();
+        }
+        p
+    }
+
+    /// Set one knob by name; errors name the field.
+    pub fn apply_knob(&mut self, key: &str, v: &Knob) -> Result<(), String> {
+        let l = &mut self.lcmp;
+        let time = |v: &Knob| v.as_time().map_err(|e| format!("`routing.{key}`: expected a duration such as \"100us\": {e}"));
+        match key {
+            "quantized" => self.quantized = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
+            "wcmp_table" => {
+                self.wcmp_table = small(key, v, 1 << 16)? as u32;
+                if self.wcmp_table == 0 {
+                    return Err("`routing.wcmp_table` must be at least 1".into());
+                }
+            }
+            "ucmp_slack" => self.ucmp_slack_percent = small(key, v, 100_000)? as u32,
+            "alpha" => l.alpha = small(key, v, 1 << 16)? as u32,
+            "beta" => l.beta = small(key, v, 1 << 16)? as u32,
+            "s_total" => l.s_total = small(key, v, 32)? as u32,
+            "w_dl" => l.w_dl = small(key, v, 1 << 16)? as u32,
+            "w_lc" => l.w_lc = small(key, v, 1 << 16)? as u32,
+            "s_path" => l.s_path = small(key, v, 32)? as u32,
+            "w_ql" => l.w_ql = small(key, v, 1 << 16)? as u32,
+            "w_tl" => l.w_tl = small(key, v, 1 << 16)? as u32,
+            "w_dp" => l.w_dp = small(key, v, 1 << 16)? as u32,
+            "s_cong" => l.s_cong = small(key, v, 32)? as u32,
+            "trend_k" => l.trend_k = small(key, v, 32)? as u32,
+            "dp_high" => l.dp_high = small(key, v, 255)? as u8,
+            "dp_low" => l.dp_low = small(key, v, 255)? as u8,
+            "dp_shift" => l.dp_shift = small(key, v, 32)? as u32,
+            "cost_threshold" => l.cost_threshold = small(key, v, 255)? as u8,
+            "keep_percent" => {
+                l.keep_percent = small(key, v, 100)? as u32;
+                if l.keep_percent == 0 {
+                    return Err("`routing.keep_percent` must be between 1 and 100".into());
+                }
+            }
+            "max_capacity" => {
+                let r = v.as_rate().map_err(|e| format!("`routing.{key}`: expected a rate such as \"400Gbps\": {e}"))?;
+                if r.bps() == 0 {
+                    return Err("`routing.max_capacity` must be positive".into());
+                }
+                l.max_capacity = r;
+            }
+            "max_delay" => {
+                l.max_delay = if v.as_str().ok() == Some("auto") {
+                    MaxDelay::Auto
+                } else {
+                    let t = time(v)?;
+                    if t == Time::ZERO {
+                        return Err("`routing.max_delay` must be positive (or \"auto\")".into());
+                    }
+                    MaxDelay::Fixed(t)
+                }
+            }
+            "path_scope" => l.path_scope = choice(key, v, &[("path", PathScope::Path), ("next-hop", PathScope::NextHop)])?,
+            "delay_resolution" => {
+                l.delay_resolution = choice(key, v, &[("exact", DelayResolution::Exact), ("ms", DelayResolution::WholeMs)])?
+            }
+            "queue_scale" => {
+                l.queue_scale = match v.as_str().ok() {
+                    Some("port-share") => QueueScale::PortShare,
+                    Some("buffer") => QueueScale::Buffer,
+                    Some("artifact") => QueueScale::Artifact,
+                    _ => {
+                        let b = v.as_bytes().map_err(|e| {
+                            format!("`routing.queue_scale`: expected \"port-share\", \"buffer\", \"artifact\" or a size such as \"16MiB\": {e}")
+                        })?;
+                        if b == 0 {
+                            return Err("`routing.queue_scale` must be a positive size".into());
+                        }
+                        QueueScale::Bytes(b)
+                    }
+                }
+            }
+            "sampling" => l.sampling = choice(key, v, &[("periodic", Sampling::Periodic), ("new-flow", Sampling::NewFlow)])?,
+            "monitor_interval" => {
+                let t = time(v)?;
+                if t == Time::ZERO {
+                    return Err("`routing.monitor_interval` must be positive".into());
+                }
+                l.monitor_interval = t;
+            }
+            "keep" => l.keep = choice(key, v, &[("half", KeepRule::Half), ("artifact", KeepRule::Artifact)])?,
+            "congested" => {
+                l.congested = choice(key, v, &[("congestion", CongestedTest::Congestion), ("fused", CongestedTest::Fused)])?
+            }
+            "fallback" => l.fallback = choice(key, v, &[("min-cost", Fallback::MinCost), ("hash-all", Fallback::HashAll)])?,
+            "flow_key" => l.flow_key = choice(key, v, &[("5-tuple", FlowKeyKind::FiveTuple), ("artifact", FlowKeyKind::Artifact)])?,
+            "ack_routing" => {
+                l.ack_routing = choice(key, v, &[("reverse", AckRouting::Reverse), ("independent", AckRouting::Independent)])?
+            }
+            "idle_timeout" => {
+                let t = time(v)?;
+                if t == Time::ZERO {
+                    return Err("`routing.idle_timeout` must be positive".into());
+                }
+                l.idle_timeout = t;
+            }
+            "gc_budget" => {
+                l.gc_budget = small(key, v, 1 << 16)? as u32;
+                if l.gc_budget == 0 {
+                    return Err("`routing.gc_budget` must be at least 1".into());
+                }
+            }
+            other => return Err(format!("unknown field `routing.{other}` (known: kind, {})", KNOBS.join(", "))),
+        }
+        if self.lcmp.dp_low > self.lcmp.dp_high {
+            return Err(format!("`routing.dp_low` ({}) is above `routing.dp_high` ({})", self.lcmp.dp_low, self.lcmp.dp_high));
+        }
+        Ok(())
+    }
+}
+
+/// The flow key of a packet for the flow cache: the 5-tuple (addresses, UDP ports, protocol) and
+/// the direction (`reply` for ACKs, NAKs and other packets going back to the sender), or the
+/// artifact's lossy 32-bit id.
+#[inline]
+pub fn flow_key(kind: FlowKeyKind, sip: u32, dip: u32, sport: u16, dport: u16, reply: bool) -> u128 {
+    match kind {
+        FlowKeyKind::FiveTuple => {
+            (sip as u128) << 96 | (dip as u128) << 64 | (sport as u128) << 48 | (dport as u128) << 32 | (17u128 << 8) | reply as u128
+        }
+        FlowKeyKind::Artifact => ((sip << 16) | (dip ^ sport as u32 ^ dport as u32)) as u128,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::node_ip;
+
+    #[test]
+    fn kinds_round_trip() {
+        for n in RoutingKind::NAMES {
+            assert_eq!(RoutingKind::parse(n).unwrap().name(), *n);
+        }
+        assert!(RoutingKind::parse("ospf").unwrap_err().contains("known: ecmp"));
+    }
+
+    #[test]
+    fn knobs_parse_and_reject() {
+        let mut p = RoutingParams::for_kind(RoutingKind::Lcmp);
+        p.apply_knob("alpha", &Knob::Int(0)).unwrap();
+        p.apply_knob("max_delay", &Knob::Str("64ms".into())).unwrap();
+        assert_eq!(p.lcmp.max_delay, MaxDelay::Fixed(Time::from_ms(64)));
+        p.apply_knob("queue_scale", &Knob::Str("6GB".into())).unwrap();
+        assert_eq!(p.lcmp.queue_scale, QueueScale::Bytes(6_000_000_000));
+        p.apply_knob("sampling", &Knob::Str("new-flow".into())).unwrap();
+        assert!(p.apply_knob("sampling", &Knob::Str("sometimes".into())).unwrap_err().contains("periodic"));
+        assert!(p.apply_knob("alpha", &Knob::Int(-1)).unwrap_err().contains("routing.alpha"));
+        assert!(p.apply_knob("gamma", &Knob::Int(1)).unwrap_err().contains("unknown field `routing.gamma`"));
+        assert!(p.apply_knob("dp_low", &Knob::Int(250)).unwrap_err().contains("dp_high"));
+        let a = RoutingParams::for_kind(RoutingKind::LcmpArtifact);
+        assert_eq!(a.lcmp.path_scope, PathScope::NextHop);
+        assert_eq!(a.lcmp.alpha, 3);
+    }
+
+    /// The artifact's key collides for hosts 0,1,2,3,8,9,10,11 sending to the same host with the
+    /// same ports (lcmp.md §2.5); the 5-tuple key does not.
+    #[test]
+    fn artifact_key_is_lossy() {
+        let d = node_ip(120);
+        let k = |s: u32, kind| flow_key(kind, node_ip(s), d, 10000, 100, false);
+        let art: Vec<u128> = [0, 1, 2, 3, 8, 9, 10, 11].iter().map(|&s| k(s, FlowKeyKind::Artifact)).collect();
+        assert!(art.iter().all(|&x| x == art[0]));
+        let full: std::collections::HashSet<u128> = [0, 1, 2, 3, 8, 9, 10, 11].iter().map(|&s| k(s, FlowKeyKind::FiveTuple)).collect();
+        assert_eq!(full.len(), 8);
+        assert_ne!(
+            flow_key(FlowKeyKind::FiveTuple, 1, 2, 3, 4, false),
+            flow_key(FlowKeyKind::FiveTuple, 1, 2, 3, 4, true)
+        );
+    }
+}

@@ -1,0 +1,448 @@
+//! EQDS (Olteanu et al., NSDI'22) in RTS mode without packet trimming, as the Rondo paper's
+//! Appendix E compares it ("a receiver-driven transport, where the sender transmits data packets
+//! only after receiving credits … implemented in RTS mode without packet trimming support").
+//! Spec: `shared/specs/baselines.md` §9 (\[CODE]: UET-htsim / csg-htsim `eqds.cpp`, partly \[PAPER]).
+//!
+//! **Credits.** A flow starts by sending speculatively up to `credit_spec` bytes (default one BDP
+//! of the flow, `base_rtt × line rate`; htsim's default is 50 MTU, its experiments use about a
+//! BDP). The first ACK discards what is left of the speculative credit (htsim
+//! `clearSpeculativeCredit`); from then on the sender sends one packet per **pull**. The
+//! receiver's NIC runs one pull pacer (in the simulator, `braid-net`) at 0.99 × its link rate,
+//! round robin over the flows that have pulls pending, and queues one pull per data packet or
+//! RTS it receives (an RTS asks for as many pulls as it says). A pull carries the flow's
+//! cumulative pull count in its PSN field, so a lost pull is made up by the next one; each pull
+//! grants one packet (htsim: `credit_per_pull` = 4 KB = one MSS at its 4 KB MTU).
+//!
+//! **RTS mode (no trimming).** Full queues drop. Loss is found by per-packet retransmission
+//! timers (htsim: each packet times out `max(100 µs, SRTT + 4·RTTVAR)` after it was sent; no
+//! backoff). Lost data and lost pulls both shrink the flow's credit circulation; when the sender
+//! has something to send but no credit and either nothing outstanding or a retransmission
+//! waiting after an RTO, it sends an **RTS** control packet (header-sized), at most once per
+//! smoothed RTT (htsim `sendRTS`). The RTS asks for the packets queued for retransmission, or,
+//! when nothing is outstanding, for `min(remaining, credit_spec)` packets. Its PSN field carries
+//! the number of pulls requested.
+//!
+//! **Spraying.** `paths` EVs (default 256, htsim `_path_entropy_size`), EV `i` being UDP source
+//! port `base + i` (`baseline_util`); chosen by htsim's oblivious
+//! permutation (cycle through the EVs XOR-ed with a mask redrawn every cycle) skipping EVs
+//! penalised by an ECN echo (penalty 1, htsim `_max_penalty`).
+//!
+//! **Loss recovery** default: RTO only (early recovery with an unreachable threshold plus
+//! per-packet RTOs, 100 µs minimum), as in htsim's RTS mode; another `transport.recovery` can be
+//! chosen (e.g. `rack-tlp` to also use SACK holes).
+//!
+//! Knobs: `paths` (256), `credit_spec` (bytes, default one BDP), `rts` (true; false: never send
+//! an RTS, so a flow whose credit circulation dies waits for an RTO to retransmit … and then
+//! stalls — only for experiments).
+
+use braid_core::{PacketKind, Rng, Time};
+
+use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
+use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
+use crate::recovery::{Recovery, RecoveryConfig, RecoveryKind, RecoveryStats};
+
+/// Knob names of the `eqds` transport.
+pub const EQDS_KNOBS: &[&str] = &["paths", "credit_spec", "rts"];
+
+/// Parameters of an EQDS sender (see the module docs).
+#[derive(Clone, Debug)]
+pub struct EqdsConfig {
+    /// Number of entropy values sprayed over.
+    pub paths: u32,
+    /// Initial speculative credit, bytes (`None`: one BDP of the flow).
+    pub credit_spec: Option<u64>,
+    /// Send RTS packets.
+    pub rts: bool,
+    /// Loss recovery.
+    pub recovery: RecoveryConfig,
+}
+
+impl EqdsConfig {
+    /// Read the knobs of a `[transport]` table.
+    pub fn from_transport(cfg: &TransportConfig) -> Result<EqdsConfig, String> {
+        let k = Knobs::new("eqds", &cfg.params, EQDS_KNOBS)?;
+        if !cfg.cc.overrides.is_empty() {
+            return Err("`transport.cc_params`: transport `eqds` is receiver-driven and has no congestion control to tune".into());
+        }
+        let mut native = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
+        native.rto_min = Time::from_us(100);
+        native.er_threshold = u32::MAX;
+        Ok(EqdsConfig {
+            paths: k.u32_in("paths", 256, 1, MAX_PATHS)?,
+            credit_spec: k.opt_bytes("credit_spec")?,
+            rts: k.bool("rts", true)?,
+            recovery: recovery_or_native(&cfg.recovery, native),
+        })
+    }
+}
+
+/// An EQDS flow's sender (see the module docs).
+#[derive(Clone, Debug)]
+pub struct EqdsSender {
+    cfg: EqdsConfig,
+    size_bytes: u64,
+    mtu: u32,
+    line_bps: u64,
+    base: u16,
+    start: Time,
+    total_pkts: u32,
+    rec: Recovery,
+    /// Pull credit, packets.
+    credit: u32,
+    /// Speculative credit left, packets.
+    spec: u32,
+    spec_pkts: u32,
+    highest_pull: u32,
+    last_rts: Option<Time>,
+    /// The RTS retry timer is armed (disarmed when it fires, re-armed by the next RTS).
+    rts_timer: bool,
+    /// An RTO queued retransmissions that need a pull.
+    rto_pending: bool,
+    last_timeouts: u64,
+    rng: Rng,
+    ev_idx: u32,
+    ev_mask: u32,
+    ev_span: u32,
+    penalty: Vec<u8>,
+    rts_sent: u64,
+    pulls: u64,
+}
+
+impl EqdsSender {
+    /// A sender for one flow.
+    pub fn new(cfg: EqdsConfig, env: &FlowEnv) -> Result<EqdsSender, String> {
+        env.cc.check()?;
+        let mtu = env.cc.mtu_bytes.max(1);
+        let pkts = env.size_bytes.div_ceil(mtu as u64).max(1);
+        if pkts > u32::MAX as u64 / 2 {
+            return Err(format!("flow of {} bytes has too many packets for 32-bit PSNs", env.size_bytes));
+        }
+        let spec_bytes = cfg.credit_spec.unwrap_or(env.cc.bdp_bytes());
+        let spec_pkts = (spec_bytes.div_ceil(mtu as u64)).clamp(1, u32::MAX as u64 / 2) as u32;
+        let mut rec = Recovery::new(cfg.recovery, pkts as u32);
+        rec.set_rto_per_packet(true);
+        rec.set_hole_first(true);
+        let mut rng = Rng::new(env.seed);
+        let ev_span = cfg.paths.next_power_of_two();
+        let ev_mask = rng.below(ev_span as u64) as u32;
+        Ok(EqdsSender {
+            size_bytes: env.size_bytes,
+            mtu,
+            line_bps: env.cc.line_rate.bps(),
+            base: entropy_base(env.entropy, cfg.paths),
+            start: env.start,
+            total_pkts: pkts as u32,
+            rec,
+            credit: 0,
+            spec: spec_pkts,
+            spec_pkts,
+            highest_pull: 0,
+            last_rts: None,
+            rts_timer: false,
+            rto_pending: false,
+            last_timeouts: 0,
+            rng,
+            ev_idx: 0,
+            ev_mask,
+            ev_span,
+            penalty: vec![0; cfg.paths as usize],
+            rts_sent: 0,
+            pulls: 0,
+            cfg,
+        })
+    }
+
+    fn payload_of(&self, psn: u32) -> u32 {
+        let off = psn as u64 * self.mtu as u64;
+        (self.size_bytes.saturating_sub(off)).min(self.mtu as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
+    }
+
+    fn rts_interval(&self) -> Time {
+        self.rec.srtt().unwrap_or(self.rec.config().rto_min)
+    }
+
+    /// The sender needs pulls it has no reason to expect: an RTO left retransmissions waiting,
+    /// or nothing is outstanding (every packet and pull of the circulation was lost).
+    fn rts_wanted(&self) -> bool {
+        self.cfg.rts
+            && self.credit == 0
+            && self.spec == 0
+            && self.rec.has_data()
+            && (self.rec.outstanding() == 0 || (self.rto_pending && self.rec.has_retx()))
+    }
+
+    fn rts_due(&self, now: Time) -> bool {
+        self.rts_wanted() && self.last_rts.is_none_or(|t| now >= t + self.rts_interval())
+    }
+
+    fn next_ev(&mut self) -> u16 {
+        loop {
+            let ev = self.ev_idx ^ self.ev_mask;
+            self.ev_idx += 1;
+            if self.ev_idx == self.ev_span {
+                self.ev_idx = 0;
+                self.ev_mask = self.rng.below(self.ev_span as u64) as u32;
+            }
+            if ev < self.cfg.paths {
+                let p = &mut self.penalty[ev as usize];
+                if *p > 0 {
+                    *p -= 1;
+                    continue;
+                }
+                return ev as u16;
+            }
+        }
+    }
+
+    /// See [`crate::transport::Sender::poll_transmit`].
+    pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+        if now < self.start {
+            return None;
+        }
+        if self.rec.has_data() && self.credit + self.spec > 0 {
+            if let Some((psn, retx)) = self.rec.next_psn() {
+                if self.credit > 0 {
+                    self.credit -= 1;
+                } else {
+                    self.spec -= 1;
+                }
+                let ev = self.next_ev();
+                self.rec.on_sent(now, psn, ev);
+                if !self.rec.has_retx() {
+                    self.rto_pending = false;
+                }
+                return Some(TxPacket {
+                    kind: PacketKind::Data,
+                    psn,
+                    payload_bytes: self.payload_of(psn),
+                    entropy: self.base + ev,
+                    path: ev,
+                    retx,
+                    timestamped: false,
+                    last: (psn as u64 + 1) * self.mtu as u64 >= self.size_bytes,
+                });
+            }
+        }
+        if self.rts_due(now) {
+            let want = if self.rec.outstanding() == 0 {
+                let remaining = self.total_pkts.saturating_sub(self.rec.una());
+                remaining.min(self.spec_pkts).max(1)
+            } else {
+                self.rec.pending_retx().count().max(1) as u32
+            };
+            self.last_rts = Some(now);
+            self.rts_timer = true;
+            self.rts_sent += 1;
+            let ev = self.next_ev();
+            return Some(TxPacket {
+                kind: PacketKind::Rts,
+                psn: want,
+                payload_bytes: 0,
+                entropy: self.base + ev,
+                path: ev,
+                retx: false,
+                timestamped: false,
+                last: false,
+            });
+        }
+        None
+    }
+
+    /// See [`crate::transport::Sender::next_send_time`].
+    pub fn next_send_time(&self, now: Time) -> Time {
+        if (self.rec.has_data() && self.credit + self.spec > 0) || self.rts_due(now) {
+            now.max(self.start)
+        } else {
+            Time::MAX
+        }
+    }
+
+    /// See [`crate::transport::Sender::on_ack`]. Pulls arrive here too (`kind = Pull`, the
+    /// cumulative pull count in `psn`).
+    pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
+        match ack.kind {
+            PacketKind::Pull if ack.psn > self.highest_pull => {
+                self.credit += ack.psn - self.highest_pull;
+                self.pulls += (ack.psn - self.highest_pull) as u64;
+                self.highest_pull = ack.psn;
+            }
+            PacketKind::Ack | PacketKind::Nak if !ack.probe => {
+                self.rec.on_ack(now, ack);
+                self.spec = 0;
+                if ack.ecn {
+                    if let Some(p) = self.penalty.get_mut(ack.path as usize) {
+                        *p = 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// See [`crate::transport::Sender::poll_timeout`]: the RTO, and the next RTS retry.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        let rts = if self.rts_timer && self.rts_wanted() { self.last_rts.map(|t| t + self.rts_interval()) } else { None };
+        match (self.rec.poll_timeout(), rts) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// See [`crate::transport::Sender::on_timeout`].
+    pub fn on_timeout(&mut self, now: Time) {
+        if self.last_rts.is_some_and(|t| t + self.rts_interval() <= now) {
+            // The retry time has come: the host sends the RTS when its port is free.
+            self.rts_timer = false;
+        }
+        if self.rec.poll_timeout().is_some_and(|t| t <= now) {
+            self.rec.on_timeout(now);
+        }
+        let st = self.rec.stats();
+        if st.timeouts > self.last_timeouts {
+            self.rto_pending = true;
+        }
+        self.last_timeouts = st.timeouts;
+    }
+
+    /// Every byte acknowledged.
+    pub fn is_complete(&self) -> bool {
+        self.rec.is_complete()
+    }
+    /// Loss-recovery counters.
+    pub fn recovery_stats(&self) -> RecoveryStats {
+        self.rec.stats()
+    }
+    /// Credit in hand (received + speculative), bytes.
+    pub fn window_bytes(&self) -> u64 {
+        (self.credit + self.spec) as u64 * self.mtu as u64
+    }
+    /// Line rate (the receiver's pull pacer sets the pace).
+    pub fn rate_bps(&self) -> u64 {
+        self.line_bps
+    }
+    /// RTS packets sent so far.
+    pub fn rts_sent(&self) -> u64 {
+        self.rts_sent
+    }
+    /// Pull credits received so far, packets.
+    pub fn pulls(&self) -> u64 {
+        self.pulls
+    }
+    /// The parameters in use.
+    pub fn config(&self) -> &EqdsConfig {
+        &self.cfg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{CcConfig, CcEnv, CcKind};
+    use crate::transport::TransportKind;
+    use braid_core::Knob;
+
+    fn env(size: u64) -> FlowEnv {
+        FlowEnv { cc: CcEnv::reference_100g(), size_bytes: size, entropy: 50_001, start: Time::ZERO, seed: 9 }
+    }
+
+    fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
+        TransportConfig {
+            kind: TransportKind::Eqds,
+            cc: CcConfig::new(CcKind::Dcqcn),
+            recovery: RecoveryConfig::new(RecoveryKind::EarlyRecovery),
+            header_bytes: 48,
+            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        }
+    }
+
+    fn ack(kind: PacketKind, psn: u32, cum: u32, path: u16, sent: Time) -> AckIn<'static> {
+        AckIn {
+            kind,
+            psn,
+            cum_ack: cum,
+            path,
+            ecn: false,
+            ts_sent: sent,
+            ts_rx: sent,
+            ood: 0,
+            probe: false,
+            rx_buffer_full: false,
+            int: None,
+            hops: 2,
+        }
+    }
+
+    #[test]
+    fn speculative_window_then_one_packet_per_pull() {
+        let cfg = EqdsConfig::from_transport(&tcfg(&[("credit_spec", Knob::Int(10_000))])).unwrap();
+        assert_eq!(cfg.recovery.rto_min, Time::from_us(100));
+        let mut s = EqdsSender::new(cfg, &env(1_000_000)).unwrap();
+        let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        assert_eq!(sent.len(), 10);
+        assert!(sent.iter().all(|t| t.kind == PacketKind::Data));
+        // The first ACK clears the speculative credit: nothing to send until pulls arrive.
+        s.on_ack(Time::from_us(8), &ack(PacketKind::Ack, 0, 1, sent[0].path, Time::ZERO));
+        assert!(s.poll_transmit(Time::from_us(8)).is_none());
+        assert_eq!(s.next_send_time(Time::from_us(8)), Time::MAX);
+        // Pull #3 (pulls 1 and 2 lost): three packets.
+        s.on_ack(Time::from_us(9), &ack(PacketKind::Pull, 3, 1, 0, Time::ZERO));
+        assert_eq!(std::iter::from_fn(|| s.poll_transmit(Time::from_us(9))).count(), 3);
+        // A stale pull grants nothing.
+        s.on_ack(Time::from_us(9), &ack(PacketKind::Pull, 2, 1, 0, Time::ZERO));
+        assert!(s.poll_transmit(Time::from_us(9)).is_none());
+    }
+
+    #[test]
+    fn rts_when_the_circulation_dies() {
+        let cfg = EqdsConfig::from_transport(&tcfg(&[("credit_spec", Knob::Int(3000))])).unwrap();
+        let mut s = EqdsSender::new(cfg, &env(100_000)).unwrap();
+        let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        assert_eq!(sent.len(), 3);
+        for t in &sent {
+            s.on_ack(Time::from_us(8), &ack(PacketKind::Ack, t.psn, t.psn + 1, t.path, Time::ZERO));
+        }
+        // Every pull lost: nothing outstanding, no credit → an RTS asking for min(97, 3) pulls.
+        let rts = s.poll_transmit(Time::from_us(8)).unwrap();
+        assert_eq!((rts.kind, rts.psn), (PacketKind::Rts, 3));
+        // At most one RTS per RTT; the retry time is a timer.
+        assert!(s.poll_transmit(Time::from_us(9)).is_none());
+        let t = s.poll_timeout().unwrap();
+        assert_eq!(t, Time::from_us(16));
+        s.on_timeout(t);
+        assert!(s.poll_timeout().is_none_or(|x| x > t), "a fired retry timer is not reported again");
+        assert_eq!(s.next_send_time(t), t);
+        assert_eq!(s.poll_transmit(t).unwrap().kind, PacketKind::Rts);
+        assert_eq!(s.rts_sent(), 2);
+    }
+
+    #[test]
+    fn rto_then_rts_for_the_lost_packets() {
+        let cfg = EqdsConfig::from_transport(&tcfg(&[("credit_spec", Knob::Int(4000))])).unwrap();
+        let mut s = EqdsSender::new(cfg, &env(100_000)).unwrap();
+        let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        assert_eq!(sent.len(), 4);
+        // PSN 0 and 1 acknowledged, one pull each (spent at once); 2 and 3 lost.
+        s.on_ack(Time::from_us(8), &ack(PacketKind::Ack, 0, 1, sent[0].path, Time::ZERO));
+        s.on_ack(Time::from_us(8), &ack(PacketKind::Ack, 1, 2, sent[1].path, Time::ZERO));
+        s.on_ack(Time::from_us(8), &ack(PacketKind::Pull, 2, 2, 0, Time::ZERO));
+        assert_eq!(std::iter::from_fn(|| s.poll_transmit(Time::from_us(20))).count(), 2);
+        // The RTO (100 µs minimum) fires at 108 µs for PSN 2, 3 (sent at 0), not 4, 5 (sent at 20 µs).
+        let t = s.poll_timeout().unwrap();
+        assert_eq!(t, Time::from_us(108));
+        s.on_timeout(t);
+        assert_eq!(s.recovery_stats().timeouts, 1);
+        let rts = s.poll_transmit(t).unwrap();
+        assert_eq!((rts.kind, rts.psn), (PacketKind::Rts, 2));
+    }
+
+    #[test]
+    fn evs_cycle_and_skip_penalised() {
+        let cfg = EqdsConfig::from_transport(&tcfg(&[("paths", Knob::Int(8)), ("credit_spec", Knob::Int(100_000))])).unwrap();
+        let mut s = EqdsSender::new(cfg, &env(1_000_000)).unwrap();
+        let mut seen = [0; 8];
+        for _ in 0..8 {
+            seen[s.poll_transmit(Time::ZERO).unwrap().path as usize] += 1;
+        }
+        assert_eq!(seen, [1; 8], "one cycle is a permutation");
+    }
+}

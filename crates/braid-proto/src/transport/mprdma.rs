@@ -1,0 +1,436 @@
+//! MP-RDMA (Lu et al., NSDI'18) as the Rondo paper uses it as a baseline (§6 "Baselines": "a
+//! per-flow, ECN-driven congestion control. Its ACK-clocked path selection transmits packets over
+//! responding paths and temporarily prunes paths whose delayed ACKs indicate excessive OOD").
+//! Spec: `shared/specs/baselines.md` §6 (\[PAPER]; the unofficial ns-3 port was read for structure
+//! only).
+//!
+//! **Window (per flow, in packets).** On every ACK: CE-marked ⇒ `cwnd −= 1/2`, else
+//! `cwnd += 1/cwnd`; clamped to `[min_cwnd, max_cwnd]`. A loss episode (a recovery entered by
+//! the loss-recovery scheme, or an RTO) multiplies `cwnd` by `loss_md` once \[GUESS: the paper's
+//! exact loss reaction is not in the spec].
+//!
+//! **ACK-clocked path selection over virtual paths (VPs).** VP `i < paths` is UDP source port
+//! `base + i` (see `baseline_util`). An ACK that arrives on VP `p` lets
+//! up to `min(awnd, 2)` packets go out on the **same** VP, with
+//! `awnd = ⌊cwnd⌋ − outstanding − (packets already clocked but not sent)`. So load moves toward
+//! VPs whose ACKs return quickly. The first window (and any restart after every outstanding
+//! packet is gone) goes out on random VPs. **Exploration:** when an ACK clocks out two packets
+//! (the window grew by one), the second goes on a new random VP (`grow_explore`, default on
+//! \[PAPER, from memory: MP-RDMA explores new VPs as the window grows; without it a physical path
+//! whose VPs all lost their clock after a window cut never recovers]); and each clocked packet,
+//! with probability `explore_prob` and at most once per smoothed RTT, takes a random VP instead
+//! \[GUESS on the rate: the paper says "a small probability"; default 1 %].
+//!
+//! **OOD-aware pruning.** An ACK whose PSN is at least `delta` (Δ) below the highest PSN
+//! acknowledged so far, and which does not acknowledge a retransmission, is "late": it updates
+//! the window and loss state but clocks out nothing, so the VP it came from loses its share until
+//! it answers in time again.
+//!
+//! **Receiver bitmap and loss recovery.** The MP-RDMA receiver tracks `bitmap` (L = 64) PSNs
+//! from its cumulative ACK (AACK) and cannot hold anything beyond; the paper's receiver NACKs the
+//! hole (synchronisation), the sender enters recovery (`recovery_psn = snd_nxt`), resends the
+//! holes and leaves recovery when `snd_una ≥ recovery_psn`. Braid's receiver is shared by all
+//! transports and bounded by the NIC's shared reorder buffer instead (so every baseline is
+//! compared on the same receiver resource, Rondo Fig 14); the bitmap's effect on the sender is
+//! modelled with early recovery (`er`): a loss is inferred once the flow's OOD reaches L, i.e.
+//! when the bitmap is exhausted \[interpretation: the spec's synchronisation rule ("AACK advances
+//! over at most Δ PSNs; a hole found then is NACKed") would put the threshold at Δ; measured on
+//! the Rondo testbed that turns most queueing skew into spurious retransmissions and halves the
+//! goodput, see EXPERIMENTS.md; set `recovery_params.er_threshold` to Δ for that variant]. The
+//! synchronisation packets themselves are not modelled. Any other `transport.recovery` can be
+//! chosen.
+//!
+//! Knobs (`[transport]` fields): `paths` (VPs, default 64 \[GUESS: the paper draws source ports
+//! from a large range]), `delta` (Δ, 32), `bitmap` (L, 64), `explore_prob` (0.01), `grow_explore` (true),
+//! `init_cwnd` (packets; default one BDP of the flow), `min_cwnd` (1), `max_cwnd` (packets,
+//! 100 000), `loss_md` (0.5). The ECN marking thresholds are the network's (`network.kmin`, …;
+//! the spec suggests DCQCN's \[GUESS]).
+
+use std::collections::VecDeque;
+
+use braid_core::{PacketKind, Rng, Time};
+
+use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
+use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
+use crate::recovery::{Recovery, RecoveryConfig, RecoveryKind, RecoveryStats};
+
+/// Knob names of the `mprdma` transport.
+pub const MPRDMA_KNOBS: &[&str] =
+    &["paths", "delta", "bitmap", "explore_prob", "grow_explore", "init_cwnd", "min_cwnd", "max_cwnd", "loss_md"];
+
+/// Parameters of an MP-RDMA sender (see the module docs).
+#[derive(Clone, Debug)]
+pub struct MprdmaConfig {
+    /// Number of virtual paths (UDP source ports).
+    pub paths: u32,
+    /// OOD pruning threshold Δ, packets.
+    pub delta: u32,
+    /// Receiver bitmap length L, packets (the default early-recovery threshold).
+    pub bitmap: u32,
+    /// Probability that a clocked packet explores a random VP (at most once per RTT).
+    pub explore_prob: f64,
+    /// The second packet an ACK clocks out (the window grew) goes on a new random VP.
+    pub grow_explore: bool,
+    /// Initial window, packets (`None`: one BDP of the flow).
+    pub init_cwnd: Option<f64>,
+    /// Smallest window, packets.
+    pub min_cwnd: f64,
+    /// Largest window, packets.
+    pub max_cwnd: f64,
+    /// Window factor applied once per loss episode.
+    pub loss_md: f64,
+    /// Loss recovery.
+    pub recovery: RecoveryConfig,
+    /// Header bytes per packet on the wire (for pacing bookkeeping only).
+    pub header_bytes: u32,
+}
+
+impl MprdmaConfig {
+    /// Read the knobs of a `[transport]` table.
+    pub fn from_transport(cfg: &TransportConfig) -> Result<MprdmaConfig, String> {
+        let k = Knobs::new("mprdma", &cfg.params, MPRDMA_KNOBS)?;
+        let delta = k.u32_in("delta", 32, 1, 1 << 20)?;
+        let bitmap = k.u32_in("bitmap", 64, 1, 1 << 24)?;
+        let mut native = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
+        native.er_threshold = bitmap;
+        let c = MprdmaConfig {
+            paths: k.u32_in("paths", 64, 1, MAX_PATHS)?,
+            delta,
+            bitmap,
+            explore_prob: k.f64_in("explore_prob", 0.01, 0.0, 1.0)?,
+            grow_explore: k.bool("grow_explore", true)?,
+            init_cwnd: if cfg.params.iter().any(|(n, _)| n == "init_cwnd") {
+                Some(k.f64_in("init_cwnd", 1.0, 1.0, 1e7)?)
+            } else {
+                None
+            },
+            min_cwnd: k.f64_in("min_cwnd", 1.0, 1.0, 1e7)?,
+            max_cwnd: k.f64_in("max_cwnd", 100_000.0, 1.0, 1e9)?,
+            loss_md: k.f64_in("loss_md", 0.5, 0.0, 1.0)?,
+            recovery: recovery_or_native(&cfg.recovery, native),
+            header_bytes: cfg.header_bytes,
+        };
+        if c.min_cwnd > c.max_cwnd {
+            return Err(format!("`transport.min_cwnd` ({}) exceeds `transport.max_cwnd` ({})", c.min_cwnd, c.max_cwnd));
+        }
+        Ok(c)
+    }
+}
+
+/// An MP-RDMA flow's sender (see the module docs).
+#[derive(Clone, Debug)]
+pub struct MprdmaSender {
+    cfg: MprdmaConfig,
+    size_bytes: u64,
+    mtu: u32,
+    line_bps: u64,
+    base: u16,
+    start: Time,
+    rec: Recovery,
+    cwnd: f64,
+    /// VPs clocked by ACKs, waiting for their packet to go.
+    clocked: VecDeque<u16>,
+    /// Packets that may go on random VPs (first window, restarts).
+    random_budget: u32,
+    max_acked_psn: Option<u32>,
+    last_explore: Option<Time>,
+    last_recoveries: u64,
+    last_timeouts: u64,
+    rng: Rng,
+    late_acks: u64,
+    explorations: u64,
+}
+
+impl MprdmaSender {
+    /// A sender for one flow.
+    pub fn new(cfg: MprdmaConfig, env: &FlowEnv) -> Result<MprdmaSender, String> {
+        env.cc.check()?;
+        let mtu = env.cc.mtu_bytes.max(1);
+        let pkts = env.size_bytes.div_ceil(mtu as u64).max(1);
+        if pkts > u32::MAX as u64 / 2 {
+            return Err(format!("flow of {} bytes has too many packets for 32-bit PSNs", env.size_bytes));
+        }
+        let bdp_pkts = (env.cc.bdp_bytes() as f64 / mtu as f64).ceil().max(1.0);
+        let cwnd = cfg.init_cwnd.unwrap_or(bdp_pkts).clamp(cfg.min_cwnd, cfg.max_cwnd);
+        Ok(MprdmaSender {
+            size_bytes: env.size_bytes,
+            mtu,
+            line_bps: env.cc.line_rate.bps(),
+            base: entropy_base(env.entropy, cfg.paths),
+            start: env.start,
+            rec: {
+                let mut r = Recovery::new(cfg.recovery, pkts as u32);
+                r.set_hole_first(true);
+                r
+            },
+            cwnd,
+            clocked: VecDeque::with_capacity(cwnd as usize + 4),
+            random_budget: cwnd as u32,
+            max_acked_psn: None,
+            last_explore: None,
+            last_recoveries: 0,
+            last_timeouts: 0,
+            rng: Rng::new(env.seed),
+            late_acks: 0,
+            explorations: 0,
+            cfg,
+        })
+    }
+
+    fn payload_of(&self, psn: u32) -> u32 {
+        let off = psn as u64 * self.mtu as u64;
+        (self.size_bytes.saturating_sub(off)).min(self.mtu as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
+    }
+
+    fn wnd(&self) -> u32 {
+        self.cwnd as u32
+    }
+
+    fn random_vp(&mut self) -> u16 {
+        self.rng.below(self.cfg.paths as u64) as u16
+    }
+
+    /// Whether something may be sent now (window open and a VP available).
+    fn sendable(&self) -> bool {
+        if !self.rec.has_data() || self.rec.outstanding() >= self.wnd() {
+            return false;
+        }
+        !self.clocked.is_empty() || self.random_budget > 0 || self.rec.outstanding() == 0
+    }
+
+    /// See [`crate::transport::Sender::poll_transmit`].
+    pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+        if now < self.start || !self.sendable() {
+            return None;
+        }
+        let (psn, retx) = self.rec.next_psn()?;
+        let vp = if let Some(vp) = self.clocked.pop_front() {
+            vp
+        } else if self.random_budget > 0 {
+            self.random_budget -= 1;
+            self.random_vp()
+        } else {
+            // Restart: nothing outstanding and nothing clocked.
+            self.random_budget = self.wnd().saturating_sub(1);
+            self.random_vp()
+        };
+        self.rec.on_sent(now, psn, vp);
+        Some(TxPacket {
+            kind: PacketKind::Data,
+            psn,
+            payload_bytes: self.payload_of(psn),
+            entropy: self.base + vp,
+            path: vp,
+            retx,
+            timestamped: false,
+            last: (psn as u64 + 1) * self.mtu as u64 >= self.size_bytes,
+        })
+    }
+
+    /// See [`crate::transport::Sender::next_send_time`].
+    pub fn next_send_time(&self, now: Time) -> Time {
+        if self.sendable() {
+            now.max(self.start)
+        } else {
+            Time::MAX
+        }
+    }
+
+    /// See [`crate::transport::Sender::on_ack`].
+    pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
+        if !matches!(ack.kind, PacketKind::Ack | PacketKind::Nak) || ack.probe {
+            return;
+        }
+        let was_retx = self.rec.tx_count(ack.psn) > 1;
+        let late = !was_retx && self.max_acked_psn.is_some_and(|m| ack.psn.saturating_add(self.cfg.delta) <= m);
+        self.rec.on_ack(now, ack);
+        if !ack.rx_buffer_full {
+            self.max_acked_psn = Some(self.max_acked_psn.map_or(ack.psn, |m| m.max(ack.psn)));
+        }
+        // Window.
+        if ack.ecn {
+            self.cwnd -= 0.5;
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
+        }
+        let st = self.rec.stats();
+        if st.recoveries > self.last_recoveries || st.timeouts > self.last_timeouts {
+            self.cwnd *= self.cfg.loss_md;
+        }
+        self.last_recoveries = st.recoveries;
+        self.last_timeouts = st.timeouts;
+        self.cwnd = self.cwnd.clamp(self.cfg.min_cwnd, self.cfg.max_cwnd);
+        let w = self.wnd() as usize;
+        while self.clocked.len() > w {
+            self.clocked.pop_front();
+        }
+        if late {
+            self.late_acks += 1;
+            return;
+        }
+        if ack.rx_buffer_full || (ack.path as u32) >= self.cfg.paths {
+            return;
+        }
+        // ACK clocking: up to two packets on the VP this ACK came from.
+        let used = self.rec.outstanding() as i64 + self.clocked.len() as i64 + self.random_budget as i64;
+        let awnd = (self.wnd() as i64 - used).clamp(0, 2);
+        for k in 0..awnd {
+            let srtt = self.rec.srtt().unwrap_or(Time::ZERO);
+            let may_explore = self.last_explore.is_none_or(|t| now >= t + srtt);
+            let vp = if k == 1 && self.cfg.grow_explore {
+                // The window grew by a packet: the extra packet explores a new VP.
+                self.explorations += 1;
+                self.random_vp()
+            } else if may_explore && self.rng.bernoulli(self.cfg.explore_prob) {
+                self.last_explore = Some(now);
+                self.explorations += 1;
+                self.random_vp()
+            } else {
+                ack.path
+            };
+            self.clocked.push_back(vp);
+        }
+    }
+
+    /// See [`crate::transport::Sender::poll_timeout`].
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.rec.poll_timeout()
+    }
+
+    /// See [`crate::transport::Sender::on_timeout`].
+    pub fn on_timeout(&mut self, now: Time) {
+        self.rec.on_timeout(now);
+        let st = self.rec.stats();
+        if st.timeouts > self.last_timeouts {
+            self.cwnd = (self.cwnd * self.cfg.loss_md).clamp(self.cfg.min_cwnd, self.cfg.max_cwnd);
+            // Restart the clock: the resent packets go on random VPs.
+            self.clocked.clear();
+            self.random_budget = self.wnd();
+        }
+        self.last_timeouts = st.timeouts;
+        self.last_recoveries = st.recoveries;
+    }
+
+    /// Every byte acknowledged.
+    pub fn is_complete(&self) -> bool {
+        self.rec.is_complete()
+    }
+    /// Loss-recovery counters.
+    pub fn recovery_stats(&self) -> RecoveryStats {
+        self.rec.stats()
+    }
+    /// The window in bytes.
+    pub fn window_bytes(&self) -> u64 {
+        (self.cwnd * self.mtu as f64) as u64
+    }
+    /// Line rate (MP-RDMA is window-clocked, not paced).
+    pub fn rate_bps(&self) -> u64 {
+        self.line_bps
+    }
+    /// The window in packets.
+    pub fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+    /// ACKs that were too late (OOD ≥ Δ) to clock out packets.
+    pub fn late_acks(&self) -> u64 {
+        self.late_acks
+    }
+    /// Clocked packets that explored a random VP.
+    pub fn explorations(&self) -> u64 {
+        self.explorations
+    }
+    /// The parameters in use.
+    pub fn config(&self) -> &MprdmaConfig {
+        &self.cfg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{CcConfig, CcEnv, CcKind};
+    use crate::transport::TransportKind;
+    use braid_core::Knob;
+
+    fn env() -> FlowEnv {
+        FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 1_000_000, entropy: 50_001, start: Time::ZERO, seed: 7 }
+    }
+
+    fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
+        TransportConfig {
+            kind: TransportKind::Mprdma,
+            cc: CcConfig::new(CcKind::Dcqcn),
+            recovery: RecoveryConfig::new(RecoveryKind::EarlyRecovery),
+            header_bytes: 48,
+            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        }
+    }
+
+    fn ack(tx: &TxPacket, cum: u32, ecn: bool, sent: Time) -> AckIn<'static> {
+        AckIn {
+            kind: if cum > tx.psn { PacketKind::Ack } else { PacketKind::Nak },
+            psn: tx.psn,
+            cum_ack: cum,
+            path: tx.path,
+            ecn,
+            ts_sent: sent,
+            ts_rx: sent,
+            ood: 0,
+            probe: false,
+            rx_buffer_full: false,
+            int: None,
+            hops: 2,
+        }
+    }
+
+    #[test]
+    fn first_window_then_ack_clocking_on_the_same_vp() {
+        let cfg = MprdmaConfig::from_transport(&tcfg(&[("init_cwnd", Knob::Int(4)), ("paths", Knob::Int(8))])).unwrap();
+        assert_eq!(cfg.recovery.kind, RecoveryKind::EarlyRecovery);
+        assert_eq!(cfg.recovery.er_threshold, 64);
+        let mut s = MprdmaSender::new(cfg, &env()).unwrap();
+        let t0 = Time::ZERO;
+        let sent: Vec<TxPacket> = (0..4).map(|_| s.poll_transmit(t0).unwrap()).collect();
+        assert!(s.poll_transmit(t0).is_none(), "window of 4");
+        assert_eq!(s.next_send_time(t0), Time::MAX);
+        for tx in &sent {
+            assert!(tx.path < 8);
+            assert_eq!(tx.entropy, s.base + tx.path);
+        }
+        // ACK of PSN 0 (no ECN): cwnd 4.25, one slot frees → one packet, on the same VP.
+        s.on_ack(Time::from_us(10), &ack(&sent[0], 1, false, t0));
+        let tx = s.poll_transmit(Time::from_us(10)).unwrap();
+        assert_eq!(tx.path, sent[0].path);
+        assert!(s.poll_transmit(Time::from_us(10)).is_none());
+        // ECN-marked ACK: cwnd − 0.5 → 3.75 → floor 3; with 3 outstanding nothing is clocked.
+        s.on_ack(Time::from_us(11), &ack(&sent[1], 2, true, t0));
+        assert!((s.cwnd() - 3.75).abs() < 1e-9, "{}", s.cwnd());
+        assert!(s.poll_transmit(Time::from_us(11)).is_none());
+    }
+
+    #[test]
+    fn late_acks_clock_nothing() {
+        let cfg = MprdmaConfig::from_transport(&tcfg(&[
+            ("init_cwnd", Knob::Int(20)),
+            ("delta", Knob::Int(4)),
+            ("explore_prob", Knob::Float(0.0)),
+        ]))
+        .unwrap();
+        let mut s = MprdmaSender::new(cfg, &env()).unwrap();
+        let t0 = Time::ZERO;
+        let sent: Vec<TxPacket> = (0..20).map(|_| s.poll_transmit(t0).unwrap()).collect();
+        // PSN 10 arrives first (OOD), then PSN 1: 1 + 4 ≤ 10 → late, nothing clocked.
+        s.on_ack(Time::from_us(5), &ack(&sent[10], 0, false, t0));
+        let n_after_10 = std::iter::from_fn(|| s.poll_transmit(Time::from_us(5))).count();
+        assert!(n_after_10 >= 1);
+        s.on_ack(Time::from_us(6), &ack(&sent[1], 0, false, t0));
+        assert_eq!(s.late_acks(), 1);
+        assert!(s.poll_transmit(Time::from_us(6)).is_none());
+    }
+
+    #[test]
+    fn unknown_knob_is_an_error() {
+        let e = MprdmaConfig::from_transport(&tcfg(&[("probing", Knob::Bool(true))])).unwrap_err();
+        assert!(e.contains("transport.probing") && e.contains("mprdma"), "{e}");
+    }
+}

@@ -1,0 +1,1103 @@
+//! Rondo: packet spraying with controlled reordering (Zhang et al., arXiv 2611.04594), as a
+//! sans-IO sender. `transport.kind = "rondo"`; round-robin spraying, the testbed baseline, is
+//! [`rrps`] (`transport.kind = "rrps"`).
+//!
+//! What follows which part of the paper:
+//! - **Logical paths** (§4.2, footnote 2): `paths` entropy values; path `p` uses UDP source port
+//!   `(flow entropy & 0xFF00) + p`, so under `routing.kind = "entropy"` with a power-of-two number
+//!   of next hops logical path `p` is physical path `p mod n` (the testbed's steering, §5).
+//! - **ARCC** (§4.2.1, Appendix C.2; [`arcc`]): every `Tu` each path's ACK rate over the interval
+//!   (data ACKs and probe ACKs, per packet) feeds an EWMA `r̂_p`; pipe `r̂_p·T_p`, own queue
+//!   `Q_p = inflight_p − r̂_p·T_p`, delay `d_p = Q_p/r̂_p`; margin AIMD toward `τq` (`+q0/4` up to
+//!   `q0`, or `×τq/d_p`); target `W*_p = r̂_p·T_p + q_p`; set directly on a large queue, else
+//!   `W ← (1−γ)W + γW*`. Defaults §6.2.1: `Tu = 0.5·T`, `q0 = 3 MTU`, `τq = 0.04·max base RTT`,
+//!   `α = 0.8`, `γ = 0.5`; `W0 = 2 MTU` per path.
+//! - **One flow pacer** (§4.2.1): data leaves at most at `Σ_p W_p/T_p` (one packet every
+//!   `1/rate`, at most one gap of catch-up); windows bound each path's inflight.
+//! - **Capacity probing** (§4.2.2): MTU-sized [`PacketKind::Probe`] packets with the reserved PSN
+//!   [`PROBE_PSN`], never retransmitted, sent whenever no data packet may go (window or pacer)
+//!   while a path is in a probing phase, so probes fill the NIC up to line rate, round robin over
+//!   the probing paths; the simulator queues them in the low-priority probe class with its small
+//!   drop threshold. Probe ACKs count toward the path's ACK-rate sample (so into `r̂_p` and the
+//!   window), and until the first update that includes probe ACKs each probe ACK raises the
+//!   path's window by one packet ("one extra data packet per probe ACK"). Phases: at flow start
+//!   on every path, and on a path after `probe_trigger` (5) consecutive updates in which every
+//!   data packet sent on it at least `T_p` (+ slack) earlier was acknowledged; a phase lasts
+//!   `probe_phase` (3) base RTTs. Probes are not goodput: they carry no application bytes and the
+//!   receiver does not deliver them (the simulator counts them apart: `probes_sent`).
+//! - **Deficit-based path selection** (§4.2.3): on every transmission the pacer allows,
+//!   `O_p = max(0, W_p − inflight_p)`, `Z_p += O_p/ΣO` for every path with `O_p > 0`, send on the
+//!   largest `Z_p`, `Z_p −= 1`. `path_selection = "random"` picks uniformly among open paths (the
+//!   RPS ablation of Fig 21).
+//! - **Packet scheduler** (§4.3, Eq 7, Appendix C.4): a data packet per path carries a timestamp
+//!   request every `ts_interval` (`Tu/4`); the echo gives the forward delay `D_p = ts_rx − ts_sent`
+//!   (EWMA, gain `delay_gain`). While every path's last `stable_samples` (3) samples stayed within
+//!   `stable_tol` (0.05 T) of its estimate, skips are recomputed on every update:
+//!   `skip_p = ⌊Σ_{p'≠p} (W_p'/RTT_p')·max(D_p − D_p', 0)⌋`; a new-data transmission on `p`
+//!   carries the `(skip_p + 1)`-th smallest unsent PSN ([`unsent::UnsentSet`]). Retransmissions
+//!   go before new data and keep their PSN.
+//! - **Loss recovery** (§2.2, §6.2.5): the shared [`Recovery`] — Early Recovery with a 4-packet
+//!   threshold by default, in the paper's per-packet form ([`Recovery::set_er_per_packet`];
+//!   `er_mode = "episode"` for the shared episode form), or any selective scheme by
+//!   `transport.recovery` — with its RTO backstop. The receiver side (per-packet ACKs with PSN and
+//!   path, probe ACKs flagged, the NIC's shared reorder buffer, in-order delivery, NAKs on buffer
+//!   overflow) is the simulator's, unchanged.
+//!
+//! Ambiguities and how they are resolved (EXPERIMENTS.md, section "Rondo", has the measurements):
+//! - **Which side α weights** (`alpha_side`): read as the weight of the history,
+//!   `r̂ ← 0.8·r̂ + 0.2·sample` ("smoothing parameter"); `"sample"` gives `r̂ ← 0.8·sample + 0.2·r̂`.
+//!   In the fluid model (Prop 1, `arcc` tests) both converge to the fair share, the sample
+//!   reading faster. In packet-level runs per-path ACK counts per `Tu` are small (32-to-1 incast
+//!   over 4 paths: under one packet per interval) and the sample reading chases the noise: incast
+//!   Jain 0.956 vs 0.997 (Fig 17: 0.999), Fig 4 at ΔD = 0 p99 OOD 16 vs 3, goodput lower in every
+//!   scenario; Fig 18 convergence is about the same. So the history reading is the default.
+//! - **Base RTT `T` per path**: the paper's `T` is "derived from the topology". With paths of
+//!   different delay (§6.1 heterogeneous test, Fig 4) one flow-wide `T` starves the slow path
+//!   (`W = r̂·T + q` cannot sustain `r̂` once the path's RTT exceeds `T`), contradicting the
+//!   68 Gb/s the paper measures. So `T_p` = the topology's base RTT of the flow + (smallest RTT
+//!   seen on `p` − smallest RTT seen on any of the flow's paths): the persistent extra delay of a
+//!   path is added, while a standing queue that every path crosses (a joiner arriving at a busy
+//!   last hop) is not mistaken for propagation. `Tu` is per path too (`0.5·T_p`), so a long path
+//!   is not corrected several times per round trip of its own feedback.
+//! - **"Large" queue for the direct update**: `d_p > fast_drain·τq` with `fast_drain = 2`. The spec
+//!   says "d_p above target"; the paper only says "large", and its proofs (Appendix C.2–C.3)
+//!   assume the smoothed update in multiplicative-decrease epochs, which a threshold of 1 would
+//!   never allow.
+//! - **The ACK-rate sample** counts one packet per data ACK or NAK arriving on the path (per-packet
+//!   ACKs; a drop at the receiver's full reorder buffer still crossed the network), plus probe
+//!   ACKs. The first ACKs arrive mid-interval, so a path's first update measures from its first
+//!   ACK (over at least `Tu/2`), keeping `W0` and the probe credits until then.
+//! - **`inflight_p`** is the number of data copies sent on `p` after the latest copy whose ACK came
+//!   back on `p` (a logical path is one FIFO route). Loss recovery's own count forgets a packet
+//!   once it declares it lost; under reordering that declaration can be spurious and the old copy
+//!   is still queued, so windows built on recovery's count let spurious retransmissions pile up
+//!   data no window accounts for — a feedback loop (more queue, more reordering, more spurious
+//!   retransmissions) seen on the testbed before this choice.
+//! - **Probing trigger**: per path; "acknowledged" is checked with a slack of `probe_slack·τq`
+//!   beyond `T_p` (default ½ τq), since ARCC keeps about `τq` of queue on a busy path and none on a
+//!   path with spare capacity.
+//! - **Probe credits** raise the window (not a one-shot send token), so the pacer counts them too;
+//!   they end on the path's first update that includes probe ACKs, or with the phase.
+//! - **Stability gate**: while a path's delay samples are unstable the previous skips stay in force
+//!   (zero before the first stable computation) rather than switching the scheduler off, so one
+//!   outlier does not release the whole `R̄·ΔD` of reordering.
+//! - **Early Recovery**: §2.2 defines it per packet ("retransmits an unacknowledged packet when the
+//!   gap between its PSN and the highest acknowledged PSN exceeds a fixed threshold"); the shared
+//!   recovery's default ER enters an episode and resends every hole below the highest SACK, which
+//!   under Rondo's residual reordering of a few packets retransmits far more (EXPERIMENTS.md).
+//! - **`cc = "swift"`** (the "per-path Swift" ablation of Fig 21): each path runs
+//!   [`crate::cc::Swift`] (initial window one flow BDP split over the paths) instead of ARCC; the
+//!   pacer, path selection and scheduler are unchanged; probing is unavailable (it needs ARCC's
+//!   capacity estimate) and Swift reacts to delay only (losses are left to recovery).
+//!
+//! Hot path: no allocation per packet in steady state (path state, rings and the unsent bitmap
+//! are sized up front or grow once; `tests/rondo_sansio.rs` counts allocations), no trait
+//! objects; ARCC and the skips run once per path per `Tu`.
+
+pub mod arcc;
+pub mod rrps;
+pub mod unsent;
+
+pub use arcc::{AlphaSide, ArccParams, ArccPath};
+pub use rrps::{RrpsConfig, RrpsSender};
+
+use std::collections::VecDeque;
+
+use braid_core::{Knob, PacketKind, Rng, Time};
+
+use crate::cc::{AckEvent, CcConfig, CcEnv, CcKind, Swift, SwiftConfig};
+use crate::recovery::{Recovery, RecoveryConfig, RecoveryStats};
+use crate::transport::{AckIn, TransportConfig, TxPacket};
+use unsent::UnsentSet;
+
+/// The PSN every probe carries.
+pub const PROBE_PSN: u32 = u32::MAX;
+
+/// How the controller picks the path of a transmission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathSelection {
+    /// Deficit-based (§4.2.3).
+    Deficit,
+    /// Uniformly among paths with an open window (random packet spraying, the Fig 21 ablation).
+    Random,
+}
+
+/// A duration given either as a multiple of a reference RTT (a plain number) or absolutely (a
+/// string with a unit).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RelTime {
+    /// This many reference RTTs.
+    Rtts(f64),
+    /// An absolute duration.
+    Abs(Time),
+}
+
+impl RelTime {
+    /// The duration for reference RTT `rtt`.
+    pub fn resolve(self, rtt: Time) -> Time {
+        match self {
+            RelTime::Rtts(k) => rtt.mul_f64(k),
+            RelTime::Abs(t) => t,
+        }
+    }
+}
+
+/// An amount of data given in MTUs (a plain number) or bytes (a string with a unit).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Amount {
+    /// This many MTU-sized packets.
+    Mtus(f64),
+    /// Bytes.
+    Bytes(u64),
+}
+
+impl Amount {
+    /// In packets of `mtu` bytes.
+    pub fn packets(self, mtu: u32) -> f64 {
+        match self {
+            Amount::Mtus(k) => k,
+            Amount::Bytes(b) => b as f64 / mtu.max(1) as f64,
+        }
+    }
+}
+
+/// Rondo's configuration: the `[transport]` fields of a scenario with `kind = "rondo"`.
+#[derive(Clone, Debug)]
+pub struct RondoConfig {
+    /// `arcc` (default) or `swift` (per-path Swift, ablation).
+    pub cc: CcConfig,
+    /// Loss recovery (default: Early Recovery with threshold 4).
+    pub recovery: RecoveryConfig,
+    /// Header bytes added to each packet's payload on the wire.
+    pub header_bytes: u32,
+    /// `paths`: logical paths per flow (default 4, at most 256).
+    pub paths: u16,
+    /// `path_selection`: `"deficit"` (default) or `"random"`.
+    pub path_selection: PathSelection,
+    /// `probing`: capacity probing on (default for ARCC) or off.
+    pub probing: bool,
+    /// `scheduler`: packet scheduler on (default) or off.
+    pub scheduler: bool,
+    /// `tu`: ARCC update interval (default 0.5 base RTT).
+    pub tu: RelTime,
+    /// `q0`: margin cap (default 3 MTU).
+    pub q0: Amount,
+    /// `tau_q`: target queueing delay (default 0.04 × the network's largest base RTT).
+    pub tau_q: RelTime,
+    /// `alpha`: ACK-rate EWMA parameter (default 0.8).
+    pub alpha: f64,
+    /// `alpha_side`: which side α weights (`"history"`, default, or `"sample"`).
+    pub alpha_side: AlphaSide,
+    /// `gamma`: window EWMA gain (default 0.5).
+    pub gamma: f64,
+    /// `w0`: initial window per path (default 2 MTU).
+    pub w0: Amount,
+    /// `fast_drain`: direct window update when `d_p > fast_drain·τq` (default 2).
+    pub fast_drain: f64,
+    /// `probe_phase`: length of a probing phase in path base RTTs (default 3).
+    pub probe_phase: f64,
+    /// `probe_trigger`: consecutive fully-acknowledged updates that start a phase (default 5).
+    pub probe_trigger: u32,
+    /// `probe_slack`: slack of the "acknowledged within T" check, as a fraction of τq (default 0.5).
+    pub probe_slack: f64,
+    /// `delay_gain`: EWMA gain of the forward-delay estimate (default 0.5).
+    pub delay_gain: f64,
+    /// `stable_samples`: consecutive stable delay samples before the scheduler acts (default 3).
+    pub stable_samples: u32,
+    /// `stable_tol`: a sample is stable within this of the estimate (default 0.05 base RTT).
+    pub stable_tol: RelTime,
+    /// `max_skip`: largest skip (default 4096 packets).
+    pub max_skip: u32,
+    /// `ts_interval`: a data packet per path carries a timestamp request at most this often
+    /// (default 0.125 base RTT, i.e. `Tu/4`).
+    pub ts_interval: RelTime,
+    /// `er_mode`: `"per-packet"` (default, the paper's rule, [`Recovery::set_er_per_packet`]) or
+    /// `"episode"` (the shared UET-style episodes) for `recovery = "er"`.
+    pub er_per_packet: bool,
+}
+
+/// The `[transport]` fields `rondo` accepts.
+pub const RONDO_KNOBS: &[&str] = &[
+    "paths",
+    "path_selection",
+    "probing",
+    "scheduler",
+    "tu",
+    "q0",
+    "tau_q",
+    "alpha",
+    "alpha_side",
+    "gamma",
+    "w0",
+    "fast_drain",
+    "probe_phase",
+    "probe_trigger",
+    "probe_slack",
+    "delay_gain",
+    "stable_samples",
+    "stable_tol",
+    "max_skip",
+    "ts_interval",
+    "er_threshold",
+    "er_mode",
+];
+
+fn rel_time(v: &Knob) -> Result<RelTime, String> {
+    if let Knob::Str(s) = v {
+        if let Ok(t) = braid_core::units::parse_duration(s) {
+            if t == Time::ZERO {
+                return Err("must be positive".into());
+            }
+            return Ok(RelTime::Abs(t));
+        }
+    }
+    let k = v.as_f64().map_err(|e| format!("{e} (give a multiple of the base RTT, or a duration such as \"10us\")"))?;
+    if !(k > 0.0 && k.is_finite()) {
+        return Err(format!("must be positive, got {k}"));
+    }
+    Ok(RelTime::Rtts(k))
+}
+
+fn amount(v: &Knob) -> Result<Amount, String> {
+    if let Knob::Str(s) = v {
+        if let Ok(b) = braid_core::units::parse_size(s) {
+            if b == 0 {
+                return Err("must be positive".into());
+            }
+            return Ok(Amount::Bytes(b));
+        }
+    }
+    let k = v.as_f64().map_err(|e| format!("{e} (give a number of MTUs, or a size such as \"3KB\")"))?;
+    if !(k > 0.0 && k.is_finite()) {
+        return Err(format!("must be positive, got {k}"));
+    }
+    Ok(Amount::Mtus(k))
+}
+
+fn unit_interval(v: &Knob, zero_ok: bool) -> Result<f64, String> {
+    let x = v.as_f64()?;
+    if !(x <= 1.0 && (x > 0.0 || (zero_ok && x == 0.0))) {
+        return Err(format!("must be in {}0, 1], got {x}", if zero_ok { "[" } else { "(" }));
+    }
+    Ok(x)
+}
+
+impl RondoConfig {
+    /// Rondo's configuration from a scenario's transport table; errors name the field.
+    pub fn from_transport(tc: &TransportConfig) -> Result<RondoConfig, String> {
+        match tc.cc.kind {
+            CcKind::Arcc | CcKind::Swift => {}
+            other => {
+                return Err(format!(
+                    "`transport.cc`: transport `rondo` takes `cc = \"arcc\"` (its own controller, the default) or `\"swift\"` (per-path Swift, an ablation), not `{other}`"
+                ))
+            }
+        }
+        let mut c = RondoConfig {
+            cc: tc.cc.clone(),
+            recovery: tc.recovery,
+            header_bytes: tc.header_bytes,
+            paths: 4,
+            path_selection: PathSelection::Deficit,
+            probing: tc.cc.kind == CcKind::Arcc,
+            scheduler: true,
+            tu: RelTime::Rtts(0.5),
+            q0: Amount::Mtus(3.0),
+            tau_q: RelTime::Rtts(0.04),
+            alpha: 0.8,
+            alpha_side: AlphaSide::History,
+            gamma: 0.5,
+            w0: Amount::Mtus(2.0),
+            fast_drain: 2.0,
+            probe_phase: 3.0,
+            probe_trigger: 5,
+            probe_slack: 0.5,
+            delay_gain: 0.5,
+            stable_samples: 3,
+            stable_tol: RelTime::Rtts(0.05),
+            max_skip: 4096,
+            ts_interval: RelTime::Rtts(0.125),
+            er_per_packet: true,
+        };
+        for (k, v) in &tc.params {
+            let r: Result<(), String> = (|| {
+                match k.as_str() {
+                    "paths" => {
+                        let n = v.as_u64()?;
+                        if n == 0 || n > 256 {
+                            return Err(format!("must be between 1 and 256, got {n}"));
+                        }
+                        c.paths = n as u16;
+                    }
+                    "path_selection" => {
+                        c.path_selection = match v.as_str()? {
+                            "deficit" => PathSelection::Deficit,
+                            "random" => PathSelection::Random,
+                            s => return Err(format!("unknown value `{s}` (known: deficit, random)")),
+                        }
+                    }
+                    "probing" => {
+                        c.probing = v.as_bool()?;
+                        if c.probing && tc.cc.kind != CcKind::Arcc {
+                            return Err("capacity probing needs ARCC's capacity estimate; use `cc = \"arcc\"` or `probing = false`".into());
+                        }
+                    }
+                    "scheduler" => c.scheduler = v.as_bool()?,
+                    "tu" => c.tu = rel_time(v)?,
+                    "q0" => c.q0 = amount(v)?,
+                    "tau_q" => c.tau_q = rel_time(v)?,
+                    "alpha" => c.alpha = unit_interval(v, false)?,
+                    "alpha_side" => c.alpha_side = AlphaSide::parse(v.as_str()?)?,
+                    "gamma" => c.gamma = unit_interval(v, false)?,
+                    "w0" => c.w0 = amount(v)?,
+                    "fast_drain" => c.fast_drain = v.as_nonneg_f64()?,
+                    "probe_phase" => {
+                        let x = v.as_nonneg_f64()?;
+                        if x == 0.0 {
+                            return Err("must be positive".into());
+                        }
+                        c.probe_phase = x
+                    }
+                    "probe_trigger" => {
+                        let n = v.as_u64()?;
+                        if n == 0 {
+                            return Err("must be at least 1".into());
+                        }
+                        c.probe_trigger = n.min(u32::MAX as u64) as u32
+                    }
+                    "probe_slack" => c.probe_slack = v.as_nonneg_f64()?,
+                    "delay_gain" => c.delay_gain = unit_interval(v, false)?,
+                    "stable_samples" => c.stable_samples = v.as_u64()?.min(u32::MAX as u64) as u32,
+                    "stable_tol" => c.stable_tol = rel_time(v)?,
+                    "max_skip" => c.max_skip = v.as_u64()?.min(u32::MAX as u64) as u32,
+                    "ts_interval" => c.ts_interval = rel_time(v)?,
+                    "er_threshold" => c.recovery.apply_knob("er_threshold", v)?,
+                    "er_mode" => {
+                        c.er_per_packet = match v.as_str()? {
+                            "per-packet" => true,
+                            "episode" => false,
+                            s => return Err(format!("unknown value `{s}` (known: per-packet, episode)")),
+                        }
+                    }
+                    _ => return Err(format!("unknown field for transport `rondo` (known: {})", RONDO_KNOBS.join(", "))),
+                }
+                Ok(())
+            })();
+            r.map_err(|e| format!("`transport.{k}`: {e}"))?;
+        }
+        if !c.recovery.kind.receiver_buffers() {
+            return Err("`transport.recovery`: rondo sprays packets over paths and needs a selective scheme (er, sr, irn, rack-tlp, rack-tlp-per-path), not go-back-N".into());
+        }
+        Ok(c)
+    }
+}
+
+/// One logical path's state as reported for time series (`paths.csv`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PathSample {
+    /// Logical path index.
+    pub path: u16,
+    /// Window in bytes (probe credits included).
+    pub window_bytes: u64,
+    /// ACK-rate estimate `r̂_p` in bit/s of data-packet wire size.
+    pub ack_rate_bps: u64,
+    /// Data packets outstanding on the path.
+    pub inflight_pkts: u32,
+    /// Margin `q_p` in bytes.
+    pub margin_bytes: u64,
+    /// Smoothed forward delay (ns; relative to the receiver's clock).
+    pub fwd_delay_ns: f64,
+    /// The path's current skip.
+    pub skip: u32,
+    /// A probing phase is running on the path.
+    pub probing: bool,
+}
+
+/// Counters of a Rondo sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RondoStats {
+    /// Probe packets sent.
+    pub probes_sent: u64,
+    /// Probe ACKs received.
+    pub probe_acks: u64,
+    /// Probing phases started (the start-up phase counts once per path).
+    pub probe_phases: u64,
+    /// ARCC updates that used the direct (fast-drain) correction, over all paths.
+    pub fast_drains: u64,
+    /// New-data transmissions that skipped at least one unsent PSN.
+    pub skipped_sends: u64,
+    /// Window updates run (per flow, each covering every path).
+    pub updates: u64,
+}
+
+#[derive(Clone, Debug)]
+enum PathCc {
+    Arcc(ArccPath),
+    Swift(Swift),
+}
+
+#[derive(Clone, Debug)]
+struct PathState {
+    entropy: u16,
+    cc: PathCc,
+    /// Data ACKs and probe ACKs in the current interval.
+    acks: u32,
+    probe_acks: u32,
+    /// First ACK (of either kind) ever received on the path.
+    first_ack_at: Option<Time>,
+    /// Base RTT `T_p` = topology base RTT + (`min_rtt` − the smallest `min_rtt` of the flow's
+    /// paths): the persistent extra delay of this path over the best one, without any standing
+    /// queue that all paths share (see the module docs). Refreshed at every update.
+    base_rtt: Time,
+    /// Smallest RTT seen on the path (`Time::MAX` before the first sample).
+    min_rtt: Time,
+    /// Smoothed RTT (s).
+    srtt: f64,
+    rtt_seeded: bool,
+    /// End of the current probing phase (`Time::ZERO`: none).
+    probe_until: Time,
+    credit_open: bool,
+    /// Extra window from probe ACKs (packets).
+    extra: f64,
+    quiet: u32,
+    /// Deficit `Z_p`.
+    z: f64,
+    /// Forward delay estimate (s) and stability.
+    fwd: f64,
+    fwd_n: u32,
+    stable: u32,
+    /// Earliest time the next data packet on the path may carry a timestamp request.
+    ts_next: Time,
+    /// Timestamped packets awaiting their echo, (PSN, send time), in send order.
+    ts_pending: VecDeque<(u32, Time)>,
+    skip: u32,
+    /// Window in packets (mirrors the controller).
+    w: f64,
+    /// Last and next ARCC update of this path.
+    last_update: Time,
+    next_update: Time,
+    /// Send times of the data copies in flight on this path, oldest first (see
+    /// [`RondoSender::inflight`]).
+    sent: VecDeque<Time>,
+}
+
+impl PathState {
+    #[inline]
+    fn window(&self) -> f64 {
+        self.w + self.extra
+    }
+}
+
+/// A Rondo flow's sender. See the module docs.
+#[derive(Clone, Debug)]
+pub struct RondoSender {
+    size_bytes: u64,
+    mtu: u32,
+    header_bytes: u32,
+    start: Time,
+    /// Topology base RTT of the flow.
+    t_env: Time,
+    tu: Time,
+    ts_interval: Time,
+    tau_q: f64,
+    stable_tol: f64,
+    params: ArccParams,
+    cfg_probe_phase: f64,
+    cfg_probe_trigger: u32,
+    cfg_probe_slack: f64,
+    cfg_delay_gain: f64,
+    cfg_stable_samples: u32,
+    cfg_max_skip: u32,
+    probing: bool,
+    scheduler: bool,
+    selection: PathSelection,
+    swift_mode: bool,
+    rec: Recovery,
+    unsent: UnsentSet,
+    paths: Vec<PathState>,
+    samples: Vec<PathSample>,
+    next_tx_at: Time,
+    /// Pacer: packets per second.
+    pace_rate: f64,
+    pace_gap: Time,
+    /// Earliest update due on any path.
+    next_update: Time,
+    tu_rel: RelTime,
+    probe_rr: usize,
+    sched_on: bool,
+    rng: Rng,
+    stats: RondoStats,
+}
+
+impl RondoSender {
+    /// A sender for one flow of `env.size_bytes` bytes.
+    pub fn new(cfg: &RondoConfig, env: &CcEnv, size_bytes: u64, entropy: u16, start: Time, seed: u64) -> Result<RondoSender, String> {
+        env.check()?;
+        let mtu = env.mtu_bytes.max(1);
+        let pkts = size_bytes.div_ceil(mtu as u64).max(1);
+        if pkts > u32::MAX as u64 / 2 {
+            return Err(format!("flow of {size_bytes} bytes has too many packets for 32-bit PSNs"));
+        }
+        if env.base_rtt == Time::ZERO {
+            return Err("rondo needs a positive base RTT".into());
+        }
+        let n = cfg.paths as usize;
+        let t_env = env.base_rtt;
+        let tau_q = cfg.tau_q.resolve(env.max_rtt.max(env.base_rtt)).secs_f64();
+        let params = ArccParams {
+            q0: cfg.q0.packets(mtu),
+            tau_q,
+            alpha: cfg.alpha,
+            alpha_side: cfg.alpha_side,
+            gamma: cfg.gamma,
+            w0: cfg.w0.packets(mtu),
+            fast_drain: cfg.fast_drain,
+            w_min: 1.0 / 16.0,
+        };
+        let swift_mode = cfg.cc.kind == CcKind::Swift;
+        let swift_cfg = if swift_mode {
+            // One flow BDP split over the paths, unless the scenario sets `init_cwnd`.
+            let mut c = CcConfig::new(CcKind::Swift).with("init_cwnd", Knob::Int((env.bdp_bytes() / n as u64).max(mtu as u64) as i64));
+            c.overrides.extend(cfg.cc.overrides.iter().cloned());
+            let mut sc = SwiftConfig::defaults_for(env);
+            for (k, v) in &c.overrides {
+                sc.apply_knob(k, v)?;
+            }
+            sc.check()?;
+            Some(sc)
+        } else {
+            if let Some((k, _)) = cfg.cc.overrides.first() {
+                return Err(format!("`transport.cc_params.{k}`: ARCC's parameters are fields of the `rondo` transport (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, `w0`, …)"));
+            }
+            None
+        };
+        let e0 = entropy & 0xFF00;
+        let probe_until = if cfg.probing { start + t_env.mul_f64(cfg.probe_phase) } else { Time::ZERO };
+        let paths = (0..n)
+            .map(|p| {
+                let cc = match &swift_cfg {
+                    Some(sc) => PathCc::Swift(Swift::new(sc.clone(), env)),
+                    None => PathCc::Arcc(ArccPath::new(&params)),
+                };
+                let w = match &cc {
+                    PathCc::Arcc(a) => a.w,
+                    PathCc::Swift(s) => s.cwnd() / mtu as f64,
+                };
+                PathState {
+                    entropy: e0.wrapping_add(p as u16),
+                    cc,
+                    acks: 0,
+                    probe_acks: 0,
+                    first_ack_at: None,
+                    base_rtt: t_env,
+                    min_rtt: Time::MAX,
+                    srtt: t_env.secs_f64(),
+                    rtt_seeded: false,
+                    probe_until,
+                    credit_open: cfg.probing,
+                    extra: 0.0,
+                    quiet: 0,
+                    z: 0.0,
+                    fwd: 0.0,
+                    fwd_n: 0,
+                    stable: 0,
+                    ts_next: if cfg.scheduler { start } else { Time::MAX },
+                    ts_pending: VecDeque::with_capacity(16),
+                    skip: 0,
+                    w,
+                    sent: VecDeque::with_capacity(64),
+                    last_update: start,
+                    next_update: start + cfg.tu.resolve(t_env).max(Time(1)),
+                }
+            })
+            .collect();
+        let tu = cfg.tu.resolve(t_env).max(Time(1));
+        let ts_interval = cfg.ts_interval.resolve(t_env);
+        let mut s = RondoSender {
+            size_bytes,
+            mtu,
+            header_bytes: cfg.header_bytes,
+            start,
+            t_env,
+            tu,
+            ts_interval,
+            tau_q,
+            stable_tol: cfg.stable_tol.resolve(t_env).secs_f64(),
+            params,
+            cfg_probe_phase: cfg.probe_phase,
+            cfg_probe_trigger: cfg.probe_trigger,
+            cfg_probe_slack: cfg.probe_slack,
+            cfg_delay_gain: cfg.delay_gain,
+            cfg_stable_samples: cfg.stable_samples,
+            cfg_max_skip: cfg.max_skip,
+            probing: cfg.probing,
+            scheduler: cfg.scheduler,
+            selection: cfg.path_selection,
+            swift_mode,
+            rec: {
+                let mut r = Recovery::new(cfg.recovery, pkts as u32);
+                r.set_er_per_packet(cfg.er_per_packet);
+                r
+            },
+            unsent: UnsentSet::new(pkts as u32),
+            paths,
+            samples: vec![PathSample::default(); n],
+            next_tx_at: start,
+            pace_rate: 0.0,
+            pace_gap: Time::ZERO,
+            next_update: start + tu,
+            tu_rel: cfg.tu,
+            probe_rr: 0,
+            sched_on: false,
+            rng: Rng::new(seed),
+            stats: RondoStats::default(),
+        };
+        if cfg.probing {
+            s.stats.probe_phases = n as u64;
+        }
+        s.recompute_pacer();
+        s.refresh_samples(start);
+        Ok(s)
+    }
+
+    fn payload_of(&self, psn: u32) -> u32 {
+        let off = psn as u64 * self.mtu as u64;
+        (self.size_bytes.saturating_sub(off)).min(self.mtu as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
+    }
+
+    fn recompute_pacer(&mut self) {
+        let mut r = 0.0;
+        for p in &self.paths {
+            r += p.window() / p.base_rtt.secs_f64();
+        }
+        self.pace_rate = r;
+        self.pace_gap = if r > 0.0 { Time::from_secs_f64(1.0 / r) } else { Time::MAX };
+    }
+
+    /// Data copies in flight on path `p`: those sent after the latest copy whose ACK came back
+    /// on it. A logical path is one FIFO route, so an ACK for the copy sent at `t` means every
+    /// earlier copy on the path has arrived or is lost; ACK loss is covered by later ACKs. This
+    /// counts what is physically in the pipe, including copies that loss recovery has (perhaps
+    /// spuriously) declared lost and sent again elsewhere — recovery's own count forgets those,
+    /// and a spurious retransmission would otherwise inject data no window accounts for.
+    #[inline]
+    fn inflight(&self, p: usize) -> u32 {
+        self.paths[p].sent.len() as u32
+    }
+
+    #[inline]
+    fn open(&self, p: usize) -> f64 {
+        (self.paths[p].window() - self.inflight(p) as f64).max(0.0)
+    }
+
+    fn any_open(&self) -> bool {
+        (0..self.paths.len()).any(|p| self.open(p) > 0.0)
+    }
+
+    /// Path of the next transmission (deficit or random); `None` when every window is closed.
+    fn choose_path(&mut self) -> Option<usize> {
+        let n = self.paths.len();
+        let mut sum = 0.0;
+        let mut count = 0usize;
+        for p in 0..n {
+            let o = self.open(p);
+            if o > 0.0 {
+                sum += o;
+                count += 1;
+            }
+        }
+        if count == 0 {
+            return None;
+        }
+        match self.selection {
+            PathSelection::Random => {
+                let mut k = self.rng.index(count);
+                for p in 0..n {
+                    if self.open(p) > 0.0 {
+                        if k == 0 {
+                            return Some(p);
+                        }
+                        k -= 1;
+                    }
+                }
+                None
+            }
+            PathSelection::Deficit => {
+                let mut best: Option<usize> = None;
+                let lim = n as f64;
+                for p in 0..n {
+                    let o = self.open(p);
+                    if o > 0.0 {
+                        let z = (self.paths[p].z + o / sum).min(lim);
+                        self.paths[p].z = z;
+                        if best.is_none_or(|b| z > self.paths[b].z) {
+                            best = Some(p);
+                        }
+                    }
+                }
+                let b = best?;
+                self.paths[b].z = (self.paths[b].z - 1.0).max(-lim);
+                Some(b)
+            }
+        }
+    }
+
+    fn probing_now(&self, now: Time) -> bool {
+        self.probing && self.paths.iter().any(|p| p.probe_until > now)
+    }
+
+    /// See [`crate::transport::Sender::poll_transmit`].
+    pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+        if now < self.start || self.rec.is_complete() {
+            return None;
+        }
+        if self.unsent.remaining() == 0 && !self.rec.has_retx() {
+            return None;
+        }
+        if now >= self.next_tx_at && self.any_open() {
+            let retx = self.rec.next_retx();
+            if retx.is_some() || self.unsent.remaining() > 0 {
+                let p = self.choose_path().expect("a window is open");
+                let (psn, is_retx) = match retx {
+                    Some(r) => (r, true),
+                    None => {
+                        let k = if self.sched_on { self.paths[p].skip } else { 0 };
+                        let psn = self.unsent.nth(k).expect("unsent data remains");
+                        if psn != self.unsent.lowest() {
+                            self.stats.skipped_sends += 1;
+                        }
+                        self.unsent.mark_sent(psn);
+                        self.rec.set_next_new(self.unsent.lowest());
+                        (psn, false)
+                    }
+                };
+                self.rec.on_sent(now, psn, p as u16);
+                let ps = &mut self.paths[p];
+                ps.sent.push_back(now);
+                let timestamped = !is_retx && now >= ps.ts_next;
+                if timestamped {
+                    ps.ts_next = now + self.ts_interval;
+                    ps.ts_pending.push_back((psn, now));
+                }
+                let entropy = ps.entropy;
+                // One packet per gap; a late send may catch up by at most one gap.
+                self.next_tx_at = self.next_tx_at.max(now.saturating_sub(self.pace_gap)).saturating_add(self.pace_gap);
+                let payload = self.payload_of(psn);
+                return Some(TxPacket {
+                    kind: PacketKind::Data,
+                    psn,
+                    payload_bytes: payload,
+                    entropy,
+                    path: p as u16,
+                    retx: is_retx,
+                    timestamped,
+                    last: (psn as u64 + 1) * self.mtu as u64 >= self.size_bytes,
+                });
+            }
+        }
+        if self.probing_now(now) {
+            let n = self.paths.len();
+            for i in 0..n {
+                let p = (self.probe_rr + i) % n;
+                if self.paths[p].probe_until > now {
+                    self.probe_rr = p + 1;
+                    self.stats.probes_sent += 1;
+                    return Some(TxPacket {
+                        kind: PacketKind::Probe,
+                        psn: PROBE_PSN,
+                        payload_bytes: 0,
+                        entropy: self.paths[p].entropy,
+                        path: p as u16,
+                        retx: false,
+                        timestamped: false,
+                        last: false,
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// See [`crate::transport::Sender::next_send_time`].
+    pub fn next_send_time(&self, now: Time) -> Time {
+        if self.rec.is_complete() || (self.unsent.remaining() == 0 && !self.rec.has_retx()) {
+            return Time::MAX;
+        }
+        let now = now.max(self.start);
+        let data = if self.any_open() { self.next_tx_at.max(now) } else { Time::MAX };
+        let probe = if self.probing_now(now) { now } else { Time::MAX };
+        data.min(probe)
+    }
+
+    /// See [`crate::transport::Sender::on_ack`].
+    pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
+        let p = ack.path as usize;
+        if ack.probe {
+            self.stats.probe_acks += 1;
+            if let Some(ps) = self.paths.get_mut(p) {
+                ps.probe_acks += 1;
+                ps.first_ack_at.get_or_insert(now);
+                if ps.credit_open {
+                    ps.extra += 1.0;
+                    self.recompute_pacer();
+                }
+            }
+            return;
+        }
+        let sum = self.rec.on_ack(now, ack);
+        let mtu = self.mtu as u64;
+        let Some(ps) = self.paths.get_mut(p) else { return };
+        while ps.sent.front().is_some_and(|&t| t <= ack.ts_sent) {
+            ps.sent.pop_front();
+        }
+        ps.acks += 1;
+        ps.first_ack_at.get_or_insert(now);
+        let rtt = now.saturating_sub(ack.ts_sent);
+        if rtt > Time::ZERO {
+            ps.min_rtt = ps.min_rtt.min(rtt);
+            if !ps.rtt_seeded {
+                ps.rtt_seeded = true;
+                ps.srtt = rtt.secs_f64();
+            } else {
+                ps.srtt += (rtt.secs_f64() - ps.srtt) / 8.0;
+            }
+        }
+        // Echoes come back in send order on a path: older pending entries lost their packet or ACK.
+        while ps.ts_pending.front().is_some_and(|e| e.1 < ack.ts_sent) {
+            ps.ts_pending.pop_front();
+        }
+        if ps.ts_pending.front().is_some_and(|e| e.1 == ack.ts_sent && e.0 == ack.psn) {
+            ps.ts_pending.pop_front();
+            let d = ack.ts_rx.0 as f64 * 1e-12 - ack.ts_sent.0 as f64 * 1e-12;
+            if ps.fwd_n == 0 {
+                ps.fwd = d;
+                ps.stable = 1;
+            } else {
+                if (d - ps.fwd).abs() <= self.stable_tol {
+                    ps.stable = ps.stable.saturating_add(1);
+                } else {
+                    ps.stable = 0;
+                }
+                ps.fwd += self.cfg_delay_gain * (d - ps.fwd);
+            }
+            ps.fwd_n = ps.fwd_n.saturating_add(1);
+        }
+        if let PathCc::Swift(sw) = &mut ps.cc {
+            sw.on_ack(&AckEvent {
+                now,
+                newly_acked_bytes: if sum.newly_acked > 0 { mtu } else { 0 },
+                ack_seq_bytes: self.rec.una() as u64 * mtu,
+                snd_nxt_bytes: self.rec.max_sent() as u64 * mtu,
+                ecn: ack.ecn,
+                rtt: if rtt > Time::ZERO { Some(rtt) } else { None },
+                int: ack.int,
+                hops: ack.hops,
+            });
+            ps.w = sw.cwnd() / mtu as f64;
+            self.recompute_pacer();
+        }
+    }
+
+    /// See [`crate::transport::Sender::poll_timeout`].
+    pub fn poll_timeout(&self) -> Option<Time> {
+        if self.rec.is_complete() {
+            return None;
+        }
+        Some(match self.rec.poll_timeout() {
+            Some(t) => t.min(self.next_update),
+            None => self.next_update,
+        })
+    }
+
+    /// See [`crate::transport::Sender::on_timeout`].
+    pub fn on_timeout(&mut self, now: Time) {
+        if self.rec.poll_timeout().is_some_and(|t| t <= now) {
+            self.rec.on_timeout(now);
+        }
+        if now >= self.next_update && !self.rec.is_complete() {
+            self.update(now);
+        }
+    }
+
+    /// The periodic control of every path: ARCC windows, probing triggers, timestamps, skips,
+    /// pacer.
+    fn update(&mut self, now: Time) {
+        if now < self.next_update {
+            return;
+        }
+        self.stats.updates += 1;
+        let data_left = self.unsent.remaining() > 0;
+        let best = self.paths.iter().map(|p| p.min_rtt).min().unwrap_or(Time::MAX);
+        for ps in self.paths.iter_mut() {
+            ps.base_rtt = if ps.min_rtt == Time::MAX { self.t_env } else { self.t_env + (ps.min_rtt - best) };
+        }
+        let mut next = Time::MAX;
+        for i in 0..self.paths.len() {
+            let ps = &mut self.paths[i];
+            if now < ps.next_update {
+                next = next.min(ps.next_update);
+                continue;
+            }
+            // Each path updates every `Tu` of its own base RTT, so that a long path is not
+            // corrected several times per round trip of its feedback.
+            let tu = self.tu_rel.resolve(ps.base_rtt).max(Time(1));
+            ps.next_update = now + tu;
+            next = next.min(ps.next_update);
+            let last = ps.last_update;
+            ps.last_update = now;
+            let interval = now.saturating_sub(last).secs_f64();
+            if interval <= 0.0 {
+                continue;
+            }
+            // A copy unanswered for 4 base RTTs (and no later one answered) was lost.
+            let expire = now.saturating_sub(ps.base_rtt.mul_f64(4.0).max(Time::from_secs_f64(2.0 * ps.srtt)));
+            while ps.sent.front().is_some_and(|&t| t < expire) {
+                ps.sent.pop_front();
+            }
+            let inflight = ps.sent.len() as f64;
+            let oldest = ps.sent.front().copied().unwrap_or(Time::MAX);
+            if let PathCc::Arcc(a) = &mut ps.cc {
+                // The first update measures from the first ACK if that came mid-interval (but
+                // over at least half an interval).
+                let span = match ps.first_ack_at {
+                    _ if a.seeded => interval,
+                    Some(f) if f <= last => interval,
+                    Some(f) if now.saturating_sub(f) >= Time(tu.0 / 2) => now.saturating_sub(f).secs_f64(),
+                    _ => 0.0,
+                };
+                if span > 0.0 {
+                    let sample = (ps.acks + ps.probe_acks) as f64 / span;
+                    a.update(&self.params, sample, inflight, ps.base_rtt.secs_f64());
+                    ps.w = a.w;
+                    if a.fast {
+                        self.stats.fast_drains += 1;
+                    }
+                    if ps.probe_acks > 0 && ps.credit_open {
+                        ps.credit_open = false;
+                        ps.extra = 0.0;
+                    }
+                }
+            }
+            if self.probing {
+                if now >= ps.probe_until {
+                    if ps.credit_open {
+                        // A phase ended without any probe ACK reaching an update.
+                        ps.credit_open = false;
+                        ps.extra = 0.0;
+                    }
+                    let slack = Time::from_secs_f64(self.cfg_probe_slack * self.tau_q);
+                    let ok = oldest == Time::MAX || now.saturating_sub(oldest) <= ps.base_rtt + slack;
+                    ps.quiet = if ok { ps.quiet + 1 } else { 0 };
+                    if ps.quiet >= self.cfg_probe_trigger && data_left {
+                        ps.quiet = 0;
+                        ps.probe_until = now + ps.base_rtt.mul_f64(self.cfg_probe_phase);
+                        ps.credit_open = true;
+                        ps.extra = 0.0;
+                        self.stats.probe_phases += 1;
+                    }
+                } else {
+                    ps.quiet = 0;
+                }
+            }
+            ps.acks = 0;
+            ps.probe_acks = 0;
+            if self.scheduler {
+                // An echo not back after 4 base RTTs is lost with its packet or ACK.
+                let stale = now.saturating_sub(ps.base_rtt.mul_f64(4.0));
+                while ps.ts_pending.front().is_some_and(|e| e.1 < stale) {
+                    ps.ts_pending.pop_front();
+                }
+            }
+        }
+        self.next_update = next;
+        self.recompute_pacer();
+        self.compute_skips();
+        self.refresh_samples(now);
+    }
+
+    /// Eq 7 for every path. Skips are recomputed only while every path's forward-delay estimate
+    /// is stable (the last `stable_samples` samples within `stable_tol` of it); otherwise the
+    /// previous skips stay in force (zero until the first stable computation), so one outlier
+    /// does not switch the scheduler off and a real delay change is picked up once the new
+    /// estimates settle.
+    fn compute_skips(&mut self) {
+        let n = self.paths.len();
+        let k = self.cfg_stable_samples.max(1);
+        let stable = self.scheduler && self.paths.iter().all(|p| p.fwd_n > 0 && p.stable >= k);
+        if !stable {
+            return;
+        }
+        self.sched_on = true;
+        for p in 0..n {
+            let mut s = 0.0;
+            let dp = self.paths[p].fwd;
+            for (q, o) in self.paths.iter().enumerate() {
+                if q != p && dp > o.fwd {
+                    s += o.window() / o.srtt.max(1e-12) * (dp - o.fwd);
+                }
+            }
+            self.paths[p].skip = (s.floor() as u64).min(self.cfg_max_skip as u64) as u32;
+        }
+    }
+
+    fn refresh_samples(&mut self, now: Time) {
+        let wire = (self.mtu + self.header_bytes) as f64;
+        for (i, ps) in self.paths.iter().enumerate() {
+            let (rate, q) = match &ps.cc {
+                PathCc::Arcc(a) => (a.rate, a.q),
+                PathCc::Swift(_) => (ps.w / ps.srtt.max(1e-12), 0.0),
+            };
+            self.samples[i] = PathSample {
+                path: i as u16,
+                window_bytes: (ps.window() * self.mtu as f64) as u64,
+                ack_rate_bps: (rate * wire * 8.0) as u64,
+                inflight_pkts: ps.sent.len() as u32,
+                margin_bytes: (q * self.mtu as f64) as u64,
+                fwd_delay_ns: ps.fwd * 1e9,
+                skip: ps.skip,
+                probing: ps.probe_until > now,
+            };
+        }
+    }
+
+    /// Every byte acknowledged.
+    pub fn is_complete(&self) -> bool {
+        self.rec.is_complete()
+    }
+    /// Loss-recovery counters.
+    pub fn recovery_stats(&self) -> RecoveryStats {
+        self.rec.stats()
+    }
+    /// Rondo's own counters.
+    pub fn stats(&self) -> RondoStats {
+        self.stats
+    }
+    /// `arcc`, or `swift` for the per-path Swift ablation.
+    pub fn cc_kind(&self) -> CcKind {
+        if self.swift_mode {
+            CcKind::Swift
+        } else {
+            CcKind::Arcc
+        }
+    }
+    /// The flow pacer's rate (`Σ W_p / T_p`) in bit/s of data-packet wire size.
+    pub fn rate_bps(&self) -> u64 {
+        (self.pace_rate * (self.mtu + self.header_bytes) as f64 * 8.0) as u64
+    }
+    /// Sum of the per-path windows in bytes.
+    pub fn window_bytes(&self) -> u64 {
+        self.paths.iter().map(|p| (p.window() * self.mtu as f64) as u64).sum()
+    }
+    /// Per-path state as of the last window update.
+    pub fn path_samples(&self) -> &[PathSample] {
+        &self.samples
+    }
+    /// Whether the packet scheduler is currently reordering transmissions.
+    pub fn scheduler_active(&self) -> bool {
+        self.sched_on
+    }
+    /// The ARCC update interval `Tu`.
+    pub fn update_interval(&self) -> Time {
+        self.tu
+    }
+}

@@ -1,0 +1,793 @@
+//! UET (Ultra Ethernet Transport) as the Rondo paper uses it as a baseline (§6 "Baselines": "NSCC,
+//! a per-flow congestion control that adjusts its window using both ECN and RTT. Its REPS path
+//! selection learns path conditions from ACKs and caches paths for packet spraying. UET uses ER
+//! and RTO with dynamic thresholds for loss recovery"). Spec: `shared/specs/baselines.md` §8
+//! (\[CODE]: the official UEC htsim, `uec.cpp`, `uec_mp.cpp`, `buffer_reps.cpp`, `main_uec.cpp`).
+//!
+//! **NSCC** (spec §8.2), per flow, in bytes. Network constants from the flow environment:
+//! `RTT_net` = the network's largest base RTT, `BDP_net = RTT_net × line rate`,
+//! `target_Qdelay` = `RTT_net` (no trimming; knob `target_qdelay`), `a = BDP_net / (12 µs ×
+//! 100 Gb/s)`, `b = target_Qdelay / 12 µs`; gains `α_p = 4·MSS·a·b / target`, `fi = 5·MSS·a`,
+//! `η = 0.15·MSS·a`, `γ = 0.8`, `fi_scale = 0.25·a`, delay EWMA gain 0.0125. Per flow
+//! `base_rtt` (two-point unloaded RTT, lowered by any smaller sample), `maxwnd = 1.5 · base_rtt ·
+//! line rate`, initial `cwnd = maxwnd`. Per ACK, with `newly` the bytes it newly acknowledges and
+//! `delay = RTT − base_rtt`:
+//! 1. `avg_delay` EWMA; an unmarked sample above target counts as `base_rtt/4`.
+//! 2. **Quick adapt**: at the end of each epoch of `base_rtt + target`, if the epoch saw a loss
+//!    or a delay above `4·target` and fewer than `maxwnd/8` bytes were acknowledged during it,
+//!    `cwnd = max(achieved, MTU)` and the next `in_flight` bytes of ECN marks are ignored.
+//! 3. **Quadrants**: no ECN and `delay ≥ target` → fair increase (`inc += fi·newly`); no ECN and
+//!    `delay < target` → fast increase (`cwnd += fi_scale·newly` once a whole window saw
+//!    `delay < 1 µs`) or proportional increase (`inc += α_p·newly·(target − delay)`); ECN and
+//!    `delay ≥ target` → multiplicative decrease (once per `base_rtt`, if `avg_delay > target`):
+//!    `cwnd ← cwnd·max(1 − γ(avg − target)/avg, 0.5)`; ECN and `delay < target` → nothing.
+//! 4. **Fulfil** after `8·MTU` acknowledged bytes or `RTT_net`: `cwnd += inc/cwnd`, plus `η`
+//!    once per `RTT_net`. `cwnd` stays in `[MTU, maxwnd]`.
+//!
+//! A NAK reporting a drop at the receiver's full reorder buffer is handled like htsim's NACK
+//! (a quick-adapt trigger, and `cwnd −= MTU` if quick adapt did not fire); a loss found by early
+//! recovery is a quick-adapt trigger; an RTO sets `cwnd = max(cwnd − MTU, MTU)`.
+//! Send rule: `in_flight + MTU ≤ cwnd`; retransmissions may always go.
+//!
+//! **REPS** (spec §8.3, `ev_select = "reps"`, default): EV `i < paths` (default 64, htsim's
+//! `-paths`) is UDP source port `base + i` (`baseline_util`). A circular
+//! buffer of `reps_buffer` (8) EVs; an unmarked ACK recycles its EV (pushes it, fresh, over the
+//! oldest entry); marked or NAK'd ACKs do not. The next EV is: a random one while the
+//! exploration counter is positive; while frozen, the buffer's entries in turn; otherwise the
+//! earliest fresh entry (used once); otherwise a random one. **Freeze on timeout:** the first RTO
+//! (not frozen, not exploring) freezes the buffer for `reps_freeze_time` (10 ms); on exit the
+//! buffer is cleared and the next 16 EVs explore. \[htsim enables freezing only with trimming;
+//! the REPS paper and the Rondo brief use it on timeouts; knob `reps_freeze`, default on.]
+//! `ev_select = "oblivious"`: cycle through the EVs XOR-ed with a mask redrawn every cycle.
+//!
+//! **Loss recovery** (spec §8.4): early recovery with SLEEK's dynamic threshold
+//! `max(min(1.5·cwnd, maxwnd), 5·MSS)/MSS` packets of OOD (the receiver's OOO count echoed in the
+//! ACK, or highest SACKed − cumulative ACK), or a fixed `ood_threshold`; plus per-packet RTOs of
+//! at least 100 µs (htsim's default) without backoff. SLEEK's probe packets are not modelled.
+//! Another `transport.recovery` may be chosen; the per-packet RTO stays.
+
+use braid_core::{PacketKind, Rng, Time};
+
+use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
+use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
+use crate::recovery::{Recovery, RecoveryConfig, RecoveryKind, RecoveryStats};
+
+/// Knob names of the `uet` transport.
+pub const UET_KNOBS: &[&str] = &[
+    "paths",
+    "ev_select",
+    "reps_buffer",
+    "reps_freeze",
+    "reps_freeze_time",
+    "target_qdelay",
+    "ood_threshold",
+    "quick_adapt",
+];
+
+/// How UET picks the entropy value of each packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvSelect {
+    /// Recycled Entropy Packet Spraying.
+    Reps,
+    /// Oblivious permutation.
+    Oblivious,
+}
+
+/// Parameters of a UET sender (see the module docs).
+#[derive(Clone, Debug)]
+pub struct UetConfig {
+    /// Number of entropy values.
+    pub paths: u32,
+    /// EV selection.
+    pub ev_select: EvSelect,
+    /// REPS buffer entries.
+    pub reps_buffer: u32,
+    /// Freeze REPS on timeouts.
+    pub reps_freeze: bool,
+    /// How long a freeze lasts.
+    pub reps_freeze_time: Time,
+    /// NSCC target queuing delay (`None`: the network's largest base RTT).
+    pub target_qdelay: Option<Time>,
+    /// Fixed early-recovery threshold, packets (`None`: SLEEK's dynamic one).
+    pub ood_threshold: Option<u32>,
+    /// NSCC quick adapt on.
+    pub quick_adapt: bool,
+    /// Loss recovery.
+    pub recovery: RecoveryConfig,
+}
+
+impl UetConfig {
+    /// Read the knobs of a `[transport]` table.
+    pub fn from_transport(cfg: &TransportConfig) -> Result<UetConfig, String> {
+        let k = Knobs::new("uet", &cfg.params, UET_KNOBS)?;
+        if !cfg.cc.overrides.is_empty() {
+            return Err("`transport.cc_params`: transport `uet` has its own congestion control (NSCC); its knobs are `transport` fields".into());
+        }
+        let mut native = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
+        native.rto_min = Time::from_us(100);
+        let ood_threshold = k.opt_u32_in("ood_threshold", 1, 1 << 24)?;
+        if let Some(t) = ood_threshold {
+            native.er_threshold = t;
+        }
+        Ok(UetConfig {
+            paths: k.u32_in("paths", 64, 1, MAX_PATHS)?,
+            ev_select: match k.choice("ev_select", &["reps", "oblivious"])? {
+                "oblivious" => EvSelect::Oblivious,
+                _ => EvSelect::Reps,
+            },
+            reps_buffer: k.u32_in("reps_buffer", 8, 1, 1 << 16)?,
+            reps_freeze: k.bool("reps_freeze", true)?,
+            reps_freeze_time: k.opt_time("reps_freeze_time")?.unwrap_or(Time::from_ms(10)),
+            target_qdelay: k.opt_time("target_qdelay")?,
+            ood_threshold,
+            quick_adapt: k.bool("quick_adapt", true)?,
+            recovery: recovery_or_native(&cfg.recovery, native),
+        })
+    }
+}
+
+/// REPS feedback for an entropy value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvFeedback {
+    /// Unmarked ACK.
+    Good,
+    /// ECN-marked ACK.
+    Ecn,
+    /// NAK (drop at the receiver).
+    Nack,
+}
+
+/// Recycled Entropy Packet Spraying state (spec §8.3).
+#[derive(Clone, Debug)]
+pub struct Reps {
+    n: u32,
+    buf: Vec<u16>,
+    fresh: Vec<bool>,
+    head: usize,
+    len: usize,
+    explore: u32,
+    frozen_until: Option<Time>,
+    freeze: bool,
+    freeze_time: Time,
+    cycle: usize,
+    recycled: u64,
+    random: u64,
+}
+
+impl Reps {
+    /// A REPS selector over `n` EVs with a buffer of `cap` entries.
+    pub fn new(n: u32, cap: usize, freeze: bool, freeze_time: Time) -> Reps {
+        Reps {
+            n,
+            buf: vec![0; cap.max(1)],
+            fresh: vec![false; cap.max(1)],
+            head: 0,
+            len: 0,
+            explore: 0,
+            frozen_until: None,
+            freeze,
+            freeze_time,
+            cycle: 0,
+            recycled: 0,
+            random: 0,
+        }
+    }
+
+    fn oldest(&self) -> usize {
+        (self.head + self.buf.len() - self.len) % self.buf.len()
+    }
+
+    /// Feedback from an ACK for `ev`.
+    pub fn feedback(&mut self, ev: u16, fb: EvFeedback) {
+        if fb != EvFeedback::Good || ev as u32 >= self.n {
+            return;
+        }
+        let cap = self.buf.len();
+        self.buf[self.head] = ev;
+        self.fresh[self.head] = true;
+        self.head = (self.head + 1) % cap;
+        self.len = (self.len + 1).min(cap);
+    }
+
+    /// A retransmission timeout: freeze, unless frozen or exploring.
+    pub fn on_timeout(&mut self, now: Time) {
+        if self.freeze && self.frozen_until.is_none() && self.explore == 0 {
+            self.frozen_until = Some(now + self.freeze_time);
+        }
+    }
+
+    /// Whether the buffer is frozen at `now`.
+    pub fn frozen(&self, now: Time) -> bool {
+        self.frozen_until.is_some_and(|t| now < t)
+    }
+
+    /// The EV of the next packet.
+    pub fn next(&mut self, now: Time, rng: &mut Rng) -> u16 {
+        if self.frozen_until.is_some_and(|t| now >= t) {
+            self.frozen_until = None;
+            self.len = 0;
+            self.head = 0;
+            self.explore = 16;
+        }
+        if self.explore > 0 {
+            self.explore -= 1;
+            self.random += 1;
+            return rng.below(self.n as u64) as u16;
+        }
+        if self.frozen_until.is_some() {
+            if self.len == 0 {
+                self.random += 1;
+                return rng.below(self.n as u64) as u16;
+            }
+            let idx = (self.oldest() + self.cycle % self.len) % self.buf.len();
+            self.cycle = self.cycle.wrapping_add(1);
+            return self.buf[idx];
+        }
+        let o = self.oldest();
+        for k in 0..self.len {
+            let idx = (o + k) % self.buf.len();
+            if self.fresh[idx] {
+                self.fresh[idx] = false;
+                self.recycled += 1;
+                return self.buf[idx];
+            }
+        }
+        self.random += 1;
+        rng.below(self.n as u64) as u16
+    }
+
+    /// EVs taken from the buffer so far.
+    pub fn recycled(&self) -> u64 {
+        self.recycled
+    }
+    /// EVs drawn at random so far.
+    pub fn random(&self) -> u64 {
+        self.random
+    }
+}
+
+/// NSCC state of one flow (spec §8.2), bytes and picoseconds as `f64`.
+#[derive(Clone, Debug)]
+struct Nscc {
+    mtu: f64,
+    line_bytes_per_ps: f64,
+    target: f64,
+    rtt_net: f64,
+    alpha_p: f64,
+    fi: f64,
+    eta: f64,
+    gamma: f64,
+    fi_scale: f64,
+    delay_alpha: f64,
+    qa: bool,
+    base_rtt: f64,
+    maxwnd: f64,
+    cwnd: f64,
+    avg_delay: f64,
+    inc_bytes: f64,
+    received_bytes: f64,
+    achieved_bytes: f64,
+    qa_end: f64,
+    qa_trigger: bool,
+    bytes_to_ignore: f64,
+    bytes_ignored: f64,
+    fi_count: f64,
+    fast: bool,
+    last_dec: Option<f64>,
+    last_adjust: f64,
+    quick_adapts: u64,
+    /// Sum and count of delay samples (for tests and reports).
+    delay_sum: f64,
+    delay_n: u64,
+}
+
+impl Nscc {
+    fn new(env: &FlowEnv, target: Option<Time>, qa: bool) -> Nscc {
+        let mtu = env.cc.mtu_bytes.max(1) as f64;
+        let line_bytes_per_ps = env.cc.line_rate.bps_f64() / 8.0 * 1e-12;
+        let rtt_net = env.cc.max_rtt.max(env.cc.base_rtt).ps().max(1) as f64;
+        let target = target.map_or(rtt_net, |t| t.ps() as f64);
+        let bdp_net = rtt_net * line_bytes_per_ps;
+        let bdp_ref = 12e6 * (100e9 / 8.0 * 1e-12);
+        let a = bdp_net / bdp_ref;
+        let b = target / 12e6;
+        let base_rtt = env.cc.base_rtt.ps().max(1) as f64;
+        let maxwnd = (1.5 * base_rtt * line_bytes_per_ps).max(mtu);
+        let start = env.start.ps() as f64;
+        Nscc {
+            mtu,
+            line_bytes_per_ps,
+            target,
+            rtt_net,
+            alpha_p: 4.0 * mtu * a * b / target,
+            fi: 5.0 * mtu * a,
+            eta: 0.15 * mtu * a,
+            gamma: 0.8,
+            fi_scale: 0.25 * a,
+            delay_alpha: 0.0125,
+            qa,
+            base_rtt,
+            maxwnd,
+            cwnd: maxwnd,
+            avg_delay: 0.0,
+            inc_bytes: 0.0,
+            received_bytes: 0.0,
+            achieved_bytes: 0.0,
+            qa_end: start + base_rtt + target,
+            qa_trigger: false,
+            bytes_to_ignore: 0.0,
+            bytes_ignored: 0.0,
+            fi_count: 0.0,
+            fast: false,
+            last_dec: None,
+            last_adjust: start,
+            quick_adapts: 0,
+            delay_sum: 0.0,
+            delay_n: 0,
+        }
+    }
+
+    fn clamp(&mut self) {
+        self.cwnd = self.cwnd.clamp(self.mtu, self.maxwnd.max(self.mtu));
+    }
+
+    fn quick_adapt(&mut self, now: f64, in_flight: f64) -> bool {
+        if !self.qa || now < self.qa_end {
+            return false;
+        }
+        let fired = self.qa_trigger && self.achieved_bytes < self.maxwnd / 8.0;
+        if fired {
+            self.cwnd = self.achieved_bytes.max(self.mtu);
+            self.bytes_to_ignore = in_flight;
+            self.bytes_ignored = 0.0;
+            self.quick_adapts += 1;
+        }
+        self.achieved_bytes = 0.0;
+        self.qa_trigger = false;
+        self.qa_end = now + self.base_rtt + self.target;
+        fired
+    }
+
+    /// One ACK. `nack` = a drop reported by the receiver; `loss` = a loss found by recovery.
+    #[allow(clippy::too_many_arguments)]
+    fn on_ack(&mut self, now: f64, newly: f64, raw_rtt: f64, ecn: bool, nack: bool, loss: bool, in_flight: f64) {
+        self.achieved_bytes += newly;
+        self.received_bytes += newly;
+        self.bytes_ignored += newly;
+        if raw_rtt > 0.0 && raw_rtt < self.base_rtt {
+            self.base_rtt = raw_rtt;
+            self.maxwnd = (1.5 * self.base_rtt * self.line_bytes_per_ps).max(self.mtu);
+        }
+        let delay = (raw_rtt - self.base_rtt).max(0.0);
+        self.delay_sum += delay;
+        self.delay_n += 1;
+        let sample = if !ecn && delay > self.target { self.base_rtt / 4.0 } else { delay };
+        self.avg_delay = (1.0 - self.delay_alpha) * self.avg_delay + self.delay_alpha * sample;
+        if delay > 4.0 * self.target || nack || loss {
+            self.qa_trigger = true;
+        }
+        let fired = self.quick_adapt(now, in_flight);
+        if nack && !fired {
+            self.cwnd -= self.mtu;
+        }
+        let ignored = ecn && self.bytes_ignored < self.bytes_to_ignore;
+        if !(fired || nack || ignored) {
+            if delay >= 1e6 {
+                self.fi_count = 0.0;
+                self.fast = false;
+            }
+            match (ecn, delay >= self.target) {
+                (false, true) => self.inc_bytes += self.fi * newly,
+                (false, false) => {
+                    let mut proportional = true;
+                    if delay < 1e6 {
+                        self.fi_count += newly;
+                        if self.fi_count > self.cwnd || self.fast {
+                            self.fast = true;
+                            self.cwnd += self.fi_scale * newly;
+                            proportional = false;
+                        }
+                    }
+                    if proportional {
+                        self.inc_bytes += self.alpha_p * newly * (self.target - delay);
+                    }
+                }
+                (true, true) => {
+                    if self.last_dec.is_none_or(|t| now - t >= self.base_rtt) && self.avg_delay > self.target {
+                        let f = (1.0 - self.gamma * (self.avg_delay - self.target) / self.avg_delay).max(0.5);
+                        self.cwnd = (self.cwnd * f).max(self.mtu);
+                        self.last_dec = Some(now);
+                    }
+                }
+                (true, false) => {}
+            }
+        }
+        self.clamp();
+        if self.received_bytes > 8.0 * self.mtu || now - self.last_adjust > self.rtt_net {
+            self.cwnd += self.inc_bytes / self.cwnd;
+            if now - self.last_adjust >= self.rtt_net {
+                self.cwnd += self.eta;
+                self.last_adjust = now;
+            }
+            self.inc_bytes = 0.0;
+            self.received_bytes = 0.0;
+            self.clamp();
+        }
+    }
+
+    fn on_rto(&mut self) {
+        self.cwnd = (self.cwnd - self.mtu).max(self.mtu);
+    }
+}
+
+/// A UET flow's sender: NSCC + REPS + early recovery and RTO (see the module docs).
+#[derive(Clone, Debug)]
+pub struct UetSender {
+    cfg: UetConfig,
+    size_bytes: u64,
+    mtu: u32,
+    line_bps: u64,
+    base: u16,
+    start: Time,
+    rec: Recovery,
+    nscc: Nscc,
+    reps: Reps,
+    rng: Rng,
+    obl_idx: u32,
+    obl_mask: u32,
+    obl_span: u32,
+    last_timeouts: u64,
+    ev_seen: Vec<u64>,
+    /// Distinct EVs in the current block of `paths` packets, and packets in it.
+    ev_block_distinct: u32,
+    ev_block_pkts: u32,
+    /// Completed blocks and the sum of their distinct-EV counts, since the last
+    /// [`UetSender::take_ev_blocks`].
+    ev_blocks: u64,
+    ev_blocks_distinct: u64,
+}
+
+impl UetSender {
+    /// A sender for one flow.
+    pub fn new(cfg: UetConfig, env: &FlowEnv) -> Result<UetSender, String> {
+        env.cc.check()?;
+        let mtu = env.cc.mtu_bytes.max(1);
+        let pkts = env.size_bytes.div_ceil(mtu as u64).max(1);
+        if pkts > u32::MAX as u64 / 2 {
+            return Err(format!("flow of {} bytes has too many packets for 32-bit PSNs", env.size_bytes));
+        }
+        let mut rec = Recovery::new(cfg.recovery, pkts as u32);
+        rec.set_rto_per_packet(true);
+        rec.set_hole_first(true);
+        let mut rng = Rng::new(env.seed);
+        let obl_span = cfg.paths.next_power_of_two();
+        let obl_mask = rng.below(obl_span as u64) as u32;
+        Ok(UetSender {
+            size_bytes: env.size_bytes,
+            mtu,
+            line_bps: env.cc.line_rate.bps(),
+            base: entropy_base(env.entropy, cfg.paths),
+            start: env.start,
+            rec,
+            nscc: Nscc::new(env, cfg.target_qdelay, cfg.quick_adapt),
+            reps: Reps::new(cfg.paths, cfg.reps_buffer as usize, cfg.reps_freeze, cfg.reps_freeze_time),
+            rng,
+            obl_idx: 0,
+            obl_mask,
+            obl_span,
+            last_timeouts: 0,
+            ev_seen: vec![0; cfg.paths.div_ceil(64) as usize],
+            ev_block_distinct: 0,
+            ev_block_pkts: 0,
+            ev_blocks: 0,
+            ev_blocks_distinct: 0,
+            cfg,
+        })
+    }
+
+    fn payload_of(&self, psn: u32) -> u32 {
+        let off = psn as u64 * self.mtu as u64;
+        (self.size_bytes.saturating_sub(off)).min(self.mtu as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
+    }
+
+    fn in_flight(&self) -> f64 {
+        self.rec.outstanding() as f64 * self.mtu as f64
+    }
+
+    fn may_send(&self) -> bool {
+        self.rec.has_data() && (self.rec.has_retx() || self.in_flight() + self.mtu as f64 <= self.nscc.cwnd)
+    }
+
+    fn next_ev(&mut self, now: Time) -> u16 {
+        match self.cfg.ev_select {
+            EvSelect::Reps => self.reps.next(now, &mut self.rng),
+            EvSelect::Oblivious => loop {
+                let ev = self.obl_idx ^ self.obl_mask;
+                self.obl_idx += 1;
+                if self.obl_idx == self.obl_span {
+                    self.obl_idx = 0;
+                    self.obl_mask = self.rng.below(self.obl_span as u64) as u32;
+                }
+                if ev < self.cfg.paths {
+                    return ev as u16;
+                }
+            },
+        }
+    }
+
+    /// EV-diversity statistics: distinct EVs per block of `paths` packets.
+    fn note_ev(&mut self, ev: u16) {
+        let (w, b) = (ev as usize / 64, ev as u64 % 64);
+        if self.ev_seen[w] & (1 << b) == 0 {
+            self.ev_seen[w] |= 1 << b;
+            self.ev_block_distinct += 1;
+        }
+        self.ev_block_pkts += 1;
+        if self.ev_block_pkts >= self.cfg.paths {
+            self.ev_blocks += 1;
+            self.ev_blocks_distinct += self.ev_block_distinct as u64;
+            self.ev_block_pkts = 0;
+            self.ev_block_distinct = 0;
+            self.ev_seen.iter_mut().for_each(|x| *x = 0);
+        }
+    }
+
+    /// See [`crate::transport::Sender::poll_transmit`].
+    pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+        if now < self.start || !self.may_send() {
+            return None;
+        }
+        let (psn, retx) = self.rec.next_psn()?;
+        if !retx && self.in_flight() + self.mtu as f64 > self.nscc.cwnd {
+            self.rec.unget(psn, retx);
+            return None;
+        }
+        let ev = self.next_ev(now);
+        self.note_ev(ev);
+        self.rec.on_sent(now, psn, ev);
+        Some(TxPacket {
+            kind: PacketKind::Data,
+            psn,
+            payload_bytes: self.payload_of(psn),
+            entropy: self.base + ev,
+            path: ev,
+            retx,
+            timestamped: false,
+            last: (psn as u64 + 1) * self.mtu as u64 >= self.size_bytes,
+        })
+    }
+
+    /// See [`crate::transport::Sender::next_send_time`].
+    pub fn next_send_time(&self, now: Time) -> Time {
+        if self.may_send() {
+            now.max(self.start)
+        } else {
+            Time::MAX
+        }
+    }
+
+    /// See [`crate::transport::Sender::on_ack`].
+    pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
+        if !matches!(ack.kind, PacketKind::Ack | PacketKind::Nak) || ack.probe {
+            return;
+        }
+        if self.cfg.ood_threshold.is_none() {
+            let mss = self.mtu as f64;
+            let thr = (1.5 * self.nscc.cwnd).min(self.nscc.maxwnd).max(5.0 * mss) / mss;
+            self.rec.set_er_threshold(thr as u32);
+        }
+        let sum = self.rec.on_ack(now, ack);
+        let newly = sum.newly_acked as f64 * self.mtu as f64;
+        let raw = now.saturating_sub(ack.ts_sent).ps() as f64;
+        let fb = if ack.rx_buffer_full {
+            EvFeedback::Nack
+        } else if ack.ecn {
+            EvFeedback::Ecn
+        } else {
+            EvFeedback::Good
+        };
+        if self.cfg.ev_select == EvSelect::Reps {
+            self.reps.feedback(ack.path, fb);
+        }
+        let in_flight = self.in_flight();
+        self.nscc.on_ack(now.ps() as f64, newly, raw, ack.ecn, ack.rx_buffer_full, sum.loss, in_flight);
+    }
+
+    /// See [`crate::transport::Sender::poll_timeout`].
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.rec.poll_timeout()
+    }
+
+    /// See [`crate::transport::Sender::on_timeout`].
+    pub fn on_timeout(&mut self, now: Time) {
+        self.rec.on_timeout(now);
+        let st = self.rec.stats();
+        if st.timeouts > self.last_timeouts {
+            self.nscc.on_rto();
+            self.reps.on_timeout(now);
+        }
+        self.last_timeouts = st.timeouts;
+    }
+
+    /// Every byte acknowledged.
+    pub fn is_complete(&self) -> bool {
+        self.rec.is_complete()
+    }
+    /// Loss-recovery counters.
+    pub fn recovery_stats(&self) -> RecoveryStats {
+        self.rec.stats()
+    }
+    /// The NSCC window in bytes.
+    pub fn window_bytes(&self) -> u64 {
+        self.nscc.cwnd as u64
+    }
+    /// Line rate (UET does not pace).
+    pub fn rate_bps(&self) -> u64 {
+        self.line_bps
+    }
+    /// NSCC's target queuing delay.
+    pub fn target_qdelay(&self) -> Time {
+        Time::from_ps(self.nscc.target as u64)
+    }
+    /// Mean of the queuing-delay samples (`RTT − base_rtt`) seen so far, and their number.
+    pub fn mean_delay(&self) -> (Time, u64) {
+        let m = if self.nscc.delay_n > 0 { self.nscc.delay_sum / self.nscc.delay_n as f64 } else { 0.0 };
+        (Time::from_ps(m as u64), self.nscc.delay_n)
+    }
+    /// Reset the delay statistics of [`UetSender::mean_delay`].
+    pub fn reset_delay_stats(&mut self) {
+        self.nscc.delay_sum = 0.0;
+        self.nscc.delay_n = 0;
+    }
+    /// Quick adapts so far.
+    pub fn quick_adapts(&self) -> u64 {
+        self.nscc.quick_adapts
+    }
+    /// EV diversity: the packets are cut into blocks of `paths` packets; returns the blocks
+    /// completed since the last call and the sum of their numbers of distinct EVs. An oblivious
+    /// spray scores `paths` per block, uniformly random EVs about `0.63·paths`; REPS, once it has
+    /// settled, about the number of EVs its window keeps in circulation.
+    pub fn take_ev_blocks(&mut self) -> (u64, u64) {
+        let r = (self.ev_blocks, self.ev_blocks_distinct);
+        self.ev_blocks = 0;
+        self.ev_blocks_distinct = 0;
+        r
+    }
+    /// The REPS state.
+    pub fn reps(&self) -> &Reps {
+        &self.reps
+    }
+    /// The parameters in use.
+    pub fn config(&self) -> &UetConfig {
+        &self.cfg
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{CcConfig, CcEnv, CcKind};
+    use crate::transport::TransportKind;
+    use braid_core::Knob;
+
+    fn env() -> FlowEnv {
+        FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 10_000_000, entropy: 50_001, start: Time::ZERO, seed: 5 }
+    }
+
+    fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
+        TransportConfig {
+            kind: TransportKind::Uet,
+            cc: CcConfig::new(CcKind::Dcqcn),
+            recovery: RecoveryConfig::new(RecoveryKind::EarlyRecovery),
+            header_bytes: 48,
+            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        }
+    }
+
+    fn ack(tx: &TxPacket, cum: u32, ecn: bool, sent: Time) -> AckIn<'static> {
+        AckIn {
+            kind: PacketKind::Ack,
+            psn: tx.psn,
+            cum_ack: cum,
+            path: tx.path,
+            ecn,
+            ts_sent: sent,
+            ts_rx: sent,
+            ood: 0,
+            probe: false,
+            rx_buffer_full: false,
+            int: None,
+            hops: 2,
+        }
+    }
+
+    #[test]
+    fn reps_recycles_good_evs_only_and_freezes() {
+        let mut r = Reps::new(64, 8, true, Time::from_ms(10));
+        let mut rng = Rng::new(1);
+        r.feedback(5, EvFeedback::Good);
+        r.feedback(9, EvFeedback::Ecn);
+        r.feedback(7, EvFeedback::Good);
+        assert_eq!(r.next(Time::ZERO, &mut rng), 5, "earliest fresh first");
+        assert_eq!(r.next(Time::ZERO, &mut rng), 7);
+        let _ = r.next(Time::ZERO, &mut rng); // random
+        assert_eq!(r.recycled(), 2);
+        assert_eq!(r.random(), 1);
+        r.on_timeout(Time::from_us(1));
+        assert!(r.frozen(Time::from_us(2)));
+        // Frozen: cycle through the buffer (5, 7, 5, …) even though the entries were used.
+        let a = r.next(Time::from_us(2), &mut rng);
+        let b = r.next(Time::from_us(2), &mut rng);
+        let c = r.next(Time::from_us(2), &mut rng);
+        assert_eq!((a, b, c), (5, 7, 5));
+        // After the freeze: 16 exploratory EVs, buffer cleared.
+        let t = Time::from_ms(11);
+        for _ in 0..16 {
+            r.next(t, &mut rng);
+        }
+        assert!(!r.frozen(t));
+        assert_eq!(r.random(), 17);
+    }
+
+    #[test]
+    fn nscc_constants_and_initial_window() {
+        let cfg = UetConfig::from_transport(&tcfg(&[])).unwrap();
+        assert_eq!(cfg.recovery.kind, RecoveryKind::EarlyRecovery);
+        assert_eq!(cfg.recovery.rto_min, Time::from_us(100));
+        let s = UetSender::new(cfg, &env()).unwrap();
+        // maxwnd = 1.5 · 8 µs · 100 Gb/s = 150 KB.
+        assert_eq!(s.window_bytes(), 150_000);
+        assert_eq!(s.target_qdelay(), Time::from_us(8));
+    }
+
+    #[test]
+    fn marked_acks_above_target_cut_the_window() {
+        let mut s = UetSender::new(UetConfig::from_transport(&tcfg(&[])).unwrap(), &env()).unwrap();
+        let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        assert_eq!(sent.len(), 150);
+        let w0 = s.window_bytes();
+        // Delay 40 µs (5 × target), every ACK marked: avg_delay climbs, MD at most once per base RTT.
+        let mut now = Time::from_us(48);
+        for (i, tx) in sent.iter().enumerate() {
+            now = Time::from_us(48) + Time::from_ns(i as u64 * 80);
+            s.on_ack(now, &ack(tx, tx.psn + 1, true, now - Time::from_us(48)));
+        }
+        assert!(s.window_bytes() < w0, "{} vs {w0}", s.window_bytes());
+        let _ = now;
+    }
+
+    #[test]
+    fn unmarked_low_delay_acks_keep_the_window_high() {
+        let mut s = UetSender::new(UetConfig::from_transport(&tcfg(&[])).unwrap(), &env()).unwrap();
+        // Every packet is acknowledged 9 µs after it is sent (1 µs of queuing), unmarked.
+        let mut pending: std::collections::BTreeMap<(Time, u32), TxPacket> = Default::default();
+        let mut cum = 0;
+        for step in 0..2000u64 {
+            let now = Time::from_ns(step * 100);
+            while let Some((&(t, k), _)) = pending.iter().next() {
+                if t > now {
+                    break;
+                }
+                let tx = pending.remove(&(t, k)).unwrap();
+                cum = cum.max(tx.psn + 1);
+                s.on_ack(t, &ack(&tx, cum, false, t - Time::from_us(9)));
+            }
+            while let Some(tx) = s.poll_transmit(now) {
+                pending.insert((now + Time::from_us(9), tx.psn), tx);
+            }
+        }
+        assert_eq!(s.window_bytes(), 150_000);
+        assert_eq!(s.quick_adapts(), 0);
+    }
+
+    #[test]
+    fn ev_blocks_count_distinct_evs() {
+        let p = [("paths", Knob::Int(8)), ("ev_select", Knob::Str("oblivious".into()))];
+        let mut s = UetSender::new(UetConfig::from_transport(&tcfg(&p)).unwrap(), &env()).unwrap();
+        for _ in 0..20 {
+            s.poll_transmit(Time::ZERO).unwrap();
+        }
+        assert_eq!(s.take_ev_blocks(), (2, 16), "oblivious: every block of 8 is a permutation");
+        assert_eq!(s.take_ev_blocks(), (0, 0));
+    }
+}
