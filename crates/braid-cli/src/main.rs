@@ -201,6 +201,10 @@ fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usi
     let out = out.unwrap_or_else(|| {
         PathBuf::from("out").join(plan_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "sweep".into()))
     });
+    let figures = match sweep::Plan::figures(plan_path) {
+        Ok(f) => f,
+        Err(e) => return fail(&e),
+    };
     let runs = plan.expand();
     let scenarios = match sweep::load_all(&runs) {
         Ok(s) => s,
@@ -220,7 +224,30 @@ fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usi
             for (n, e) in &r.failed {
                 eprintln!("error: run `{n}`: {e}");
             }
-            if r.failed.is_empty() {
+            let mut fig_failed = false;
+            if !figures.is_empty() {
+                match plot::Results::load(&out) {
+                    Ok(res) => {
+                        for f in &figures {
+                            match plot::build_figure(f, &res).and_then(|fig| plot::write_figure(&fig, &out.join(format!("fig-{}", f.name)))) {
+                                Ok(files) => println!("{}", files[0].display()),
+                                Err(e) => {
+                                    fig_failed = true;
+                                    eprintln!("error: figure `{}`: {e}", f.name);
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        fig_failed = true;
+                        eprintln!("error: {e}");
+                    }
+                }
+                if let Err(e) = report::write_report(&out) {
+                    eprintln!("error: {e}");
+                }
+            }
+            if r.failed.is_empty() && !fig_failed {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)

@@ -428,7 +428,8 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, cats:
     let n = cats.len().max(1);
     let g = groups.len().max(1);
     let ymax = finite_range(groups.iter().flat_map(|b| b.values.iter().copied())).map(|r| r.1).unwrap_or(1.0);
-    let ymax = if ymax <= 0.0 { 1.0 } else { ymax * 1.15 };
+    // Head-room above the bars for their values and, with several groups, the legend.
+    let ymax = if ymax <= 0.0 { 1.0 } else { ymax * if g > 1 { 1.35 } else { 1.15 } };
     let mut chart = ChartBuilder::on(area)
         .caption(p.title.clone(), (FONT_FAMILY, 16))
         .margin(12)
@@ -839,12 +840,13 @@ impl Results {
         Some(parts.join(" · "))
     }
 
-    /// The identity of a run for baseline matching: its case, grid values and seed, except `skip`.
-    fn identity(&self, row: &[String], skip: &[(String, String)]) -> Vec<String> {
+    /// The identity of a run for baseline matching: its case, scenario file (if `with_file`),
+    /// grid values and seed, except the columns in `skip`.
+    fn identity(&self, row: &[String], skip: &[(String, String)], with_file: bool) -> Vec<String> {
         let status = self.runs.col("status").unwrap_or(self.runs.header.len());
         let mut id = Vec::new();
         for (i, h) in self.runs.header.iter().enumerate() {
-            let is_param = (i > 0 && i < status && h != "scenario_file") || h == "seed";
+            let is_param = (i > 0 && i < status && (with_file || h != "scenario_file")) || h == "seed";
             if is_param && !skip.iter().any(|(k, _)| k == h) {
                 id.push(row.get(i).cloned().unwrap_or_default());
             }
@@ -1045,8 +1047,14 @@ fn y_value(res: &Results, spec: &FigureSpec, row: &[String], col: &str) -> Optio
     if spec.baseline.is_empty() {
         return Some(v);
     }
-    let id = res.identity(row, &spec.baseline);
-    let base = res.rows(&spec.baseline).into_iter().find(|b| res.identity(b, &spec.baseline) == id)?;
+    // The baseline run with the same scenario file, grid values and seed; failing that (a case
+    // with a scenario of its own), the same grid values and seed.
+    let bases = res.rows(&spec.baseline);
+    let find = |with_file: bool| {
+        let id = res.identity(row, &spec.baseline, with_file);
+        bases.iter().copied().find(|b| res.identity(b, &spec.baseline, with_file) == id)
+    };
+    let base = find(true).or_else(|| find(false))?;
     let b = cell_num(res, base, col)? * spec.y_scale;
     match spec.relative.as_deref() {
         Some("speedup") => (v != 0.0).then(|| b / v),
@@ -1322,13 +1330,16 @@ fn host_range(s: &str) -> Option<(u64, u64)> {
     }
 }
 
+/// Named lines: (entity name, points).
+pub type NamedLines = Vec<(String, Vec<(f64, f64)>)>;
+
 /// Lines of a time series file of one run: (entity name, points).
-fn time_series(res: &Results, row: &[String], file: &str, spec: &FigureSpec, col: &str) -> Result<Vec<(String, Vec<(f64, f64)>)>, String> {
+fn time_series(res: &Results, row: &[String], file: &str, spec: &FigureSpec, col: &str) -> Result<NamedLines, String> {
     let run = res.cell(row, "run").unwrap_or("");
     let path = res.dir.join("runs").join(run).join(file);
     let csv = Csv::read(&path)?;
-    Ok(series_from_csv(&csv, &spec.time, spec.group.as_deref(), col, spec.aggregate, &spec.entities, spec.x_unit.as_deref(), spec.y_scale, spec.top)
-        .map_err(|e| format!("`{}`: {e}", path.display()))?)
+    series_from_csv(&csv, &spec.time, spec.group.as_deref(), col, spec.aggregate, &spec.entities, spec.x_unit.as_deref(), spec.y_scale, spec.top)
+        .map_err(|e| format!("`{}`: {e}", path.display()))
 }
 
 fn time_div(unit: Option<&str>) -> f64 {
@@ -1354,7 +1365,7 @@ pub fn series_from_csv(
     unit: Option<&str>,
     scale: f64,
     top: usize,
-) -> Result<Vec<(String, Vec<(f64, f64)>)>, String> {
+) -> Result<NamedLines, String> {
     let tc = csv.col(time).ok_or_else(|| format!("no time column `{time}`"))?;
     let vc = csv.col(col).ok_or_else(|| format!("no column `{col}`"))?;
     let gc = match group {
@@ -1474,7 +1485,7 @@ fn cdf_caption(panels: &[Panel]) -> String {
 
 fn auto_caption(panels: &[Panel]) -> String {
     let mut parts = Vec::new();
-    for p in panels.iter().take(3) {
+    for p in panels.iter().take(8) {
         let prefix = if p.title.is_empty() { String::new() } else { format!("[{}] ", p.title) };
         let mut items = Vec::new();
         match &p.body {
@@ -1500,8 +1511,8 @@ fn auto_caption(panels: &[Panel]) -> String {
         parts.push(format!("{prefix}{}", items.join("; ")));
     }
     let s = parts.join("  ");
-    if s.chars().count() > 400 {
-        let cut: String = s.chars().take(397).collect();
+    if s.chars().count() > 900 {
+        let cut: String = s.chars().take(897).collect();
         format!("{cut}…")
     } else {
         s

@@ -105,7 +105,7 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.int("seed", sc.seed);
     s.str("topology", &sc.topology_kind);
     s.str("transport", sc.transport.kind.name());
-    s.str("cc", sc.transport.cc.kind.name());
+    s.str("cc", sc.transport.kind.cc_name(sc.transport.cc.kind));
     s.str("recovery", sc.transport.recovery.kind.name());
     s.float("sim_time_ns", now.ns_f64());
     s.float("wall_s", (wall_s * 1000.0).round() / 1000.0);

@@ -26,6 +26,9 @@
 //! last key varies fastest, then seeds. Runs are `cases × grid × seeds`; overrides apply in the
 //! order plan `set`, case `set`, grid values.
 //!
+//! A plan may also carry `[[figure]]` tables (the format of `repro/README.md`); `braid sweep`
+//! then draws them into `OUT/fig-<name>.png/.svg` and writes `OUT/index.html`.
+//!
 //! # Outputs
 //!
 //! `OUT/runs/<run>/` holds each run's outputs exactly as `braid run` writes them; `<run>` is made
@@ -272,7 +275,25 @@ impl Plan {
     pub fn load(path: &Path) -> Result<Plan, String> {
         let text = fs::read_to_string(path).map_err(|e| format!("cannot read plan `{}`: {e}", path.display()))?;
         let t: Table = text.parse().map_err(|e: toml::de::Error| format!("{}: malformed TOML: {}", path.display(), e.message().trim()))?;
-        Plan::from_table(&t, path, &[]).map_err(|e| format!("{}: {e}", path.display()))
+        Plan::from_table(&t, path, &["figure"]).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The `[[figure]]`s of a plan file (as in repro plans; `braid sweep` draws them).
+    pub fn figures(path: &Path) -> Result<Vec<crate::plot::FigureSpec>, String> {
+        let text = fs::read_to_string(path).map_err(|e| format!("cannot read plan `{}`: {e}", path.display()))?;
+        let t: Table = text.parse().map_err(|e: toml::de::Error| format!("{}: malformed TOML: {}", path.display(), e.message().trim()))?;
+        match t.get("figure") {
+            None => Ok(Vec::new()),
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let ft = f.as_table().ok_or_else(|| format!("{}: `figure[{i}]` must be a table", path.display()))?;
+                    crate::plot::FigureSpec::from_table(ft, &format!("figure[{i}]")).map_err(|e| format!("{}: {e}", path.display()))
+                })
+                .collect(),
+            Some(_) => Err(format!("{}: `figure` must be an array of tables ([[figure]])", path.display())),
+        }
     }
 
     /// Read a plan from a parsed table. Paths are relative to `file`'s folder; `extra` names

@@ -145,3 +145,25 @@ fn sweep_bad_plans_exit_2() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn sweep_plan_with_figures_draws_them() {
+    let d = tmp("figs");
+    let plan = write_plan(&d);
+    let mut text = std::fs::read_to_string(&plan).unwrap();
+    text.push_str(
+        "\n[[figure]]\nname = \"p99\"\nkind = \"line\"\nx = \"topology.delay\"\nx_unit = \"us\"\ny = [\"fct_slowdown_p99\"]\nseries = \"transport.cc\"\nx_label = \"link delay (µs)\"\ny_label = \"p99 FCT slowdown\"\n\n[[figure]]\nname = \"cdf\"\nkind = \"cdf\"\ncolumn = \"slowdown\"\nseries = \"transport.cc\"\n",
+    );
+    std::fs::write(&plan, text).unwrap();
+    let out = d.join("out");
+    sweep(&plan, &out, "2");
+    for f in ["fig-p99.png", "fig-p99.svg", "fig-cdf.png", "fig-cdf.svg", "index.html"] {
+        assert!(std::fs::metadata(out.join(f)).unwrap().len() > 100, "{f}");
+    }
+    // The figure's data: one line per CC, a point per delay, the mean over the two seeds.
+    let csv = std::fs::read_to_string(out.join("fig-p99.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 5, "{csv}");
+    assert!(lines[1].starts_with(",cc=dcqcn,1,"), "{csv}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -81,7 +81,7 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
     let mut seq = 0u64;
     let mut copies = vec![0u32; pkts as usize];
     let mut delivered = Vec::new();
-    let mut now = Time::ZERO;
+    let mut now;
     q.push(Reverse((Time::ZERO, 0, Msg::Wake)));
     let deadline = Time::from_ms(200);
     while let Some(Reverse((t, _, m))) = q.pop() {

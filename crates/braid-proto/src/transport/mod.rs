@@ -121,6 +121,16 @@ impl TransportKind {
             _ => CcKind::Dcqcn,
         }
     }
+    /// The name of the congestion control a flow of this transport actually runs: the configured
+    /// `cc` for transports that take one, the built-in controller's name otherwise.
+    pub fn cc_name(self, configured: CcKind) -> &'static str {
+        match self {
+            TransportKind::Mprdma => "mprdma-ecn-window",
+            TransportKind::Uet => "nscc",
+            TransportKind::Eqds => "eqds-credit",
+            _ => configured.name(),
+        }
+    }
     /// The loss recovery a scenario gets when `transport.recovery` is not given.
     pub fn default_recovery(self) -> RecoveryKind {
         match self {
