@@ -1,6 +1,6 @@
 //! Running a scenario and writing its outputs: `summary.json`, `flows.csv` and the optional time
-//! series (`queues.csv`, `ood.csv`). `summary.json` is written last, so a directory that has one
-//! holds a complete run.
+//! series (`queues.csv`, `ood.csv`, …) and packet capture (`capture.pcap`, see [`crate::pcap`]).
+//! `summary.json` is written last, so a directory that has one holds a complete run.
 
 use std::fs;
 use std::io::{BufWriter, Write};
