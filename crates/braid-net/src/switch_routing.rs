@@ -5,7 +5,7 @@
 //!   artifact (lcmp.md §1: "candidate set = equal-hop-count next hops only").
 //! - On topologies with DCI switches only the DCIs run the selected scheme; every other switch
 //!   uses ECMP (lcmp.md §1). Without DCIs the scheme runs on every switch.
-//! - The control plane ([`SwitchRouting::path_attrs`]) computes, per (switch, destination), each
+//! - The control plane (`SwitchRouting::path_attrs`, see [`SwitchRouting::describe_candidates`]) computes, per (switch, destination), each
 //!   candidate's best remaining path — total one-way delay and bottleneck capacity over the
 //!   minimum-hop paths up to the destination DC's DCI (or the host) — and LCMP's `C_path` from it
 //!   (paper §3.2), lazily, once per pair; link changes clear the table.

@@ -12,10 +12,10 @@
 //! | `entropy` | next hop = UDP source port mod fan-out (the Rondo testbed's steering) | driver |
 //! | `wcmp` | hash into a table with weights ∝ path capacity (baselines.md §10.2) | [`select`] |
 //! | `ucmp` | the LCMP artifact's UCMP: hash among the maximum-capacity next hops (lcmp.md §2.6) | [`select`] |
-//! | `ucmp-weighted` | a weighted UCMP: paths within a latency slack of the best, weights ∝ capacity (baselines.md §10.3, [GUESS]) | [`select`] |
+//! | `ucmp-weighted` | a weighted UCMP: paths within a latency slack of the best, weights ∝ capacity (baselines.md §10.3, a guess there) | [`select`] |
 //! | `lcmp` | LCMP as the paper designs it (EuroSys'26 §3) | [`lcmp`] |
 //! | `lcmp-artifact` | LCMP as its published artifact behaves (lcmp.md §1–2) | [`lcmp`] |
-//! | `adaptive` | RoCE adaptive routing: least-loaded eligible port per packet (baselines.md §10.4) | [`select`] |
+//! | `adaptive` | RoCE adaptive routing: least-loaded eligible port per data packet by exact queue bytes, random ties; `quantized = true`: htsim's 4 levels (< 5/10/20 % of the port's buffer share, buffer / ports), recomputed per packet rather than every 0.1 µs; control packets ECMP-hashed (baselines.md §10.4) | [`select`] |
 //!
 //! On topologies with DCI switches only the DCIs run the selected scheme and every other switch
 //! uses ECMP (as in the LCMP artifact); on topologies without DCIs the scheme runs on every switch.
@@ -42,12 +42,16 @@
 //! | flow key | the full 5-tuple (plus direction) | the artifact's lossy 32-bit `(sip≪16) \| (dip⊕sport⊕dport)` | `flow_key` = `5-tuple` \| `artifact` |
 //! | ACKs / NAKs | follow the reverse of their flow's data path at each LCMP switch (the paper is silent; symmetric paths let RTT-based CCs measure the path they use) | an independent decision per direction (asymmetric paths) | `ack_routing` = `reverse` \| `independent` |
 //! | fast failover | an entry on a down port is invalidated at its next packet, which is re-routed among live candidates (§3.4) | not implemented in the artifact (a stale entry would hit an assert); Braid keeps the failover in both profiles | — |
+//! | route change | an entry whose port is no longer a candidate (the control plane recomputed the minimum-hop routes after a failure elsewhere) is re-decided too, so cached flows never leave the minimum-hop paths (which could loop) | not handled by the artifact | — |
 //! | garbage collection | amortised, O(`gc_budget`) per packet | a full scan per packet (same expiry semantics: idle > `idle_timeout`, 2 s) | `idle_timeout`, `gc_budget` |
 //!
 //! Numeric knobs shared by both profiles, with the paper's defaults (the shifts are the values the
 //! artifact's runs used, lcmp.md §2.3): `alpha` 3, `beta` 1, `s_total` 2; `w_dl` 3, `w_lc` 1,
 //! `s_path` 2, `max_capacity` 400 Gb/s; `w_ql` 2, `w_tl` 1, `w_dp` 1, `s_cong` 2, `trend_k` 3,
-//! `dp_high` 204, `dp_low` 102, `dp_shift` 2; `cost_threshold` 204.
+//! `dp_high` 204, `dp_low` 102, `dp_shift` 2; `cost_threshold` 204; `keep_percent` 50;
+//! `monitor_interval` 100 µs (the paper gives no value: "a modest cadence"); `idle_timeout` 2 s
+//! (the artifact's); `gc_budget` 2. The other kinds' knobs: `quantized` (adaptive, default false),
+//! `wcmp_table` (64), `ucmp_slack` (percent, 100).
 
 pub mod cost;
 pub mod flow_cache;
@@ -146,8 +150,9 @@ pub enum DelayResolution {
 /// The delay saturation point of Alg. 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MaxDelay {
-    /// The smallest power-of-two number of milliseconds at least as long as the longest candidate
-    /// path the switch scores (computed by the control plane at bootstrap).
+    /// The smallest power-of-two number of milliseconds (at least 1 ms) at least as long as the
+    /// longest candidate path the switch scores (with `path_scope = next-hop`: its longest link),
+    /// computed by the control plane at bootstrap.
     Auto,
     /// A fixed point (the paper's example and the artifact: 32 ms).
     Fixed(Time),

@@ -33,7 +33,7 @@ pub fn wcmp(c: &[PathAttr], hash: u32, table: u32) -> usize {
     weighted(c, hash, table, |_| true)
 }
 
-/// A weighted UCMP for static topologies (baselines.md §10.3, [GUESS]): each path's uniform cost
+/// A weighted UCMP for static topologies (baselines.md §10.3, a guess there): each path's uniform cost
 /// is its propagation delay; the paths within `slack_percent` % above the best share the traffic
 /// with weights ∝ capacity.
 pub fn ucmp_weighted(c: &[PathAttr], hash: u32, table: u32, slack_percent: u32) -> usize {

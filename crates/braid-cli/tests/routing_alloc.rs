@@ -1,0 +1,80 @@
+//! Switch-side routing allocates nothing per packet in steady state (DESIGN.md, "Rules that keep
+//! it fast"): LCMP's flow-cache lookups, the congestion monitor, WCMP/UCMP table walks and
+//! adaptive routing's per-packet comparison reuse their state. A counting global allocator
+//! measures allocations while a loaded fat-tree (every switch runs the scheme: no DCIs) moves
+//! hundreds of thousands of packets.
+
+// A counting global allocator is the one place Braid needs `unsafe`: it forwards to `System`.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use braid_cli::build::build;
+use braid_cli::scenario::parse;
+use braid_core::Time;
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn routing_schemes_do_not_allocate_per_packet() {
+    for kind in ["lcmp", "lcmp-artifact", "wcmp", "ucmp-weighted", "adaptive"] {
+        let text = format!(
+            r#"
+name = "routing-alloc"
+seed = 1
+[topology]
+kind = "fat-tree"
+k = 4
+[network]
+mtu = 1000
+pfc = true
+[transport]
+kind = "roce"
+cc = "dcqcn"
+recovery = "sr"
+[routing]
+kind = "{kind}"
+monitor_interval = "10us"
+[workload]
+kind = "permutation"
+size = "50MB"
+"#
+        );
+        let sc = parse(&text, Path::new("."), &[], None).unwrap();
+        let (mut sim, _) = build(&sc).unwrap();
+        sim.sampling.interval = None;
+        sim.prepare();
+        sim.run(Some(Time::from_us(500)), &mut |_| {});
+        let hops0 = sim.stats.packet_hops;
+        let a0 = ALLOCS.load(Ordering::Relaxed);
+        sim.run(Some(Time::from_us(1500)), &mut |_| {});
+        let allocs = ALLOCS.load(Ordering::Relaxed) - a0;
+        let hops = sim.stats.packet_hops - hops0;
+        assert!(hops > 100_000, "{kind}: only {hops} packet-hops");
+        assert!(allocs * 1000 < hops, "{kind}: {allocs} allocations for {hops} packet-hops");
+        if kind.starts_with("lcmp") {
+            let hits: u64 = sim.routing.lcmp.iter().map(|r| r.cache().stats.hits).sum();
+            assert!(hits > 10_000, "{kind}: the flow cache served the packets ({hits} hits)");
+        }
+    }
+}
