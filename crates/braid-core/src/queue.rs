@@ -62,6 +62,22 @@ impl<E> EventQueue<E> {
         self.seq += 1;
         self.heap.push(Entry { key, ev });
     }
+    /// Take the next insertion sequence number without scheduling anything yet. An event later
+    /// pushed with [`EventQueue::push_with_seq`] and this number sorts among equal-time events as
+    /// if it had been pushed now (a link's wire queue uses this to keep the order of arrivals).
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        let s = self.seq;
+        self.seq += 1;
+        s
+    }
+    /// Schedule `ev` at `at` with a sequence number from [`EventQueue::reserve_seq`].
+    #[inline]
+    pub fn push_with_seq(&mut self, at: Time, seq: u64, ev: E) {
+        debug_assert!(at >= self.now, "event scheduled in the past");
+        let at = at.max(self.now);
+        self.heap.push(Entry { key: ((at.0 as u128) << 64) | seq as u128, ev });
+    }
     /// Pop the earliest event and advance the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {

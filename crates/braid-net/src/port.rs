@@ -60,6 +60,13 @@ pub struct Port {
     pub ingress_bytes: [u64; NUM_CLASSES],
     /// At the far end: a PAUSE is in force toward this port, per class.
     pub pause_sent: [bool; NUM_CLASSES],
+    /// Packets on the wire behind the one whose arrival is scheduled: `(arrival time, event
+    /// sequence number reserved when it started serialising, packet)`. A link delivers in order,
+    /// so only the head's arrival sits in the event heap; the reserved sequence numbers keep the
+    /// order of equal-time events exactly as if every arrival had been scheduled at once.
+    pub wire: VecDeque<(Time, u64, u32)>,
+    /// The head packet's arrival is scheduled.
+    pub wire_head: bool,
 }
 
 impl Port {
@@ -89,6 +96,8 @@ impl Port {
             kmax: 0,
             ingress_bytes: [0; NUM_CLASSES],
             pause_sent: [false; NUM_CLASSES],
+            wire: VecDeque::new(),
+            wire_head: false,
         }
     }
 

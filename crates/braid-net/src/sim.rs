@@ -856,12 +856,25 @@ impl Sim {
             self.drop_packet(now, pkt, DropReason::LinkLoss);
             return;
         }
+        // Links deliver in order: only the head packet's arrival is in the event heap, the rest
+        // wait in the port's wire queue (far fewer heap entries on long or busy links).
         let at = now + ser + p.delay;
-        self.q.push(at, Ev::Arrive { pkt: pkt.0, port: port.0 });
+        let seq = self.q.reserve_seq();
+        if p.wire_head {
+            p.wire.push_back((at, seq, pkt.0));
+        } else {
+            p.wire_head = true;
+            self.q.push_with_seq(at, seq, Ev::Arrive { pkt: pkt.0, port: port.0 });
+        }
     }
 
     fn on_arrive(&mut self, now: Time, pkt: PktId, port: PortId) {
         self.stats.packet_hops += 1;
+        let p = &mut self.ports[port.idx()];
+        match p.wire.pop_front() {
+            Some((t, seq, next)) => self.q.push_with_seq(t, seq, Ev::Arrive { pkt: next, port: port.0 }),
+            None => p.wire_head = false,
+        }
         let p = &self.ports[port.idx()];
         if !p.up {
             self.drop_packet(now, pkt, DropReason::LinkDown);
