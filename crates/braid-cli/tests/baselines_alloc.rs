@@ -2,36 +2,15 @@
 //! nothing per packet in steady state (DESIGN.md, "Rules that keep it fast"): a counting global
 //! allocator measures allocations while a loaded network moves hundreds of thousands of packets.
 
-// A counting global allocator is the one place Braid needs `unsafe`: it forwards to `System`.
-#![allow(unsafe_code)]
+mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use braid_cli::build::build;
 use braid_cli::scenario::parse;
 use braid_core::Time;
 
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+use common::counting_alloc::allocations;
 
 #[test]
 fn baselines_move_packets_without_allocating() {
@@ -58,9 +37,9 @@ size = "50MB"
         sim.prepare();
         sim.run(Some(Time::from_us(500)), &mut |_| {});
         let hops0 = sim.stats.packet_hops;
-        let a0 = ALLOCS.load(Ordering::Relaxed);
+        let a0 = allocations();
         sim.run(Some(Time::from_us(1500)), &mut |_| {});
-        let allocs = ALLOCS.load(Ordering::Relaxed) - a0;
+        let allocs = allocations() - a0;
         let hops = sim.stats.packet_hops - hops0;
         assert!(hops > 100_000, "{kind}: only {hops} packet-hops");
         // Containers may still grow now and then; nothing may scale with packets.

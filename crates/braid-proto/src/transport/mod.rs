@@ -155,6 +155,29 @@ impl TransportKind {
     }
 }
 
+/// The earlier of a sender's loss-recovery and congestion-control deadlines.
+pub(crate) fn combined_timeout(rec: &crate::recovery::Recovery, cc: &crate::cc::Cc) -> Option<Time> {
+    match (rec.poll_timeout(), cc.poll_timeout()) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Fire whichever of a sender's loss-recovery and congestion-control timers is due at `now`; an
+/// RTO expiry is also reported to the controller.
+pub(crate) fn fire_timers(rec: &mut crate::recovery::Recovery, cc: &mut crate::cc::Cc, now: Time) {
+    if cc.poll_timeout().is_some_and(|t| t <= now) {
+        cc.on_timeout(now);
+    }
+    let before = rec.stats().timeouts;
+    if rec.poll_timeout().is_some_and(|t| t <= now) {
+        rec.on_timeout(now);
+        if rec.stats().timeouts > before {
+            cc.on_rto(now);
+        }
+    }
+}
+
 /// A transport as a scenario configures it: the kind, its congestion control and loss recovery,
 /// and transport-specific knobs by name (`paths`, `probing`, … — each transport documents its own).
 #[derive(Clone, Debug)]

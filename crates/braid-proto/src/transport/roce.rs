@@ -126,24 +126,12 @@ impl RoceSender {
 
     /// See [`crate::transport::Sender::poll_timeout`].
     pub fn poll_timeout(&self) -> Option<Time> {
-        match (self.rec.poll_timeout(), self.cc.poll_timeout()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        crate::transport::combined_timeout(&self.rec, &self.cc)
     }
 
     /// See [`crate::transport::Sender::on_timeout`].
     pub fn on_timeout(&mut self, now: Time) {
-        if self.cc.poll_timeout().is_some_and(|t| t <= now) {
-            self.cc.on_timeout(now);
-        }
-        let timeouts = self.rec.stats().timeouts;
-        if self.rec.poll_timeout().is_some_and(|t| t <= now) {
-            self.rec.on_timeout(now);
-            if self.rec.stats().timeouts > timeouts {
-                self.cc.on_rto(now);
-            }
-        }
+        crate::transport::fire_timers(&mut self.rec, &mut self.cc, now);
     }
 
     /// Every byte acknowledged.
