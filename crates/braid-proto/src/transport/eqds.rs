@@ -337,7 +337,7 @@ impl EqdsSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{CcConfig, CcEnv, CcKind};
+    use crate::cc::CcEnv;
     use crate::transport::TransportKind;
     use braid_core::Knob;
 
@@ -346,13 +346,7 @@ mod tests {
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
-        TransportConfig {
-            kind: TransportKind::Eqds,
-            cc: CcConfig::new(CcKind::Dcqcn),
-            recovery: RecoveryConfig::new(RecoveryKind::EarlyRecovery),
-            header_bytes: 48,
-            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-        }
+        crate::transport::test_config(TransportKind::Eqds, RecoveryKind::EarlyRecovery, params)
     }
 
     fn ack(kind: PacketKind, psn: u32, cum: u32, path: u16, sent: Time) -> AckIn<'static> {

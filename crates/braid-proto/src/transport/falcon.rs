@@ -527,13 +527,7 @@ mod tests {
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
-        TransportConfig {
-            kind: TransportKind::Falcon,
-            cc: CcConfig::new(CcKind::Dcqcn),
-            recovery: RecoveryConfig::new(RecoveryKind::RackTlpPerPath),
-            header_bytes: 48,
-            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-        }
+        crate::transport::test_config(TransportKind::Falcon, RecoveryKind::RackTlpPerPath, params)
     }
 
     fn ack(tx: &TxPacket, cum: u32, rtt: Time, now: Time, ood: u32) -> AckIn<'static> {

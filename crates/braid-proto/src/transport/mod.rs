@@ -155,6 +155,45 @@ impl TransportKind {
     }
 }
 
+/// A `[transport]` configuration for unit tests: `kind` with a default CC, the given recovery,
+/// 48-byte headers and the given transport knobs.
+#[cfg(test)]
+pub(crate) fn test_config(kind: TransportKind, recovery: crate::recovery::RecoveryKind, params: &[(&str, Knob)]) -> TransportConfig {
+    TransportConfig {
+        kind,
+        cc: CcConfig::new(CcKind::Dcqcn),
+        recovery: RecoveryConfig::new(recovery),
+        header_bytes: 48,
+        params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+    }
+}
+
+/// Give an ACK to a single-controller sender: loss recovery first, then the congestion control
+/// (told of a detected loss too). Packets count `mtu_bytes` each for the controller.
+pub(crate) fn feed_ack(rec: &mut crate::recovery::Recovery, cc: &mut crate::cc::Cc, mtu_bytes: u32, now: Time, ack: &AckIn) {
+    let sum = rec.on_ack(now, ack);
+    let mtu = mtu_bytes as u64;
+    cc.on_ack(&crate::cc::AckEvent {
+        now,
+        newly_acked_bytes: sum.newly_acked as u64 * mtu,
+        ack_seq_bytes: rec.una() as u64 * mtu,
+        snd_nxt_bytes: rec.max_sent() as u64 * mtu,
+        ecn: ack.ecn,
+        rtt: sum.rtt,
+        int: ack.int,
+        hops: ack.hops,
+    });
+    if sum.loss {
+        cc.on_nak(now);
+    }
+}
+
+/// Whether a sender with `rec`'s outstanding packets of `mtu_bytes` may add one under `cc`'s window.
+pub(crate) fn window_allows(rec: &crate::recovery::Recovery, cc: &crate::cc::Cc, mtu_bytes: u32) -> bool {
+    let w = cc.window_bytes();
+    w == u64::MAX || (rec.outstanding() as u64 * mtu_bytes as u64) < w
+}
+
 /// The earlier of a sender's loss-recovery and congestion-control deadlines.
 pub(crate) fn combined_timeout(rec: &crate::recovery::Recovery, cc: &crate::cc::Cc) -> Option<Time> {
     match (rec.poll_timeout(), cc.poll_timeout()) {

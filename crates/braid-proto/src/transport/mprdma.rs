@@ -348,7 +348,7 @@ impl MprdmaSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{CcConfig, CcEnv, CcKind};
+    use crate::cc::CcEnv;
     use crate::transport::TransportKind;
     use braid_core::Knob;
 
@@ -357,13 +357,7 @@ mod tests {
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
-        TransportConfig {
-            kind: TransportKind::Mprdma,
-            cc: CcConfig::new(CcKind::Dcqcn),
-            recovery: RecoveryConfig::new(RecoveryKind::EarlyRecovery),
-            header_bytes: 48,
-            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-        }
+        crate::transport::test_config(TransportKind::Mprdma, RecoveryKind::EarlyRecovery, params)
     }
 
     fn ack(tx: &TxPacket, cum: u32, ecn: bool, sent: Time) -> AckIn<'static> {

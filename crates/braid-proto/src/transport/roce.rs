@@ -10,7 +10,7 @@
 
 use braid_core::{PacketKind, Time};
 
-use crate::cc::{AckEvent, Cc, CcConfig, CcEnv, CcKind};
+use crate::cc::{Cc, CcConfig, CcEnv, CcKind};
 use crate::recovery::{Recovery, RecoveryConfig, RecoveryStats};
 use crate::transport::{AckIn, TxPacket};
 
@@ -63,12 +63,7 @@ impl RoceSender {
     }
 
     fn window_allows(&self) -> bool {
-        let w = self.cc.window_bytes();
-        if w == u64::MAX {
-            return true;
-        }
-        let inflight = self.rec.outstanding() as u64 * self.mtu as u64;
-        inflight < w
+        crate::transport::window_allows(&self.rec, &self.cc, self.mtu)
     }
 
     /// See [`crate::transport::Sender::poll_transmit`].
@@ -106,22 +101,7 @@ impl RoceSender {
 
     /// See [`crate::transport::Sender::on_ack`].
     pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
-        let sum = self.rec.on_ack(now, ack);
-        let mtu = self.mtu as u64;
-        let ev = AckEvent {
-            now,
-            newly_acked_bytes: sum.newly_acked as u64 * mtu,
-            ack_seq_bytes: self.rec.una() as u64 * mtu,
-            snd_nxt_bytes: self.rec.max_sent() as u64 * mtu,
-            ecn: ack.ecn,
-            rtt: sum.rtt,
-            int: ack.int,
-            hops: ack.hops,
-        };
-        self.cc.on_ack(&ev);
-        if sum.loss {
-            self.cc.on_nak(now);
-        }
+        crate::transport::feed_ack(&mut self.rec, &mut self.cc, self.mtu, now, ack);
     }
 
     /// See [`crate::transport::Sender::poll_timeout`].

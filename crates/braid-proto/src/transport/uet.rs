@@ -666,7 +666,7 @@ impl UetSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{CcConfig, CcEnv, CcKind};
+    use crate::cc::CcEnv;
     use crate::transport::TransportKind;
     use braid_core::Knob;
 
@@ -675,13 +675,7 @@ mod tests {
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
-        TransportConfig {
-            kind: TransportKind::Uet,
-            cc: CcConfig::new(CcKind::Dcqcn),
-            recovery: RecoveryConfig::new(RecoveryKind::EarlyRecovery),
-            header_bytes: 48,
-            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-        }
+        crate::transport::test_config(TransportKind::Uet, RecoveryKind::EarlyRecovery, params)
     }
 
     fn ack(tx: &TxPacket, cum: u32, ecn: bool, sent: Time) -> AckIn<'static> {
