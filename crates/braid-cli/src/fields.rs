@@ -233,6 +233,14 @@ fn parse_value(raw: &str) -> Value {
     }
 }
 
+/// The text a value has in a run name and in `runs.csv`: strings bare, others as TOML.
+pub fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,17 +1,22 @@
 //! The `braid` command's library: scenario parsing, world building, running, outputs, benchmarks.
 //!
 //! - [`fields`]: reading TOML tables field by field with errors that name the field.
-//! - [`scenario`]: the scenario contract (DESIGN.md) → a validated [`scenario::Scenario`].
+//! - [`scenario`]: the scenario file → a validated [`scenario::Scenario`].
 //! - [`build`]: scenario → simulator with senders and receivers.
 //! - [`run`]: run and write `summary.json`, `flows.csv`, time series.
 //! - [`bench`]: the fixed benchmark scenarios of `braid bench`.
 //! - [`sweep`]: `braid sweep PLAN.toml` — grids of overrides × seeds in parallel, `runs.csv`.
 //! - [`repro`]: `braid repro ID` — paper figures from plan files in `repro/`.
-//! - [`plot`]: figures (PNG + SVG, embedded font) from sweep results and run time series.
+//! - [`plot`]: figures (PNG + SVG, embedded font) from sweep results and run time series:
+//!   plan schema, runs.csv queries, figure building and rendering in separate modules.
 //! - [`report`]: `braid report DIR` — a self-contained `index.html`.
 //! - [`routing_out`]: routing-study outputs (`slowdown_bins.csv`, `fct.txt`, `link_util.csv`).
 //! - [`pcap`]: `output.pcap` — packets crossing chosen links as a RoCEv2 pcap file.
 //! - [`table`]: readers for Braid's own `summary.json` and CSV files.
+//!
+//! Module dependencies form no cycle: `run` → `routing_out`, `pcap`, `build` → `scenario` →
+//! `fields`; `sweep` → `run`, `plot`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
+//! `fields`.
 
 pub mod bench;
 pub mod build;

@@ -13,22 +13,26 @@
 //! - `link_util.csv` (`output.link_util = true`): bytes sent and utilisation of every DCI-to-DCI
 //!   port per sampling interval (LCMP Fig. 1b).
 //!
-//! Percentiles are nearest-rank ([`braid_workload::percentile`]); the artifact's script indexes
-//! `a[int(n·p)]` and drops its last line, which moves single values in small bins.
+//! Percentiles are nearest-rank ([`braid_core::percentile`]); the artifact's script indexes
+//! `a[int(n·p)]` (`braid_workload::lcmp_artifact_percentile`) and drops its last line, which moves
+//! single values in small bins.
+//!
+//! These writers take the finished simulator and the flow records, not a `run::RunResult`:
+//! [`crate::run`] calls them, and this module does not depend on it.
 
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use braid_core::Time;
-use braid_metrics::{fmt_f64, Summary, Value};
+use braid_core::percentile::percentile;
+use braid_metrics::{fmt_f64, FlowRecord, Summary, Value};
 use braid_net::sim::Sim;
 use braid_proto::hash::node_ip;
 use braid_proto::routing::LcmpRouter;
 use braid_workload::slowdown_equal_count_bins;
 
 use crate::build::flow_entropy;
-use crate::run::RunResult;
 use crate::scenario::Scenario;
 
 /// The artifact's ideal FCT of every flow (`None` when unreachable), in flow order.
@@ -47,9 +51,8 @@ fn in_groups(sc: &Scenario, sim: &Sim, src: u32, dst: u32) -> bool {
 }
 
 /// `(size, Braid slowdown, artifact slowdown clamped ≥ 1)` of the completed flows the bins cover.
-pub fn slowdown_pairs(sc: &Scenario, r: &RunResult, ideals: &[Option<Time>]) -> Vec<(u64, f64, f64)> {
-    let sim = &r.sim;
-    r.flows
+pub fn slowdown_pairs(sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Vec<(u64, f64, f64)> {
+    flows
         .iter()
         .zip(ideals)
         .filter(|(f, _)| f.finish_ns.is_some() && in_groups(sc, sim, f.src, f.dst))
@@ -63,8 +66,8 @@ pub fn slowdown_pairs(sc: &Scenario, r: &RunResult, ideals: &[Option<Time>]) -> 
 }
 
 /// Write `slowdown_bins.csv`.
-pub fn write_slowdown_bins(dir: &Path, sc: &Scenario, r: &RunResult, ideals: &[Option<Time>]) -> Result<(), String> {
-    let pairs = slowdown_pairs(sc, r, ideals);
+pub fn write_slowdown_bins(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Result<(), String> {
+    let pairs = slowdown_pairs(sc, sim, flows, ideals);
     let braid: Vec<(u64, f64)> = pairs.iter().map(|p| (p.0, p.1)).collect();
     let art: Vec<(u64, f64)> = pairs.iter().map(|p| (p.0, p.2)).collect();
     let b1 = slowdown_equal_count_bins(&braid, 20);
@@ -84,8 +87,7 @@ pub fn write_slowdown_bins(dir: &Path, sc: &Scenario, r: &RunResult, ideals: &[O
 }
 
 /// Write `fct.txt` in the artifact's format.
-pub fn write_fct_artifact(dir: &Path, sc: &Scenario, r: &RunResult, ideals: &[Option<Time>]) -> Result<(), String> {
-    let sim = &r.sim;
+pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, ideals: &[Option<Time>]) -> Result<(), String> {
     let mut done: Vec<usize> = (0..sim.flows.len()).filter(|&i| sim.flows[i].finish.is_some()).collect();
     done.sort_by_key(|&i| (sim.flows[i].finish, i));
     let p = dir.join("fct.txt");
@@ -115,8 +117,8 @@ pub fn write_fct_artifact(dir: &Path, sc: &Scenario, r: &RunResult, ideals: &[Op
 }
 
 /// Write `link_util.csv`.
-pub fn write_link_util(dir: &Path, r: &RunResult) -> Result<(), String> {
-    let Some(lu) = &r.sim.routing.link_util else { return Ok(()) };
+pub fn write_link_util(dir: &Path, sim: &Sim) -> Result<(), String> {
+    let Some(lu) = &sim.routing.link_util else { return Ok(()) };
     let p = dir.join("link_util.csv");
     let werr = |e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
     let mut w = BufWriter::new(fs::File::create(&p).map_err(werr)?);
@@ -125,7 +127,7 @@ pub fn write_link_util(dir: &Path, r: &RunResult) -> Result<(), String> {
         let iv = lu.interval.secs_f64();
         for &(t, i, b) in &lu.rows {
             let port = lu.ports[i as usize];
-            let pt = &r.sim.ports[port.idx()];
+            let pt = &sim.ports[port.idx()];
             let util = b as f64 * 8.0 / (pt.rate.bps_f64() * iv);
             writeln!(w, "{},{},{},{},{},{},{}", fmt_f64(t.ns_f64()), port.0, pt.node, pt.peer, pt.rate.bps(), b, fmt_f64(util))?;
         }
@@ -135,33 +137,31 @@ pub fn write_link_util(dir: &Path, r: &RunResult) -> Result<(), String> {
 }
 
 /// Every routing output of a run (see the module docs).
-pub fn write_routing_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), String> {
-    let ideals = artifact_ideals(sc, &r.sim);
-    write_slowdown_bins(dir, sc, r, &ideals)?;
+pub fn write_routing_outputs(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord]) -> Result<(), String> {
+    let ideals = artifact_ideals(sc, sim);
+    write_slowdown_bins(dir, sc, sim, flows, &ideals)?;
     if sc.output.fct_artifact {
-        write_fct_artifact(dir, sc, r, &ideals)?;
+        write_fct_artifact(dir, sc, sim, &ideals)?;
     }
     if sc.output.link_util {
-        write_link_util(dir, r)?;
+        write_link_util(dir, sim)?;
     }
     Ok(())
 }
 
 /// Routing's headline numbers for `summary.json`: the scheme, the slowdown under the artifact's
 /// ideal FCT, LCMP decision counters and the no-packet-to-a-down-port check.
-pub fn summarize_routing(s: &mut Summary, sc: &Scenario, r: &RunResult) {
-    let sim = &r.sim;
+pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[FlowRecord]) {
     s.str("routing", sc.net.routing.name());
     let ideals = artifact_ideals(sc, sim);
-    let mut a: Vec<f64> = r
-        .flows
+    let mut a: Vec<f64> = flows
         .iter()
         .zip(&ideals)
         .filter_map(|(f, i)| Some((f.fct_ns()? / i.as_ref()?.ns_f64().max(1.0)).max(1.0)))
         .collect();
     a.sort_by(|x, y| x.total_cmp(y));
-    s.float("fct_slowdown_artifact_ideal_p50", braid_workload::percentile(&a, 50.0).unwrap_or(0.0));
-    s.float("fct_slowdown_artifact_ideal_p99", braid_workload::percentile(&a, 99.0).unwrap_or(0.0));
+    s.float("fct_slowdown_artifact_ideal_p50", percentile(&a, 50.0).unwrap_or(0.0));
+    s.float("fct_slowdown_artifact_ideal_p99", percentile(&a, 99.0).unwrap_or(0.0));
     let rt = &sim.routing;
     if !rt.lcmp.is_empty() {
         fn total(rs: &[LcmpRouter], f: impl Fn(&LcmpRouter) -> u64) -> i128 {

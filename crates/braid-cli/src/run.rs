@@ -8,7 +8,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use braid_core::Time;
-use braid_metrics::{fmt_f64, percentile, write_flows_csv, FlowRecord, Summary, Value};
+use braid_core::percentile::percentile;
+use braid_metrics::{fmt_f64, write_flows_csv, FlowRecord, Summary, Value};
 use braid_net::sim::{RunEnd, Sim};
 use braid_net::stats::DropReason;
 use braid_workload::Workload;
@@ -65,9 +66,7 @@ pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
     let flows = flow_records(&sim);
     let summary = summarize(sc, &sim, &workload, &flows, end, wall_s);
     let mut r = RunResult { sim, workload, flows, summary, end };
-    let mut s = std::mem::take(&mut r.summary);
-    crate::routing_out::summarize_routing(&mut s, sc, &r);
-    r.summary = s;
+    crate::routing_out::summarize_routing(&mut r.summary, sc, &r.sim, &r.flows);
     Ok(r)
 }
 
@@ -136,12 +135,15 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.set("drops", Value::Obj(drops));
     s.set("conservation_ok", Value::Bool(sim.conservation().is_ok()));
     let mut slow: Vec<f64> = done.iter().filter_map(|f| f.slowdown()).collect();
-    s.float("fct_slowdown_p50", percentile(&mut slow, 50.0));
-    s.float("fct_slowdown_p99", percentile(&mut slow, 99.0));
+    slow.sort_by(f64::total_cmp);
+    // No completed flow: the percentiles print as 0.
+    s.float("fct_slowdown_p50", percentile(&slow, 50.0).unwrap_or(0.0));
+    s.float("fct_slowdown_p99", percentile(&slow, 99.0).unwrap_or(0.0));
     let mut fct: Vec<f64> = done.iter().filter_map(|f| f.fct_ns()).collect();
     let fct_mean = if fct.is_empty() { 0.0 } else { fct.iter().sum::<f64>() / fct.len() as f64 };
     s.float("fct_mean_ns", fct_mean);
-    s.float("fct_p99_ns", percentile(&mut fct, 99.0));
+    fct.sort_by(f64::total_cmp);
+    s.float("fct_p99_ns", percentile(&fct, 99.0).unwrap_or(0.0));
     s.int("nic_ood_max", sim.nic_ood_hist.max());
     s.int("nic_ood_p99", sim.nic_ood_hist.percentile(99.0));
     s.float("nic_ood_mean", sim.nic_ood_hist.mean());
@@ -279,7 +281,7 @@ pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), Str
         let w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
         crate::pcap::write_capture(w, &recs, sc.net.header_bytes).map_err(|e| werr(&p, e))?;
     }
-    crate::routing_out::write_routing_outputs(dir, sc, r)?;
+    crate::routing_out::write_routing_outputs(dir, sc, &r.sim, &r.flows)?;
     let p = dir.join("scenario.resolved.toml");
     fs::write(&p, &sc.resolved_toml).map_err(|e| werr(&p, e))?;
     let p = dir.join("summary.json");

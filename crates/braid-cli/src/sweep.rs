@@ -56,6 +56,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 use toml::{Table, Value};
 
+use crate::fields::value_text;
+use crate::plot::FigureSpec;
 use crate::scenario::{self, Scenario};
 use crate::table::{csv_cell, read_summary};
 
@@ -132,14 +134,6 @@ pub struct Report {
     pub skipped: usize,
     /// Runs that failed: (run name, message).
     pub failed: Vec<(String, String)>,
-}
-
-/// The text a value has in a run name and in `runs.csv`: strings bare, others as TOML.
-pub fn value_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 fn flatten_table(prefix: &str, t: &Table, out: &mut Vec<(String, Value)>) {
@@ -279,7 +273,7 @@ impl Plan {
     }
 
     /// The `[[figure]]`s of a plan file (as in repro plans; `braid sweep` draws them).
-    pub fn figures(path: &Path) -> Result<Vec<crate::plot::FigureSpec>, String> {
+    pub fn figures(path: &Path) -> Result<Vec<FigureSpec>, String> {
         let text = fs::read_to_string(path).map_err(|e| format!("cannot read plan `{}`: {e}", path.display()))?;
         let t: Table = text.parse().map_err(|e: toml::de::Error| format!("{}: malformed TOML: {}", path.display(), e.message().trim()))?;
         match t.get("figure") {
@@ -289,7 +283,7 @@ impl Plan {
                 .enumerate()
                 .map(|(i, f)| {
                     let ft = f.as_table().ok_or_else(|| format!("{}: `figure[{i}]` must be a table", path.display()))?;
-                    crate::plot::FigureSpec::from_table(ft, &format!("figure[{i}]")).map_err(|e| format!("{}: {e}", path.display()))
+                    FigureSpec::from_table(ft, &format!("figure[{i}]")).map_err(|e| format!("{}: {e}", path.display()))
                 })
                 .collect(),
             Some(_) => Err(format!("{}: `figure` must be an array of tables ([[figure]])", path.display())),

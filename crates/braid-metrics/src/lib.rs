@@ -1,11 +1,14 @@
 //! Braid's metrics and output writers.
 //!
-//! - [`FlowRecord`] and [`write_flows_csv`]: one row per flow, times in nanoseconds (DESIGN.md's
-//!   output contract).
+//! - [`FlowRecord`] and [`write_flows_csv`]: one row per flow, times in nanoseconds (the output
+//!   contract of `docs/metrics.md`).
 //! - [`Summary`]: an ordered set of named values written as `summary.json`, with stable formatting
 //!   so the same run gives the same bytes.
-//! - [`percentile`]: nearest-rank percentiles.
 //! - [`jain_index`]: Jain's fairness index.
+//!
+//! Percentiles follow Braid's one rule, nearest rank, in `braid_core::percentile` (`None` for no
+//! data; the callers writing `summary.json` print 0 for it). `docs/metrics.md` defines every
+//! printed metric.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -201,16 +204,6 @@ fn write_obj(s: &mut String, fields: &[(String, Value)], indent: usize) {
     s.push('}');
 }
 
-/// Nearest-rank percentile `p` ∈ [0, 100] of `v` (sorted in place). 0 for an empty slice.
-pub fn percentile(v: &mut [f64], p: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let rank = ((p / 100.0) * v.len() as f64).ceil().max(1.0) as usize;
-    v[rank.min(v.len()) - 1]
-}
-
 /// Jain's fairness index of `x`: (Σx)² / (n · Σx²); 1 when all equal.
 pub fn jain_index(x: &[f64]) -> f64 {
     let n = x.len() as f64;
@@ -225,15 +218,6 @@ pub fn jain_index(x: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percentiles_are_nearest_rank() {
-        let mut v: Vec<f64> = (1..=100).map(|x| x as f64).collect();
-        assert_eq!(percentile(&mut v, 50.0), 50.0);
-        assert_eq!(percentile(&mut v, 99.0), 99.0);
-        assert_eq!(percentile(&mut v, 100.0), 100.0);
-        assert_eq!(percentile(&mut [], 50.0), 0.0);
-    }
 
     #[test]
     fn jain() {

@@ -1,5 +1,6 @@
 //! Counters and distributions the simulator keeps while it runs.
 
+use braid_core::percentile::nearest_rank;
 use braid_core::Time;
 
 /// Why a packet was dropped.
@@ -136,12 +137,10 @@ impl Histogram {
             self.sum as f64 / self.n as f64
         }
     }
-    /// Nearest-rank percentile `p` in [0, 100] (0 when empty).
+    /// Nearest-rank percentile `p` in [0, 100] (Braid's one rule, [`nearest_rank`]); 0 when there
+    /// is none (no samples, or `p` outside [0, 100]), as `summary.json` prints it.
     pub fn percentile(&self, p: f64) -> u64 {
-        if self.n == 0 {
-            return 0;
-        }
-        let rank = ((p / 100.0) * self.n as f64).ceil().max(1.0) as u64;
+        let Some(rank) = nearest_rank(self.n, p) else { return 0 };
         let mut acc = 0;
         for (v, &c) in self.counts.iter().enumerate() {
             acc += c;
@@ -210,14 +209,13 @@ impl PortQueueStats {
     pub fn max(&self) -> u64 {
         self.max
     }
-    /// Percentile `p` (upper edge of the 5 %-wide bucket holding it).
+    /// Percentile `p` in [0, 100]: the sample of nearest rank ([`nearest_rank`]), read as the upper
+    /// edge of the 5 %-wide bucket holding it (at most the largest sample); 0 when there is none
+    /// (no samples, or `p` outside [0, 100]), as `summary.json` prints it.
     pub fn percentile(&self, p: f64) -> u64 {
-        if self.n == 0 {
-            return 0;
-        }
+        let Some(rank) = nearest_rank(self.n, p) else { return 0 };
         let nonzero: u64 = self.buckets.iter().map(|&c| c as u64).sum();
         let zeros = self.n - nonzero;
-        let rank = ((p / 100.0) * self.n as f64).ceil().max(1.0) as u64;
         if rank <= zeros {
             return 0;
         }

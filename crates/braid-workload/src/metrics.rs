@@ -1,35 +1,29 @@
 //! Helpers for the headline workload metrics: FCT slowdown binned by flow size, and JCT per job.
 //!
-//! **Percentiles** use the *nearest-rank* rule: the p-th percentile (0 < p ≤ 100) of `n` sorted
-//! values is the value at 1-based rank `⌈p/100 · n⌉` (rank 1 for p = 0) — always an observed value,
-//! no interpolation. (The LCMP analysis script takes `a[int(n·p)]` with a 0-based index, one rank
-//! higher when `n·p` is an integer, e.g. the maximum for p99 of 100 values;
-//! [`percentile_lcmp_index`] reproduces it for side-by-side comparisons.)
+//! **Percentiles** follow Braid's one rule, nearest rank ([`braid_core::percentile`]): the p-th
+//! percentile of `n` sorted values is the value at 1-based rank `⌈p/100 · n⌉` (rank 1 for p = 0),
+//! `None` for an empty bin. The LCMP artifact's analysis script indexes differently (`a[int(n·p)]`,
+//! 0-based: one rank higher when `n·p` is an integer, e.g. the maximum for p99 of 100 values);
+//! [`lcmp_artifact_percentile`] reproduces that rule, under its own name, for side-by-side
+//! comparisons with the artifact's numbers.
 //!
-//! **Slowdown bins**: (a) equal-count bins as the LCMP paper plots (`fct_analysis_py3_batch.py`:
-//! flows sorted by size, cut into 20 bins of 5 % of the flows each; per bin the largest size, p50 and
-//! p99 of the slowdown); (b) fixed size edges. Slowdown itself (FCT / ideal FCT, clamped ≥ 1 in the
-//! LCMP scripts) is computed by the caller.
+//! **Slowdown bins**: (a) equal-count bins as the LCMP paper plots them (the artifact's analysis
+//! script: flows sorted by size, cut into 20 bins of 5 % of the flows each; per bin the largest
+//! size, p50 and p99 of the slowdown); (b) fixed size edges. Slowdown itself (FCT / ideal FCT,
+//! clamped ≥ 1 in the LCMP scripts) is computed by the caller.
 //!
 //! **JCT**: per job, from the earliest actual start to the latest completion among its flows and
 //! the flows of every job nested in it; a job with an unfinished flow has no JCT.
 
 use crate::workload::{Workload, NO_JOB};
+use braid_core::percentile::percentile;
 use braid_core::Time;
 
-/// The nearest-rank percentile `p` (in `[0, 100]`) of `sorted` (ascending). `None` when empty or
-/// `p` is outside `[0, 100]`.
-pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
-    let n = sorted.len();
-    if n == 0 || !(0.0..=100.0).contains(&p) {
-        return None;
-    }
-    let rank = ((p / 100.0) * n as f64).ceil() as usize;
-    Some(sorted[rank.clamp(1, n) - 1])
-}
-
-/// The LCMP analysis script's percentile: `sorted[int(n · p/100)]` (0-based, clamped to the last).
-pub fn percentile_lcmp_index(sorted: &[f64], p: f64) -> Option<f64> {
+/// The LCMP artifact's percentile rule, *not* Braid's: `sorted[int(n · p/100)]` (0-based index,
+/// clamped to the last value) as the artifact's analysis script computes it. It agrees with the
+/// nearest rank except when `n · p/100` is a positive integer, where it takes the next value. `None` when
+/// `sorted` is empty or `p` is outside `[0, 100]`, as [`braid_core::percentile::percentile`].
+pub fn lcmp_artifact_percentile(sorted: &[f64], p: f64) -> Option<f64> {
     let n = sorted.len();
     if n == 0 || !(0.0..=100.0).contains(&p) {
         return None;
@@ -191,8 +185,8 @@ mod tests {
         assert_eq!(percentile(&v, 99.0), Some(99.0));
         assert_eq!(percentile(&v, 100.0), Some(100.0));
         assert_eq!(percentile(&v, 0.0), Some(1.0));
-        assert_eq!(percentile_lcmp_index(&v, 99.0), Some(100.0));
-        assert_eq!(percentile_lcmp_index(&v, 50.0), Some(51.0));
+        assert_eq!(lcmp_artifact_percentile(&v, 99.0), Some(100.0));
+        assert_eq!(lcmp_artifact_percentile(&v, 50.0), Some(51.0));
         let mut w = vec![3.0, 1.0, 2.0];
         w.sort_by(f64::total_cmp);
         assert_eq!(percentile(&w, 50.0), Some(2.0));
