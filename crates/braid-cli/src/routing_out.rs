@@ -18,7 +18,7 @@
 //! single values in small bins.
 //!
 //! These writers take the finished simulator and the flow records, not a `run::RunResult`:
-//! [`crate::run`] calls them, and this module does not depend on it.
+//! the `run` module calls them, and this module does not depend on it.
 
 use std::fs;
 use std::io::{BufWriter, Write};

@@ -3,7 +3,7 @@
 //! axes and captions share ([`fmt_si`]) and the long-format CSV (`panel,series,x,y`) written next
 //! to every image, so the numbers behind a picture can be read without the picture.
 //!
-//! Nothing here draws: [`super::render`] turns a [`Figure`] into PNG and SVG.
+//! Nothing here draws: the `render` module turns a [`Figure`] into PNG and SVG.
 
 use crate::table::csv_cell;
 
