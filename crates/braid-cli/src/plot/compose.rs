@@ -1,6 +1,6 @@
 //! Building a [`Figure`] from a [`FigureSpec`] and sweep [`Results`] ([`build_figure`]): facets
 //! become panels, series become lines or bar groups, and the caption sets the paper's number next
-//! to Braid's. Also the point thinning shared with `braid plot` ([`downsample`], [`thin_cdf`]).
+//! to Braid's. Also the point thinning shared with `braid plot` (`downsample`, `thin_cdf`).
 
 use std::collections::BTreeMap;
 

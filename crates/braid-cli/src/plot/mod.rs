@@ -11,8 +11,10 @@
 //!   ([`write_figure`]);
 //! - [`run_dir`]: every time series one run recorded ([`plot_run_dir`], `braid plot RUN_DIR`).
 //!
-//! Dependencies run one way: `schema` ← `query` ← `compose` ← `run_dir`, and `figure` ←
-//! `render`; nothing here depends on `sweep`, `repro` or `run`.
+//! Dependencies run one way: `query` uses `schema`; `compose` uses `query` and `schema`;
+//! `run_dir` uses `compose`, `query` and `render`; all of them use the `figure` model, which uses
+//! none of them. Outside `plot` only `table` (CSV and JSON readers) and `fields` (TOML values)
+//! are used: nothing here depends on `sweep`, `repro` or `run`.
 
 pub mod compose;
 pub mod figure;
