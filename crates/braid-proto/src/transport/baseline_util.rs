@@ -209,9 +209,9 @@ mod tests {
         let mut cfg = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
         cfg.er_threshold = 1000;
         cfg.rto_min = Time::from_us(100);
+        cfg.rto_per_packet = true;
+        cfg.hole_first = true;
         let mut r = Recovery::new(cfg, 100);
-        r.set_rto_per_packet(true);
-        r.set_hole_first(true);
         for i in 0..6u32 {
             let (p, _) = r.next_psn().unwrap();
             r.on_sent(Time::from_us(i as u64), p, (i % 3) as u16);

@@ -119,9 +119,7 @@ impl EqdsSender {
         }
         let spec_bytes = cfg.credit_spec.unwrap_or(env.cc.bdp_bytes());
         let spec_pkts = (spec_bytes.div_ceil(mtu as u64)).clamp(1, u32::MAX as u64 / 2) as u32;
-        let mut rec = Recovery::new(cfg.recovery, pkts as u32);
-        rec.set_rto_per_packet(true);
-        rec.set_hole_first(true);
+        let rec = Recovery::new(RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery }, pkts as u32);
         let mut rng = Rng::new(env.seed);
         let ev_span = cfg.paths.next_power_of_two();
         let ev_mask = rng.below(ev_span as u64) as u32;

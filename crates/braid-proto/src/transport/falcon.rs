@@ -244,11 +244,7 @@ impl FalconSender {
             mtu,
             line_bps: env.cc.line_rate.bps(),
             start: env.start,
-            rec: {
-                let mut r = Recovery::new(cfg.recovery, pkts as u32);
-                r.set_hole_first(true);
-                r
-            },
+            rec: Recovery::new(RecoveryConfig { hole_first: true, ..cfg.recovery }, pkts as u32),
             paths,
             ncwnd,
             ncwnd_target: cfg

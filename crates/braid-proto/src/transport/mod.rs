@@ -11,6 +11,7 @@
 //!
 //! Variants are dispatched by `enum`, not trait objects: one match per call on the hot path.
 
+pub mod events;
 pub mod roce;
 mod baseline_util;
 pub mod falcon;
@@ -21,64 +22,15 @@ pub mod rondo;
 
 use crate::cc::{CcConfig, CcEnv, CcKind};
 use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
-use braid_core::{IntStack, Knob, PacketKind, Time};
+use braid_core::{Knob, Time};
 
+pub use events::{AckIn, FlowEnv, TimerKind, TimerTable, TxPacket};
 pub use roce::{RoceConfig, RoceSender};
 pub use falcon::{FalconConfig, FalconSender};
 pub use mprdma::{MprdmaConfig, MprdmaSender};
 pub use uet::{UetConfig, UetSender};
 pub use eqds::{EqdsConfig, EqdsSender};
 pub use rondo::{PathSample, RondoConfig, RondoSender, RrpsConfig, RrpsSender};
-
-/// A packet a sender wants transmitted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TxPacket {
-    /// Data or probe.
-    pub kind: PacketKind,
-    /// Sequence number (probes carry a reserved PSN, `u32::MAX`).
-    pub psn: u32,
-    /// Application bytes carried.
-    pub payload_bytes: u32,
-    /// UDP source port the network hashes on (the logical path).
-    pub entropy: u16,
-    /// Logical path index (echoed in the ACK).
-    pub path: u16,
-    /// This is a retransmission.
-    pub retx: bool,
-    /// Ask the receiver to echo a forward-delay timestamp.
-    pub timestamped: bool,
-    /// Last packet of the message.
-    pub last: bool,
-}
-
-/// An acknowledgement (or NAK) as the sender sees it.
-#[derive(Clone, Copy, Debug)]
-pub struct AckIn<'a> {
-    /// ACK or NAK.
-    pub kind: PacketKind,
-    /// The PSN of the data packet this acknowledges (for NAKs: the arrival that triggered it).
-    pub psn: u32,
-    /// The receiver's next expected PSN.
-    pub cum_ack: u32,
-    /// Logical path index of the data packet.
-    pub path: u16,
-    /// The data packet was CE-marked.
-    pub ecn: bool,
-    /// Echo of the data packet's send time.
-    pub ts_sent: Time,
-    /// When the receiver got the data packet.
-    pub ts_rx: Time,
-    /// Receiver's OOD for this flow when the data arrived.
-    pub ood: u32,
-    /// This acknowledges a probe.
-    pub probe: bool,
-    /// The receiver dropped the data packet because its reorder buffer was full.
-    pub rx_buffer_full: bool,
-    /// INT stack of the data packet (HPCC).
-    pub int: Option<&'a IntStack>,
-    /// Switch hops the data packet took.
-    pub hops: u8,
-}
 
 /// The transport kinds of the scenario contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,21 +183,6 @@ pub struct TransportConfig {
     pub header_bytes: u32,
     /// Transport-specific knobs.
     pub params: Vec<(String, Knob)>,
-}
-
-/// What a sender is built for: one flow on one path environment.
-#[derive(Clone, Copy, Debug)]
-pub struct FlowEnv {
-    /// The path: line rate, base RTT, the network's largest RTT/BDP, MTU.
-    pub cc: CcEnv,
-    /// Message size.
-    pub size_bytes: u64,
-    /// The flow's base UDP source port (multipath transports derive their path entropies from it).
-    pub entropy: u16,
-    /// When the flow may start.
-    pub start: Time,
-    /// Seed of the flow's own random stream.
-    pub seed: u64,
 }
 
 impl TransportConfig {

@@ -158,11 +158,7 @@ impl MprdmaSender {
             line_bps: env.cc.line_rate.bps(),
             base: entropy_base(env.entropy, cfg.paths),
             start: env.start,
-            rec: {
-                let mut r = Recovery::new(cfg.recovery, pkts as u32);
-                r.set_hole_first(true);
-                r
-            },
+            rec: Recovery::new(RecoveryConfig { hole_first: true, ..cfg.recovery }, pkts as u32),
             cwnd,
             clocked: VecDeque::with_capacity(cwnd as usize + 4),
             random_budget: cwnd as u32,

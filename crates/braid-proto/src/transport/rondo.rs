@@ -37,7 +37,7 @@
 //!   carries the `(skip_p + 1)`-th smallest unsent PSN ([`unsent::UnsentSet`]). Retransmissions
 //!   go before new data and keep their PSN.
 //! - **Loss recovery** (§2.2, §6.2.5): the shared [`Recovery`] — Early Recovery with a 4-packet
-//!   threshold by default, in the paper's per-packet form ([`Recovery::set_er_per_packet`];
+//!   threshold by default, in the paper's per-packet form ([`RecoveryConfig::er_per_packet`];
 //!   `er_mode = "episode"` for the shared episode form), or any selective scheme by
 //!   `transport.recovery` — with its RTO backstop. The receiver side (per-packet ACKs with PSN and
 //!   path, probe ACKs flagged, the NIC's shared reorder buffer, in-order delivery, NAKs on buffer
@@ -211,7 +211,7 @@ pub struct RondoConfig {
     /// `ts_interval`: a data packet per path carries a timestamp request at most this often
     /// (default 0.125 base RTT, i.e. `Tu/4`).
     pub ts_interval: RelTime,
-    /// `er_mode`: `"per-packet"` (default, the paper's rule, [`Recovery::set_er_per_packet`]) or
+    /// `er_mode`: `"per-packet"` (default, the paper's rule, [`RecoveryConfig::er_per_packet`]) or
     /// `"episode"` (the shared UET-style episodes) for `recovery = "er"`.
     pub er_per_packet: bool,
 }
@@ -634,11 +634,7 @@ impl RondoSender {
             scheduler: cfg.scheduler,
             selection: cfg.path_selection,
             swift_mode,
-            rec: {
-                let mut r = Recovery::new(cfg.recovery, pkts as u32);
-                r.set_er_per_packet(cfg.er_per_packet);
-                r
-            },
+            rec: Recovery::new(RecoveryConfig { er_per_packet: cfg.er_per_packet, ..cfg.recovery }, pkts as u32),
             unsent: UnsentSet::new(pkts as u32),
             paths,
             samples: vec![PathSample::default(); n],

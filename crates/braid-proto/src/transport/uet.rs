@@ -456,9 +456,7 @@ impl UetSender {
         if pkts > u32::MAX as u64 / 2 {
             return Err(format!("flow of {} bytes has too many packets for 32-bit PSNs", env.size_bytes));
         }
-        let mut rec = Recovery::new(cfg.recovery, pkts as u32);
-        rec.set_rto_per_packet(true);
-        rec.set_hole_first(true);
+        let rec = Recovery::new(RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery }, pkts as u32);
         let mut rng = Rng::new(env.seed);
         let obl_span = cfg.paths.next_power_of_two();
         let obl_mask = rng.below(obl_span as u64) as u32;
