@@ -12,6 +12,8 @@
 //! Variants are dispatched by `enum`, not trait objects: one match per call on the hot path.
 
 pub mod events;
+pub mod sender_core;
+pub mod cc_sender;
 pub mod roce;
 mod baseline_util;
 pub mod falcon;
@@ -25,12 +27,15 @@ use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
 use braid_core::{Knob, Time};
 
 pub use events::{AckIn, FlowEnv, TimerKind, TimerTable, TxPacket};
-pub use roce::{RoceConfig, RoceSender};
+pub use cc_sender::{CcSender, PathPolicy};
+pub use sender_core::{Message, SenderCore};
+pub use roce::{RoceConfig, RoceSender, SinglePath};
 pub use falcon::{FalconConfig, FalconSender};
 pub use mprdma::{MprdmaConfig, MprdmaSender};
 pub use uet::{UetConfig, UetSender};
 pub use eqds::{EqdsConfig, EqdsSender};
 pub use rondo::{PathSample, RondoConfig, RondoSender, RrpsConfig, RrpsSender};
+pub use rondo::rrps::RoundRobin;
 
 /// The transport kinds of the scenario contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,55 +122,6 @@ pub(crate) fn test_config(kind: TransportKind, recovery: crate::recovery::Recove
         recovery: RecoveryConfig::new(recovery),
         header_bytes: 48,
         params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-    }
-}
-
-/// Give an ACK to a single-controller sender: loss recovery first, then the congestion control
-/// (told of a detected loss too). Packets count `mtu_bytes` each for the controller.
-pub(crate) fn feed_ack(rec: &mut crate::recovery::Recovery, cc: &mut crate::cc::Cc, mtu_bytes: u32, now: Time, ack: &AckIn) {
-    let sum = rec.on_ack(now, ack);
-    let mtu = mtu_bytes as u64;
-    cc.on_ack(&crate::cc::AckEvent {
-        now,
-        newly_acked_bytes: sum.newly_acked as u64 * mtu,
-        ack_seq_bytes: rec.una() as u64 * mtu,
-        snd_nxt_bytes: rec.max_sent() as u64 * mtu,
-        ecn: ack.ecn,
-        rtt: sum.rtt,
-        int: ack.int,
-        hops: ack.hops,
-    });
-    if sum.loss {
-        cc.on_nak(now);
-    }
-}
-
-/// Whether a sender with `rec`'s outstanding packets of `mtu_bytes` may add one under `cc`'s window.
-pub(crate) fn window_allows(rec: &crate::recovery::Recovery, cc: &crate::cc::Cc, mtu_bytes: u32) -> bool {
-    let w = cc.window_bytes();
-    w == u64::MAX || (rec.outstanding() as u64 * mtu_bytes as u64) < w
-}
-
-/// The earlier of a sender's loss-recovery and congestion-control deadlines.
-pub(crate) fn combined_timeout(rec: &crate::recovery::Recovery, cc: &crate::cc::Cc) -> Option<Time> {
-    match (rec.poll_timeout(), cc.poll_timeout()) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
-/// Fire whichever of a sender's loss-recovery and congestion-control timers is due at `now`; an
-/// RTO expiry is also reported to the controller.
-pub(crate) fn fire_timers(rec: &mut crate::recovery::Recovery, cc: &mut crate::cc::Cc, now: Time) {
-    if cc.poll_timeout().is_some_and(|t| t <= now) {
-        cc.on_timeout(now);
-    }
-    let before = rec.stats().timeouts;
-    if rec.poll_timeout().is_some_and(|t| t <= now) {
-        rec.on_timeout(now);
-        if rec.stats().timeouts > before {
-            cc.on_rto(now);
-        }
     }
 }
 

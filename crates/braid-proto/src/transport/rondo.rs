@@ -106,7 +106,8 @@ use std::collections::VecDeque;
 use braid_core::{Knob, PacketKind, Rng, Time};
 
 use crate::cc::{AckEvent, CcConfig, CcEnv, CcKind, Swift, SwiftConfig};
-use crate::recovery::{Recovery, RecoveryConfig, RecoveryStats};
+use crate::transport::sender_core::SenderCore;
+use crate::recovery::{RecoveryConfig, RecoveryStats};
 use crate::transport::{AckIn, TransportConfig, TxPacket};
 use unsent::UnsentSet;
 
@@ -491,8 +492,7 @@ impl PathState {
 /// A Rondo flow's sender. See the module docs.
 #[derive(Clone, Debug)]
 pub struct RondoSender {
-    size_bytes: u64,
-    mtu: u32,
+    core: SenderCore,
     header_bytes: u32,
     start: Time,
     /// Topology base RTT of the flow.
@@ -512,7 +512,6 @@ pub struct RondoSender {
     scheduler: bool,
     selection: PathSelection,
     swift_mode: bool,
-    rec: Recovery,
     unsent: UnsentSet,
     paths: Vec<PathState>,
     samples: Vec<PathSample>,
@@ -533,11 +532,9 @@ impl RondoSender {
     /// A sender for one flow of `env.size_bytes` bytes.
     pub fn new(cfg: &RondoConfig, env: &CcEnv, size_bytes: u64, entropy: u16, start: Time, seed: u64) -> Result<RondoSender, String> {
         env.check()?;
-        let mtu = env.mtu_bytes.max(1);
-        let pkts = size_bytes.div_ceil(mtu as u64).max(1);
-        if pkts > u32::MAX as u64 / 2 {
-            return Err(format!("flow of {size_bytes} bytes has too many packets for 32-bit PSNs"));
-        }
+        let core = SenderCore::new(size_bytes, env.mtu_bytes, RecoveryConfig { er_per_packet: cfg.er_per_packet, ..cfg.recovery })?;
+        let mtu = core.mtu_bytes();
+        let pkts = core.msg.packets as u64;
         if env.base_rtt == Time::ZERO {
             return Err("rondo needs a positive base RTT".into());
         }
@@ -614,8 +611,7 @@ impl RondoSender {
         let tu = cfg.tu.resolve(t_env).max(Time(1));
         let ts_interval = cfg.ts_interval.resolve(t_env);
         let mut s = RondoSender {
-            size_bytes,
-            mtu,
+            core,
             header_bytes: cfg.header_bytes,
             start,
             t_env,
@@ -634,7 +630,6 @@ impl RondoSender {
             scheduler: cfg.scheduler,
             selection: cfg.path_selection,
             swift_mode,
-            rec: Recovery::new(RecoveryConfig { er_per_packet: cfg.er_per_packet, ..cfg.recovery }, pkts as u32),
             unsent: UnsentSet::new(pkts as u32),
             paths,
             samples: vec![PathSample::default(); n],
@@ -654,11 +649,6 @@ impl RondoSender {
         s.recompute_pacer();
         s.refresh_samples(start);
         Ok(s)
-    }
-
-    fn payload_of(&self, psn: u32) -> u32 {
-        let off = psn as u64 * self.mtu as u64;
-        (self.size_bytes.saturating_sub(off)).min(self.mtu as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
     }
 
     fn recompute_pacer(&mut self) {
@@ -744,14 +734,14 @@ impl RondoSender {
 
     /// See [`crate::transport::Sender::poll_transmit`].
     pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
-        if now < self.start || self.rec.is_complete() {
+        if now < self.start || self.core.rec.is_complete() {
             return None;
         }
-        if self.unsent.remaining() == 0 && !self.rec.has_retx() {
+        if self.unsent.remaining() == 0 && !self.core.rec.has_retx() {
             return None;
         }
         if now >= self.next_tx_at && self.any_open() {
-            let retx = self.rec.next_retx();
+            let retx = self.core.rec.next_retx();
             if retx.is_some() || self.unsent.remaining() > 0 {
                 let p = self.choose_path().expect("a window is open");
                 let (psn, is_retx) = match retx {
@@ -763,11 +753,11 @@ impl RondoSender {
                             self.stats.skipped_sends += 1;
                         }
                         self.unsent.mark_sent(psn);
-                        self.rec.set_next_new(self.unsent.lowest());
+                        self.core.rec.set_next_new(self.unsent.lowest());
                         (psn, false)
                     }
                 };
-                self.rec.on_sent(now, psn, p as u16);
+                self.core.rec.on_sent(now, psn, p as u16);
                 let ps = &mut self.paths[p];
                 ps.sent.push_back(now);
                 let timestamped = !is_retx && now >= ps.ts_next;
@@ -778,17 +768,8 @@ impl RondoSender {
                 let entropy = ps.entropy;
                 // One packet per gap; a late send may catch up by at most one gap.
                 self.next_tx_at = self.next_tx_at.max(now.saturating_sub(self.pace_gap)).saturating_add(self.pace_gap);
-                let payload = self.payload_of(psn);
-                return Some(TxPacket {
-                    kind: PacketKind::Data,
-                    psn,
-                    payload_bytes: payload,
-                    entropy,
-                    path: p as u16,
-                    retx: is_retx,
-                    timestamped,
-                    last: (psn as u64 + 1) * self.mtu as u64 >= self.size_bytes,
-                });
+                let payload = self.core.msg.payload_of(psn);
+                return Some(TxPacket { timestamped, ..self.core.data_packet(psn, is_retx, p as u16, entropy, payload) });
             }
         }
         if self.probing_now(now) {
@@ -816,7 +797,7 @@ impl RondoSender {
 
     /// See [`crate::transport::Sender::next_send_time`].
     pub fn next_send_time(&self, now: Time) -> Time {
-        if self.rec.is_complete() || (self.unsent.remaining() == 0 && !self.rec.has_retx()) {
+        if self.core.rec.is_complete() || (self.unsent.remaining() == 0 && !self.core.rec.has_retx()) {
             return Time::MAX;
         }
         let now = now.max(self.start);
@@ -840,8 +821,8 @@ impl RondoSender {
             }
             return;
         }
-        let sum = self.rec.on_ack(now, ack);
-        let mtu = self.mtu as u64;
+        let sum = self.core.rec.on_ack(now, ack);
+        let mtu = self.core.msg.mtu_bytes as u64;
         let Some(ps) = self.paths.get_mut(p) else { return };
         while ps.sent.front().is_some_and(|&t| t <= ack.ts_sent) {
             ps.sent.pop_front();
@@ -882,8 +863,8 @@ impl RondoSender {
             sw.on_ack(&AckEvent {
                 now,
                 newly_acked_bytes: if sum.newly_acked > 0 { mtu } else { 0 },
-                ack_seq_bytes: self.rec.una() as u64 * mtu,
-                snd_nxt_bytes: self.rec.max_sent() as u64 * mtu,
+                ack_seq_bytes: self.core.rec.una() as u64 * mtu,
+                snd_nxt_bytes: self.core.rec.max_sent() as u64 * mtu,
                 ecn: ack.ecn,
                 rtt: if rtt > Time::ZERO { Some(rtt) } else { None },
                 int: ack.int,
@@ -896,10 +877,10 @@ impl RondoSender {
 
     /// See [`crate::transport::Sender::poll_timeout`].
     pub fn poll_timeout(&self) -> Option<Time> {
-        if self.rec.is_complete() {
+        if self.core.rec.is_complete() {
             return None;
         }
-        Some(match self.rec.poll_timeout() {
+        Some(match self.core.rec.poll_timeout() {
             Some(t) => t.min(self.next_update),
             None => self.next_update,
         })
@@ -907,10 +888,10 @@ impl RondoSender {
 
     /// See [`crate::transport::Sender::on_timeout`].
     pub fn on_timeout(&mut self, now: Time) {
-        if self.rec.poll_timeout().is_some_and(|t| t <= now) {
-            self.rec.on_timeout(now);
+        if self.core.rec.poll_timeout().is_some_and(|t| t <= now) {
+            self.core.rec.on_timeout(now);
         }
-        if now >= self.next_update && !self.rec.is_complete() {
+        if now >= self.next_update && !self.core.rec.is_complete() {
             self.update(now);
         }
     }
@@ -1037,7 +1018,7 @@ impl RondoSender {
     }
 
     fn refresh_samples(&mut self, now: Time) {
-        let wire = (self.mtu + self.header_bytes) as f64;
+        let wire = (self.core.msg.mtu_bytes + self.header_bytes) as f64;
         for (i, ps) in self.paths.iter().enumerate() {
             let (rate, q) = match &ps.cc {
                 PathCc::Arcc(a) => (a.rate, a.q),
@@ -1045,10 +1026,10 @@ impl RondoSender {
             };
             self.samples[i] = PathSample {
                 path: i as u16,
-                window_bytes: (ps.window() * self.mtu as f64) as u64,
+                window_bytes: (ps.window() * self.core.msg.mtu_bytes as f64) as u64,
                 ack_rate_bps: (rate * wire * 8.0) as u64,
                 inflight_pkts: ps.sent.len() as u32,
-                margin_bytes: (q * self.mtu as f64) as u64,
+                margin_bytes: (q * self.core.msg.mtu_bytes as f64) as u64,
                 fwd_delay_ns: ps.fwd * 1e9,
                 skip: ps.skip,
                 probing: ps.probe_until > now,
@@ -1058,11 +1039,11 @@ impl RondoSender {
 
     /// Every byte acknowledged.
     pub fn is_complete(&self) -> bool {
-        self.rec.is_complete()
+        self.core.rec.is_complete()
     }
     /// Loss-recovery counters.
     pub fn recovery_stats(&self) -> RecoveryStats {
-        self.rec.stats()
+        self.core.rec.stats()
     }
     /// Rondo's own counters.
     pub fn stats(&self) -> RondoStats {
@@ -1078,11 +1059,11 @@ impl RondoSender {
     }
     /// The flow pacer's rate (`Σ W_p / T_p`) in bit/s of data-packet wire size.
     pub fn rate_bps(&self) -> u64 {
-        (self.pace_rate * (self.mtu + self.header_bytes) as f64 * 8.0) as u64
+        (self.pace_rate * (self.core.msg.mtu_bytes + self.header_bytes) as f64 * 8.0) as u64
     }
     /// Sum of the per-path windows in bytes.
     pub fn window_bytes(&self) -> u64 {
-        self.paths.iter().map(|p| (p.window() * self.mtu as f64) as u64).sum()
+        self.paths.iter().map(|p| (p.window() * self.core.msg.mtu_bytes as f64) as u64).sum()
     }
     /// Per-path state as of the last window update.
     pub fn path_samples(&self) -> &[PathSample] {

@@ -50,7 +50,8 @@ use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
 use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
-use crate::recovery::{Recovery, RecoveryConfig, RecoveryKind, RecoveryStats};
+use crate::transport::sender_core::SenderCore;
+use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
 
 /// Knob names of the `uet` transport.
 pub const UET_KNOBS: &[&str] = &[
@@ -424,12 +425,10 @@ impl Nscc {
 #[derive(Clone, Debug)]
 pub struct UetSender {
     cfg: UetConfig,
-    size_bytes: u64,
-    mtu: u32,
+    core: SenderCore,
     line_bps: u64,
     base: u16,
     start: Time,
-    rec: Recovery,
     nscc: Nscc,
     reps: Reps,
     rng: Rng,
@@ -451,22 +450,15 @@ impl UetSender {
     /// A sender for one flow.
     pub fn new(cfg: UetConfig, env: &FlowEnv) -> Result<UetSender, String> {
         env.cc.check()?;
-        let mtu = env.cc.mtu_bytes.max(1);
-        let pkts = env.size_bytes.div_ceil(mtu as u64).max(1);
-        if pkts > u32::MAX as u64 / 2 {
-            return Err(format!("flow of {} bytes has too many packets for 32-bit PSNs", env.size_bytes));
-        }
-        let rec = Recovery::new(RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery }, pkts as u32);
+        let core = SenderCore::new(env.size_bytes, env.cc.mtu_bytes, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
         let mut rng = Rng::new(env.seed);
         let obl_span = cfg.paths.next_power_of_two();
         let obl_mask = rng.below(obl_span as u64) as u32;
         Ok(UetSender {
-            size_bytes: env.size_bytes,
-            mtu,
+            core,
             line_bps: env.cc.line_rate.bps(),
             base: entropy_base(env.entropy, cfg.paths),
             start: env.start,
-            rec,
             nscc: Nscc::new(env, cfg.target_qdelay, cfg.quick_adapt),
             reps: Reps::new(cfg.paths, cfg.reps_buffer as usize, cfg.reps_freeze, cfg.reps_freeze_time),
             rng,
@@ -483,17 +475,12 @@ impl UetSender {
         })
     }
 
-    fn payload_of(&self, psn: u32) -> u32 {
-        let off = psn as u64 * self.mtu as u64;
-        (self.size_bytes.saturating_sub(off)).min(self.mtu as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
-    }
-
     fn in_flight(&self) -> f64 {
-        self.rec.outstanding() as f64 * self.mtu as f64
+        self.core.rec.outstanding() as f64 * self.core.msg.mtu_bytes as f64
     }
 
     fn may_send(&self) -> bool {
-        self.rec.has_data() && (self.rec.has_retx() || self.in_flight() + self.mtu as f64 <= self.nscc.cwnd)
+        self.core.rec.has_data() && (self.core.rec.has_retx() || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd)
     }
 
     fn next_ev(&mut self, now: Time) -> u16 {
@@ -535,24 +522,14 @@ impl UetSender {
         if now < self.start || !self.may_send() {
             return None;
         }
-        let (psn, retx) = self.rec.next_psn()?;
-        if !retx && self.in_flight() + self.mtu as f64 > self.nscc.cwnd {
-            self.rec.unget(psn, retx);
+        let (psn, retx) = self.core.rec.next_psn()?;
+        if !retx && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd {
+            self.core.rec.unget(psn, retx);
             return None;
         }
         let ev = self.next_ev(now);
         self.note_ev(ev);
-        self.rec.on_sent(now, psn, ev);
-        Some(TxPacket {
-            kind: PacketKind::Data,
-            psn,
-            payload_bytes: self.payload_of(psn),
-            entropy: self.base + ev,
-            path: ev,
-            retx,
-            timestamped: false,
-            last: (psn as u64 + 1) * self.mtu as u64 >= self.size_bytes,
-        })
+        Some(self.core.send_data(now, psn, retx, ev, self.base + ev))
     }
 
     /// See [`crate::transport::Sender::next_send_time`].
@@ -570,12 +547,12 @@ impl UetSender {
             return;
         }
         if self.cfg.ood_threshold.is_none() {
-            let mss = self.mtu as f64;
+            let mss = self.core.msg.mtu_bytes as f64;
             let thr = (1.5 * self.nscc.cwnd).min(self.nscc.maxwnd).max(5.0 * mss) / mss;
-            self.rec.set_er_threshold(thr as u32);
+            self.core.rec.set_er_threshold(thr as u32);
         }
-        let sum = self.rec.on_ack(now, ack);
-        let newly = sum.newly_acked as f64 * self.mtu as f64;
+        let sum = self.core.rec.on_ack(now, ack);
+        let newly = sum.newly_acked as f64 * self.core.msg.mtu_bytes as f64;
         let raw = now.saturating_sub(ack.ts_sent).ps() as f64;
         let fb = if ack.rx_buffer_full {
             EvFeedback::Nack
@@ -593,13 +570,13 @@ impl UetSender {
 
     /// See [`crate::transport::Sender::poll_timeout`].
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.rec.poll_timeout()
+        self.core.rec.poll_timeout()
     }
 
     /// See [`crate::transport::Sender::on_timeout`].
     pub fn on_timeout(&mut self, now: Time) {
-        self.rec.on_timeout(now);
-        let st = self.rec.stats();
+        self.core.rec.on_timeout(now);
+        let st = self.core.rec.stats();
         if st.timeouts > self.last_timeouts {
             self.nscc.on_rto();
             self.reps.on_timeout(now);
@@ -609,11 +586,11 @@ impl UetSender {
 
     /// Every byte acknowledged.
     pub fn is_complete(&self) -> bool {
-        self.rec.is_complete()
+        self.core.rec.is_complete()
     }
     /// Loss-recovery counters.
     pub fn recovery_stats(&self) -> RecoveryStats {
-        self.rec.stats()
+        self.core.rec.stats()
     }
     /// The NSCC window in bytes.
     pub fn window_bytes(&self) -> u64 {
