@@ -142,30 +142,24 @@ pub struct TransportConfig {
 }
 
 impl TransportConfig {
-    /// Build the sender of one flow.
-    pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
-        match self.kind {
+    /// Read the transport-specific knobs once into the kind's typed configuration. Errors name
+    /// the scenario field at fault. Call once per scenario; [`TransportSpec::build`] then makes
+    /// each flow's sender without looking at a knob string again.
+    pub fn spec(&self) -> Result<TransportSpec, String> {
+        Ok(match self.kind {
             TransportKind::Roce => {
                 // RoCE is single-path. `paths` is accepted (and has no effect) so that a multipath
                 // scenario can be rerun as the ECMP + DCQCN baseline by changing `transport.kind` only.
                 if let Some((k, _)) = self.params.iter().find(|(k, _)| k != "paths") {
                     return Err(format!("unknown field `transport.{k}` for transport `roce`"));
                 }
-                let cfg = RoceConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes };
-                Ok(Sender::Roce(RoceSender::new(&cfg, &env.cc, env.size_bytes, env.entropy, env.start)?))
+                TransportSpec::Roce(RoceConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes })
             }
-            TransportKind::Mprdma => Ok(Sender::Mprdma(MprdmaSender::new(MprdmaConfig::from_transport(self)?, env)?)),
-            TransportKind::Falcon => Ok(Sender::Falcon(FalconSender::new(FalconConfig::from_transport(self)?, env)?)),
-            TransportKind::Uet => Ok(Sender::Uet(UetSender::new(UetConfig::from_transport(self)?, env)?)),
-            TransportKind::Eqds => Ok(Sender::Eqds(EqdsSender::new(EqdsConfig::from_transport(self)?, env)?)),
-            TransportKind::Rondo => Ok(Sender::Rondo(RondoSender::new(
-                &RondoConfig::from_transport(self)?,
-                &env.cc,
-                env.size_bytes,
-                env.entropy,
-                env.start,
-                env.seed,
-            )?)),
+            TransportKind::Mprdma => TransportSpec::Mprdma(MprdmaConfig::from_transport(self)?),
+            TransportKind::Falcon => TransportSpec::Falcon(FalconConfig::from_transport(self)?),
+            TransportKind::Uet => TransportSpec::Uet(UetConfig::from_transport(self)?),
+            TransportKind::Eqds => TransportSpec::Eqds(EqdsConfig::from_transport(self)?),
+            TransportKind::Rondo => TransportSpec::Rondo(RondoConfig::from_transport(self)?),
             TransportKind::Rrps => {
                 let mut paths = 4u16;
                 for (k, v) in &self.params {
@@ -180,10 +174,15 @@ impl TransportConfig {
                         _ => return Err(format!("unknown field `transport.{k}` for transport `rrps` (known: paths)")),
                     }
                 }
-                let cfg = RrpsConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes, paths };
-                Ok(Sender::Rrps(RrpsSender::new(&cfg, &env.cc, env.size_bytes, env.entropy, env.start)?))
+                TransportSpec::Rrps(RrpsConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes, paths })
             }
-        }
+        })
+    }
+
+    /// Build the sender of one flow (reads the knobs again: prefer [`TransportConfig::spec`]
+    /// once, then [`TransportSpec::build`] per flow).
+    pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
+        self.spec()?.build(env)
     }
 
     /// Check every knob by building a sender for a reference 100 Gb/s environment.
@@ -195,6 +194,43 @@ impl TransportConfig {
     /// Whether receivers hold out-of-order packets for this transport.
     pub fn receiver_buffers(&self) -> bool {
         self.recovery.kind.receiver_buffers()
+    }
+}
+
+/// A transport's typed configuration, read once from a [`TransportConfig`]: what each flow's
+/// sender is built from.
+#[derive(Clone, Debug)]
+pub enum TransportSpec {
+    /// RoCE.
+    Roce(RoceConfig),
+    /// MP-RDMA.
+    Mprdma(MprdmaConfig),
+    /// Falcon.
+    Falcon(FalconConfig),
+    /// UET.
+    Uet(UetConfig),
+    /// EQDS.
+    Eqds(EqdsConfig),
+    /// Rondo.
+    Rondo(RondoConfig),
+    /// RRPS.
+    Rrps(RrpsConfig),
+}
+
+impl TransportSpec {
+    /// Build the sender of one flow.
+    pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
+        Ok(match self {
+            TransportSpec::Roce(c) => Sender::Roce(RoceSender::new(c, &env.cc, env.size_bytes, env.entropy, env.start)?),
+            TransportSpec::Mprdma(c) => Sender::Mprdma(MprdmaSender::new(c.clone(), env)?),
+            TransportSpec::Falcon(c) => Sender::Falcon(FalconSender::new(c.clone(), env)?),
+            TransportSpec::Uet(c) => Sender::Uet(UetSender::new(c.clone(), env)?),
+            TransportSpec::Eqds(c) => Sender::Eqds(EqdsSender::new(c.clone(), env)?),
+            TransportSpec::Rondo(c) => {
+                Sender::Rondo(RondoSender::new(c, &env.cc, env.size_bytes, env.entropy, env.start, env.seed)?)
+            }
+            TransportSpec::Rrps(c) => Sender::Rrps(RrpsSender::new(c, &env.cc, env.size_bytes, env.entropy, env.start)?),
+        })
     }
 }
 

@@ -452,8 +452,8 @@ struct PathState {
     base_rtt: Time,
     /// Smallest RTT seen on the path (`Time::MAX` before the first sample).
     min_rtt: Time,
-    /// Smoothed RTT (s).
-    srtt: f64,
+    /// Smoothed RTT.
+    srtt_s: f64,
     rtt_seeded: bool,
     /// End of the current probing phase (`Time::ZERO`: none).
     probe_until: Time,
@@ -463,8 +463,8 @@ struct PathState {
     quiet: u32,
     /// Deficit `Z_p`.
     z: f64,
-    /// Forward delay estimate (s) and stability.
-    fwd: f64,
+    /// Forward delay estimate and stability.
+    fwd_s: f64,
     fwd_n: u32,
     stable: u32,
     /// Earliest time the next data packet on the path may carry a timestamp request.
@@ -499,8 +499,10 @@ pub struct RondoSender {
     t_env: Time,
     tu: Time,
     ts_interval: Time,
-    tau_q: f64,
-    stable_tol: f64,
+    /// Target queueing delay τq.
+    tau_q_s: f64,
+    /// Stability tolerance of the forward-delay estimate.
+    stable_tol_s: f64,
     params: ArccParams,
     cfg_probe_phase: f64,
     cfg_probe_trigger: u32,
@@ -516,8 +518,8 @@ pub struct RondoSender {
     paths: Vec<PathState>,
     samples: Vec<PathSample>,
     next_tx_at: Time,
-    /// Pacer: packets per second.
-    pace_rate: f64,
+    /// Pacer rate.
+    pace_pkts_per_s: f64,
     pace_gap: Time,
     /// Earliest update due on any path.
     next_update: Time,
@@ -543,7 +545,7 @@ impl RondoSender {
         let tau_q = cfg.tau_q.resolve(env.max_rtt.max(env.base_rtt)).secs_f64();
         let params = ArccParams {
             q0: cfg.q0.packets(mtu),
-            tau_q,
+            tau_q_s: tau_q,
             alpha: cfg.alpha,
             alpha_side: cfg.alpha_side,
             gamma: cfg.gamma,
@@ -588,14 +590,14 @@ impl RondoSender {
                     first_ack_at: None,
                     base_rtt: t_env,
                     min_rtt: Time::MAX,
-                    srtt: t_env.secs_f64(),
+                    srtt_s: t_env.secs_f64(),
                     rtt_seeded: false,
                     probe_until,
                     credit_open: cfg.probing,
                     extra: 0.0,
                     quiet: 0,
                     z: 0.0,
-                    fwd: 0.0,
+                    fwd_s: 0.0,
                     fwd_n: 0,
                     stable: 0,
                     ts_next: if cfg.scheduler { start } else { Time::MAX },
@@ -617,8 +619,8 @@ impl RondoSender {
             t_env,
             tu,
             ts_interval,
-            tau_q,
-            stable_tol: cfg.stable_tol.resolve(t_env).secs_f64(),
+            tau_q_s: tau_q,
+            stable_tol_s: cfg.stable_tol.resolve(t_env).secs_f64(),
             params,
             cfg_probe_phase: cfg.probe_phase,
             cfg_probe_trigger: cfg.probe_trigger,
@@ -634,7 +636,7 @@ impl RondoSender {
             paths,
             samples: vec![PathSample::default(); n],
             next_tx_at: start,
-            pace_rate: 0.0,
+            pace_pkts_per_s: 0.0,
             pace_gap: Time::ZERO,
             next_update: start + tu,
             tu_rel: cfg.tu,
@@ -656,7 +658,7 @@ impl RondoSender {
         for p in &self.paths {
             r += p.window() / p.base_rtt.secs_f64();
         }
-        self.pace_rate = r;
+        self.pace_pkts_per_s = r;
         self.pace_gap = if r > 0.0 { Time::from_secs_f64(1.0 / r) } else { Time::MAX };
     }
 
@@ -834,9 +836,9 @@ impl RondoSender {
             ps.min_rtt = ps.min_rtt.min(rtt);
             if !ps.rtt_seeded {
                 ps.rtt_seeded = true;
-                ps.srtt = rtt.secs_f64();
+                ps.srtt_s = rtt.secs_f64();
             } else {
-                ps.srtt += (rtt.secs_f64() - ps.srtt) / 8.0;
+                ps.srtt_s += (rtt.secs_f64() - ps.srtt_s) / 8.0;
             }
         }
         // Echoes come back in send order on a path: older pending entries lost their packet or ACK.
@@ -847,15 +849,15 @@ impl RondoSender {
             ps.ts_pending.pop_front();
             let d = ack.ts_rx.0 as f64 * 1e-12 - ack.ts_sent.0 as f64 * 1e-12;
             if ps.fwd_n == 0 {
-                ps.fwd = d;
+                ps.fwd_s = d;
                 ps.stable = 1;
             } else {
-                if (d - ps.fwd).abs() <= self.stable_tol {
+                if (d - ps.fwd_s).abs() <= self.stable_tol_s {
                     ps.stable = ps.stable.saturating_add(1);
                 } else {
                     ps.stable = 0;
                 }
-                ps.fwd += self.cfg_delay_gain * (d - ps.fwd);
+                ps.fwd_s += self.cfg_delay_gain * (d - ps.fwd_s);
             }
             ps.fwd_n = ps.fwd_n.saturating_add(1);
         }
@@ -927,7 +929,7 @@ impl RondoSender {
                 continue;
             }
             // A copy unanswered for 4 base RTTs (and no later one answered) was lost.
-            let expire = now.saturating_sub(ps.base_rtt.mul_f64(4.0).max(Time::from_secs_f64(2.0 * ps.srtt)));
+            let expire = now.saturating_sub(ps.base_rtt.mul_f64(4.0).max(Time::from_secs_f64(2.0 * ps.srtt_s)));
             while ps.sent.front().is_some_and(|&t| t < expire) {
                 ps.sent.pop_front();
             }
@@ -962,7 +964,7 @@ impl RondoSender {
                         ps.credit_open = false;
                         ps.extra = 0.0;
                     }
-                    let slack = Time::from_secs_f64(self.cfg_probe_slack * self.tau_q);
+                    let slack = Time::from_secs_f64(self.cfg_probe_slack * self.tau_q_s);
                     let ok = oldest == Time::MAX || now.saturating_sub(oldest) <= ps.base_rtt + slack;
                     ps.quiet = if ok { ps.quiet + 1 } else { 0 };
                     if ps.quiet >= self.cfg_probe_trigger && data_left {
@@ -1007,10 +1009,10 @@ impl RondoSender {
         self.sched_on = true;
         for p in 0..n {
             let mut s = 0.0;
-            let dp = self.paths[p].fwd;
+            let dp = self.paths[p].fwd_s;
             for (q, o) in self.paths.iter().enumerate() {
-                if q != p && dp > o.fwd {
-                    s += o.window() / o.srtt.max(1e-12) * (dp - o.fwd);
+                if q != p && dp > o.fwd_s {
+                    s += o.window() / o.srtt_s.max(1e-12) * (dp - o.fwd_s);
                 }
             }
             self.paths[p].skip = (s.floor() as u64).min(self.cfg_max_skip as u64) as u32;
@@ -1021,8 +1023,8 @@ impl RondoSender {
         let wire = (self.core.msg.mtu_bytes + self.header_bytes) as f64;
         for (i, ps) in self.paths.iter().enumerate() {
             let (rate, q) = match &ps.cc {
-                PathCc::Arcc(a) => (a.rate, a.q),
-                PathCc::Swift(_) => (ps.w / ps.srtt.max(1e-12), 0.0),
+                PathCc::Arcc(a) => (a.rate_pkts_per_s, a.q),
+                PathCc::Swift(_) => (ps.w / ps.srtt_s.max(1e-12), 0.0),
             };
             self.samples[i] = PathSample {
                 path: i as u16,
@@ -1030,7 +1032,7 @@ impl RondoSender {
                 ack_rate_bps: (rate * wire * 8.0) as u64,
                 inflight_pkts: ps.sent.len() as u32,
                 margin_bytes: (q * self.core.msg.mtu_bytes as f64) as u64,
-                fwd_delay_ns: ps.fwd * 1e9,
+                fwd_delay_ns: ps.fwd_s * 1e9,
                 skip: ps.skip,
                 probing: ps.probe_until > now,
             };
@@ -1059,7 +1061,7 @@ impl RondoSender {
     }
     /// The flow pacer's rate (`Σ W_p / T_p`) in bit/s of data-packet wire size.
     pub fn rate_bps(&self) -> u64 {
-        (self.pace_rate * (self.core.msg.mtu_bytes + self.header_bytes) as f64 * 8.0) as u64
+        (self.pace_pkts_per_s * (self.core.msg.mtu_bytes + self.header_bytes) as f64 * 8.0) as u64
     }
     /// Sum of the per-path windows in bytes.
     pub fn window_bytes(&self) -> u64 {

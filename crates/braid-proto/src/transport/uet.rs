@@ -250,10 +250,10 @@ impl Reps {
 /// NSCC state of one flow (spec §8.2), bytes and picoseconds as `f64`.
 #[derive(Clone, Debug)]
 struct Nscc {
-    mtu: f64,
+    mtu_bytes: f64,
     line_bytes_per_ps: f64,
-    target: f64,
-    rtt_net: f64,
+    target_delay_ps: f64,
+    rtt_net_ps: f64,
     alpha_p: f64,
     fi: f64,
     eta: f64,
@@ -261,24 +261,24 @@ struct Nscc {
     fi_scale: f64,
     delay_alpha: f64,
     qa: bool,
-    base_rtt: f64,
-    maxwnd: f64,
-    cwnd: f64,
-    avg_delay: f64,
+    base_rtt_ps: f64,
+    maxwnd_bytes: f64,
+    cwnd_bytes: f64,
+    avg_delay_ps: f64,
     inc_bytes: f64,
     received_bytes: f64,
     achieved_bytes: f64,
-    qa_end: f64,
+    qa_end_ps: f64,
     qa_trigger: bool,
     bytes_to_ignore: f64,
     bytes_ignored: f64,
     fi_count: f64,
     fast: bool,
-    last_dec: Option<f64>,
-    last_adjust: f64,
+    last_dec_ps: Option<f64>,
+    last_adjust_ps: f64,
     quick_adapts: u64,
     /// Sum and count of delay samples (for tests and reports).
-    delay_sum: f64,
+    delay_sum_ps: f64,
     delay_n: u64,
 }
 
@@ -296,10 +296,10 @@ impl Nscc {
         let maxwnd = (1.5 * base_rtt * line_bytes_per_ps).max(mtu);
         let start = env.start.ps() as f64;
         Nscc {
-            mtu,
+            mtu_bytes: mtu,
             line_bytes_per_ps,
-            target,
-            rtt_net,
+            target_delay_ps: target,
+            rtt_net_ps: rtt_net,
             alpha_p: 4.0 * mtu * a * b / target,
             fi: 5.0 * mtu * a,
             eta: 0.15 * mtu * a,
@@ -307,45 +307,45 @@ impl Nscc {
             fi_scale: 0.25 * a,
             delay_alpha: 0.0125,
             qa,
-            base_rtt,
-            maxwnd,
-            cwnd: maxwnd,
-            avg_delay: 0.0,
+            base_rtt_ps: base_rtt,
+            maxwnd_bytes: maxwnd,
+            cwnd_bytes: maxwnd,
+            avg_delay_ps: 0.0,
             inc_bytes: 0.0,
             received_bytes: 0.0,
             achieved_bytes: 0.0,
-            qa_end: start + base_rtt + target,
+            qa_end_ps: start + base_rtt + target,
             qa_trigger: false,
             bytes_to_ignore: 0.0,
             bytes_ignored: 0.0,
             fi_count: 0.0,
             fast: false,
-            last_dec: None,
-            last_adjust: start,
+            last_dec_ps: None,
+            last_adjust_ps: start,
             quick_adapts: 0,
-            delay_sum: 0.0,
+            delay_sum_ps: 0.0,
             delay_n: 0,
         }
     }
 
     fn clamp(&mut self) {
-        self.cwnd = self.cwnd.clamp(self.mtu, self.maxwnd.max(self.mtu));
+        self.cwnd_bytes = self.cwnd_bytes.clamp(self.mtu_bytes, self.maxwnd_bytes.max(self.mtu_bytes));
     }
 
     fn quick_adapt(&mut self, now: f64, in_flight: f64) -> bool {
-        if !self.qa || now < self.qa_end {
+        if !self.qa || now < self.qa_end_ps {
             return false;
         }
-        let fired = self.qa_trigger && self.achieved_bytes < self.maxwnd / 8.0;
+        let fired = self.qa_trigger && self.achieved_bytes < self.maxwnd_bytes / 8.0;
         if fired {
-            self.cwnd = self.achieved_bytes.max(self.mtu);
+            self.cwnd_bytes = self.achieved_bytes.max(self.mtu_bytes);
             self.bytes_to_ignore = in_flight;
             self.bytes_ignored = 0.0;
             self.quick_adapts += 1;
         }
         self.achieved_bytes = 0.0;
         self.qa_trigger = false;
-        self.qa_end = now + self.base_rtt + self.target;
+        self.qa_end_ps = now + self.base_rtt_ps + self.target_delay_ps;
         fired
     }
 
@@ -355,21 +355,21 @@ impl Nscc {
         self.achieved_bytes += newly;
         self.received_bytes += newly;
         self.bytes_ignored += newly;
-        if raw_rtt > 0.0 && raw_rtt < self.base_rtt {
-            self.base_rtt = raw_rtt;
-            self.maxwnd = (1.5 * self.base_rtt * self.line_bytes_per_ps).max(self.mtu);
+        if raw_rtt > 0.0 && raw_rtt < self.base_rtt_ps {
+            self.base_rtt_ps = raw_rtt;
+            self.maxwnd_bytes = (1.5 * self.base_rtt_ps * self.line_bytes_per_ps).max(self.mtu_bytes);
         }
-        let delay = (raw_rtt - self.base_rtt).max(0.0);
-        self.delay_sum += delay;
+        let delay = (raw_rtt - self.base_rtt_ps).max(0.0);
+        self.delay_sum_ps += delay;
         self.delay_n += 1;
-        let sample = if !ecn && delay > self.target { self.base_rtt / 4.0 } else { delay };
-        self.avg_delay = (1.0 - self.delay_alpha) * self.avg_delay + self.delay_alpha * sample;
-        if delay > 4.0 * self.target || nack || loss {
+        let sample = if !ecn && delay > self.target_delay_ps { self.base_rtt_ps / 4.0 } else { delay };
+        self.avg_delay_ps = (1.0 - self.delay_alpha) * self.avg_delay_ps + self.delay_alpha * sample;
+        if delay > 4.0 * self.target_delay_ps || nack || loss {
             self.qa_trigger = true;
         }
         let fired = self.quick_adapt(now, in_flight);
         if nack && !fired {
-            self.cwnd -= self.mtu;
+            self.cwnd_bytes -= self.mtu_bytes;
         }
         let ignored = ecn && self.bytes_ignored < self.bytes_to_ignore;
         if !(fired || nack || ignored) {
@@ -377,38 +377,38 @@ impl Nscc {
                 self.fi_count = 0.0;
                 self.fast = false;
             }
-            match (ecn, delay >= self.target) {
+            match (ecn, delay >= self.target_delay_ps) {
                 (false, true) => self.inc_bytes += self.fi * newly,
                 (false, false) => {
                     let mut proportional = true;
                     if delay < 1e6 {
                         self.fi_count += newly;
-                        if self.fi_count > self.cwnd || self.fast {
+                        if self.fi_count > self.cwnd_bytes || self.fast {
                             self.fast = true;
-                            self.cwnd += self.fi_scale * newly;
+                            self.cwnd_bytes += self.fi_scale * newly;
                             proportional = false;
                         }
                     }
                     if proportional {
-                        self.inc_bytes += self.alpha_p * newly * (self.target - delay);
+                        self.inc_bytes += self.alpha_p * newly * (self.target_delay_ps - delay);
                     }
                 }
                 (true, true) => {
-                    if self.last_dec.is_none_or(|t| now - t >= self.base_rtt) && self.avg_delay > self.target {
-                        let f = (1.0 - self.gamma * (self.avg_delay - self.target) / self.avg_delay).max(0.5);
-                        self.cwnd = (self.cwnd * f).max(self.mtu);
-                        self.last_dec = Some(now);
+                    if self.last_dec_ps.is_none_or(|t| now - t >= self.base_rtt_ps) && self.avg_delay_ps > self.target_delay_ps {
+                        let f = (1.0 - self.gamma * (self.avg_delay_ps - self.target_delay_ps) / self.avg_delay_ps).max(0.5);
+                        self.cwnd_bytes = (self.cwnd_bytes * f).max(self.mtu_bytes);
+                        self.last_dec_ps = Some(now);
                     }
                 }
                 (true, false) => {}
             }
         }
         self.clamp();
-        if self.received_bytes > 8.0 * self.mtu || now - self.last_adjust > self.rtt_net {
-            self.cwnd += self.inc_bytes / self.cwnd;
-            if now - self.last_adjust >= self.rtt_net {
-                self.cwnd += self.eta;
-                self.last_adjust = now;
+        if self.received_bytes > 8.0 * self.mtu_bytes || now - self.last_adjust_ps > self.rtt_net_ps {
+            self.cwnd_bytes += self.inc_bytes / self.cwnd_bytes;
+            if now - self.last_adjust_ps >= self.rtt_net_ps {
+                self.cwnd_bytes += self.eta;
+                self.last_adjust_ps = now;
             }
             self.inc_bytes = 0.0;
             self.received_bytes = 0.0;
@@ -417,7 +417,7 @@ impl Nscc {
     }
 
     fn on_rto(&mut self) {
-        self.cwnd = (self.cwnd - self.mtu).max(self.mtu);
+        self.cwnd_bytes = (self.cwnd_bytes - self.mtu_bytes).max(self.mtu_bytes);
     }
 }
 
@@ -480,7 +480,7 @@ impl UetSender {
     }
 
     fn may_send(&self) -> bool {
-        self.core.rec.has_data() && (self.core.rec.has_retx() || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd)
+        self.core.rec.has_data() && (self.core.rec.has_retx() || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd_bytes)
     }
 
     fn next_ev(&mut self, now: Time) -> u16 {
@@ -523,7 +523,7 @@ impl UetSender {
             return None;
         }
         let (psn, retx) = self.core.rec.next_psn()?;
-        if !retx && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd {
+        if !retx && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd_bytes {
             self.core.rec.unget(psn, retx);
             return None;
         }
@@ -548,7 +548,7 @@ impl UetSender {
         }
         if self.cfg.ood_threshold.is_none() {
             let mss = self.core.msg.mtu_bytes as f64;
-            let thr = (1.5 * self.nscc.cwnd).min(self.nscc.maxwnd).max(5.0 * mss) / mss;
+            let thr = (1.5 * self.nscc.cwnd_bytes).min(self.nscc.maxwnd_bytes).max(5.0 * mss) / mss;
             self.core.rec.set_er_threshold(thr as u32);
         }
         let sum = self.core.rec.on_ack(now, ack);
@@ -594,7 +594,7 @@ impl UetSender {
     }
     /// The NSCC window in bytes.
     pub fn window_bytes(&self) -> u64 {
-        self.nscc.cwnd as u64
+        self.nscc.cwnd_bytes as u64
     }
     /// Line rate (UET does not pace).
     pub fn rate_bps(&self) -> u64 {
@@ -602,16 +602,16 @@ impl UetSender {
     }
     /// NSCC's target queuing delay.
     pub fn target_qdelay(&self) -> Time {
-        Time::from_ps(self.nscc.target as u64)
+        Time::from_ps(self.nscc.target_delay_ps as u64)
     }
     /// Mean of the queuing-delay samples (`RTT − base_rtt`) seen so far, and their number.
     pub fn mean_delay(&self) -> (Time, u64) {
-        let m = if self.nscc.delay_n > 0 { self.nscc.delay_sum / self.nscc.delay_n as f64 } else { 0.0 };
+        let m = if self.nscc.delay_n > 0 { self.nscc.delay_sum_ps / self.nscc.delay_n as f64 } else { 0.0 };
         (Time::from_ps(m as u64), self.nscc.delay_n)
     }
     /// Reset the delay statistics of [`UetSender::mean_delay`].
     pub fn reset_delay_stats(&mut self) {
-        self.nscc.delay_sum = 0.0;
+        self.nscc.delay_sum_ps = 0.0;
         self.nscc.delay_n = 0;
     }
     /// Quick adapts so far.
