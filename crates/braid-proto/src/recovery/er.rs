@@ -13,7 +13,7 @@ use braid_core::Time;
 
 use super::episode::Episode;
 use super::scoreboard::Scoreboard;
-use super::{AckCtx, RecoveryStats};
+use super::{AckCtx, Shared};
 
 /// Early Recovery state.
 #[derive(Clone, Copy, Debug, Default)]
@@ -25,18 +25,20 @@ pub(crate) struct EarlyRecovery {
 }
 
 impl EarlyRecovery {
-    /// Apply the rule to an ACK; `threshold` in packets. Returns whether a loss was found.
-    pub fn on_ack(&mut self, ctx: &AckCtx, threshold: u32, board: &mut Scoreboard, stats: &mut RecoveryStats) -> bool {
+    /// Apply the rule to an ACK (threshold `er_threshold` packets). Returns whether a loss was found.
+    pub fn on_ack(&mut self, ctx: &AckCtx, sh: &mut Shared) -> bool {
+        let threshold = sh.cfg.er_threshold;
+        let board = &mut sh.board;
         if self.per_packet {
             if ctx.sack_valid && gap_losses(ctx.ack.psn, ctx.ack.ts_sent, threshold, board) {
-                stats.recoveries += 1;
+                sh.stats.recoveries += 1;
                 return true;
             }
             return false;
         }
         let ood = ctx.ack.ood.max(board.highest_sacked_plus1.saturating_sub(1).saturating_sub(board.una));
         if !self.episode.active && ood >= threshold {
-            self.episode.enter(board, stats);
+            self.episode.enter(board, &mut sh.stats);
         }
         self.episode.active && self.episode.queue_holes(board)
     }

@@ -3,14 +3,15 @@
 //! one rewind of the scoreboard ([`Scoreboard::rewind`]).
 
 use super::scoreboard::Scoreboard;
-use super::{AckCtx, RecoveryStats};
+use super::{AckCtx, Shared};
 
 /// A NAK whose cumulative ACK lies in `una..max_sent` rewinds to it. Returns whether it did.
-pub(crate) fn on_ack(ctx: &AckCtx, board: &mut Scoreboard, stats: &mut RecoveryStats) -> bool {
+pub(crate) fn on_ack(ctx: &AckCtx, sh: &mut Shared) -> bool {
+    let board = &mut sh.board;
     let cum = ctx.ack.cum_ack;
     if ctx.is_nak && cum < board.max_sent && cum >= board.una {
         board.rewind(cum);
-        stats.recoveries += 1;
+        sh.stats.recoveries += 1;
         return true;
     }
     false

@@ -6,15 +6,14 @@
 use braid_core::Time;
 
 use super::episode::Episode;
-use super::scoreboard::Scoreboard;
-use super::{AckCtx, RecoveryConfig, RecoveryStats};
+use super::{AckCtx, RecoveryConfig, Shared};
 
 /// A NAK starts an episode; during one, newly found holes are queued. Returns whether any was.
-pub(crate) fn on_ack(ep: &mut Episode, ctx: &AckCtx, board: &mut Scoreboard, stats: &mut RecoveryStats) -> bool {
+pub(crate) fn on_ack(ep: &mut Episode, ctx: &AckCtx, sh: &mut Shared) -> bool {
     if ctx.is_nak && !ep.active {
-        ep.enter(board, stats);
+        ep.enter(&sh.board, &mut sh.stats);
     }
-    ep.active && ep.queue_holes(board)
+    ep.active && ep.queue_holes(&mut sh.board)
 }
 
 /// IRN's two-level RTO (before backoff).

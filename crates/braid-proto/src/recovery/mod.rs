@@ -283,127 +283,140 @@ pub(crate) struct AckCtx<'a, 'b> {
     pub delivered: Option<(Time, u16)>,
 }
 
-/// Per-flow loss-recovery state: the shared scoreboard and RTO, the scheme's loss detector, and
-/// one deadline per timer kind.
+/// The state every scheme shares: configuration, scoreboard, RTT estimate, timers, counters.
+#[derive(Clone, Debug)]
+pub(crate) struct Shared {
+    /// The configuration (the ER threshold may change at run time).
+    pub cfg: RecoveryConfig,
+    /// Per-PSN send state.
+    pub board: Scoreboard,
+    /// RTT estimate and RTO backoff.
+    pub rtt: RttEstimator,
+    /// One deadline per timer kind.
+    pub timers: TimerTable,
+    /// Counters.
+    pub stats: RecoveryStats,
+}
+
+/// Per-flow loss-recovery state: the shared scoreboard and RTO ([`Shared`]) and the scheme's
+/// loss detector.
 #[derive(Clone, Debug)]
 pub struct Recovery {
-    cfg: RecoveryConfig,
-    board: Scoreboard,
-    rtt: RttEstimator,
+    sh: Shared,
     detector: LossDetector,
-    timers: TimerTable,
-    stats: RecoveryStats,
 }
 
 impl Recovery {
     /// State for a message of `total` packets.
     pub fn new(cfg: RecoveryConfig, total: u32) -> Recovery {
         Recovery {
-            cfg,
-            board: Scoreboard::new(total, cfg.hole_first),
-            rtt: RttEstimator::new(),
+            sh: Shared {
+                cfg,
+                board: Scoreboard::new(total, cfg.hole_first),
+                rtt: RttEstimator::new(),
+                timers: TimerTable::default(),
+                stats: RecoveryStats::default(),
+            },
             detector: LossDetector::new(&cfg),
-            timers: TimerTable::default(),
-            stats: RecoveryStats::default(),
         }
     }
 
     /// The configuration.
     pub fn config(&self) -> &RecoveryConfig {
-        &self.cfg
+        &self.sh.cfg
     }
     /// Cumulatively acknowledged packets.
     pub fn una(&self) -> u32 {
-        self.board.una
+        self.sh.board.una
     }
     /// Next new PSN.
     pub fn nxt(&self) -> u32 {
-        self.board.nxt
+        self.sh.board.nxt
     }
     /// Highest PSN sent + 1.
     pub fn max_sent(&self) -> u32 {
-        self.board.max_sent
+        self.sh.board.max_sent
     }
     /// Packets sent and neither acknowledged nor declared lost.
     pub fn outstanding(&self) -> u32 {
-        self.board.outstanding
+        self.sh.board.outstanding
     }
     /// Every packet acknowledged.
     pub fn is_complete(&self) -> bool {
-        self.board.is_complete()
+        self.sh.board.is_complete()
     }
     /// Smoothed RTT, if sampled.
     pub fn srtt(&self) -> Option<Time> {
-        self.rtt.srtt
+        self.sh.rtt.srtt
     }
     /// Minimum RTT sampled (`Time::MAX` before the first sample).
     pub fn min_rtt(&self) -> Time {
-        self.rtt.min_rtt
+        self.sh.rtt.min_rtt
     }
     /// Counters.
     pub fn stats(&self) -> RecoveryStats {
-        self.stats
+        self.sh.stats
     }
     /// A retransmission is waiting.
     pub fn has_retx(&self) -> bool {
-        self.board.has_retx()
+        self.sh.board.has_retx()
     }
     /// Something can be sent (a retransmission or new data).
     pub fn has_data(&self) -> bool {
-        self.board.has_retx() || self.board.nxt < self.board.total
+        self.sh.board.has_retx() || self.sh.board.nxt < self.sh.board.total
     }
     /// New (never sent) data remains.
     pub fn has_new_data(&self) -> bool {
-        self.board.nxt < self.board.total && self.board.nxt >= self.board.max_sent
+        self.sh.board.nxt < self.sh.board.total && self.sh.board.nxt >= self.sh.board.max_sent
     }
 
     /// Take the next PSN to send: a queued retransmission first, then the next new PSN. Returns
     /// `(psn, is_retransmission)`. Call [`Recovery::on_sent`] when it is actually sent.
     pub fn next_psn(&mut self) -> Option<(u32, bool)> {
-        self.board.next_psn()
+        self.sh.board.next_psn()
     }
 
     /// Put back a PSN taken by [`Recovery::next_psn`] but not sent.
     pub fn unget(&mut self, psn: u32, retx: bool) {
-        self.board.unget(psn, retx)
+        self.sh.board.unget(psn, retx)
     }
 
     /// Record that `psn` was sent at `now` on logical path `path`.
     pub fn on_sent(&mut self, now: Time, psn: u32, path: u16) {
-        if psn < self.board.una {
+        if psn < self.sh.board.una {
             return;
         }
-        if self.board.on_sent(now, psn, path) {
-            self.stats.retransmissions += 1;
+        if self.sh.board.on_sent(now, psn, path) {
+            self.sh.stats.retransmissions += 1;
         }
-        if self.timers.get(TimerKind::Rto).is_none() {
-            self.timers.set(TimerKind::Rto, Some(now + self.rto()));
+        if self.sh.timers.get(TimerKind::Rto).is_none() {
+            self.sh.timers.set(TimerKind::Rto, Some(now + self.rto()));
         }
         if let LossDetector::RackTlp(_) = self.detector {
-            RackTlp::on_sent(now, &self.rtt, &self.cfg, &mut self.timers);
+            RackTlp::on_sent(now, &mut self.sh);
         }
     }
 
     /// Packets outstanding on logical path `path` (sent on it, neither acknowledged nor declared
     /// lost). The per-path terms sum to [`Recovery::outstanding`].
     pub fn path_outstanding(&self, path: u16) -> u32 {
-        self.board.path_outstanding(path)
+        self.sh.board.path_outstanding(path)
     }
 
     /// The logical path `psn` was last sent on (`None` if it was never sent or is cumulatively
     /// acknowledged).
     pub fn sent_path(&self, psn: u32) -> Option<u16> {
-        self.board.slot(psn).filter(|s| s.tx > 0).map(|s| s.path)
+        self.sh.board.slot(psn).filter(|s| s.tx > 0).map(|s| s.path)
     }
 
     /// Whether `psn` has been acknowledged, cumulatively or selectively.
     pub fn is_acked(&self, psn: u32) -> bool {
-        psn < self.board.una || self.board.slot(psn).is_some_and(|s| s.sacked)
+        psn < self.sh.board.una || self.sh.board.slot(psn).is_some_and(|s| s.sacked)
     }
 
     /// How many times `psn` has been sent (0 if never, or if it is cumulatively acknowledged).
     pub fn tx_count(&self, psn: u32) -> u8 {
-        self.board.slot(psn).map_or(0, |s| s.tx)
+        self.sh.board.slot(psn).map_or(0, |s| s.tx)
     }
 
     /// Whether a recovery episode (IRN, ER) is in progress.
@@ -414,20 +427,20 @@ impl Recovery {
     /// PSNs queued for retransmission, oldest first (may include entries that have since been
     /// acknowledged; [`Recovery::next_psn`] skips those).
     pub fn pending_retx(&self) -> impl Iterator<Item = u32> + '_ {
-        self.board.retx.iter().copied()
+        self.sh.board.retx.iter().copied()
     }
 
     /// Change the early-recovery OOD threshold at run time (UET's dynamic, window-derived
     /// threshold; spec §8.4). Values below 1 are raised to 1.
     pub fn set_er_threshold(&mut self, packets: u32) {
-        self.cfg.er_threshold = packets.max(1);
+        self.sh.cfg.er_threshold = packets.max(1);
     }
 
     /// Per-packet RTO expiry: declare lost every outstanding packet sent at least `rto()` ago and
     /// re-arm for the earliest of the others.
     fn per_packet_rto(&mut self, now: Time) -> bool {
         let rto = self.rto();
-        let b = &mut self.board;
+        let b = &mut self.sh.board;
         let mut any = false;
         let mut next: Option<Time> = None;
         let mut p = b.una;
@@ -444,19 +457,19 @@ impl Recovery {
             p += 1;
         }
         if any {
-            self.stats.timeouts += 1;
+            self.sh.stats.timeouts += 1;
         }
-        self.timers.set(TimerKind::Rto, next);
+        self.sh.timers.set(TimerKind::Rto, next);
         any
     }
 
     /// The current retransmission timeout.
     pub fn rto(&self) -> Time {
         let base = match self.detector {
-            LossDetector::Irn(_) => irn::base_rto(&self.cfg, self.board.outstanding),
-            _ => self.rtt.base_rto(&self.cfg),
+            LossDetector::Irn(_) => irn::base_rto(&self.sh.cfg, self.sh.board.outstanding),
+            _ => self.sh.rtt.base_rto(&self.sh.cfg),
         };
-        self.rtt.backed_off(base, &self.cfg)
+        self.sh.rtt.backed_off(base, &self.sh.cfg)
     }
 
     /// Process an ACK or NAK.
@@ -467,19 +480,19 @@ impl Recovery {
         }
         let rtt = now.saturating_sub(ack.ts_sent);
         sum.rtt = Some(rtt);
-        self.rtt.sample(rtt);
+        self.sh.rtt.sample(rtt);
         let is_nak = ack.kind == PacketKind::Nak;
-        let b = &mut self.board;
+        let b = &mut self.sh.board;
         // Cumulative part.
         let cum = ack.cum_ack.min(b.max_sent.max(ack.cum_ack.min(b.total)));
         if cum > b.una {
             sum.newly_acked += b.advance_to(cum);
             sum.advanced = true;
-            self.rtt.backoff = 0;
+            self.sh.rtt.backoff = 0;
         }
         // Selective part: the acknowledged PSN itself arrived (not for go-back-N, whose receiver
         // discards out-of-order packets, and not when the receiver dropped it for lack of buffer).
-        let sack_valid = self.cfg.kind != RecoveryKind::GoBackN && !ack.rx_buffer_full;
+        let sack_valid = self.sh.cfg.kind != RecoveryKind::GoBackN && !ack.rx_buffer_full;
         let mut delivered = None;
         if sack_valid && ack.psn >= b.una && ack.psn < b.max_sent {
             delivered = b.sack(ack.psn);
@@ -496,71 +509,71 @@ impl Recovery {
         }
         // Scheme-specific loss detection.
         let ctx = AckCtx { now, ack, is_nak, sack_valid, delivered };
-        let st = &mut self.stats;
+        let sh = &mut self.sh;
         let lost = match &mut self.detector {
-            LossDetector::GoBackN => gbn::on_ack(&ctx, b, st),
-            LossDetector::SelectiveRepeat => sr::on_ack(&ctx, self.rtt.srtt, b, st),
-            LossDetector::Irn(ep) => irn::on_ack(ep, &ctx, b, st),
-            LossDetector::EarlyRecovery(er) => er.on_ack(&ctx, self.cfg.er_threshold, b, st),
-            LossDetector::RackTlp(r) => r.on_ack(&ctx, &self.rtt, &self.cfg, b, st, &mut self.timers),
+            LossDetector::GoBackN => gbn::on_ack(&ctx, sh),
+            LossDetector::SelectiveRepeat => sr::on_ack(&ctx, sh),
+            LossDetector::Irn(ep) => irn::on_ack(ep, &ctx, sh),
+            LossDetector::EarlyRecovery(er) => er.on_ack(&ctx, sh),
+            LossDetector::RackTlp(r) => r.on_ack(&ctx, sh),
         };
         if lost {
             sum.loss = true;
         }
         match &mut self.detector {
-            LossDetector::Irn(ep) => ep.maybe_leave(b),
-            LossDetector::EarlyRecovery(er) => er.episode.maybe_leave(b),
+            LossDetector::Irn(ep) => ep.maybe_leave(&sh.board),
+            LossDetector::EarlyRecovery(er) => er.episode.maybe_leave(&sh.board),
             _ => {}
         }
         // Re-arm the RTO on progress.
-        if self.cfg.rto_per_packet {
+        if self.sh.cfg.rto_per_packet {
             // Per-packet timers: the deadline is the earliest outstanding send + RTO. It is found
             // exactly when the timer fires (see `per_packet_rto`); here it is only pulled in so
             // that it is never later than one RTO from now (the RTO shrinks once RTTs are seen).
-            if self.board.outstanding > 0 {
+            if self.sh.board.outstanding > 0 {
                 let t = now + self.rto();
-                if self.timers.get(TimerKind::Rto).is_none_or(|x| x > t) {
-                    self.timers.set(TimerKind::Rto, Some(t));
+                if self.sh.timers.get(TimerKind::Rto).is_none_or(|x| x > t) {
+                    self.sh.timers.set(TimerKind::Rto, Some(t));
                 }
             }
         } else if sum.newly_acked > 0 {
-            let at = if self.board.outstanding > 0 || self.board.has_retx() { Some(now + self.rto()) } else { None };
-            self.timers.set(TimerKind::Rto, at);
+            let at = if self.sh.board.outstanding > 0 || self.sh.board.has_retx() { Some(now + self.rto()) } else { None };
+            self.sh.timers.set(TimerKind::Rto, at);
         }
         if self.is_complete() {
-            self.timers = TimerTable::default();
+            self.sh.timers = TimerTable::default();
         }
         sum
     }
 
     /// The earliest timer deadline.
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.timers.next_deadline()
+        self.sh.timers.next_deadline()
     }
 
     /// Process timers due at `now`. Returns whether anything was queued for retransmission.
     pub fn on_timeout(&mut self, now: Time) -> bool {
         let mut fired = false;
         if let LossDetector::RackTlp(r) = &mut self.detector {
-            fired |= r.on_timers(now, &self.rtt, &self.cfg, &mut self.board, &mut self.stats, &mut self.timers);
+            fired |= r.on_timers(now, &mut self.sh);
         }
-        if !self.timers.is_due(TimerKind::Rto, now) {
+        if !self.sh.timers.is_due(TimerKind::Rto, now) {
             return fired;
         }
-        if self.cfg.rto_per_packet {
+        if self.sh.cfg.rto_per_packet {
             fired |= self.per_packet_rto(now);
         } else if self.is_complete()
-            || (self.board.outstanding == 0 && !self.board.has_retx() && self.board.nxt >= self.board.max_sent)
+            || (self.sh.board.outstanding == 0 && !self.sh.board.has_retx() && self.sh.board.nxt >= self.sh.board.max_sent)
         {
-            self.timers.stop(TimerKind::Rto);
+            self.sh.timers.stop(TimerKind::Rto);
         } else {
-            self.stats.timeouts += 1;
+            self.sh.stats.timeouts += 1;
             match self.detector {
-                LossDetector::GoBackN => gbn::on_rto(&mut self.board),
-                _ => self.board.mark_all_lost(),
+                LossDetector::GoBackN => gbn::on_rto(&mut self.sh.board),
+                _ => self.sh.board.mark_all_lost(),
             }
-            self.rtt.backoff += 1;
-            self.timers.set(TimerKind::Rto, Some(now + self.rto()));
+            self.sh.rtt.backoff += 1;
+            self.sh.timers.set(TimerKind::Rto, Some(now + self.rto()));
             fired = true;
         }
         fired
@@ -574,14 +587,14 @@ impl Recovery {
     /// Take the next queued retransmission only, never new data. Call [`Recovery::on_sent`]
     /// when it is sent (or [`Recovery::unget`] with `retx = true` to put it back).
     pub fn next_retx(&mut self) -> Option<u32> {
-        self.board.pop_retx()
+        self.sh.board.pop_retx()
     }
 
     /// Record that `psn` is now the lowest PSN never sent (every PSN below it has been sent at
     /// least once), so that [`Recovery::nxt`], [`Recovery::has_data`] and the RTO's idle check
     /// stay right when new PSNs go out of order. Never moves backwards.
     pub fn set_next_new(&mut self, psn: u32) {
-        self.board.nxt = self.board.nxt.max(psn.min(self.board.total));
+        self.sh.board.nxt = self.sh.board.nxt.max(psn.min(self.sh.board.total));
     }
 }
 
@@ -590,20 +603,7 @@ mod tests {
     use super::*;
 
     fn ack(kind: PacketKind, psn: u32, cum: u32, ts: Time) -> AckIn<'static> {
-        AckIn {
-            kind,
-            psn,
-            cum_ack: cum,
-            path: 0,
-            ecn: false,
-            ts_sent: ts,
-            ts_rx: ts,
-            ood: 0,
-            probe: false,
-            rx_buffer_full: false,
-            int: None,
-            hops: 0,
-        }
+        AckIn::plain(kind, psn, cum, 0, ts, 0)
     }
 
     fn send_n(r: &mut Recovery, n: u32, now: Time) {

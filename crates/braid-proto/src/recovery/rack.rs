@@ -7,9 +7,8 @@
 use braid_core::Time;
 
 use super::rto::RttEstimator;
-use super::scoreboard::Scoreboard;
-use super::{AckCtx, RecoveryConfig, RecoveryStats};
-use crate::transport::events::{TimerKind, TimerTable};
+use super::{AckCtx, RecoveryConfig, Shared};
+use crate::transport::events::TimerKind;
 
 /// The most recently sent delivered packet (per flow, or per path).
 #[derive(Clone, Copy, Debug, Default)]
@@ -47,23 +46,14 @@ impl RackTlp {
     }
 
     /// A packet went out: the probe timer starts if it is not running.
-    pub fn on_sent(now: Time, rtt: &RttEstimator, cfg: &RecoveryConfig, timers: &mut TimerTable) {
-        if timers.get(TimerKind::Tlp).is_none() {
-            timers.set(TimerKind::Tlp, Some(now + Self::pto(rtt, cfg)));
+    pub fn on_sent(now: Time, sh: &mut Shared) {
+        if sh.timers.get(TimerKind::Tlp).is_none() {
+            sh.timers.set(TimerKind::Tlp, Some(now + Self::pto(&sh.rtt, &sh.cfg)));
         }
     }
 
     /// Record the delivery, detect losses, re-arm the probe. Returns whether a loss was found.
-    #[allow(clippy::too_many_arguments)]
-    pub fn on_ack(
-        &mut self,
-        ctx: &AckCtx,
-        rtt: &RttEstimator,
-        cfg: &RecoveryConfig,
-        board: &mut Scoreboard,
-        stats: &mut RecoveryStats,
-        timers: &mut TimerTable,
-    ) -> bool {
+    pub fn on_ack(&mut self, ctx: &AckCtx, sh: &mut Shared) -> bool {
         let now = ctx.now;
         if let Some((sent_at, path)) = ctx.delivered {
             let idx = if self.per_path { path as usize } else { 0 };
@@ -76,23 +66,16 @@ impl RackTlp {
                 r.rtt = now.saturating_sub(sent_at);
             }
         }
-        let lost = self.detect(now, rtt, cfg, board, stats, timers);
-        timers.set(TimerKind::Tlp, if board.outstanding > 0 { Some(now + Self::pto(rtt, cfg)) } else { None });
+        let lost = self.detect(now, sh);
+        sh.timers.set(TimerKind::Tlp, if sh.board.outstanding > 0 { Some(now + Self::pto(&sh.rtt, &sh.cfg)) } else { None });
         lost
     }
 
     /// RACK loss detection; arms the reorder timer for the earliest not-yet-expired candidate.
-    fn detect(
-        &mut self,
-        now: Time,
-        rtt: &RttEstimator,
-        cfg: &RecoveryConfig,
-        board: &mut Scoreboard,
-        stats: &mut RecoveryStats,
-        timers: &mut TimerTable,
-    ) -> bool {
+    fn detect(&mut self, now: Time, sh: &mut Shared) -> bool {
         let per_path = self.per_path;
-        let reo = Self::reo_wnd(rtt, cfg);
+        let reo = Self::reo_wnd(&sh.rtt, &sh.cfg);
+        let board = &mut sh.board;
         let mut lost_any = false;
         let mut timer: Option<Time> = None;
         let end = board.highest_sacked_plus1.min(board.max_sent);
@@ -114,29 +97,22 @@ impl RackTlp {
             p += 1;
         }
         if lost_any {
-            stats.recoveries += 1;
+            sh.stats.recoveries += 1;
         }
-        timers.set(TimerKind::Rack, timer);
+        sh.timers.set(TimerKind::Rack, timer);
         lost_any
     }
 
     /// Fire the reorder and probe timers due at `now`. Returns whether anything was queued.
-    pub fn on_timers(
-        &mut self,
-        now: Time,
-        rtt: &RttEstimator,
-        cfg: &RecoveryConfig,
-        board: &mut Scoreboard,
-        stats: &mut RecoveryStats,
-        timers: &mut TimerTable,
-    ) -> bool {
+    pub fn on_timers(&mut self, now: Time, sh: &mut Shared) -> bool {
         let mut fired = false;
-        if timers.is_due(TimerKind::Rack, now) {
-            timers.stop(TimerKind::Rack);
-            fired |= self.detect(now, rtt, cfg, board, stats, timers);
+        if sh.timers.is_due(TimerKind::Rack, now) {
+            sh.timers.stop(TimerKind::Rack);
+            fired |= self.detect(now, sh);
         }
-        if timers.is_due(TimerKind::Tlp, now) {
-            timers.stop(TimerKind::Tlp);
+        if sh.timers.is_due(TimerKind::Tlp, now) {
+            sh.timers.stop(TimerKind::Tlp);
+            let board = &mut sh.board;
             if board.outstanding > 0 {
                 // Probe with the first unacknowledged packet.
                 let mut p = board.una;

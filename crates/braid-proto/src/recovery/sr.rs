@@ -3,18 +3,18 @@
 
 use braid_core::Time;
 
-use super::scoreboard::Scoreboard;
-use super::{AckCtx, RecoveryStats};
+use super::{AckCtx, Shared};
 
 /// Resend the hole a NAK names, unless its latest copy is younger than one SRTT. Returns whether
 /// it was queued.
-pub(crate) fn on_ack(ctx: &AckCtx, srtt: Option<Time>, board: &mut Scoreboard, stats: &mut RecoveryStats) -> bool {
+pub(crate) fn on_ack(ctx: &AckCtx, sh: &mut Shared) -> bool {
+    let board = &mut sh.board;
     if ctx.is_nak && !ctx.ack.rx_buffer_full {
         let hole = ctx.ack.cum_ack;
-        let srtt = srtt.unwrap_or(Time::ZERO);
+        let srtt = sh.rtt.srtt.unwrap_or(Time::ZERO);
         if let Some(s) = board.slot(hole) {
             if !s.sacked && !s.lost && s.tx > 0 && ctx.now >= s.sent_at + srtt && board.mark_lost(hole) {
-                stats.recoveries += 1;
+                sh.stats.recoveries += 1;
                 return true;
             }
         }

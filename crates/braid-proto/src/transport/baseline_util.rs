@@ -185,20 +185,7 @@ mod tests {
     }
 
     fn ack(psn: u32, cum: u32, path: u16, sent: Time) -> crate::transport::AckIn<'static> {
-        crate::transport::AckIn {
-            kind: braid_core::PacketKind::Ack,
-            psn,
-            cum_ack: cum,
-            path,
-            ecn: false,
-            ts_sent: sent,
-            ts_rx: sent,
-            ood: 0,
-            probe: false,
-            rx_buffer_full: false,
-            int: None,
-            hops: 1,
-        }
+        crate::transport::AckIn::plain(braid_core::PacketKind::Ack, psn, cum, path, sent, 1)
     }
 
     /// The recovery extensions the baselines rely on (per-path outstanding counts, per-packet

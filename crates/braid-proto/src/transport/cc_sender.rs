@@ -25,7 +25,7 @@ pub trait PathPolicy: Clone + std::fmt::Debug {
 /// A sender with one congestion controller, rate-paced and window-limited, over path policy `P`.
 #[derive(Clone, Debug)]
 pub struct CcSender<P: PathPolicy> {
-    core: SenderCore,
+    pub(crate) core: SenderCore,
     header_bytes: u32,
     policy: P,
     cc: Cc,

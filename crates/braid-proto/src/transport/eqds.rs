@@ -40,7 +40,7 @@ use braid_core::{PacketKind, Rng, Time};
 use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
 use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
 use crate::transport::sender_core::SenderCore;
-use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
+use crate::recovery::{RecoveryConfig, RecoveryKind};
 
 /// Knob names of the `eqds` transport.
 pub const EQDS_KNOBS: &[&str] = &["paths", "credit_spec", "rts"];
@@ -81,7 +81,7 @@ impl EqdsConfig {
 #[derive(Clone, Debug)]
 pub struct EqdsSender {
     cfg: EqdsConfig,
-    core: SenderCore,
+    pub(crate) core: SenderCore,
     line_bps: u64,
     base: u16,
     start: Time,
@@ -282,14 +282,6 @@ impl EqdsSender {
         self.last_timeouts = st.timeouts;
     }
 
-    /// Every byte acknowledged.
-    pub fn is_complete(&self) -> bool {
-        self.core.rec.is_complete()
-    }
-    /// Loss-recovery counters.
-    pub fn recovery_stats(&self) -> RecoveryStats {
-        self.core.rec.stats()
-    }
     /// Credit in hand (received + speculative), bytes.
     pub fn window_bytes(&self) -> u64 {
         (self.credit + self.spec) as u64 * self.core.msg.mtu_bytes as u64
@@ -328,20 +320,7 @@ mod tests {
     }
 
     fn ack(kind: PacketKind, psn: u32, cum: u32, path: u16, sent: Time) -> AckIn<'static> {
-        AckIn {
-            kind,
-            psn,
-            cum_ack: cum,
-            path,
-            ecn: false,
-            ts_sent: sent,
-            ts_rx: sent,
-            ood: 0,
-            probe: false,
-            rx_buffer_full: false,
-            int: None,
-            hops: 2,
-        }
+        AckIn::plain(kind, psn, cum, path, sent, 2)
     }
 
     #[test]
@@ -402,7 +381,7 @@ mod tests {
         let t = s.poll_timeout().unwrap();
         assert_eq!(t, Time::from_us(108));
         s.on_timeout(t);
-        assert_eq!(s.recovery_stats().timeouts, 1);
+        assert_eq!(s.core.recovery_stats().timeouts, 1);
         let rts = s.poll_transmit(t).unwrap();
         assert_eq!((rts.kind, rts.psn), (PacketKind::Rts, 2));
     }

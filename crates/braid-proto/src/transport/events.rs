@@ -73,6 +73,28 @@ pub struct FlowEnv {
     pub seed: u64,
 }
 
+impl AckIn<'static> {
+    /// A plain acknowledgement of kind `kind` for `psn` on `path` (cumulative ACK `cum_ack`),
+    /// echoing send time `ts_sent` and received at that time: no ECN mark, no OOD, not a probe,
+    /// no INT, `hops` switch hops. For tests and tools; set other fields with struct update.
+    pub fn plain(kind: PacketKind, psn: u32, cum_ack: u32, path: u16, ts_sent: Time, hops: u8) -> AckIn<'static> {
+        AckIn {
+            kind,
+            psn,
+            cum_ack,
+            path,
+            ecn: false,
+            ts_sent,
+            ts_rx: ts_sent,
+            ood: 0,
+            probe: false,
+            rx_buffer_full: false,
+            int: None,
+            hops,
+        }
+    }
+}
+
 /// The timers a sender (with its loss recovery) may arm; each has one deadline in a [`TimerTable`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimerKind {

@@ -50,7 +50,7 @@ use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
 use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
 use crate::cc::{AckEvent, CcEnv, CcKind, Swift, SwiftConfig};
 use crate::transport::sender_core::SenderCore;
-use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
+use crate::recovery::{RecoveryConfig, RecoveryKind};
 
 /// Knob names of the `falcon` transport.
 pub const FALCON_KNOBS: &[&str] = &[
@@ -200,7 +200,7 @@ struct Path {
 #[derive(Clone, Debug)]
 pub struct FalconSender {
     cfg: FalconConfig,
-    core: SenderCore,
+    pub(crate) core: SenderCore,
     line_bps: u64,
     start: Time,
     paths: Vec<Path>,
@@ -454,14 +454,6 @@ impl FalconSender {
         self.last_timeouts = st.timeouts;
     }
 
-    /// Every byte acknowledged.
-    pub fn is_complete(&self) -> bool {
-        self.core.rec.is_complete()
-    }
-    /// Loss-recovery counters.
-    pub fn recovery_stats(&self) -> RecoveryStats {
-        self.core.rec.stats()
-    }
     /// The connection's window in bytes: `min(Σ fcwnd_p, ncwnd)`.
     pub fn window_bytes(&self) -> u64 {
         self.total_window_bytes() as u64
@@ -508,20 +500,7 @@ mod tests {
     }
 
     fn ack(tx: &TxPacket, cum: u32, rtt: Time, now: Time, ood: u32) -> AckIn<'static> {
-        AckIn {
-            kind: PacketKind::Ack,
-            psn: tx.psn,
-            cum_ack: cum,
-            path: tx.path,
-            ecn: false,
-            ts_sent: now - rtt,
-            ts_rx: now,
-            ood,
-            probe: false,
-            rx_buffer_full: false,
-            int: None,
-            hops: 2,
-        }
+        AckIn { ts_rx: now, ood, ..AckIn::plain(PacketKind::Ack, tx.psn, cum, tx.path, now - rtt, 2) }
     }
 
     #[test]

@@ -319,30 +319,27 @@ impl Sender {
             Sender::Rrps(s) => s.on_timeout(now),
         }
     }
+    /// The sender's message and loss recovery.
+    #[inline]
+    fn core(&self) -> &SenderCore {
+        match self {
+            Sender::Roce(s) => &s.core,
+            Sender::Mprdma(s) => &s.core,
+            Sender::Falcon(s) => &s.core,
+            Sender::Uet(s) => &s.core,
+            Sender::Eqds(s) => &s.core,
+            Sender::Rondo(s) => &s.core,
+            Sender::Rrps(s) => &s.core,
+        }
+    }
     /// Every byte has been acknowledged.
     #[inline]
     pub fn is_complete(&self) -> bool {
-        match self {
-            Sender::Roce(s) => s.is_complete(),
-            Sender::Mprdma(s) => s.is_complete(),
-            Sender::Falcon(s) => s.is_complete(),
-            Sender::Uet(s) => s.is_complete(),
-            Sender::Eqds(s) => s.is_complete(),
-            Sender::Rondo(s) => s.is_complete(),
-            Sender::Rrps(s) => s.is_complete(),
-        }
+        self.core().is_complete()
     }
     /// Loss-recovery counters.
     pub fn recovery_stats(&self) -> RecoveryStats {
-        match self {
-            Sender::Roce(s) => s.recovery_stats(),
-            Sender::Mprdma(s) => s.recovery_stats(),
-            Sender::Falcon(s) => s.recovery_stats(),
-            Sender::Uet(s) => s.recovery_stats(),
-            Sender::Eqds(s) => s.recovery_stats(),
-            Sender::Rondo(s) => s.recovery_stats(),
-            Sender::Rrps(s) => s.recovery_stats(),
-        }
+        self.core().recovery_stats()
     }
     /// The congestion control in use, if any.
     pub fn cc_kind(&self) -> Option<CcKind> {

@@ -53,7 +53,7 @@ use braid_core::{PacketKind, Rng, Time};
 use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
 use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
 use crate::transport::sender_core::SenderCore;
-use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
+use crate::recovery::{RecoveryConfig, RecoveryKind};
 
 /// Knob names of the `mprdma` transport.
 pub const MPRDMA_KNOBS: &[&str] =
@@ -122,7 +122,7 @@ impl MprdmaConfig {
 #[derive(Clone, Debug)]
 pub struct MprdmaSender {
     cfg: MprdmaConfig,
-    core: SenderCore,
+    pub(crate) core: SenderCore,
     line_bps: u64,
     base: u16,
     start: Time,
@@ -286,14 +286,6 @@ impl MprdmaSender {
         self.last_recoveries = st.recoveries;
     }
 
-    /// Every byte acknowledged.
-    pub fn is_complete(&self) -> bool {
-        self.core.rec.is_complete()
-    }
-    /// Loss-recovery counters.
-    pub fn recovery_stats(&self) -> RecoveryStats {
-        self.core.rec.stats()
-    }
     /// The window in bytes.
     pub fn window_bytes(&self) -> u64 {
         (self.cwnd * self.core.msg.mtu_bytes as f64) as u64
@@ -336,20 +328,8 @@ mod tests {
     }
 
     fn ack(tx: &TxPacket, cum: u32, ecn: bool, sent: Time) -> AckIn<'static> {
-        AckIn {
-            kind: if cum > tx.psn { PacketKind::Ack } else { PacketKind::Nak },
-            psn: tx.psn,
-            cum_ack: cum,
-            path: tx.path,
-            ecn,
-            ts_sent: sent,
-            ts_rx: sent,
-            ood: 0,
-            probe: false,
-            rx_buffer_full: false,
-            int: None,
-            hops: 2,
-        }
+        let kind = if cum > tx.psn { PacketKind::Ack } else { PacketKind::Nak };
+        AckIn { ecn, ..AckIn::plain(kind, tx.psn, cum, tx.path, sent, 2) }
     }
 
     #[test]

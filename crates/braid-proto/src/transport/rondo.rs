@@ -107,7 +107,7 @@ use braid_core::{Knob, PacketKind, Rng, Time};
 
 use crate::cc::{AckEvent, CcConfig, CcEnv, CcKind, Swift, SwiftConfig};
 use crate::transport::sender_core::SenderCore;
-use crate::recovery::{RecoveryConfig, RecoveryStats};
+use crate::recovery::RecoveryConfig;
 use crate::transport::{AckIn, TransportConfig, TxPacket};
 use unsent::UnsentSet;
 
@@ -492,7 +492,7 @@ impl PathState {
 /// A Rondo flow's sender. See the module docs.
 #[derive(Clone, Debug)]
 pub struct RondoSender {
-    core: SenderCore,
+    pub(crate) core: SenderCore,
     header_bytes: u32,
     start: Time,
     /// Topology base RTT of the flow.
@@ -1041,11 +1041,7 @@ impl RondoSender {
 
     /// Every byte acknowledged.
     pub fn is_complete(&self) -> bool {
-        self.core.rec.is_complete()
-    }
-    /// Loss-recovery counters.
-    pub fn recovery_stats(&self) -> RecoveryStats {
-        self.core.rec.stats()
+        self.core.is_complete()
     }
     /// Rondo's own counters.
     pub fn stats(&self) -> RondoStats {

@@ -51,7 +51,7 @@ use braid_core::{PacketKind, Rng, Time};
 use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
 use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
 use crate::transport::sender_core::SenderCore;
-use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
+use crate::recovery::{RecoveryConfig, RecoveryKind};
 
 /// Knob names of the `uet` transport.
 pub const UET_KNOBS: &[&str] = &[
@@ -425,7 +425,7 @@ impl Nscc {
 #[derive(Clone, Debug)]
 pub struct UetSender {
     cfg: UetConfig,
-    core: SenderCore,
+    pub(crate) core: SenderCore,
     line_bps: u64,
     base: u16,
     start: Time,
@@ -584,14 +584,6 @@ impl UetSender {
         self.last_timeouts = st.timeouts;
     }
 
-    /// Every byte acknowledged.
-    pub fn is_complete(&self) -> bool {
-        self.core.rec.is_complete()
-    }
-    /// Loss-recovery counters.
-    pub fn recovery_stats(&self) -> RecoveryStats {
-        self.core.rec.stats()
-    }
     /// The NSCC window in bytes.
     pub fn window_bytes(&self) -> u64 {
         self.nscc.cwnd_bytes as u64
@@ -654,20 +646,7 @@ mod tests {
     }
 
     fn ack(tx: &TxPacket, cum: u32, ecn: bool, sent: Time) -> AckIn<'static> {
-        AckIn {
-            kind: PacketKind::Ack,
-            psn: tx.psn,
-            cum_ack: cum,
-            path: tx.path,
-            ecn,
-            ts_sent: sent,
-            ts_rx: sent,
-            ood: 0,
-            probe: false,
-            rx_buffer_full: false,
-            int: None,
-            hops: 2,
-        }
+        AckIn { ecn, ..AckIn::plain(PacketKind::Ack, tx.psn, cum, tx.path, sent, 2) }
     }
 
     #[test]
