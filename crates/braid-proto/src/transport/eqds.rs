@@ -307,12 +307,11 @@ impl EqdsSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CcEnv;
     use crate::transport::TransportKind;
     use braid_core::Knob;
 
     fn env(size: u64) -> FlowEnv {
-        FlowEnv { cc: CcEnv::reference_100g(), size_bytes: size, entropy: 50_001, start: Time::ZERO, seed: 9 }
+        crate::transport::test_env(size, 9)
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {

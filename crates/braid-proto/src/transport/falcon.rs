@@ -492,7 +492,7 @@ mod tests {
     use braid_core::Knob;
 
     fn env() -> FlowEnv {
-        FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 10_000_000, entropy: 50_001, start: Time::ZERO, seed: 3 }
+        crate::transport::test_env(10_000_000, 3)
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {

@@ -112,6 +112,13 @@ impl TransportKind {
     }
 }
 
+/// A flow of `size_bytes` from UDP port 50 001 at time zero on the 100 Gb/s reference path, for
+/// unit tests.
+#[cfg(test)]
+pub(crate) fn test_env(size_bytes: u64, seed: u64) -> FlowEnv {
+    FlowEnv { cc: CcEnv::reference_100g(), size_bytes, entropy: 50_001, start: Time::ZERO, seed }
+}
+
 /// A `[transport]` configuration for unit tests: `kind` with a default CC, the given recovery,
 /// 48-byte headers and the given transport knobs.
 #[cfg(test)]

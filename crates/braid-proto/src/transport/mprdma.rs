@@ -315,12 +315,11 @@ impl MprdmaSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CcEnv;
     use crate::transport::TransportKind;
     use braid_core::Knob;
 
     fn env() -> FlowEnv {
-        FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 1_000_000, entropy: 50_001, start: Time::ZERO, seed: 7 }
+        crate::transport::test_env(1_000_000, 7)
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {

@@ -633,12 +633,11 @@ impl UetSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CcEnv;
     use crate::transport::TransportKind;
     use braid_core::Knob;
 
     fn env() -> FlowEnv {
-        FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 10_000_000, entropy: 50_001, start: Time::ZERO, seed: 5 }
+        crate::transport::test_env(10_000_000, 5)
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
