@@ -59,6 +59,8 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         max_rtt = max_rtt.max(rtt);
         max_bdp = max_bdp.max(p.bottleneck().bdp_bytes(rtt));
     }
+    // The transport's knobs are read once here; each flow's sender is built from the typed spec.
+    let spec = sc.transport.spec().map_err(|e| format!("[transport] {e}"))?;
     let rx_mode = Sim::rx_mode(sc.transport.receiver_buffers(), sc.transport.recovery.nak_interval);
     for (i, f) in wl.flows.iter().enumerate() {
         let p = sim.path_info(f.src, f.dst).expect("checked above");
@@ -73,7 +75,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         let mut rng = Rng::derive(sc.seed, stream::FLOW, i as u64);
         let entropy = entropy_from(&mut rng);
         let fenv = FlowEnv { cc: env, size_bytes: f.size_bytes, entropy, start: f.start, seed: rng.next_u64() };
-        let sender = sc.transport.build(&fenv).map_err(|e| format!("flow {i}: {e}"))?;
+        let sender = spec.build(&fenv).map_err(|e| format!("flow {i}: {e}"))?;
         let pkts = f.size_bytes.div_ceil(mtu as u64).max(1) as u32;
         let receiver = Receiver::new(rx_mode, pkts);
         let ideal = p.ideal_fct(f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes);

@@ -11,7 +11,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
 
 use braid_core::{Knob, PacketKind, Rate, Time};
 use braid_proto::cc::{CcConfig, CcEnv, CcKind};
@@ -20,17 +20,26 @@ use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
 use braid_proto::transport::{AckIn, RondoConfig, RondoSender, TransportConfig, TransportKind};
 
 struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    /// Allocations made by this thread (tests run in parallel threads: each counts its own).
+    static ALLOCS: Cell<u64> = const { Cell::new(0) };
+}
+fn count_alloc() {
+    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+}
+fn allocs() -> u64 {
+    ALLOCS.with(|c| c.get())
+}
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        count_alloc();
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        count_alloc();
         unsafe { System.realloc(p, l, n) }
     }
 }
@@ -91,10 +100,10 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
     let mut next_wake = Time::ZERO;
     while let Some(Reverse((now, _, ev))) = q.pop() {
         if allocs_at_steady.is_none() && now >= steady_from {
-            allocs_at_steady = Some(ALLOCS.load(Ordering::Relaxed));
+            allocs_at_steady = Some(allocs());
         }
         if allocs_steady == 0 && now >= steady_to {
-            allocs_steady = ALLOCS.load(Ordering::Relaxed) - allocs_at_steady.unwrap_or(0) + 1;
+            allocs_steady = allocs() - allocs_at_steady.unwrap_or(0) + 1;
         }
         if now > Time::from_ms(50) {
             break;

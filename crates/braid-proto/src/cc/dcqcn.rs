@@ -135,13 +135,13 @@ impl DcqcnConfig {
 #[derive(Clone, Debug)]
 pub struct Dcqcn {
     cfg: DcqcnConfig,
-    line: f64,
-    min_rate: f64,
-    max_bdp: u64,
+    line_bps: f64,
+    min_rate_bps: f64,
+    max_bdp_bytes: u64,
     /// `R_C`, bits/s.
-    rc: f64,
+    rc_bps: f64,
     /// `R_T`, bits/s.
-    rt: f64,
+    rt_bps: f64,
     alpha: f64,
     alpha_cnp: bool,
     dec_cnp: bool,
@@ -165,11 +165,11 @@ impl Dcqcn {
         }
         let line = env.line_rate.bps_f64();
         Ok(Dcqcn {
-            line,
-            min_rate: cfg.min_rate.bps_f64().min(line),
-            max_bdp: env.max_bdp_bytes,
-            rc: line,
-            rt: line,
+            line_bps: line,
+            min_rate_bps: cfg.min_rate.bps_f64().min(line),
+            max_bdp_bytes: env.max_bdp_bytes,
+            rc_bps: line,
+            rt_bps: line,
             alpha: 1.0,
             alpha_cnp: false,
             dec_cnp: false,
@@ -202,9 +202,9 @@ impl Dcqcn {
             self.alpha_cnp = false;
             self.alpha_next = now.saturating_add(self.cfg.t_alpha);
             self.dec_next = now.saturating_add(self.cfg.t_dec).saturating_add(Time::from_ns(1));
-            let r = self.clamp(self.rc * self.cfg.rate_on_first_cnp);
-            self.rc = r;
-            self.rt = r;
+            let r = self.clamp(self.rc_bps * self.cfg.rate_on_first_cnp);
+            self.rc_bps = r;
+            self.rt_bps = r;
         }
     }
 
@@ -240,18 +240,18 @@ impl Dcqcn {
     /// `R_C`.
     #[inline]
     pub fn rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rc)
+        Rate::from_bps_f64(self.rc_bps)
     }
 
     /// No window unless the `window` knob is set (then HPCC-ns3's `max_bdp × R_C / line`).
     #[inline]
     pub fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp, self.rc, self.line)
+        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp_bytes, self.rc_bps, self.line_bps)
     }
 
     /// `R_T`.
     pub fn target_rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rt)
+        Rate::from_bps_f64(self.rt_bps)
     }
 
     /// `α` as of the last call that advanced the timers.
@@ -271,7 +271,7 @@ impl Dcqcn {
 
     #[inline]
     fn clamp(&self, r: f64) -> f64 {
-        r.max(self.min_rate).min(self.line)
+        r.max(self.min_rate_bps).min(self.line_bps)
     }
 
     /// Applies the alpha ticks at or before `t`.
@@ -332,9 +332,9 @@ impl Dcqcn {
 
     fn decrease(&mut self, t: Time) {
         if self.cfg.clamp_target || self.stage != 0 {
-            self.rt = self.rc;
+            self.rt_bps = self.rc_bps;
         }
-        self.rc = self.clamp(self.rc * (1.0 - self.alpha / 2.0));
+        self.rc_bps = self.clamp(self.rc_bps * (1.0 - self.alpha / 2.0));
         self.stage = 0;
         self.dec_cnp = false;
         self.inc_next = Some(t.saturating_add(self.cfg.t_inc));
@@ -343,17 +343,17 @@ impl Dcqcn {
     fn increase(&mut self, t: Time) {
         let f = self.cfg.fast_recovery_times;
         if self.stage == f {
-            self.rt = (self.rt + self.cfg.rate_ai.bps_f64()).min(self.line);
+            self.rt_bps = (self.rt_bps + self.cfg.rate_ai.bps_f64()).min(self.line_bps);
         } else if self.stage > f {
-            self.rt = (self.rt + self.cfg.rate_hai.bps_f64()).min(self.line);
+            self.rt_bps = (self.rt_bps + self.cfg.rate_hai.bps_f64()).min(self.line_bps);
         }
-        self.rc = (self.rc + self.rt) / 2.0;
-        if (self.rt - self.rc).abs() < 1.0 {
-            self.rc = self.rt;
+        self.rc_bps = (self.rc_bps + self.rt_bps) / 2.0;
+        if (self.rt_bps - self.rc_bps).abs() < 1.0 {
+            self.rc_bps = self.rt_bps;
         }
-        self.rc = self.clamp(self.rc);
+        self.rc_bps = self.clamp(self.rc_bps);
         self.stage = self.stage.saturating_add(1);
-        self.inc_next = if self.rc >= self.line && self.rt >= self.line && self.stage > f {
+        self.inc_next = if self.rc_bps >= self.line_bps && self.rt_bps >= self.line_bps && self.stage > f {
             None // parked: further increase events are no-ops
         } else {
             Some(t.saturating_add(self.cfg.t_inc))

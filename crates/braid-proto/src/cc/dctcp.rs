@@ -96,11 +96,11 @@ impl DctcpConfig {
 #[derive(Clone, Debug)]
 pub struct Dctcp {
     cfg: DctcpConfig,
-    line: f64,
-    min_rate: f64,
-    max_bdp: u64,
-    mtu: u64,
-    rate: f64,
+    line_bps: f64,
+    min_rate_bps: f64,
+    max_bdp_bytes: u64,
+    mtu_bytes: u64,
+    rate_bps: f64,
     alpha: f64,
     ecn_cnt: u64,
     batch_size: u64,
@@ -118,11 +118,11 @@ impl Dctcp {
         }
         let line = env.line_rate.bps_f64();
         Ok(Dctcp {
-            line,
-            min_rate: cfg.min_rate.bps_f64().min(line),
-            max_bdp: env.max_bdp_bytes,
-            mtu: env.mtu_bytes.max(1) as u64,
-            rate: line,
+            line_bps: line,
+            min_rate_bps: cfg.min_rate.bps_f64().min(line),
+            max_bdp_bytes: env.max_bdp_bytes,
+            mtu_bytes: env.mtu_bytes.max(1) as u64,
+            rate_bps: line,
             alpha: cfg.alpha_init,
             ecn_cnt: 0,
             batch_size: 1,
@@ -146,12 +146,12 @@ impl Dctcp {
             new_batch = true;
             if !self.started {
                 self.started = true;
-                self.batch_size = snd_nxt / self.mtu + 1;
+                self.batch_size = snd_nxt / self.mtu_bytes + 1;
             } else {
                 let frac = (self.ecn_cnt as f64 / self.batch_size as f64).min(1.0);
                 self.alpha = (1.0 - self.cfg.g) * self.alpha + self.cfg.g * frac;
                 self.ecn_cnt = 0;
-                self.batch_size = snd_nxt.saturating_sub(ack) / self.mtu + 1;
+                self.batch_size = snd_nxt.saturating_sub(ack) / self.mtu_bytes + 1;
             }
             self.last_update_seq = snd_nxt;
         }
@@ -159,12 +159,12 @@ impl Dctcp {
             self.in_cwr = false;
         }
         if ev.ecn && !self.in_cwr {
-            self.rate = (self.rate * (1.0 - self.alpha / 2.0)).max(self.min_rate);
+            self.rate_bps = (self.rate_bps * (1.0 - self.alpha / 2.0)).max(self.min_rate_bps);
             self.in_cwr = true;
             self.high_seq = snd_nxt;
         }
         if !self.in_cwr && new_batch {
-            self.rate = (self.rate + self.cfg.rate_ai.bps_f64()).min(self.line);
+            self.rate_bps = (self.rate_bps + self.cfg.rate_ai.bps_f64()).min(self.line_bps);
         }
     }
 
@@ -186,13 +186,13 @@ impl Dctcp {
     /// The current rate.
     #[inline]
     pub fn rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rate)
+        Rate::from_bps_f64(self.rate_bps)
     }
 
     /// `max_bdp × R / line` by default; see the `window`/`var_win` knobs.
     #[inline]
     pub fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp, self.rate, self.line)
+        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp_bytes, self.rate_bps, self.line_bps)
     }
 
     /// α.

@@ -99,15 +99,15 @@ impl HpccConfig {
 #[derive(Clone, Debug)]
 pub struct Hpcc {
     cfg: HpccConfig,
-    line: f64,
-    min_rate: f64,
-    max_bdp: u64,
+    line_bps: f64,
+    min_rate_bps: f64,
+    max_bdp_bytes: u64,
     /// `T` in picoseconds.
     t_ps: f64,
     /// Current rate, bits/s.
-    rate: f64,
+    rate_bps: f64,
     /// `Rc`, the committed reference rate.
-    rc: f64,
+    rc_bps: f64,
     u: f64,
     inc_stage: u32,
     last_update_seq: u64,
@@ -127,12 +127,12 @@ impl Hpcc {
         }
         let line = env.line_rate.bps_f64();
         Ok(Hpcc {
-            line,
-            min_rate: cfg.min_rate.bps_f64().min(line),
-            max_bdp: env.max_bdp_bytes,
+            line_bps: line,
+            min_rate_bps: cfg.min_rate.bps_f64().min(line),
+            max_bdp_bytes: env.max_bdp_bytes,
             t_ps: env.max_rtt.ps() as f64,
-            rate: line,
-            rc: line,
+            rate_bps: line,
+            rc_bps: line,
             u: cfg.u_init,
             inc_stage: 0,
             last_update_seq: 0,
@@ -194,15 +194,15 @@ impl Hpcc {
                 self.u = (self.u * (self.t_ps - tau) + best_u * tau) / self.t_ps;
                 let max_c = self.u / self.cfg.eta;
                 let (new_rate, new_stage) = if max_c >= 1.0 || self.inc_stage >= self.cfg.max_stage {
-                    let r = if max_c > 0.0 { self.rc / max_c } else { self.line };
+                    let r = if max_c > 0.0 { self.rc_bps / max_c } else { self.line_bps };
                     (r + self.cfg.w_ai.bps_f64(), 0)
                 } else {
-                    (self.rc + self.cfg.w_ai.bps_f64(), self.inc_stage.saturating_add(1))
+                    (self.rc_bps + self.cfg.w_ai.bps_f64(), self.inc_stage.saturating_add(1))
                 };
-                let new_rate = new_rate.max(self.min_rate).min(self.line);
-                self.rate = new_rate;
+                let new_rate = new_rate.max(self.min_rate_bps).min(self.line_bps);
+                self.rate_bps = new_rate;
                 if !fast {
-                    self.rc = new_rate;
+                    self.rc_bps = new_rate;
                     self.inc_stage = new_stage;
                 }
             }
@@ -230,18 +230,18 @@ impl Hpcc {
     /// The current rate `R`.
     #[inline]
     pub fn rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rate)
+        Rate::from_bps_f64(self.rate_bps)
     }
 
     /// `max_bdp × R / line` (at least 1 byte) by default; see the `window`/`var_win` knobs.
     #[inline]
     pub fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp, self.rate, self.line)
+        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp_bytes, self.rate_bps, self.line_bps)
     }
 
     /// The committed reference rate `Rc`.
     pub fn reference_rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rc)
+        Rate::from_bps_f64(self.rc_bps)
     }
 
     /// The utilisation estimate `U`.

@@ -157,13 +157,13 @@ impl SwiftConfig {
 #[derive(Clone, Debug)]
 pub struct Swift {
     cfg: SwiftConfig,
-    line: f64,
-    mss: f64,
+    line_bps: f64,
+    mss_bytes: f64,
     /// Base RTT of the env, the srtt stand-in before any sample (ps).
-    base_rtt: f64,
-    cwnd: f64,
+    base_rtt_ps: f64,
+    cwnd_bytes: f64,
     /// Smoothed RTT in ps; `None` before the first sample.
-    srtt: Option<f64>,
+    srtt_ps: Option<f64>,
     last_decrease: Option<Time>,
     retransmit_cnt: u32,
     // Precomputed target terms, ps.
@@ -181,11 +181,11 @@ impl Swift {
         let fs_alpha = fs_range_ps / (1.0 / cfg.fs_min.sqrt() - 1.0 / cfg.fs_max.sqrt());
         let fs_beta = -fs_alpha / cfg.fs_max.sqrt();
         Swift {
-            line: env.line_rate.bps_f64(),
-            mss: env.mtu_bytes.max(1) as f64,
-            base_rtt: env.base_rtt.ps() as f64,
-            cwnd: cfg.init_cwnd.clamp(cfg.min_cwnd, cfg.max_cwnd) as f64,
-            srtt: None,
+            line_bps: env.line_rate.bps_f64(),
+            mss_bytes: env.mtu_bytes.max(1) as f64,
+            base_rtt_ps: env.base_rtt.ps() as f64,
+            cwnd_bytes: cfg.init_cwnd.clamp(cfg.min_cwnd, cfg.max_cwnd) as f64,
+            srtt_ps: None,
             last_decrease: None,
             retransmit_cnt: 0,
             base_ps: cfg.base_delay.ps() as f64,
@@ -202,7 +202,7 @@ impl Swift {
         if cwnd <= 0.0 {
             return 0.0; // htsim: target(cwnd = 0) has no flow scaling
         }
-        let v = self.fs_alpha / (cwnd / self.mss).sqrt() + self.fs_beta;
+        let v = self.fs_alpha / (cwnd / self.mss_bytes).sqrt() + self.fs_beta;
         v.clamp(0.0, self.fs_range_ps)
     }
 
@@ -222,7 +222,7 @@ impl Swift {
 
     #[inline]
     fn srtt_ps(&self) -> f64 {
-        self.srtt.unwrap_or(self.base_rtt)
+        self.srtt_ps.unwrap_or(self.base_rtt_ps)
     }
 
     fn can_decrease(&self, now: Time) -> bool {
@@ -233,8 +233,8 @@ impl Swift {
     }
 
     fn clamp_and_note(&mut self, prev: f64, now: Time) {
-        self.cwnd = self.cwnd.max(self.cfg.min_cwnd as f64).min(self.cfg.max_cwnd as f64);
-        if self.cwnd < prev {
+        self.cwnd_bytes = self.cwnd_bytes.max(self.cfg.min_cwnd as f64).min(self.cfg.max_cwnd as f64);
+        if self.cwnd_bytes < prev {
             self.last_decrease = Some(now);
         }
     }
@@ -248,22 +248,22 @@ impl Swift {
         let now = ev.now;
         let can_decrease = self.can_decrease(now);
         let d = delay.ps() as f64;
-        self.srtt = Some(match self.srtt {
+        self.srtt_ps = Some(match self.srtt_ps {
             None => d,
             Some(s) => (1.0 - self.cfg.srtt_gain) * s + self.cfg.srtt_gain * d,
         });
-        let prev = self.cwnd;
-        let target = self.target_ps(self.cwnd, ev.hops);
+        let prev = self.cwnd_bytes;
+        let target = self.target_ps(self.cwnd_bytes, ev.hops);
         if d < target {
             let acked = ev.newly_acked_bytes as f64;
-            if self.cwnd >= self.mss {
-                self.cwnd += self.cfg.ai * self.mss * acked / self.cwnd;
+            if self.cwnd_bytes >= self.mss_bytes {
+                self.cwnd_bytes += self.cfg.ai * self.mss_bytes * acked / self.cwnd_bytes;
             } else {
-                self.cwnd += self.cfg.ai * acked;
+                self.cwnd_bytes += self.cfg.ai * acked;
             }
         } else if can_decrease && d > 0.0 {
             let f = (1.0 - self.cfg.beta * (d - target) / d).max(1.0 - self.cfg.max_mdf);
-            self.cwnd *= f;
+            self.cwnd_bytes *= f;
         }
         self.clamp_and_note(prev, now);
     }
@@ -271,8 +271,8 @@ impl Swift {
     /// Fast retransmit (triple duplicate ACK or NAK): `cwnd ← cwnd(1 − max_mdf)` if allowed.
     pub fn on_nak(&mut self, now: Time) {
         if self.can_decrease(now) {
-            let prev = self.cwnd;
-            self.cwnd *= 1.0 - self.cfg.max_mdf;
+            let prev = self.cwnd_bytes;
+            self.cwnd_bytes *= 1.0 - self.cfg.max_mdf;
             self.clamp_and_note(prev, now);
         }
     }
@@ -281,11 +281,11 @@ impl Swift {
     /// `max_mdf` if allowed.
     pub fn on_rto(&mut self, now: Time) {
         self.retransmit_cnt = self.retransmit_cnt.saturating_add(1);
-        let prev = self.cwnd;
+        let prev = self.cwnd_bytes;
         if self.retransmit_cnt >= self.cfg.rtx_reset_threshold {
-            self.cwnd = self.cfg.min_cwnd as f64;
+            self.cwnd_bytes = self.cfg.min_cwnd as f64;
         } else if self.can_decrease(now) {
-            self.cwnd *= 1.0 - self.cfg.max_mdf;
+            self.cwnd_bytes *= 1.0 - self.cfg.max_mdf;
         }
         self.clamp_and_note(prev, now);
     }
@@ -302,25 +302,25 @@ impl Swift {
     /// Line rate, or with `cwnd < MSS` one MSS per `srtt·MSS/cwnd` (= `8·cwnd/srtt` bits/s).
     #[inline]
     pub fn rate(&self) -> Rate {
-        if self.cwnd >= self.mss {
-            return Rate::from_bps_f64(self.line);
+        if self.cwnd_bytes >= self.mss_bytes {
+            return Rate::from_bps_f64(self.line_bps);
         }
         let srtt_s = self.srtt_ps() * 1e-12;
         if srtt_s <= 0.0 {
-            return Rate::from_bps_f64(self.line);
+            return Rate::from_bps_f64(self.line_bps);
         }
-        Rate::from_bps_f64((8.0 * self.cwnd / srtt_s).clamp(1.0, self.line))
+        Rate::from_bps_f64((8.0 * self.cwnd_bytes / srtt_s).clamp(1.0, self.line_bps))
     }
 
     /// `cwnd` in bytes, at least one MSS (below that the pacing rate limits sending).
     #[inline]
     pub fn window_bytes(&self) -> u64 {
-        self.cwnd.max(self.mss) as u64
+        self.cwnd_bytes.max(self.mss_bytes) as u64
     }
 
     /// `cwnd` in bytes, unrounded (may be below one MSS).
     pub fn cwnd(&self) -> f64 {
-        self.cwnd
+        self.cwnd_bytes
     }
 
     /// The smoothed RTT (the env's base RTT before the first sample).

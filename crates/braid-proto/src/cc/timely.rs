@@ -117,14 +117,14 @@ impl TimelyConfig {
 #[derive(Clone, Debug)]
 pub struct Timely {
     cfg: TimelyConfig,
-    line: f64,
-    min_rate: f64,
-    max_bdp: u64,
-    rate: f64,
+    line_bps: f64,
+    min_rate_bps: f64,
+    max_bdp_bytes: u64,
+    rate_bps: f64,
     /// Previous RTT sample, ps.
-    prev_rtt: f64,
+    prev_rtt_ps: f64,
     /// EWMA of RTT differences, ps.
-    rtt_diff: f64,
+    rtt_diff_ps: f64,
     inc_stage: u32,
     last_update_seq: u64,
     started: bool,
@@ -138,12 +138,12 @@ impl Timely {
         }
         let line = env.line_rate.bps_f64();
         Ok(Timely {
-            line,
-            min_rate: cfg.min_rate.bps_f64().min(line),
-            max_bdp: env.max_bdp_bytes,
-            rate: line,
-            prev_rtt: 0.0,
-            rtt_diff: 0.0,
+            line_bps: line,
+            min_rate_bps: cfg.min_rate.bps_f64().min(line),
+            max_bdp_bytes: env.max_bdp_bytes,
+            rate_bps: line,
+            prev_rtt_ps: 0.0,
+            rtt_diff_ps: 0.0,
             inc_stage: 0,
             last_update_seq: 0,
             started: false,
@@ -159,9 +159,9 @@ impl Timely {
         }
         let rtt_ps = rtt.ps() as f64;
         if self.started {
-            let new_diff = rtt_ps - self.prev_rtt;
+            let new_diff = rtt_ps - self.prev_rtt_ps;
             let a = self.cfg.ewma;
-            let rtt_diff = (1.0 - a) * self.rtt_diff + a * new_diff;
+            let rtt_diff = (1.0 - a) * self.rtt_diff_ps + a * new_diff;
             let gradient = rtt_diff / self.cfg.min_rtt.ps() as f64;
             let t_high = self.cfg.t_high.ps() as f64;
             let factor = if rtt < self.cfg.t_low {
@@ -176,21 +176,21 @@ impl Timely {
             match factor {
                 None => {
                     let step = if self.inc_stage < self.cfg.hai_thresh { self.cfg.rate_ai } else { self.cfg.rate_hai };
-                    self.rate = (self.rate + step.bps_f64()).min(self.line);
+                    self.rate_bps = (self.rate_bps + step.bps_f64()).min(self.line_bps);
                     self.inc_stage = self.inc_stage.saturating_add(1);
                 }
                 Some(c) => {
-                    self.rate = (self.rate * c).max(self.min_rate).min(self.line);
+                    self.rate_bps = (self.rate_bps * c).max(self.min_rate_bps).min(self.line_bps);
                     self.inc_stage = 0;
                 }
             }
-            self.rtt_diff = rtt_diff;
+            self.rtt_diff_ps = rtt_diff;
         }
         self.started = true;
         if ev.snd_nxt_bytes > self.last_update_seq {
             self.last_update_seq = ev.snd_nxt_bytes;
         }
-        self.prev_rtt = rtt_ps;
+        self.prev_rtt_ps = rtt_ps;
     }
 
     /// Ignored.
@@ -211,18 +211,18 @@ impl Timely {
     /// The current rate.
     #[inline]
     pub fn rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rate)
+        Rate::from_bps_f64(self.rate_bps)
     }
 
     /// No window unless the `window` knob is set.
     #[inline]
     pub fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp, self.rate, self.line)
+        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp_bytes, self.rate_bps, self.line_bps)
     }
 
     /// The smoothed RTT difference.
     pub fn rtt_diff(&self) -> Time {
-        Time::from_ps(self.rtt_diff.max(0.0) as u64)
+        Time::from_ps(self.rtt_diff_ps.max(0.0) as u64)
     }
 
     /// The increase stage (consecutive increases).

@@ -185,20 +185,7 @@ mod tests {
     }
 
     fn ack(psn: u32, cum: u32, path: u16, sent: Time) -> crate::transport::AckIn<'static> {
-        crate::transport::AckIn {
-            kind: braid_core::PacketKind::Ack,
-            psn,
-            cum_ack: cum,
-            path,
-            ecn: false,
-            ts_sent: sent,
-            ts_rx: sent,
-            ood: 0,
-            probe: false,
-            rx_buffer_full: false,
-            int: None,
-            hops: 1,
-        }
+        crate::transport::AckIn::plain(braid_core::PacketKind::Ack, psn, cum, path, sent, 1)
     }
 
     /// The recovery extensions the baselines rely on (per-path outstanding counts, per-packet
@@ -209,9 +196,9 @@ mod tests {
         let mut cfg = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
         cfg.er_threshold = 1000;
         cfg.rto_min = Time::from_us(100);
+        cfg.rto_per_packet = true;
+        cfg.hole_first = true;
         let mut r = Recovery::new(cfg, 100);
-        r.set_rto_per_packet(true);
-        r.set_hole_first(true);
         for i in 0..6u32 {
             let (p, _) = r.next_psn().unwrap();
             r.on_sent(Time::from_us(i as u64), p, (i % 3) as u16);

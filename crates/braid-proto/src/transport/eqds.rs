@@ -39,7 +39,8 @@ use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
 use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
-use crate::recovery::{Recovery, RecoveryConfig, RecoveryKind, RecoveryStats};
+use crate::transport::sender_core::SenderCore;
+use crate::recovery::{RecoveryConfig, RecoveryKind};
 
 /// Knob names of the `eqds` transport.
 pub const EQDS_KNOBS: &[&str] = &["paths", "credit_spec", "rts"];
@@ -80,13 +81,11 @@ impl EqdsConfig {
 #[derive(Clone, Debug)]
 pub struct EqdsSender {
     cfg: EqdsConfig,
-    size_bytes: u64,
-    mtu: u32,
+    pub(crate) core: SenderCore,
     line_bps: u64,
     base: u16,
     start: Time,
     total_pkts: u32,
-    rec: Recovery,
     /// Pull credit, packets.
     credit: u32,
     /// Speculative credit left, packets.
@@ -112,27 +111,20 @@ impl EqdsSender {
     /// A sender for one flow.
     pub fn new(cfg: EqdsConfig, env: &FlowEnv) -> Result<EqdsSender, String> {
         env.cc.check()?;
-        let mtu = env.cc.mtu_bytes.max(1);
-        let pkts = env.size_bytes.div_ceil(mtu as u64).max(1);
-        if pkts > u32::MAX as u64 / 2 {
-            return Err(format!("flow of {} bytes has too many packets for 32-bit PSNs", env.size_bytes));
-        }
+        let core = SenderCore::new(env.size_bytes, env.cc.mtu_bytes, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
+        let mtu = core.mtu_bytes();
+        let pkts = core.msg.packets as u64;
         let spec_bytes = cfg.credit_spec.unwrap_or(env.cc.bdp_bytes());
         let spec_pkts = (spec_bytes.div_ceil(mtu as u64)).clamp(1, u32::MAX as u64 / 2) as u32;
-        let mut rec = Recovery::new(cfg.recovery, pkts as u32);
-        rec.set_rto_per_packet(true);
-        rec.set_hole_first(true);
         let mut rng = Rng::new(env.seed);
         let ev_span = cfg.paths.next_power_of_two();
         let ev_mask = rng.below(ev_span as u64) as u32;
         Ok(EqdsSender {
-            size_bytes: env.size_bytes,
-            mtu,
+            core,
             line_bps: env.cc.line_rate.bps(),
             base: entropy_base(env.entropy, cfg.paths),
             start: env.start,
             total_pkts: pkts as u32,
-            rec,
             credit: 0,
             spec: spec_pkts,
             spec_pkts,
@@ -152,13 +144,8 @@ impl EqdsSender {
         })
     }
 
-    fn payload_of(&self, psn: u32) -> u32 {
-        let off = psn as u64 * self.mtu as u64;
-        (self.size_bytes.saturating_sub(off)).min(self.mtu as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
-    }
-
     fn rts_interval(&self) -> Time {
-        self.rec.srtt().unwrap_or(self.rec.config().rto_min)
+        self.core.rec.srtt().unwrap_or(self.core.rec.config().rto_min)
     }
 
     /// The sender needs pulls it has no reason to expect: an RTO left retransmissions waiting,
@@ -167,8 +154,8 @@ impl EqdsSender {
         self.cfg.rts
             && self.credit == 0
             && self.spec == 0
-            && self.rec.has_data()
-            && (self.rec.outstanding() == 0 || (self.rto_pending && self.rec.has_retx()))
+            && self.core.rec.has_data()
+            && (self.core.rec.outstanding() == 0 || (self.rto_pending && self.core.rec.has_retx()))
     }
 
     fn rts_due(&self, now: Time) -> bool {
@@ -199,36 +186,27 @@ impl EqdsSender {
         if now < self.start {
             return None;
         }
-        if self.rec.has_data() && self.credit + self.spec > 0 {
-            if let Some((psn, retx)) = self.rec.next_psn() {
+        if self.core.rec.has_data() && self.credit + self.spec > 0 {
+            if let Some((psn, retx)) = self.core.rec.next_psn() {
                 if self.credit > 0 {
                     self.credit -= 1;
                 } else {
                     self.spec -= 1;
                 }
                 let ev = self.next_ev();
-                self.rec.on_sent(now, psn, ev);
-                if !self.rec.has_retx() {
+                self.core.rec.on_sent(now, psn, ev);
+                if !self.core.rec.has_retx() {
                     self.rto_pending = false;
                 }
-                return Some(TxPacket {
-                    kind: PacketKind::Data,
-                    psn,
-                    payload_bytes: self.payload_of(psn),
-                    entropy: self.base + ev,
-                    path: ev,
-                    retx,
-                    timestamped: false,
-                    last: (psn as u64 + 1) * self.mtu as u64 >= self.size_bytes,
-                });
+                return Some(self.core.data_packet(psn, retx, ev, self.base + ev, self.core.msg.payload_of(psn)));
             }
         }
         if self.rts_due(now) {
-            let want = if self.rec.outstanding() == 0 {
-                let remaining = self.total_pkts.saturating_sub(self.rec.una());
+            let want = if self.core.rec.outstanding() == 0 {
+                let remaining = self.total_pkts.saturating_sub(self.core.rec.una());
                 remaining.min(self.spec_pkts).max(1)
             } else {
-                self.rec.pending_retx().count().max(1) as u32
+                self.core.rec.pending_retx().count().max(1) as u32
             };
             self.last_rts = Some(now);
             self.rts_timer = true;
@@ -250,7 +228,7 @@ impl EqdsSender {
 
     /// See [`crate::transport::Sender::next_send_time`].
     pub fn next_send_time(&self, now: Time) -> Time {
-        if (self.rec.has_data() && self.credit + self.spec > 0) || self.rts_due(now) {
+        if (self.core.rec.has_data() && self.credit + self.spec > 0) || self.rts_due(now) {
             now.max(self.start)
         } else {
             Time::MAX
@@ -267,7 +245,7 @@ impl EqdsSender {
                 self.highest_pull = ack.psn;
             }
             PacketKind::Ack | PacketKind::Nak if !ack.probe => {
-                self.rec.on_ack(now, ack);
+                self.core.rec.on_ack(now, ack);
                 self.spec = 0;
                 if ack.ecn {
                     if let Some(p) = self.penalty.get_mut(ack.path as usize) {
@@ -282,7 +260,7 @@ impl EqdsSender {
     /// See [`crate::transport::Sender::poll_timeout`]: the RTO, and the next RTS retry.
     pub fn poll_timeout(&self) -> Option<Time> {
         let rts = if self.rts_timer && self.rts_wanted() { self.last_rts.map(|t| t + self.rts_interval()) } else { None };
-        match (self.rec.poll_timeout(), rts) {
+        match (self.core.rec.poll_timeout(), rts) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -294,27 +272,19 @@ impl EqdsSender {
             // The retry time has come: the host sends the RTS when its port is free.
             self.rts_timer = false;
         }
-        if self.rec.poll_timeout().is_some_and(|t| t <= now) {
-            self.rec.on_timeout(now);
+        if self.core.rec.poll_timeout().is_some_and(|t| t <= now) {
+            self.core.rec.on_timeout(now);
         }
-        let st = self.rec.stats();
+        let st = self.core.rec.stats();
         if st.timeouts > self.last_timeouts {
             self.rto_pending = true;
         }
         self.last_timeouts = st.timeouts;
     }
 
-    /// Every byte acknowledged.
-    pub fn is_complete(&self) -> bool {
-        self.rec.is_complete()
-    }
-    /// Loss-recovery counters.
-    pub fn recovery_stats(&self) -> RecoveryStats {
-        self.rec.stats()
-    }
     /// Credit in hand (received + speculative), bytes.
     pub fn window_bytes(&self) -> u64 {
-        (self.credit + self.spec) as u64 * self.mtu as u64
+        (self.credit + self.spec) as u64 * self.core.msg.mtu_bytes as u64
     }
     /// Line rate (the receiver's pull pacer sets the pace).
     pub fn rate_bps(&self) -> u64 {
@@ -337,12 +307,11 @@ impl EqdsSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CcEnv;
     use crate::transport::TransportKind;
     use braid_core::Knob;
 
     fn env(size: u64) -> FlowEnv {
-        FlowEnv { cc: CcEnv::reference_100g(), size_bytes: size, entropy: 50_001, start: Time::ZERO, seed: 9 }
+        crate::transport::test_env(size, 9)
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
@@ -350,20 +319,7 @@ mod tests {
     }
 
     fn ack(kind: PacketKind, psn: u32, cum: u32, path: u16, sent: Time) -> AckIn<'static> {
-        AckIn {
-            kind,
-            psn,
-            cum_ack: cum,
-            path,
-            ecn: false,
-            ts_sent: sent,
-            ts_rx: sent,
-            ood: 0,
-            probe: false,
-            rx_buffer_full: false,
-            int: None,
-            hops: 2,
-        }
+        AckIn::plain(kind, psn, cum, path, sent, 2)
     }
 
     #[test]
@@ -424,7 +380,7 @@ mod tests {
         let t = s.poll_timeout().unwrap();
         assert_eq!(t, Time::from_us(108));
         s.on_timeout(t);
-        assert_eq!(s.recovery_stats().timeouts, 1);
+        assert_eq!(s.core.recovery_stats().timeouts, 1);
         let rts = s.poll_transmit(t).unwrap();
         assert_eq!((rts.kind, rts.psn), (PacketKind::Rts, 2));
     }

@@ -49,7 +49,8 @@ use braid_core::{PacketKind, Rng, Time};
 use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
 use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
 use crate::cc::{AckEvent, CcEnv, CcKind, Swift, SwiftConfig};
-use crate::recovery::{Recovery, RecoveryConfig, RecoveryKind, RecoveryStats};
+use crate::transport::sender_core::SenderCore;
+use crate::recovery::{RecoveryConfig, RecoveryKind};
 
 /// Knob names of the `falcon` transport.
 pub const FALCON_KNOBS: &[&str] = &[
@@ -199,11 +200,9 @@ struct Path {
 #[derive(Clone, Debug)]
 pub struct FalconSender {
     cfg: FalconConfig,
-    size_bytes: u64,
-    mtu: u32,
+    pub(crate) core: SenderCore,
     line_bps: u64,
     start: Time,
-    rec: Recovery,
     paths: Vec<Path>,
     ncwnd: f64,
     ncwnd_target: f64,
@@ -219,11 +218,8 @@ impl FalconSender {
     /// A sender for one flow.
     pub fn new(cfg: FalconConfig, env: &FlowEnv) -> Result<FalconSender, String> {
         env.cc.check()?;
-        let mtu = env.cc.mtu_bytes.max(1);
-        let pkts = env.size_bytes.div_ceil(mtu as u64).max(1);
-        if pkts > u32::MAX as u64 / 2 {
-            return Err(format!("flow of {} bytes has too many packets for 32-bit PSNs", env.size_bytes));
-        }
+        let core = SenderCore::new(env.size_bytes, env.cc.mtu_bytes, RecoveryConfig { hole_first: true, ..cfg.recovery })?;
+        let mtu = core.mtu_bytes();
         let sc = cfg.swift_config(&env.cc)?;
         let base = entropy_base(env.entropy, cfg.paths);
         let paths = (0..cfg.paths)
@@ -240,15 +236,9 @@ impl FalconSender {
             .collect();
         let ncwnd = cfg.ncwnd_init.unwrap_or(cfg.ncwnd_max).clamp(cfg.ncwnd_min, cfg.ncwnd_max);
         Ok(FalconSender {
-            size_bytes: env.size_bytes,
-            mtu,
+            core,
             line_bps: env.cc.line_rate.bps(),
             start: env.start,
-            rec: {
-                let mut r = Recovery::new(cfg.recovery, pkts as u32);
-                r.set_hole_first(true);
-                r
-            },
             paths,
             ncwnd,
             ncwnd_target: cfg
@@ -264,23 +254,18 @@ impl FalconSender {
         })
     }
 
-    fn payload_of(&self, psn: u32) -> u32 {
-        let off = psn as u64 * self.mtu as u64;
-        (self.size_bytes.saturating_sub(off)).min(self.mtu as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
-    }
-
     /// Open window of path `i` in bytes (may be negative).
     fn open(&self, i: usize) -> f64 {
-        self.paths[i].swift.window_bytes() as f64 - self.rec.path_outstanding(i as u16) as f64 * self.mtu as f64
+        self.paths[i].swift.window_bytes() as f64 - self.core.rec.path_outstanding(i as u16) as f64 * self.core.msg.mtu_bytes as f64
     }
 
     fn total_window_bytes(&self) -> f64 {
         let f: f64 = self.paths.iter().map(|p| p.swift.window_bytes() as f64).sum();
-        f.min(self.ncwnd * self.mtu as f64)
+        f.min(self.ncwnd * self.core.msg.mtu_bytes as f64)
     }
 
     fn connection_open(&self) -> bool {
-        (self.rec.outstanding() as f64) * (self.mtu as f64) < self.total_window_bytes()
+        (self.core.rec.outstanding() as f64) * (self.core.msg.mtu_bytes as f64) < self.total_window_bytes()
     }
 
     /// The path to send on now, if any.
@@ -339,37 +324,29 @@ impl FalconSender {
 
     /// See [`crate::transport::Sender::poll_transmit`].
     pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
-        if now < self.start || !self.rec.has_data() || !self.connection_open() {
+        if now < self.start || !self.core.rec.has_data() || !self.connection_open() {
             return None;
         }
-        let (psn, retx) = self.rec.next_psn()?;
-        let orig = if retx { self.rec.sent_path(psn) } else { None };
+        let (psn, retx) = self.core.rec.next_psn()?;
+        let orig = if retx { self.core.rec.sent_path(psn) } else { None };
         let Some(i) = self.pick(now, orig) else {
-            self.rec.unget(psn, retx);
+            self.core.rec.unget(psn, retx);
             return None;
         };
-        self.rec.on_sent(now, psn, i as u16);
-        let payload = self.payload_of(psn);
+        self.core.rec.on_sent(now, psn, i as u16);
+        let payload = self.core.msg.payload_of(psn);
         let p = &mut self.paths[i];
         let rate = p.swift.rate();
         if rate.bps() < self.line_bps {
             p.next_tx = now + rate.tx_time(payload as u64);
         }
-        Some(TxPacket {
-            kind: PacketKind::Data,
-            psn,
-            payload_bytes: payload,
-            entropy: p.entropy,
-            path: i as u16,
-            retx,
-            timestamped: false,
-            last: (psn as u64 + 1) * self.mtu as u64 >= self.size_bytes,
-        })
+        let entropy = p.entropy;
+        Some(self.core.data_packet(psn, retx, i as u16, entropy, payload))
     }
 
     /// See [`crate::transport::Sender::next_send_time`].
     pub fn next_send_time(&self, now: Time) -> Time {
-        if !self.rec.has_data() || !self.connection_open() {
+        if !self.core.rec.has_data() || !self.connection_open() {
             return Time::MAX;
         }
         self.any_path_ready(now).map_or(Time::MAX, |t| t.max(self.start))
@@ -380,19 +357,19 @@ impl FalconSender {
         if !matches!(ack.kind, PacketKind::Ack | PacketKind::Nak) || ack.probe {
             return;
         }
-        let newly_this = !ack.rx_buffer_full && !self.rec.is_acked(ack.psn) && self.rec.tx_count(ack.psn) > 0;
-        let retx_before = self.rec.pending_retx().count();
-        let sum = self.rec.on_ack(now, ack);
+        let newly_this = !ack.rx_buffer_full && !self.core.rec.is_acked(ack.psn) && self.core.rec.tx_count(ack.psn) > 0;
+        let retx_before = self.core.rec.pending_retx().count();
+        let sum = self.core.rec.on_ack(now, ack);
         let rtt = now.saturating_sub(ack.ts_sent);
-        let mtu = self.mtu as u64;
+        let mtu = self.core.msg.mtu_bytes as u64;
         // Per-path Swift and PLB.
         let pi = ack.path as usize;
         if pi < self.paths.len() {
             let ev = AckEvent {
                 now,
                 newly_acked_bytes: if newly_this { mtu } else { 0 },
-                ack_seq_bytes: self.rec.una() as u64 * mtu,
-                snd_nxt_bytes: self.rec.max_sent() as u64 * mtu,
+                ack_seq_bytes: self.core.rec.una() as u64 * mtu,
+                snd_nxt_bytes: self.core.rec.max_sent() as u64 * mtu,
                 ecn: ack.ecn,
                 rtt: Some(rtt),
                 int: None,
@@ -423,8 +400,8 @@ impl FalconSender {
         // RACK losses: fast-retransmit decrease on the path of each newly lost packet.
         if sum.loss {
             self.touched.iter_mut().for_each(|t| *t = false);
-            for psn in self.rec.pending_retx().skip(retx_before) {
-                if let Some(p) = self.rec.sent_path(psn) {
+            for psn in self.core.rec.pending_retx().skip(retx_before) {
+                if let Some(p) = self.core.rec.sent_path(psn) {
                     if let Some(t) = self.touched.get_mut(p as usize) {
                         *t = true;
                     }
@@ -437,7 +414,7 @@ impl FalconSender {
             }
         }
         // NIC window from the receiver's reorder occupancy.
-        let srtt = self.rec.srtt().unwrap_or(rtt);
+        let srtt = self.core.rec.srtt().unwrap_or(rtt);
         let can_cut = self.last_ncwnd_cut.is_none_or(|t| now >= t + srtt);
         let occ = ack.ood as f64;
         let prev = self.ncwnd;
@@ -459,14 +436,14 @@ impl FalconSender {
 
     /// See [`crate::transport::Sender::poll_timeout`].
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.rec.poll_timeout()
+        self.core.rec.poll_timeout()
     }
 
     /// See [`crate::transport::Sender::on_timeout`].
     pub fn on_timeout(&mut self, now: Time) {
-        self.touched.iter_mut().enumerate().for_each(|(i, t)| *t = self.rec.path_outstanding(i as u16) > 0);
-        self.rec.on_timeout(now);
-        let st = self.rec.stats();
+        self.touched.iter_mut().enumerate().for_each(|(i, t)| *t = self.core.rec.path_outstanding(i as u16) > 0);
+        self.core.rec.on_timeout(now);
+        let st = self.core.rec.stats();
         if st.timeouts > self.last_timeouts {
             for (i, t) in self.touched.iter().enumerate() {
                 if *t {
@@ -477,14 +454,6 @@ impl FalconSender {
         self.last_timeouts = st.timeouts;
     }
 
-    /// Every byte acknowledged.
-    pub fn is_complete(&self) -> bool {
-        self.rec.is_complete()
-    }
-    /// Loss-recovery counters.
-    pub fn recovery_stats(&self) -> RecoveryStats {
-        self.rec.stats()
-    }
     /// The connection's window in bytes: `min(Σ fcwnd_p, ncwnd)`.
     pub fn window_bytes(&self) -> u64 {
         self.total_window_bytes() as u64
@@ -523,7 +492,7 @@ mod tests {
     use braid_core::Knob;
 
     fn env() -> FlowEnv {
-        FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 10_000_000, entropy: 50_001, start: Time::ZERO, seed: 3 }
+        crate::transport::test_env(10_000_000, 3)
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
@@ -531,20 +500,7 @@ mod tests {
     }
 
     fn ack(tx: &TxPacket, cum: u32, rtt: Time, now: Time, ood: u32) -> AckIn<'static> {
-        AckIn {
-            kind: PacketKind::Ack,
-            psn: tx.psn,
-            cum_ack: cum,
-            path: tx.path,
-            ecn: false,
-            ts_sent: now - rtt,
-            ts_rx: now,
-            ood,
-            probe: false,
-            rx_buffer_full: false,
-            int: None,
-            hops: 2,
-        }
+        AckIn { ts_rx: now, ood, ..AckIn::plain(PacketKind::Ack, tx.psn, cum, tx.path, now - rtt, 2) }
     }
 
     #[test]

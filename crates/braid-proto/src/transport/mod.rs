@@ -11,6 +11,9 @@
 //!
 //! Variants are dispatched by `enum`, not trait objects: one match per call on the hot path.
 
+pub mod events;
+pub mod sender_core;
+pub mod cc_sender;
 pub mod roce;
 mod baseline_util;
 pub mod falcon;
@@ -21,64 +24,18 @@ pub mod rondo;
 
 use crate::cc::{CcConfig, CcEnv, CcKind};
 use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
-use braid_core::{IntStack, Knob, PacketKind, Time};
+use braid_core::{Knob, Time};
 
-pub use roce::{RoceConfig, RoceSender};
+pub use events::{AckIn, FlowEnv, TimerKind, TimerTable, TxPacket};
+pub use cc_sender::{CcSender, PathPolicy};
+pub use sender_core::{Message, SenderCore};
+pub use roce::{RoceConfig, RoceSender, SinglePath};
 pub use falcon::{FalconConfig, FalconSender};
 pub use mprdma::{MprdmaConfig, MprdmaSender};
 pub use uet::{UetConfig, UetSender};
 pub use eqds::{EqdsConfig, EqdsSender};
 pub use rondo::{PathSample, RondoConfig, RondoSender, RrpsConfig, RrpsSender};
-
-/// A packet a sender wants transmitted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TxPacket {
-    /// Data or probe.
-    pub kind: PacketKind,
-    /// Sequence number (probes carry a reserved PSN, `u32::MAX`).
-    pub psn: u32,
-    /// Application bytes carried.
-    pub payload_bytes: u32,
-    /// UDP source port the network hashes on (the logical path).
-    pub entropy: u16,
-    /// Logical path index (echoed in the ACK).
-    pub path: u16,
-    /// This is a retransmission.
-    pub retx: bool,
-    /// Ask the receiver to echo a forward-delay timestamp.
-    pub timestamped: bool,
-    /// Last packet of the message.
-    pub last: bool,
-}
-
-/// An acknowledgement (or NAK) as the sender sees it.
-#[derive(Clone, Copy, Debug)]
-pub struct AckIn<'a> {
-    /// ACK or NAK.
-    pub kind: PacketKind,
-    /// The PSN of the data packet this acknowledges (for NAKs: the arrival that triggered it).
-    pub psn: u32,
-    /// The receiver's next expected PSN.
-    pub cum_ack: u32,
-    /// Logical path index of the data packet.
-    pub path: u16,
-    /// The data packet was CE-marked.
-    pub ecn: bool,
-    /// Echo of the data packet's send time.
-    pub ts_sent: Time,
-    /// When the receiver got the data packet.
-    pub ts_rx: Time,
-    /// Receiver's OOD for this flow when the data arrived.
-    pub ood: u32,
-    /// This acknowledges a probe.
-    pub probe: bool,
-    /// The receiver dropped the data packet because its reorder buffer was full.
-    pub rx_buffer_full: bool,
-    /// INT stack of the data packet (HPCC).
-    pub int: Option<&'a IntStack>,
-    /// Switch hops the data packet took.
-    pub hops: u8,
-}
+pub use rondo::rrps::RoundRobin;
 
 /// The transport kinds of the scenario contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,6 +112,13 @@ impl TransportKind {
     }
 }
 
+/// A flow of `size_bytes` from UDP port 50 001 at time zero on the 100 Gb/s reference path, for
+/// unit tests.
+#[cfg(test)]
+pub(crate) fn test_env(size_bytes: u64, seed: u64) -> FlowEnv {
+    FlowEnv { cc: CcEnv::reference_100g(), size_bytes, entropy: 50_001, start: Time::ZERO, seed }
+}
+
 /// A `[transport]` configuration for unit tests: `kind` with a default CC, the given recovery,
 /// 48-byte headers and the given transport knobs.
 #[cfg(test)]
@@ -165,55 +129,6 @@ pub(crate) fn test_config(kind: TransportKind, recovery: crate::recovery::Recove
         recovery: RecoveryConfig::new(recovery),
         header_bytes: 48,
         params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-    }
-}
-
-/// Give an ACK to a single-controller sender: loss recovery first, then the congestion control
-/// (told of a detected loss too). Packets count `mtu_bytes` each for the controller.
-pub(crate) fn feed_ack(rec: &mut crate::recovery::Recovery, cc: &mut crate::cc::Cc, mtu_bytes: u32, now: Time, ack: &AckIn) {
-    let sum = rec.on_ack(now, ack);
-    let mtu = mtu_bytes as u64;
-    cc.on_ack(&crate::cc::AckEvent {
-        now,
-        newly_acked_bytes: sum.newly_acked as u64 * mtu,
-        ack_seq_bytes: rec.una() as u64 * mtu,
-        snd_nxt_bytes: rec.max_sent() as u64 * mtu,
-        ecn: ack.ecn,
-        rtt: sum.rtt,
-        int: ack.int,
-        hops: ack.hops,
-    });
-    if sum.loss {
-        cc.on_nak(now);
-    }
-}
-
-/// Whether a sender with `rec`'s outstanding packets of `mtu_bytes` may add one under `cc`'s window.
-pub(crate) fn window_allows(rec: &crate::recovery::Recovery, cc: &crate::cc::Cc, mtu_bytes: u32) -> bool {
-    let w = cc.window_bytes();
-    w == u64::MAX || (rec.outstanding() as u64 * mtu_bytes as u64) < w
-}
-
-/// The earlier of a sender's loss-recovery and congestion-control deadlines.
-pub(crate) fn combined_timeout(rec: &crate::recovery::Recovery, cc: &crate::cc::Cc) -> Option<Time> {
-    match (rec.poll_timeout(), cc.poll_timeout()) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
-/// Fire whichever of a sender's loss-recovery and congestion-control timers is due at `now`; an
-/// RTO expiry is also reported to the controller.
-pub(crate) fn fire_timers(rec: &mut crate::recovery::Recovery, cc: &mut crate::cc::Cc, now: Time) {
-    if cc.poll_timeout().is_some_and(|t| t <= now) {
-        cc.on_timeout(now);
-    }
-    let before = rec.stats().timeouts;
-    if rec.poll_timeout().is_some_and(|t| t <= now) {
-        rec.on_timeout(now);
-        if rec.stats().timeouts > before {
-            cc.on_rto(now);
-        }
     }
 }
 
@@ -233,46 +148,25 @@ pub struct TransportConfig {
     pub params: Vec<(String, Knob)>,
 }
 
-/// What a sender is built for: one flow on one path environment.
-#[derive(Clone, Copy, Debug)]
-pub struct FlowEnv {
-    /// The path: line rate, base RTT, the network's largest RTT/BDP, MTU.
-    pub cc: CcEnv,
-    /// Message size.
-    pub size_bytes: u64,
-    /// The flow's base UDP source port (multipath transports derive their path entropies from it).
-    pub entropy: u16,
-    /// When the flow may start.
-    pub start: Time,
-    /// Seed of the flow's own random stream.
-    pub seed: u64,
-}
-
 impl TransportConfig {
-    /// Build the sender of one flow.
-    pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
-        match self.kind {
+    /// Read the transport-specific knobs once into the kind's typed configuration. Errors name
+    /// the scenario field at fault. Call once per scenario; [`TransportSpec::build`] then makes
+    /// each flow's sender without looking at a knob string again.
+    pub fn spec(&self) -> Result<TransportSpec, String> {
+        Ok(match self.kind {
             TransportKind::Roce => {
                 // RoCE is single-path. `paths` is accepted (and has no effect) so that a multipath
                 // scenario can be rerun as the ECMP + DCQCN baseline by changing `transport.kind` only.
                 if let Some((k, _)) = self.params.iter().find(|(k, _)| k != "paths") {
                     return Err(format!("unknown field `transport.{k}` for transport `roce`"));
                 }
-                let cfg = RoceConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes };
-                Ok(Sender::Roce(RoceSender::new(&cfg, &env.cc, env.size_bytes, env.entropy, env.start)?))
+                TransportSpec::Roce(RoceConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes })
             }
-            TransportKind::Mprdma => Ok(Sender::Mprdma(MprdmaSender::new(MprdmaConfig::from_transport(self)?, env)?)),
-            TransportKind::Falcon => Ok(Sender::Falcon(FalconSender::new(FalconConfig::from_transport(self)?, env)?)),
-            TransportKind::Uet => Ok(Sender::Uet(UetSender::new(UetConfig::from_transport(self)?, env)?)),
-            TransportKind::Eqds => Ok(Sender::Eqds(EqdsSender::new(EqdsConfig::from_transport(self)?, env)?)),
-            TransportKind::Rondo => Ok(Sender::Rondo(RondoSender::new(
-                &RondoConfig::from_transport(self)?,
-                &env.cc,
-                env.size_bytes,
-                env.entropy,
-                env.start,
-                env.seed,
-            )?)),
+            TransportKind::Mprdma => TransportSpec::Mprdma(MprdmaConfig::from_transport(self)?),
+            TransportKind::Falcon => TransportSpec::Falcon(FalconConfig::from_transport(self)?),
+            TransportKind::Uet => TransportSpec::Uet(UetConfig::from_transport(self)?),
+            TransportKind::Eqds => TransportSpec::Eqds(EqdsConfig::from_transport(self)?),
+            TransportKind::Rondo => TransportSpec::Rondo(RondoConfig::from_transport(self)?),
             TransportKind::Rrps => {
                 let mut paths = 4u16;
                 for (k, v) in &self.params {
@@ -287,10 +181,15 @@ impl TransportConfig {
                         _ => return Err(format!("unknown field `transport.{k}` for transport `rrps` (known: paths)")),
                     }
                 }
-                let cfg = RrpsConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes, paths };
-                Ok(Sender::Rrps(RrpsSender::new(&cfg, &env.cc, env.size_bytes, env.entropy, env.start)?))
+                TransportSpec::Rrps(RrpsConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes, paths })
             }
-        }
+        })
+    }
+
+    /// Build the sender of one flow (reads the knobs again: prefer [`TransportConfig::spec`]
+    /// once, then [`TransportSpec::build`] per flow).
+    pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
+        self.spec()?.build(env)
     }
 
     /// Check every knob by building a sender for a reference 100 Gb/s environment.
@@ -302,6 +201,43 @@ impl TransportConfig {
     /// Whether receivers hold out-of-order packets for this transport.
     pub fn receiver_buffers(&self) -> bool {
         self.recovery.kind.receiver_buffers()
+    }
+}
+
+/// A transport's typed configuration, read once from a [`TransportConfig`]: what each flow's
+/// sender is built from.
+#[derive(Clone, Debug)]
+pub enum TransportSpec {
+    /// RoCE.
+    Roce(RoceConfig),
+    /// MP-RDMA.
+    Mprdma(MprdmaConfig),
+    /// Falcon.
+    Falcon(FalconConfig),
+    /// UET.
+    Uet(UetConfig),
+    /// EQDS.
+    Eqds(EqdsConfig),
+    /// Rondo.
+    Rondo(RondoConfig),
+    /// RRPS.
+    Rrps(RrpsConfig),
+}
+
+impl TransportSpec {
+    /// Build the sender of one flow.
+    pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
+        Ok(match self {
+            TransportSpec::Roce(c) => Sender::Roce(RoceSender::new(c, &env.cc, env.size_bytes, env.entropy, env.start)?),
+            TransportSpec::Mprdma(c) => Sender::Mprdma(MprdmaSender::new(c.clone(), env)?),
+            TransportSpec::Falcon(c) => Sender::Falcon(FalconSender::new(c.clone(), env)?),
+            TransportSpec::Uet(c) => Sender::Uet(UetSender::new(c.clone(), env)?),
+            TransportSpec::Eqds(c) => Sender::Eqds(EqdsSender::new(c.clone(), env)?),
+            TransportSpec::Rondo(c) => {
+                Sender::Rondo(RondoSender::new(c, &env.cc, env.size_bytes, env.entropy, env.start, env.seed)?)
+            }
+            TransportSpec::Rrps(c) => Sender::Rrps(RrpsSender::new(c, &env.cc, env.size_bytes, env.entropy, env.start)?),
+        })
     }
 }
 
@@ -390,30 +326,27 @@ impl Sender {
             Sender::Rrps(s) => s.on_timeout(now),
         }
     }
+    /// The sender's message and loss recovery.
+    #[inline]
+    fn core(&self) -> &SenderCore {
+        match self {
+            Sender::Roce(s) => &s.core,
+            Sender::Mprdma(s) => &s.core,
+            Sender::Falcon(s) => &s.core,
+            Sender::Uet(s) => &s.core,
+            Sender::Eqds(s) => &s.core,
+            Sender::Rondo(s) => &s.core,
+            Sender::Rrps(s) => &s.core,
+        }
+    }
     /// Every byte has been acknowledged.
     #[inline]
     pub fn is_complete(&self) -> bool {
-        match self {
-            Sender::Roce(s) => s.is_complete(),
-            Sender::Mprdma(s) => s.is_complete(),
-            Sender::Falcon(s) => s.is_complete(),
-            Sender::Uet(s) => s.is_complete(),
-            Sender::Eqds(s) => s.is_complete(),
-            Sender::Rondo(s) => s.is_complete(),
-            Sender::Rrps(s) => s.is_complete(),
-        }
+        self.core().is_complete()
     }
     /// Loss-recovery counters.
     pub fn recovery_stats(&self) -> RecoveryStats {
-        match self {
-            Sender::Roce(s) => s.recovery_stats(),
-            Sender::Mprdma(s) => s.recovery_stats(),
-            Sender::Falcon(s) => s.recovery_stats(),
-            Sender::Uet(s) => s.recovery_stats(),
-            Sender::Eqds(s) => s.recovery_stats(),
-            Sender::Rondo(s) => s.recovery_stats(),
-            Sender::Rrps(s) => s.recovery_stats(),
-        }
+        self.core().recovery_stats()
     }
     /// The congestion control in use, if any.
     pub fn cc_kind(&self) -> Option<CcKind> {

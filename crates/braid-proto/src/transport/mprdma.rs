@@ -52,7 +52,8 @@ use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
 use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
-use crate::recovery::{Recovery, RecoveryConfig, RecoveryKind, RecoveryStats};
+use crate::transport::sender_core::SenderCore;
+use crate::recovery::{RecoveryConfig, RecoveryKind};
 
 /// Knob names of the `mprdma` transport.
 pub const MPRDMA_KNOBS: &[&str] =
@@ -121,12 +122,10 @@ impl MprdmaConfig {
 #[derive(Clone, Debug)]
 pub struct MprdmaSender {
     cfg: MprdmaConfig,
-    size_bytes: u64,
-    mtu: u32,
+    pub(crate) core: SenderCore,
     line_bps: u64,
     base: u16,
     start: Time,
-    rec: Recovery,
     cwnd: f64,
     /// VPs clocked by ACKs, waiting for their packet to go.
     clocked: VecDeque<u16>,
@@ -145,24 +144,15 @@ impl MprdmaSender {
     /// A sender for one flow.
     pub fn new(cfg: MprdmaConfig, env: &FlowEnv) -> Result<MprdmaSender, String> {
         env.cc.check()?;
-        let mtu = env.cc.mtu_bytes.max(1);
-        let pkts = env.size_bytes.div_ceil(mtu as u64).max(1);
-        if pkts > u32::MAX as u64 / 2 {
-            return Err(format!("flow of {} bytes has too many packets for 32-bit PSNs", env.size_bytes));
-        }
+        let core = SenderCore::new(env.size_bytes, env.cc.mtu_bytes, RecoveryConfig { hole_first: true, ..cfg.recovery })?;
+        let mtu = core.mtu_bytes();
         let bdp_pkts = (env.cc.bdp_bytes() as f64 / mtu as f64).ceil().max(1.0);
         let cwnd = cfg.init_cwnd.unwrap_or(bdp_pkts).clamp(cfg.min_cwnd, cfg.max_cwnd);
         Ok(MprdmaSender {
-            size_bytes: env.size_bytes,
-            mtu,
+            core,
             line_bps: env.cc.line_rate.bps(),
             base: entropy_base(env.entropy, cfg.paths),
             start: env.start,
-            rec: {
-                let mut r = Recovery::new(cfg.recovery, pkts as u32);
-                r.set_hole_first(true);
-                r
-            },
             cwnd,
             clocked: VecDeque::with_capacity(cwnd as usize + 4),
             random_budget: cwnd as u32,
@@ -177,11 +167,6 @@ impl MprdmaSender {
         })
     }
 
-    fn payload_of(&self, psn: u32) -> u32 {
-        let off = psn as u64 * self.mtu as u64;
-        (self.size_bytes.saturating_sub(off)).min(self.mtu as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
-    }
-
     fn wnd(&self) -> u32 {
         self.cwnd as u32
     }
@@ -192,10 +177,10 @@ impl MprdmaSender {
 
     /// Whether something may be sent now (window open and a VP available).
     fn sendable(&self) -> bool {
-        if !self.rec.has_data() || self.rec.outstanding() >= self.wnd() {
+        if !self.core.rec.has_data() || self.core.rec.outstanding() >= self.wnd() {
             return false;
         }
-        !self.clocked.is_empty() || self.random_budget > 0 || self.rec.outstanding() == 0
+        !self.clocked.is_empty() || self.random_budget > 0 || self.core.rec.outstanding() == 0
     }
 
     /// See [`crate::transport::Sender::poll_transmit`].
@@ -203,7 +188,7 @@ impl MprdmaSender {
         if now < self.start || !self.sendable() {
             return None;
         }
-        let (psn, retx) = self.rec.next_psn()?;
+        let (psn, retx) = self.core.rec.next_psn()?;
         let vp = if let Some(vp) = self.clocked.pop_front() {
             vp
         } else if self.random_budget > 0 {
@@ -214,17 +199,7 @@ impl MprdmaSender {
             self.random_budget = self.wnd().saturating_sub(1);
             self.random_vp()
         };
-        self.rec.on_sent(now, psn, vp);
-        Some(TxPacket {
-            kind: PacketKind::Data,
-            psn,
-            payload_bytes: self.payload_of(psn),
-            entropy: self.base + vp,
-            path: vp,
-            retx,
-            timestamped: false,
-            last: (psn as u64 + 1) * self.mtu as u64 >= self.size_bytes,
-        })
+        Some(self.core.send_data(now, psn, retx, vp, self.base + vp))
     }
 
     /// See [`crate::transport::Sender::next_send_time`].
@@ -241,9 +216,9 @@ impl MprdmaSender {
         if !matches!(ack.kind, PacketKind::Ack | PacketKind::Nak) || ack.probe {
             return;
         }
-        let was_retx = self.rec.tx_count(ack.psn) > 1;
+        let was_retx = self.core.rec.tx_count(ack.psn) > 1;
         let late = !was_retx && self.max_acked_psn.is_some_and(|m| ack.psn.saturating_add(self.cfg.delta) <= m);
-        self.rec.on_ack(now, ack);
+        self.core.rec.on_ack(now, ack);
         if !ack.rx_buffer_full {
             self.max_acked_psn = Some(self.max_acked_psn.map_or(ack.psn, |m| m.max(ack.psn)));
         }
@@ -253,7 +228,7 @@ impl MprdmaSender {
         } else {
             self.cwnd += 1.0 / self.cwnd;
         }
-        let st = self.rec.stats();
+        let st = self.core.rec.stats();
         if st.recoveries > self.last_recoveries || st.timeouts > self.last_timeouts {
             self.cwnd *= self.cfg.loss_md;
         }
@@ -272,10 +247,10 @@ impl MprdmaSender {
             return;
         }
         // ACK clocking: up to two packets on the VP this ACK came from.
-        let used = self.rec.outstanding() as i64 + self.clocked.len() as i64 + self.random_budget as i64;
+        let used = self.core.rec.outstanding() as i64 + self.clocked.len() as i64 + self.random_budget as i64;
         let awnd = (self.wnd() as i64 - used).clamp(0, 2);
         for k in 0..awnd {
-            let srtt = self.rec.srtt().unwrap_or(Time::ZERO);
+            let srtt = self.core.rec.srtt().unwrap_or(Time::ZERO);
             let may_explore = self.last_explore.is_none_or(|t| now >= t + srtt);
             let vp = if k == 1 && self.cfg.grow_explore {
                 // The window grew by a packet: the extra packet explores a new VP.
@@ -294,13 +269,13 @@ impl MprdmaSender {
 
     /// See [`crate::transport::Sender::poll_timeout`].
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.rec.poll_timeout()
+        self.core.rec.poll_timeout()
     }
 
     /// See [`crate::transport::Sender::on_timeout`].
     pub fn on_timeout(&mut self, now: Time) {
-        self.rec.on_timeout(now);
-        let st = self.rec.stats();
+        self.core.rec.on_timeout(now);
+        let st = self.core.rec.stats();
         if st.timeouts > self.last_timeouts {
             self.cwnd = (self.cwnd * self.cfg.loss_md).clamp(self.cfg.min_cwnd, self.cfg.max_cwnd);
             // Restart the clock: the resent packets go on random VPs.
@@ -311,17 +286,9 @@ impl MprdmaSender {
         self.last_recoveries = st.recoveries;
     }
 
-    /// Every byte acknowledged.
-    pub fn is_complete(&self) -> bool {
-        self.rec.is_complete()
-    }
-    /// Loss-recovery counters.
-    pub fn recovery_stats(&self) -> RecoveryStats {
-        self.rec.stats()
-    }
     /// The window in bytes.
     pub fn window_bytes(&self) -> u64 {
-        (self.cwnd * self.mtu as f64) as u64
+        (self.cwnd * self.core.msg.mtu_bytes as f64) as u64
     }
     /// Line rate (MP-RDMA is window-clocked, not paced).
     pub fn rate_bps(&self) -> u64 {
@@ -348,12 +315,11 @@ impl MprdmaSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CcEnv;
     use crate::transport::TransportKind;
     use braid_core::Knob;
 
     fn env() -> FlowEnv {
-        FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 1_000_000, entropy: 50_001, start: Time::ZERO, seed: 7 }
+        crate::transport::test_env(1_000_000, 7)
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
@@ -361,20 +327,8 @@ mod tests {
     }
 
     fn ack(tx: &TxPacket, cum: u32, ecn: bool, sent: Time) -> AckIn<'static> {
-        AckIn {
-            kind: if cum > tx.psn { PacketKind::Ack } else { PacketKind::Nak },
-            psn: tx.psn,
-            cum_ack: cum,
-            path: tx.path,
-            ecn,
-            ts_sent: sent,
-            ts_rx: sent,
-            ood: 0,
-            probe: false,
-            rx_buffer_full: false,
-            int: None,
-            hops: 2,
-        }
+        let kind = if cum > tx.psn { PacketKind::Ack } else { PacketKind::Nak };
+        AckIn { ecn, ..AckIn::plain(kind, tx.psn, cum, tx.path, sent, 2) }
     }
 
     #[test]

@@ -37,7 +37,7 @@
 //!   carries the `(skip_p + 1)`-th smallest unsent PSN ([`unsent::UnsentSet`]). Retransmissions
 //!   go before new data and keep their PSN.
 //! - **Loss recovery** (§2.2, §6.2.5): the shared [`Recovery`] — Early Recovery with a 4-packet
-//!   threshold by default, in the paper's per-packet form ([`Recovery::set_er_per_packet`];
+//!   threshold by default, in the paper's per-packet form ([`RecoveryConfig::er_per_packet`];
 //!   `er_mode = "episode"` for the shared episode form), or any selective scheme by
 //!   `transport.recovery` — with its RTO backstop. The receiver side (per-packet ACKs with PSN and
 //!   path, probe ACKs flagged, the NIC's shared reorder buffer, in-order delivery, NAKs on buffer
@@ -106,7 +106,8 @@ use std::collections::VecDeque;
 use braid_core::{Knob, PacketKind, Rng, Time};
 
 use crate::cc::{AckEvent, CcConfig, CcEnv, CcKind, Swift, SwiftConfig};
-use crate::recovery::{Recovery, RecoveryConfig, RecoveryStats};
+use crate::transport::sender_core::SenderCore;
+use crate::recovery::RecoveryConfig;
 use crate::transport::{AckIn, TransportConfig, TxPacket};
 use unsent::UnsentSet;
 
@@ -211,7 +212,7 @@ pub struct RondoConfig {
     /// `ts_interval`: a data packet per path carries a timestamp request at most this often
     /// (default 0.125 base RTT, i.e. `Tu/4`).
     pub ts_interval: RelTime,
-    /// `er_mode`: `"per-packet"` (default, the paper's rule, [`Recovery::set_er_per_packet`]) or
+    /// `er_mode`: `"per-packet"` (default, the paper's rule, [`RecoveryConfig::er_per_packet`]) or
     /// `"episode"` (the shared UET-style episodes) for `recovery = "er"`.
     pub er_per_packet: bool,
 }
@@ -451,8 +452,8 @@ struct PathState {
     base_rtt: Time,
     /// Smallest RTT seen on the path (`Time::MAX` before the first sample).
     min_rtt: Time,
-    /// Smoothed RTT (s).
-    srtt: f64,
+    /// Smoothed RTT.
+    srtt_s: f64,
     rtt_seeded: bool,
     /// End of the current probing phase (`Time::ZERO`: none).
     probe_until: Time,
@@ -462,8 +463,8 @@ struct PathState {
     quiet: u32,
     /// Deficit `Z_p`.
     z: f64,
-    /// Forward delay estimate (s) and stability.
-    fwd: f64,
+    /// Forward delay estimate and stability.
+    fwd_s: f64,
     fwd_n: u32,
     stable: u32,
     /// Earliest time the next data packet on the path may carry a timestamp request.
@@ -491,16 +492,17 @@ impl PathState {
 /// A Rondo flow's sender. See the module docs.
 #[derive(Clone, Debug)]
 pub struct RondoSender {
-    size_bytes: u64,
-    mtu: u32,
+    pub(crate) core: SenderCore,
     header_bytes: u32,
     start: Time,
     /// Topology base RTT of the flow.
     t_env: Time,
     tu: Time,
     ts_interval: Time,
-    tau_q: f64,
-    stable_tol: f64,
+    /// Target queueing delay τq.
+    tau_q_s: f64,
+    /// Stability tolerance of the forward-delay estimate.
+    stable_tol_s: f64,
     params: ArccParams,
     cfg_probe_phase: f64,
     cfg_probe_trigger: u32,
@@ -512,13 +514,12 @@ pub struct RondoSender {
     scheduler: bool,
     selection: PathSelection,
     swift_mode: bool,
-    rec: Recovery,
     unsent: UnsentSet,
     paths: Vec<PathState>,
     samples: Vec<PathSample>,
     next_tx_at: Time,
-    /// Pacer: packets per second.
-    pace_rate: f64,
+    /// Pacer rate.
+    pace_pkts_per_s: f64,
     pace_gap: Time,
     /// Earliest update due on any path.
     next_update: Time,
@@ -533,11 +534,9 @@ impl RondoSender {
     /// A sender for one flow of `env.size_bytes` bytes.
     pub fn new(cfg: &RondoConfig, env: &CcEnv, size_bytes: u64, entropy: u16, start: Time, seed: u64) -> Result<RondoSender, String> {
         env.check()?;
-        let mtu = env.mtu_bytes.max(1);
-        let pkts = size_bytes.div_ceil(mtu as u64).max(1);
-        if pkts > u32::MAX as u64 / 2 {
-            return Err(format!("flow of {size_bytes} bytes has too many packets for 32-bit PSNs"));
-        }
+        let core = SenderCore::new(size_bytes, env.mtu_bytes, RecoveryConfig { er_per_packet: cfg.er_per_packet, ..cfg.recovery })?;
+        let mtu = core.mtu_bytes();
+        let pkts = core.msg.packets as u64;
         if env.base_rtt == Time::ZERO {
             return Err("rondo needs a positive base RTT".into());
         }
@@ -546,7 +545,7 @@ impl RondoSender {
         let tau_q = cfg.tau_q.resolve(env.max_rtt.max(env.base_rtt)).secs_f64();
         let params = ArccParams {
             q0: cfg.q0.packets(mtu),
-            tau_q,
+            tau_q_s: tau_q,
             alpha: cfg.alpha,
             alpha_side: cfg.alpha_side,
             gamma: cfg.gamma,
@@ -591,14 +590,14 @@ impl RondoSender {
                     first_ack_at: None,
                     base_rtt: t_env,
                     min_rtt: Time::MAX,
-                    srtt: t_env.secs_f64(),
+                    srtt_s: t_env.secs_f64(),
                     rtt_seeded: false,
                     probe_until,
                     credit_open: cfg.probing,
                     extra: 0.0,
                     quiet: 0,
                     z: 0.0,
-                    fwd: 0.0,
+                    fwd_s: 0.0,
                     fwd_n: 0,
                     stable: 0,
                     ts_next: if cfg.scheduler { start } else { Time::MAX },
@@ -614,15 +613,14 @@ impl RondoSender {
         let tu = cfg.tu.resolve(t_env).max(Time(1));
         let ts_interval = cfg.ts_interval.resolve(t_env);
         let mut s = RondoSender {
-            size_bytes,
-            mtu,
+            core,
             header_bytes: cfg.header_bytes,
             start,
             t_env,
             tu,
             ts_interval,
-            tau_q,
-            stable_tol: cfg.stable_tol.resolve(t_env).secs_f64(),
+            tau_q_s: tau_q,
+            stable_tol_s: cfg.stable_tol.resolve(t_env).secs_f64(),
             params,
             cfg_probe_phase: cfg.probe_phase,
             cfg_probe_trigger: cfg.probe_trigger,
@@ -634,16 +632,11 @@ impl RondoSender {
             scheduler: cfg.scheduler,
             selection: cfg.path_selection,
             swift_mode,
-            rec: {
-                let mut r = Recovery::new(cfg.recovery, pkts as u32);
-                r.set_er_per_packet(cfg.er_per_packet);
-                r
-            },
             unsent: UnsentSet::new(pkts as u32),
             paths,
             samples: vec![PathSample::default(); n],
             next_tx_at: start,
-            pace_rate: 0.0,
+            pace_pkts_per_s: 0.0,
             pace_gap: Time::ZERO,
             next_update: start + tu,
             tu_rel: cfg.tu,
@@ -660,17 +653,12 @@ impl RondoSender {
         Ok(s)
     }
 
-    fn payload_of(&self, psn: u32) -> u32 {
-        let off = psn as u64 * self.mtu as u64;
-        (self.size_bytes.saturating_sub(off)).min(self.mtu as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
-    }
-
     fn recompute_pacer(&mut self) {
         let mut r = 0.0;
         for p in &self.paths {
             r += p.window() / p.base_rtt.secs_f64();
         }
-        self.pace_rate = r;
+        self.pace_pkts_per_s = r;
         self.pace_gap = if r > 0.0 { Time::from_secs_f64(1.0 / r) } else { Time::MAX };
     }
 
@@ -748,14 +736,14 @@ impl RondoSender {
 
     /// See [`crate::transport::Sender::poll_transmit`].
     pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
-        if now < self.start || self.rec.is_complete() {
+        if now < self.start || self.core.rec.is_complete() {
             return None;
         }
-        if self.unsent.remaining() == 0 && !self.rec.has_retx() {
+        if self.unsent.remaining() == 0 && !self.core.rec.has_retx() {
             return None;
         }
         if now >= self.next_tx_at && self.any_open() {
-            let retx = self.rec.next_retx();
+            let retx = self.core.rec.next_retx();
             if retx.is_some() || self.unsent.remaining() > 0 {
                 let p = self.choose_path().expect("a window is open");
                 let (psn, is_retx) = match retx {
@@ -767,11 +755,11 @@ impl RondoSender {
                             self.stats.skipped_sends += 1;
                         }
                         self.unsent.mark_sent(psn);
-                        self.rec.set_next_new(self.unsent.lowest());
+                        self.core.rec.set_next_new(self.unsent.lowest());
                         (psn, false)
                     }
                 };
-                self.rec.on_sent(now, psn, p as u16);
+                self.core.rec.on_sent(now, psn, p as u16);
                 let ps = &mut self.paths[p];
                 ps.sent.push_back(now);
                 let timestamped = !is_retx && now >= ps.ts_next;
@@ -782,17 +770,8 @@ impl RondoSender {
                 let entropy = ps.entropy;
                 // One packet per gap; a late send may catch up by at most one gap.
                 self.next_tx_at = self.next_tx_at.max(now.saturating_sub(self.pace_gap)).saturating_add(self.pace_gap);
-                let payload = self.payload_of(psn);
-                return Some(TxPacket {
-                    kind: PacketKind::Data,
-                    psn,
-                    payload_bytes: payload,
-                    entropy,
-                    path: p as u16,
-                    retx: is_retx,
-                    timestamped,
-                    last: (psn as u64 + 1) * self.mtu as u64 >= self.size_bytes,
-                });
+                let payload = self.core.msg.payload_of(psn);
+                return Some(TxPacket { timestamped, ..self.core.data_packet(psn, is_retx, p as u16, entropy, payload) });
             }
         }
         if self.probing_now(now) {
@@ -820,7 +799,7 @@ impl RondoSender {
 
     /// See [`crate::transport::Sender::next_send_time`].
     pub fn next_send_time(&self, now: Time) -> Time {
-        if self.rec.is_complete() || (self.unsent.remaining() == 0 && !self.rec.has_retx()) {
+        if self.core.rec.is_complete() || (self.unsent.remaining() == 0 && !self.core.rec.has_retx()) {
             return Time::MAX;
         }
         let now = now.max(self.start);
@@ -844,8 +823,8 @@ impl RondoSender {
             }
             return;
         }
-        let sum = self.rec.on_ack(now, ack);
-        let mtu = self.mtu as u64;
+        let sum = self.core.rec.on_ack(now, ack);
+        let mtu = self.core.msg.mtu_bytes as u64;
         let Some(ps) = self.paths.get_mut(p) else { return };
         while ps.sent.front().is_some_and(|&t| t <= ack.ts_sent) {
             ps.sent.pop_front();
@@ -857,9 +836,9 @@ impl RondoSender {
             ps.min_rtt = ps.min_rtt.min(rtt);
             if !ps.rtt_seeded {
                 ps.rtt_seeded = true;
-                ps.srtt = rtt.secs_f64();
+                ps.srtt_s = rtt.secs_f64();
             } else {
-                ps.srtt += (rtt.secs_f64() - ps.srtt) / 8.0;
+                ps.srtt_s += (rtt.secs_f64() - ps.srtt_s) / 8.0;
             }
         }
         // Echoes come back in send order on a path: older pending entries lost their packet or ACK.
@@ -870,15 +849,15 @@ impl RondoSender {
             ps.ts_pending.pop_front();
             let d = ack.ts_rx.0 as f64 * 1e-12 - ack.ts_sent.0 as f64 * 1e-12;
             if ps.fwd_n == 0 {
-                ps.fwd = d;
+                ps.fwd_s = d;
                 ps.stable = 1;
             } else {
-                if (d - ps.fwd).abs() <= self.stable_tol {
+                if (d - ps.fwd_s).abs() <= self.stable_tol_s {
                     ps.stable = ps.stable.saturating_add(1);
                 } else {
                     ps.stable = 0;
                 }
-                ps.fwd += self.cfg_delay_gain * (d - ps.fwd);
+                ps.fwd_s += self.cfg_delay_gain * (d - ps.fwd_s);
             }
             ps.fwd_n = ps.fwd_n.saturating_add(1);
         }
@@ -886,8 +865,8 @@ impl RondoSender {
             sw.on_ack(&AckEvent {
                 now,
                 newly_acked_bytes: if sum.newly_acked > 0 { mtu } else { 0 },
-                ack_seq_bytes: self.rec.una() as u64 * mtu,
-                snd_nxt_bytes: self.rec.max_sent() as u64 * mtu,
+                ack_seq_bytes: self.core.rec.una() as u64 * mtu,
+                snd_nxt_bytes: self.core.rec.max_sent() as u64 * mtu,
                 ecn: ack.ecn,
                 rtt: if rtt > Time::ZERO { Some(rtt) } else { None },
                 int: ack.int,
@@ -900,10 +879,10 @@ impl RondoSender {
 
     /// See [`crate::transport::Sender::poll_timeout`].
     pub fn poll_timeout(&self) -> Option<Time> {
-        if self.rec.is_complete() {
+        if self.core.rec.is_complete() {
             return None;
         }
-        Some(match self.rec.poll_timeout() {
+        Some(match self.core.rec.poll_timeout() {
             Some(t) => t.min(self.next_update),
             None => self.next_update,
         })
@@ -911,10 +890,10 @@ impl RondoSender {
 
     /// See [`crate::transport::Sender::on_timeout`].
     pub fn on_timeout(&mut self, now: Time) {
-        if self.rec.poll_timeout().is_some_and(|t| t <= now) {
-            self.rec.on_timeout(now);
+        if self.core.rec.poll_timeout().is_some_and(|t| t <= now) {
+            self.core.rec.on_timeout(now);
         }
-        if now >= self.next_update && !self.rec.is_complete() {
+        if now >= self.next_update && !self.core.rec.is_complete() {
             self.update(now);
         }
     }
@@ -950,7 +929,7 @@ impl RondoSender {
                 continue;
             }
             // A copy unanswered for 4 base RTTs (and no later one answered) was lost.
-            let expire = now.saturating_sub(ps.base_rtt.mul_f64(4.0).max(Time::from_secs_f64(2.0 * ps.srtt)));
+            let expire = now.saturating_sub(ps.base_rtt.mul_f64(4.0).max(Time::from_secs_f64(2.0 * ps.srtt_s)));
             while ps.sent.front().is_some_and(|&t| t < expire) {
                 ps.sent.pop_front();
             }
@@ -985,7 +964,7 @@ impl RondoSender {
                         ps.credit_open = false;
                         ps.extra = 0.0;
                     }
-                    let slack = Time::from_secs_f64(self.cfg_probe_slack * self.tau_q);
+                    let slack = Time::from_secs_f64(self.cfg_probe_slack * self.tau_q_s);
                     let ok = oldest == Time::MAX || now.saturating_sub(oldest) <= ps.base_rtt + slack;
                     ps.quiet = if ok { ps.quiet + 1 } else { 0 };
                     if ps.quiet >= self.cfg_probe_trigger && data_left {
@@ -1030,10 +1009,10 @@ impl RondoSender {
         self.sched_on = true;
         for p in 0..n {
             let mut s = 0.0;
-            let dp = self.paths[p].fwd;
+            let dp = self.paths[p].fwd_s;
             for (q, o) in self.paths.iter().enumerate() {
-                if q != p && dp > o.fwd {
-                    s += o.window() / o.srtt.max(1e-12) * (dp - o.fwd);
+                if q != p && dp > o.fwd_s {
+                    s += o.window() / o.srtt_s.max(1e-12) * (dp - o.fwd_s);
                 }
             }
             self.paths[p].skip = (s.floor() as u64).min(self.cfg_max_skip as u64) as u32;
@@ -1041,19 +1020,19 @@ impl RondoSender {
     }
 
     fn refresh_samples(&mut self, now: Time) {
-        let wire = (self.mtu + self.header_bytes) as f64;
+        let wire = (self.core.msg.mtu_bytes + self.header_bytes) as f64;
         for (i, ps) in self.paths.iter().enumerate() {
             let (rate, q) = match &ps.cc {
-                PathCc::Arcc(a) => (a.rate, a.q),
-                PathCc::Swift(_) => (ps.w / ps.srtt.max(1e-12), 0.0),
+                PathCc::Arcc(a) => (a.rate_pkts_per_s, a.q),
+                PathCc::Swift(_) => (ps.w / ps.srtt_s.max(1e-12), 0.0),
             };
             self.samples[i] = PathSample {
                 path: i as u16,
-                window_bytes: (ps.window() * self.mtu as f64) as u64,
+                window_bytes: (ps.window() * self.core.msg.mtu_bytes as f64) as u64,
                 ack_rate_bps: (rate * wire * 8.0) as u64,
                 inflight_pkts: ps.sent.len() as u32,
-                margin_bytes: (q * self.mtu as f64) as u64,
-                fwd_delay_ns: ps.fwd * 1e9,
+                margin_bytes: (q * self.core.msg.mtu_bytes as f64) as u64,
+                fwd_delay_ns: ps.fwd_s * 1e9,
                 skip: ps.skip,
                 probing: ps.probe_until > now,
             };
@@ -1062,11 +1041,7 @@ impl RondoSender {
 
     /// Every byte acknowledged.
     pub fn is_complete(&self) -> bool {
-        self.rec.is_complete()
-    }
-    /// Loss-recovery counters.
-    pub fn recovery_stats(&self) -> RecoveryStats {
-        self.rec.stats()
+        self.core.is_complete()
     }
     /// Rondo's own counters.
     pub fn stats(&self) -> RondoStats {
@@ -1082,11 +1057,11 @@ impl RondoSender {
     }
     /// The flow pacer's rate (`Σ W_p / T_p`) in bit/s of data-packet wire size.
     pub fn rate_bps(&self) -> u64 {
-        (self.pace_rate * (self.mtu + self.header_bytes) as f64 * 8.0) as u64
+        (self.pace_pkts_per_s * (self.core.msg.mtu_bytes + self.header_bytes) as f64 * 8.0) as u64
     }
     /// Sum of the per-path windows in bytes.
     pub fn window_bytes(&self) -> u64 {
-        self.paths.iter().map(|p| (p.window() * self.mtu as f64) as u64).sum()
+        self.paths.iter().map(|p| (p.window() * self.core.msg.mtu_bytes as f64) as u64).sum()
     }
     /// Per-path state as of the last window update.
     pub fn path_samples(&self) -> &[PathSample] {

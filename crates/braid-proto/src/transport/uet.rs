@@ -50,7 +50,8 @@ use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
 use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
-use crate::recovery::{Recovery, RecoveryConfig, RecoveryKind, RecoveryStats};
+use crate::transport::sender_core::SenderCore;
+use crate::recovery::{RecoveryConfig, RecoveryKind};
 
 /// Knob names of the `uet` transport.
 pub const UET_KNOBS: &[&str] = &[
@@ -249,10 +250,10 @@ impl Reps {
 /// NSCC state of one flow (spec §8.2), bytes and picoseconds as `f64`.
 #[derive(Clone, Debug)]
 struct Nscc {
-    mtu: f64,
+    mtu_bytes: f64,
     line_bytes_per_ps: f64,
-    target: f64,
-    rtt_net: f64,
+    target_delay_ps: f64,
+    rtt_net_ps: f64,
     alpha_p: f64,
     fi: f64,
     eta: f64,
@@ -260,24 +261,24 @@ struct Nscc {
     fi_scale: f64,
     delay_alpha: f64,
     qa: bool,
-    base_rtt: f64,
-    maxwnd: f64,
-    cwnd: f64,
-    avg_delay: f64,
+    base_rtt_ps: f64,
+    maxwnd_bytes: f64,
+    cwnd_bytes: f64,
+    avg_delay_ps: f64,
     inc_bytes: f64,
     received_bytes: f64,
     achieved_bytes: f64,
-    qa_end: f64,
+    qa_end_ps: f64,
     qa_trigger: bool,
     bytes_to_ignore: f64,
     bytes_ignored: f64,
     fi_count: f64,
     fast: bool,
-    last_dec: Option<f64>,
-    last_adjust: f64,
+    last_dec_ps: Option<f64>,
+    last_adjust_ps: f64,
     quick_adapts: u64,
     /// Sum and count of delay samples (for tests and reports).
-    delay_sum: f64,
+    delay_sum_ps: f64,
     delay_n: u64,
 }
 
@@ -295,10 +296,10 @@ impl Nscc {
         let maxwnd = (1.5 * base_rtt * line_bytes_per_ps).max(mtu);
         let start = env.start.ps() as f64;
         Nscc {
-            mtu,
+            mtu_bytes: mtu,
             line_bytes_per_ps,
-            target,
-            rtt_net,
+            target_delay_ps: target,
+            rtt_net_ps: rtt_net,
             alpha_p: 4.0 * mtu * a * b / target,
             fi: 5.0 * mtu * a,
             eta: 0.15 * mtu * a,
@@ -306,45 +307,45 @@ impl Nscc {
             fi_scale: 0.25 * a,
             delay_alpha: 0.0125,
             qa,
-            base_rtt,
-            maxwnd,
-            cwnd: maxwnd,
-            avg_delay: 0.0,
+            base_rtt_ps: base_rtt,
+            maxwnd_bytes: maxwnd,
+            cwnd_bytes: maxwnd,
+            avg_delay_ps: 0.0,
             inc_bytes: 0.0,
             received_bytes: 0.0,
             achieved_bytes: 0.0,
-            qa_end: start + base_rtt + target,
+            qa_end_ps: start + base_rtt + target,
             qa_trigger: false,
             bytes_to_ignore: 0.0,
             bytes_ignored: 0.0,
             fi_count: 0.0,
             fast: false,
-            last_dec: None,
-            last_adjust: start,
+            last_dec_ps: None,
+            last_adjust_ps: start,
             quick_adapts: 0,
-            delay_sum: 0.0,
+            delay_sum_ps: 0.0,
             delay_n: 0,
         }
     }
 
     fn clamp(&mut self) {
-        self.cwnd = self.cwnd.clamp(self.mtu, self.maxwnd.max(self.mtu));
+        self.cwnd_bytes = self.cwnd_bytes.clamp(self.mtu_bytes, self.maxwnd_bytes.max(self.mtu_bytes));
     }
 
     fn quick_adapt(&mut self, now: f64, in_flight: f64) -> bool {
-        if !self.qa || now < self.qa_end {
+        if !self.qa || now < self.qa_end_ps {
             return false;
         }
-        let fired = self.qa_trigger && self.achieved_bytes < self.maxwnd / 8.0;
+        let fired = self.qa_trigger && self.achieved_bytes < self.maxwnd_bytes / 8.0;
         if fired {
-            self.cwnd = self.achieved_bytes.max(self.mtu);
+            self.cwnd_bytes = self.achieved_bytes.max(self.mtu_bytes);
             self.bytes_to_ignore = in_flight;
             self.bytes_ignored = 0.0;
             self.quick_adapts += 1;
         }
         self.achieved_bytes = 0.0;
         self.qa_trigger = false;
-        self.qa_end = now + self.base_rtt + self.target;
+        self.qa_end_ps = now + self.base_rtt_ps + self.target_delay_ps;
         fired
     }
 
@@ -354,21 +355,21 @@ impl Nscc {
         self.achieved_bytes += newly;
         self.received_bytes += newly;
         self.bytes_ignored += newly;
-        if raw_rtt > 0.0 && raw_rtt < self.base_rtt {
-            self.base_rtt = raw_rtt;
-            self.maxwnd = (1.5 * self.base_rtt * self.line_bytes_per_ps).max(self.mtu);
+        if raw_rtt > 0.0 && raw_rtt < self.base_rtt_ps {
+            self.base_rtt_ps = raw_rtt;
+            self.maxwnd_bytes = (1.5 * self.base_rtt_ps * self.line_bytes_per_ps).max(self.mtu_bytes);
         }
-        let delay = (raw_rtt - self.base_rtt).max(0.0);
-        self.delay_sum += delay;
+        let delay = (raw_rtt - self.base_rtt_ps).max(0.0);
+        self.delay_sum_ps += delay;
         self.delay_n += 1;
-        let sample = if !ecn && delay > self.target { self.base_rtt / 4.0 } else { delay };
-        self.avg_delay = (1.0 - self.delay_alpha) * self.avg_delay + self.delay_alpha * sample;
-        if delay > 4.0 * self.target || nack || loss {
+        let sample = if !ecn && delay > self.target_delay_ps { self.base_rtt_ps / 4.0 } else { delay };
+        self.avg_delay_ps = (1.0 - self.delay_alpha) * self.avg_delay_ps + self.delay_alpha * sample;
+        if delay > 4.0 * self.target_delay_ps || nack || loss {
             self.qa_trigger = true;
         }
         let fired = self.quick_adapt(now, in_flight);
         if nack && !fired {
-            self.cwnd -= self.mtu;
+            self.cwnd_bytes -= self.mtu_bytes;
         }
         let ignored = ecn && self.bytes_ignored < self.bytes_to_ignore;
         if !(fired || nack || ignored) {
@@ -376,38 +377,38 @@ impl Nscc {
                 self.fi_count = 0.0;
                 self.fast = false;
             }
-            match (ecn, delay >= self.target) {
+            match (ecn, delay >= self.target_delay_ps) {
                 (false, true) => self.inc_bytes += self.fi * newly,
                 (false, false) => {
                     let mut proportional = true;
                     if delay < 1e6 {
                         self.fi_count += newly;
-                        if self.fi_count > self.cwnd || self.fast {
+                        if self.fi_count > self.cwnd_bytes || self.fast {
                             self.fast = true;
-                            self.cwnd += self.fi_scale * newly;
+                            self.cwnd_bytes += self.fi_scale * newly;
                             proportional = false;
                         }
                     }
                     if proportional {
-                        self.inc_bytes += self.alpha_p * newly * (self.target - delay);
+                        self.inc_bytes += self.alpha_p * newly * (self.target_delay_ps - delay);
                     }
                 }
                 (true, true) => {
-                    if self.last_dec.is_none_or(|t| now - t >= self.base_rtt) && self.avg_delay > self.target {
-                        let f = (1.0 - self.gamma * (self.avg_delay - self.target) / self.avg_delay).max(0.5);
-                        self.cwnd = (self.cwnd * f).max(self.mtu);
-                        self.last_dec = Some(now);
+                    if self.last_dec_ps.is_none_or(|t| now - t >= self.base_rtt_ps) && self.avg_delay_ps > self.target_delay_ps {
+                        let f = (1.0 - self.gamma * (self.avg_delay_ps - self.target_delay_ps) / self.avg_delay_ps).max(0.5);
+                        self.cwnd_bytes = (self.cwnd_bytes * f).max(self.mtu_bytes);
+                        self.last_dec_ps = Some(now);
                     }
                 }
                 (true, false) => {}
             }
         }
         self.clamp();
-        if self.received_bytes > 8.0 * self.mtu || now - self.last_adjust > self.rtt_net {
-            self.cwnd += self.inc_bytes / self.cwnd;
-            if now - self.last_adjust >= self.rtt_net {
-                self.cwnd += self.eta;
-                self.last_adjust = now;
+        if self.received_bytes > 8.0 * self.mtu_bytes || now - self.last_adjust_ps > self.rtt_net_ps {
+            self.cwnd_bytes += self.inc_bytes / self.cwnd_bytes;
+            if now - self.last_adjust_ps >= self.rtt_net_ps {
+                self.cwnd_bytes += self.eta;
+                self.last_adjust_ps = now;
             }
             self.inc_bytes = 0.0;
             self.received_bytes = 0.0;
@@ -416,7 +417,7 @@ impl Nscc {
     }
 
     fn on_rto(&mut self) {
-        self.cwnd = (self.cwnd - self.mtu).max(self.mtu);
+        self.cwnd_bytes = (self.cwnd_bytes - self.mtu_bytes).max(self.mtu_bytes);
     }
 }
 
@@ -424,12 +425,10 @@ impl Nscc {
 #[derive(Clone, Debug)]
 pub struct UetSender {
     cfg: UetConfig,
-    size_bytes: u64,
-    mtu: u32,
+    pub(crate) core: SenderCore,
     line_bps: u64,
     base: u16,
     start: Time,
-    rec: Recovery,
     nscc: Nscc,
     reps: Reps,
     rng: Rng,
@@ -451,24 +450,15 @@ impl UetSender {
     /// A sender for one flow.
     pub fn new(cfg: UetConfig, env: &FlowEnv) -> Result<UetSender, String> {
         env.cc.check()?;
-        let mtu = env.cc.mtu_bytes.max(1);
-        let pkts = env.size_bytes.div_ceil(mtu as u64).max(1);
-        if pkts > u32::MAX as u64 / 2 {
-            return Err(format!("flow of {} bytes has too many packets for 32-bit PSNs", env.size_bytes));
-        }
-        let mut rec = Recovery::new(cfg.recovery, pkts as u32);
-        rec.set_rto_per_packet(true);
-        rec.set_hole_first(true);
+        let core = SenderCore::new(env.size_bytes, env.cc.mtu_bytes, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
         let mut rng = Rng::new(env.seed);
         let obl_span = cfg.paths.next_power_of_two();
         let obl_mask = rng.below(obl_span as u64) as u32;
         Ok(UetSender {
-            size_bytes: env.size_bytes,
-            mtu,
+            core,
             line_bps: env.cc.line_rate.bps(),
             base: entropy_base(env.entropy, cfg.paths),
             start: env.start,
-            rec,
             nscc: Nscc::new(env, cfg.target_qdelay, cfg.quick_adapt),
             reps: Reps::new(cfg.paths, cfg.reps_buffer as usize, cfg.reps_freeze, cfg.reps_freeze_time),
             rng,
@@ -485,17 +475,12 @@ impl UetSender {
         })
     }
 
-    fn payload_of(&self, psn: u32) -> u32 {
-        let off = psn as u64 * self.mtu as u64;
-        (self.size_bytes.saturating_sub(off)).min(self.mtu as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
-    }
-
     fn in_flight(&self) -> f64 {
-        self.rec.outstanding() as f64 * self.mtu as f64
+        self.core.rec.outstanding() as f64 * self.core.msg.mtu_bytes as f64
     }
 
     fn may_send(&self) -> bool {
-        self.rec.has_data() && (self.rec.has_retx() || self.in_flight() + self.mtu as f64 <= self.nscc.cwnd)
+        self.core.rec.has_data() && (self.core.rec.has_retx() || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd_bytes)
     }
 
     fn next_ev(&mut self, now: Time) -> u16 {
@@ -537,24 +522,14 @@ impl UetSender {
         if now < self.start || !self.may_send() {
             return None;
         }
-        let (psn, retx) = self.rec.next_psn()?;
-        if !retx && self.in_flight() + self.mtu as f64 > self.nscc.cwnd {
-            self.rec.unget(psn, retx);
+        let (psn, retx) = self.core.rec.next_psn()?;
+        if !retx && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd_bytes {
+            self.core.rec.unget(psn, retx);
             return None;
         }
         let ev = self.next_ev(now);
         self.note_ev(ev);
-        self.rec.on_sent(now, psn, ev);
-        Some(TxPacket {
-            kind: PacketKind::Data,
-            psn,
-            payload_bytes: self.payload_of(psn),
-            entropy: self.base + ev,
-            path: ev,
-            retx,
-            timestamped: false,
-            last: (psn as u64 + 1) * self.mtu as u64 >= self.size_bytes,
-        })
+        Some(self.core.send_data(now, psn, retx, ev, self.base + ev))
     }
 
     /// See [`crate::transport::Sender::next_send_time`].
@@ -572,12 +547,12 @@ impl UetSender {
             return;
         }
         if self.cfg.ood_threshold.is_none() {
-            let mss = self.mtu as f64;
-            let thr = (1.5 * self.nscc.cwnd).min(self.nscc.maxwnd).max(5.0 * mss) / mss;
-            self.rec.set_er_threshold(thr as u32);
+            let mss = self.core.msg.mtu_bytes as f64;
+            let thr = (1.5 * self.nscc.cwnd_bytes).min(self.nscc.maxwnd_bytes).max(5.0 * mss) / mss;
+            self.core.rec.set_er_threshold(thr as u32);
         }
-        let sum = self.rec.on_ack(now, ack);
-        let newly = sum.newly_acked as f64 * self.mtu as f64;
+        let sum = self.core.rec.on_ack(now, ack);
+        let newly = sum.newly_acked as f64 * self.core.msg.mtu_bytes as f64;
         let raw = now.saturating_sub(ack.ts_sent).ps() as f64;
         let fb = if ack.rx_buffer_full {
             EvFeedback::Nack
@@ -595,13 +570,13 @@ impl UetSender {
 
     /// See [`crate::transport::Sender::poll_timeout`].
     pub fn poll_timeout(&self) -> Option<Time> {
-        self.rec.poll_timeout()
+        self.core.rec.poll_timeout()
     }
 
     /// See [`crate::transport::Sender::on_timeout`].
     pub fn on_timeout(&mut self, now: Time) {
-        self.rec.on_timeout(now);
-        let st = self.rec.stats();
+        self.core.rec.on_timeout(now);
+        let st = self.core.rec.stats();
         if st.timeouts > self.last_timeouts {
             self.nscc.on_rto();
             self.reps.on_timeout(now);
@@ -609,17 +584,9 @@ impl UetSender {
         self.last_timeouts = st.timeouts;
     }
 
-    /// Every byte acknowledged.
-    pub fn is_complete(&self) -> bool {
-        self.rec.is_complete()
-    }
-    /// Loss-recovery counters.
-    pub fn recovery_stats(&self) -> RecoveryStats {
-        self.rec.stats()
-    }
     /// The NSCC window in bytes.
     pub fn window_bytes(&self) -> u64 {
-        self.nscc.cwnd as u64
+        self.nscc.cwnd_bytes as u64
     }
     /// Line rate (UET does not pace).
     pub fn rate_bps(&self) -> u64 {
@@ -627,16 +594,16 @@ impl UetSender {
     }
     /// NSCC's target queuing delay.
     pub fn target_qdelay(&self) -> Time {
-        Time::from_ps(self.nscc.target as u64)
+        Time::from_ps(self.nscc.target_delay_ps as u64)
     }
     /// Mean of the queuing-delay samples (`RTT − base_rtt`) seen so far, and their number.
     pub fn mean_delay(&self) -> (Time, u64) {
-        let m = if self.nscc.delay_n > 0 { self.nscc.delay_sum / self.nscc.delay_n as f64 } else { 0.0 };
+        let m = if self.nscc.delay_n > 0 { self.nscc.delay_sum_ps / self.nscc.delay_n as f64 } else { 0.0 };
         (Time::from_ps(m as u64), self.nscc.delay_n)
     }
     /// Reset the delay statistics of [`UetSender::mean_delay`].
     pub fn reset_delay_stats(&mut self) {
-        self.nscc.delay_sum = 0.0;
+        self.nscc.delay_sum_ps = 0.0;
         self.nscc.delay_n = 0;
     }
     /// Quick adapts so far.
@@ -666,12 +633,11 @@ impl UetSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CcEnv;
     use crate::transport::TransportKind;
     use braid_core::Knob;
 
     fn env() -> FlowEnv {
-        FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 10_000_000, entropy: 50_001, start: Time::ZERO, seed: 5 }
+        crate::transport::test_env(10_000_000, 5)
     }
 
     fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
@@ -679,20 +645,7 @@ mod tests {
     }
 
     fn ack(tx: &TxPacket, cum: u32, ecn: bool, sent: Time) -> AckIn<'static> {
-        AckIn {
-            kind: PacketKind::Ack,
-            psn: tx.psn,
-            cum_ack: cum,
-            path: tx.path,
-            ecn,
-            ts_sent: sent,
-            ts_rx: sent,
-            ood: 0,
-            probe: false,
-            rx_buffer_full: false,
-            int: None,
-            hops: 2,
-        }
+        AckIn { ecn, ..AckIn::plain(PacketKind::Ack, tx.psn, cum, tx.path, sent, 2) }
     }
 
     #[test]

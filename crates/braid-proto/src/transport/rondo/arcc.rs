@@ -40,8 +40,8 @@ impl AlphaSide {
 pub struct ArccParams {
     /// Margin cap `q0` (packets; default 3 MTU).
     pub q0: f64,
-    /// Target queueing delay `τq` (seconds; default 0.04 × the network's largest base RTT).
-    pub tau_q: f64,
+    /// Target queueing delay `τq` (default 0.04 × the network's largest base RTT).
+    pub tau_q_s: f64,
     /// ACK-rate EWMA parameter α (default 0.8).
     pub alpha: f64,
     /// Which side α weights.
@@ -63,14 +63,14 @@ pub struct ArccPath {
     pub w: f64,
     /// Margin `q_p` (packets).
     pub q: f64,
-    /// ACK-rate estimate `r̂_p` (packets per second).
-    pub rate: f64,
+    /// ACK-rate estimate `r̂_p`.
+    pub rate_pkts_per_s: f64,
     /// Whether the first update (which seeds `r̂` and sets `W = W*`) has happened.
     pub seeded: bool,
     /// Last estimate of the own queue `Q_p` (packets; may be negative).
     pub queue: f64,
-    /// Last estimate of the queueing delay `d_p` (seconds; may be negative or infinite).
-    pub qdelay: f64,
+    /// Last estimate of the queueing delay `d_p` (may be negative or infinite).
+    pub qdelay_s: f64,
     /// The last update used the direct (fast-drain) correction.
     pub fast: bool,
 }
@@ -78,7 +78,7 @@ pub struct ArccPath {
 impl ArccPath {
     /// Initial state: `W = W0`, `q = q0/4`, no rate estimate.
     pub fn new(p: &ArccParams) -> ArccPath {
-        ArccPath { w: p.w0, q: p.q0 / 4.0, rate: 0.0, seeded: false, queue: 0.0, qdelay: 0.0, fast: false }
+        ArccPath { w: p.w0, q: p.q0 / 4.0, rate_pkts_per_s: 0.0, seeded: false, queue: 0.0, qdelay_s: 0.0, fast: false }
     }
 
     /// The EWMA of the rate estimate with a new sample (the sample itself before the first update).
@@ -87,8 +87,8 @@ impl ArccPath {
             return sample;
         }
         match p.alpha_side {
-            AlphaSide::Sample => p.alpha * sample + (1.0 - p.alpha) * self.rate,
-            AlphaSide::History => p.alpha * self.rate + (1.0 - p.alpha) * sample,
+            AlphaSide::Sample => p.alpha * sample + (1.0 - p.alpha) * self.rate_pkts_per_s,
+            AlphaSide::History => p.alpha * self.rate_pkts_per_s + (1.0 - p.alpha) * sample,
         }
     }
 
@@ -97,31 +97,31 @@ impl ArccPath {
     /// RTT (s).
     pub fn update(&mut self, p: &ArccParams, sample: f64, inflight: f64, t: f64) {
         let first = !self.seeded;
-        self.rate = self.smoothed(p, sample).max(0.0);
+        self.rate_pkts_per_s = self.smoothed(p, sample).max(0.0);
         self.seeded = true;
-        let pipe = self.rate * t;
+        let pipe = self.rate_pkts_per_s * t;
         let queue = inflight - pipe;
-        let d = if self.rate > 0.0 {
-            queue / self.rate
+        let d = if self.rate_pkts_per_s > 0.0 {
+            queue / self.rate_pkts_per_s
         } else if queue > 0.0 {
             f64::INFINITY
         } else {
             0.0
         };
         let a = p.q0 / 4.0;
-        if d < p.tau_q {
+        if d < p.tau_q_s {
             self.q = (self.q + a).min(p.q0);
         } else if d.is_finite() {
-            self.q *= p.tau_q / d;
+            self.q *= p.tau_q_s / d;
         } else {
             self.q = 0.0;
         }
         let target = pipe + self.q;
-        self.fast = first || d > p.fast_drain * p.tau_q;
+        self.fast = first || d > p.fast_drain * p.tau_q_s;
         self.w = if self.fast { target } else { (1.0 - p.gamma) * self.w + p.gamma * target };
         self.w = self.w.max(p.w_min);
         self.queue = queue;
-        self.qdelay = d;
+        self.qdelay_s = d;
     }
 }
 
@@ -130,7 +130,7 @@ mod tests {
     use super::*;
 
     fn params(side: AlphaSide) -> ArccParams {
-        ArccParams { q0: 3.0, tau_q: 0.8e-6, alpha: 0.8, alpha_side: side, gamma: 0.5, w0: 2.0, fast_drain: 2.0, w_min: 1.0 / 16.0 }
+        ArccParams { q0: 3.0, tau_q_s: 0.8e-6, alpha: 0.8, alpha_side: side, gamma: 0.5, w0: 2.0, fast_drain: 2.0, w_min: 1.0 / 16.0 }
     }
 
     #[test]
@@ -141,7 +141,7 @@ mod tests {
         // 1 packet per µs for a 20 µs RTT, 20 in flight: no queue.
         a.update(&p, 1e6, 20.0, 20e-6);
         assert!(a.fast);
-        assert!((a.rate - 1e6).abs() < 1e-6);
+        assert!((a.rate_pkts_per_s - 1e6).abs() < 1e-6);
         assert!((a.w - (20.0 + 1.5)).abs() < 1e-9, "w {}", a.w);
     }
 
@@ -193,7 +193,7 @@ mod tests {
                 f.update(&p, rate, f.w, t);
             }
         }
-        let rates: Vec<f64> = flows.iter().map(|f| f.rate).collect();
+        let rates: Vec<f64> = flows.iter().map(|f| f.rate_pkts_per_s).collect();
         let s: f64 = rates.iter().sum();
         let sq: f64 = rates.iter().map(|r| r * r).sum();
         (s * s / (rates.len() as f64 * sq), s / c, queue)

@@ -1,0 +1,146 @@
+//! The sender driven by one congestion controller, generic over its path policy: RoCE (one path,
+//! [`SinglePath`](super::roce::SinglePath)) and RRPS (round-robin spraying,
+//! [`RoundRobin`](super::rondo::rrps::RoundRobin)) are this one sender (baselines.md §0, §11;
+//! Rondo §6.1).
+//!
+//! Behaviour, as in the HPCC ns-3 model: the flow starts at line rate (no slow start); after
+//! sending a packet of `s` wire bytes it may not send again for `s / R` (rate pacing,
+//! `RATE_BOUND`); it may send only while the bytes outstanding stay within the controller's
+//! window. A queued retransmission goes before new data (and takes the policy's next path too).
+//! The path policy is a type parameter: no dynamic dispatch per packet.
+
+use braid_core::Time;
+
+use super::sender_core::SenderCore;
+use super::events::{AckIn, TxPacket};
+use crate::cc::{AckEvent, Cc, CcKind};
+use crate::recovery::{Recovery, RecoveryStats};
+
+/// Which logical path (and UDP source port) each packet of a [`CcSender`] takes.
+pub trait PathPolicy: Clone + std::fmt::Debug {
+    /// The `(path, entropy)` of the next packet sent.
+    fn next_path(&mut self) -> (u16, u16);
+}
+
+/// A sender with one congestion controller, rate-paced and window-limited, over path policy `P`.
+#[derive(Clone, Debug)]
+pub struct CcSender<P: PathPolicy> {
+    pub(crate) core: SenderCore,
+    header_bytes: u32,
+    policy: P,
+    cc: Cc,
+    next_tx_at: Time,
+}
+
+impl<P: PathPolicy> CcSender<P> {
+    /// A sender over `core` with controller `cc`, adding `header_bytes` per packet on the wire,
+    /// that may start at `start`.
+    pub(crate) fn with_parts(core: SenderCore, cc: Cc, header_bytes: u32, policy: P, start: Time) -> CcSender<P> {
+        CcSender { core, header_bytes, policy, cc, next_tx_at: start }
+    }
+
+    fn window_allows(&self) -> bool {
+        window_allows(&self.core.rec, &self.cc, self.core.mtu_bytes())
+    }
+
+    /// See [`crate::transport::Sender::poll_transmit`].
+    #[inline]
+    pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+        if now < self.next_tx_at || !self.core.rec.has_data() {
+            return None;
+        }
+        if !self.core.rec.has_retx() && !self.window_allows() {
+            return None;
+        }
+        let (psn, retx) = self.core.rec.next_psn()?;
+        let (path, entropy) = self.policy.next_path();
+        let tx = self.core.send_data(now, psn, retx, path, entropy);
+        self.next_tx_at = now + self.cc.rate().tx_time(tx.payload_bytes as u64 + self.header_bytes as u64);
+        Some(tx)
+    }
+
+    /// See [`crate::transport::Sender::next_send_time`].
+    pub fn next_send_time(&self, now: Time) -> Time {
+        if !self.core.rec.has_data() || (!self.core.rec.has_retx() && !self.window_allows()) {
+            return Time::MAX;
+        }
+        self.next_tx_at.max(now)
+    }
+
+    /// See [`crate::transport::Sender::on_ack`].
+    pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
+        let mtu_bytes = self.core.mtu_bytes();
+        feed_ack(&mut self.core.rec, &mut self.cc, mtu_bytes, now, ack);
+    }
+
+    /// See [`crate::transport::Sender::poll_timeout`].
+    pub fn poll_timeout(&self) -> Option<Time> {
+        match (self.core.rec.poll_timeout(), self.cc.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// See [`crate::transport::Sender::on_timeout`]: fires whichever of the loss-recovery and
+    /// congestion-control timers is due; an RTO expiry is also reported to the controller.
+    pub fn on_timeout(&mut self, now: Time) {
+        let rec = &mut self.core.rec;
+        if self.cc.poll_timeout().is_some_and(|t| t <= now) {
+            self.cc.on_timeout(now);
+        }
+        let before = rec.stats().timeouts;
+        if rec.poll_timeout().is_some_and(|t| t <= now) {
+            rec.on_timeout(now);
+            if rec.stats().timeouts > before {
+                self.cc.on_rto(now);
+            }
+        }
+    }
+
+    /// Every byte acknowledged.
+    pub fn is_complete(&self) -> bool {
+        self.core.is_complete()
+    }
+    /// Loss-recovery counters.
+    pub fn recovery_stats(&self) -> RecoveryStats {
+        self.core.recovery_stats()
+    }
+    /// The congestion control in use.
+    pub fn cc_kind(&self) -> CcKind {
+        self.cc.kind()
+    }
+    /// Current pacing rate in bit/s.
+    pub fn rate_bps(&self) -> u64 {
+        self.cc.rate().bps()
+    }
+    /// Current window in bytes.
+    pub fn window_bytes(&self) -> u64 {
+        self.cc.window_bytes()
+    }
+}
+
+/// Give an ACK to loss recovery first, then to the congestion control (told of a detected loss
+/// too). Packets count `mtu_bytes` each for the controller.
+fn feed_ack(rec: &mut Recovery, cc: &mut Cc, mtu_bytes: u32, now: Time, ack: &AckIn) {
+    let sum = rec.on_ack(now, ack);
+    let mtu = mtu_bytes as u64;
+    cc.on_ack(&AckEvent {
+        now,
+        newly_acked_bytes: sum.newly_acked as u64 * mtu,
+        ack_seq_bytes: rec.una() as u64 * mtu,
+        snd_nxt_bytes: rec.max_sent() as u64 * mtu,
+        ecn: ack.ecn,
+        rtt: sum.rtt,
+        int: ack.int,
+        hops: ack.hops,
+    });
+    if sum.loss {
+        cc.on_nak(now);
+    }
+}
+
+/// Whether `rec`'s outstanding packets of `mtu_bytes` leave room for one more under `cc`'s window.
+fn window_allows(rec: &Recovery, cc: &Cc, mtu_bytes: u32) -> bool {
+    let w = cc.window_bytes();
+    w == u64::MAX || (rec.outstanding() as u64 * mtu_bytes as u64) < w
+}

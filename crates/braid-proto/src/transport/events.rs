@@ -1,0 +1,147 @@
+//! The events a sender exchanges with its driver (quinn-proto style, sans-IO): the packet it asks
+//! to transmit ([`TxPacket`]), the acknowledgements it is given ([`AckIn`]), the flow it is built
+//! for ([`FlowEnv`]), and the table of its timer deadlines ([`TimerTable`], one per
+//! [`TimerKind`]). Loss recovery and every transport import these from here, so neither depends
+//! on the other through them.
+
+use braid_core::{IntStack, PacketKind, Time};
+
+use crate::cc::CcEnv;
+
+/// A packet a sender wants transmitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxPacket {
+    /// Data or probe.
+    pub kind: PacketKind,
+    /// Sequence number (probes carry a reserved PSN, `u32::MAX`).
+    pub psn: u32,
+    /// Application bytes carried.
+    pub payload_bytes: u32,
+    /// UDP source port the network hashes on (the logical path).
+    pub entropy: u16,
+    /// Logical path index (echoed in the ACK).
+    pub path: u16,
+    /// This is a retransmission.
+    pub retx: bool,
+    /// Ask the receiver to echo a forward-delay timestamp.
+    pub timestamped: bool,
+    /// Last packet of the message.
+    pub last: bool,
+}
+
+/// An acknowledgement (or NAK) as the sender sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct AckIn<'a> {
+    /// ACK or NAK.
+    pub kind: PacketKind,
+    /// The PSN of the data packet this acknowledges (for NAKs: the arrival that triggered it).
+    pub psn: u32,
+    /// The receiver's next expected PSN.
+    pub cum_ack: u32,
+    /// Logical path index of the data packet.
+    pub path: u16,
+    /// The data packet was CE-marked.
+    pub ecn: bool,
+    /// Echo of the data packet's send time.
+    pub ts_sent: Time,
+    /// When the receiver got the data packet.
+    pub ts_rx: Time,
+    /// Receiver's OOD for this flow when the data arrived.
+    pub ood: u32,
+    /// This acknowledges a probe.
+    pub probe: bool,
+    /// The receiver dropped the data packet because its reorder buffer was full.
+    pub rx_buffer_full: bool,
+    /// INT stack of the data packet (HPCC).
+    pub int: Option<&'a IntStack>,
+    /// Switch hops the data packet took.
+    pub hops: u8,
+}
+
+/// What a sender is built for: one flow on one path environment.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowEnv {
+    /// The path: line rate, base RTT, the network's largest RTT/BDP, MTU.
+    pub cc: CcEnv,
+    /// Message size.
+    pub size_bytes: u64,
+    /// The flow's base UDP source port (multipath transports derive their path entropies from it).
+    pub entropy: u16,
+    /// When the flow may start.
+    pub start: Time,
+    /// Seed of the flow's own random stream.
+    pub seed: u64,
+}
+
+impl AckIn<'static> {
+    /// A plain acknowledgement of kind `kind` for `psn` on `path` (cumulative ACK `cum_ack`),
+    /// echoing send time `ts_sent` and received at that time: no ECN mark, no OOD, not a probe,
+    /// no INT, `hops` switch hops. For tests and tools; set other fields with struct update.
+    pub fn plain(kind: PacketKind, psn: u32, cum_ack: u32, path: u16, ts_sent: Time, hops: u8) -> AckIn<'static> {
+        AckIn {
+            kind,
+            psn,
+            cum_ack,
+            path,
+            ecn: false,
+            ts_sent,
+            ts_rx: ts_sent,
+            ood: 0,
+            probe: false,
+            rx_buffer_full: false,
+            int: None,
+            hops,
+        }
+    }
+}
+
+/// The timers a sender (with its loss recovery) may arm; each has one deadline in a [`TimerTable`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerKind {
+    /// Retransmission timeout (the flow's, or the earliest per-packet one).
+    Rto = 0,
+    /// RACK reorder-window timer.
+    Rack = 1,
+    /// Tail-loss probe.
+    Tlp = 2,
+}
+
+impl TimerKind {
+    /// Number of timer kinds.
+    pub const COUNT: usize = 3;
+}
+
+/// One deadline per [`TimerKind`] (quinn-proto's `TimerTable`): arming replaces the deadline,
+/// the earliest armed deadline is the next timeout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimerTable {
+    deadlines: [Option<Time>; TimerKind::COUNT],
+}
+
+impl TimerTable {
+    /// The deadline of `kind`, if armed.
+    #[inline]
+    pub fn get(&self, kind: TimerKind) -> Option<Time> {
+        self.deadlines[kind as usize]
+    }
+    /// Arm `kind` at `at` (or disarm it with `None`).
+    #[inline]
+    pub fn set(&mut self, kind: TimerKind, at: Option<Time>) {
+        self.deadlines[kind as usize] = at;
+    }
+    /// Disarm `kind`.
+    #[inline]
+    pub fn stop(&mut self, kind: TimerKind) {
+        self.deadlines[kind as usize] = None;
+    }
+    /// Whether `kind` is armed and due at `now`.
+    #[inline]
+    pub fn is_due(&self, kind: TimerKind, now: Time) -> bool {
+        self.deadlines[kind as usize].is_some_and(|t| t <= now)
+    }
+    /// The earliest armed deadline.
+    #[inline]
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.deadlines.iter().flatten().copied().min()
+    }
+}
