@@ -72,7 +72,7 @@ const BRAID_WORDS: &[&str] = &[
 const INSERTS: &[&str] = &["\n", " ", "#", "[", "]", "\"", "=", "\u{feff}", "\0", "é", "-", "1e999", "\n\n\n"];
 
 proptest! {
-    #![proptest_config(config(64))]
+    #![proptest_config(config(256))]
 
     #[test]
     fn gml_arbitrary_bytes(text in arbitrary_text(512)) {

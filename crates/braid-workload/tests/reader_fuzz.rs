@@ -96,7 +96,7 @@ const CDF_WORDS: &[&str] =
 const INSERTS: &[&str] = &["\n", " ", ",", ";", "#", "->", "\u{feff}", "\0", "é", "-", "1e999", "\n\n\n"];
 
 proptest! {
-    #![proptest_config(config(128))]
+    #![proptest_config(config(256))]
 
     #[test]
     fn braid_csv_arbitrary(text in arbitrary_text(512)) {
