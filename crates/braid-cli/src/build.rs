@@ -1,12 +1,17 @@
 //! From a validated scenario to a ready-to-run simulator: the network, then one sender and one
 //! receiver per workload flow, with each flow's path environment (line rate, base RTT, the
 //! network's largest RTT and BDP) computed from the topology.
+//!
+//! Before allocating anything proportional to the scenario, build checks the bounds below
+//! ([`MAX_ROUTE_WORK`], [`MAX_PATH_TIME`], packets per flow within `u32`) so that a scenario that
+//! parses but is too large or too slow for the simulator gets an error, not an out-of-memory abort,
+//! an arithmetic overflow or a minutes-long table computation.
 
 use std::collections::BTreeSet;
 
 use braid_core::rng::stream;
 use braid_core::{FlowId, Rng, Time};
-use braid_net::sim::Sim;
+use braid_net::sim::{PathInfo, Sim};
 use braid_proto::cc::CcEnv;
 use braid_proto::receiver::Receiver;
 use braid_proto::transport::FlowEnv;
@@ -14,8 +19,55 @@ use braid_workload::Workload;
 
 use crate::scenario::Scenario;
 
+/// Largest `hosts × (nodes + links)` build accepts: 2^29 (about 5.4 × 10^8). The simulator's
+/// next-hop tables hold `nodes × hosts` entries and take one breadth-first search per host to
+/// fill, so this bounds both their memory (at most 2 GiB) and their computation (a few seconds).
+/// A k = 32 fat-tree (8,192 hosts, 9,472 nodes, 24,576 links: 2.8 × 10^8) fits; k = 48 does not.
+pub const MAX_ROUTE_WORK: u64 = 1 << 29;
+
+/// Longest base RTT or ideal flow completion time build accepts: 10^6 s (10^18 ps, a nineteenth
+/// of the picosecond clock's range). A longer one means a link rate of a few bits per second or a
+/// flow of petabytes, and would overflow the clock.
+pub const MAX_PATH_TIME: Time = Time(1_000_000_000_000_000_000);
+
+/// An upper bound, in picoseconds, of the base RTT and ideal FCT of `p` when every hop carries
+/// `bytes` one way (serialisation of all of them, rounded up, plus propagation both ways).
+/// Computed in saturating `u128`, so it never overflows where `PathInfo`'s `u64` sums would.
+fn path_time_bound_ps(p: &PathInfo, bytes: u128) -> u128 {
+    p.hops.iter().fold(0u128, |acc, &(rate, delay)| {
+        let tx = bytes.saturating_mul(8_000_000_000_000).div_ceil(rate.bps().max(1) as u128) + 1;
+        acc.saturating_add(tx).saturating_add(2 * delay.ps() as u128)
+    })
+}
+
+/// `Err` unless [`path_time_bound_ps`] is within [`MAX_PATH_TIME`].
+fn check_path_time(p: &PathInfo, bytes: u128, what: impl FnOnce() -> String) -> Result<(), String> {
+    if path_time_bound_ps(p, bytes) > MAX_PATH_TIME.ps() as u128 {
+        return Err(format!(
+            "{}: the path's transfer time exceeds the limit of {} s (link rates too small, delays or the flow too large)",
+            what(),
+            MAX_PATH_TIME.secs_f64()
+        ));
+    }
+    Ok(())
+}
+
+/// `Err` unless the topology's routing tables are within [`MAX_ROUTE_WORK`].
+fn check_route_work(sc: &Scenario) -> Result<(), String> {
+    let t = &sc.topology;
+    let (nodes, links, hosts) = (t.nodes.len() as u64, t.links.len() as u64, t.hosts().len() as u64);
+    let work = hosts.saturating_mul(nodes.saturating_add(links));
+    if work > MAX_ROUTE_WORK {
+        return Err(format!(
+            "[topology] {hosts} hosts × ({nodes} nodes + {links} links) = {work} is too large for the routing tables (limit {MAX_ROUTE_WORK})"
+        ));
+    }
+    Ok(())
+}
+
 /// Build the simulator for a scenario. Errors name the flow or host at fault.
 pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
+    check_route_work(sc)?;
     let mut sim = Sim::new(sc.topology.clone(), sc.net.clone(), sc.seed);
     sim.sampling.interval = sc.output.sample_interval.or(Some(Time::from_us(10)));
     sim.sampling.queues_series = sc.output.queues;
@@ -31,7 +83,15 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     if wl.flows.is_empty() {
         return Err("[workload] generates no flows".into());
     }
+    let mtu = sc.net.mtu_bytes;
     for (i, f) in wl.flows.iter().enumerate() {
+        if f.size_bytes.div_ceil(mtu.max(1) as u64) > u32::MAX as u64 {
+            return Err(format!(
+                "[workload] flow {i} of {} bytes needs more than {} packets of {mtu} bytes",
+                f.size_bytes,
+                u32::MAX
+            ));
+        }
         if f.src as usize >= n_hosts || f.dst as usize >= n_hosts {
             return Err(format!(
                 "[workload] flow {i} goes from host {} to host {}, but the topology has only {n_hosts} hosts (0–{})",
@@ -44,7 +104,6 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             return Err(format!("[workload] flow {i} goes from host {} to itself", f.src));
         }
     }
-    let mtu = sc.net.mtu_bytes;
     let wire = (mtu + sc.net.header_bytes) as u64;
     let ack = sc.net.ack_bytes as u64;
     // The network's largest base RTT and BDP over the pairs the workload uses (HPCC's T and W).
@@ -55,6 +114,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         let p = sim
             .path_info(s, d)
             .ok_or_else(|| format!("host {s} cannot reach host {d}: the topology has no path between them"))?;
+        check_path_time(&p, wire as u128 + ack as u128, || format!("hosts {s} → {d}"))?;
         let rtt = p.base_rtt(wire, ack);
         max_rtt = max_rtt.max(rtt);
         max_bdp = max_bdp.max(p.bottleneck().bdp_bytes(rtt));
@@ -64,6 +124,9 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     let rx_mode = Sim::rx_mode(sc.transport.receiver_buffers(), sc.transport.recovery.nak_interval);
     for (i, f) in wl.flows.iter().enumerate() {
         let p = sim.path_info(f.src, f.dst).expect("checked above");
+        let pkts = f.size_bytes.div_ceil(mtu as u64).max(1);
+        let total_wire = f.size_bytes as u128 + pkts as u128 * sc.net.header_bytes as u128;
+        check_path_time(&p, total_wire + wire as u128 + ack as u128, || format!("[workload] flow {i}"))?;
         let line_rate = p.hops[0].0;
         let env = CcEnv {
             line_rate,
@@ -76,8 +139,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         let entropy = entropy_from(&mut rng);
         let fenv = FlowEnv { cc: env, size_bytes: f.size_bytes, entropy, start: f.start, seed: rng.next_u64() };
         let sender = spec.build(&fenv).map_err(|e| format!("flow {i}: {e}"))?;
-        let pkts = f.size_bytes.div_ceil(mtu as u64).max(1) as u32;
-        let receiver = Receiver::new(rx_mode, pkts);
+        let receiver = Receiver::new(rx_mode, pkts as u32);
         let ideal = p.ideal_fct(f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes);
         sim.add_flow(f.src, f.dst, f.size_bytes, f.start, sender, receiver, ideal, f.tag);
     }

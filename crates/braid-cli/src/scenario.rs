@@ -12,7 +12,7 @@ use braid_net::Topology;
 use braid_proto::cc::{CcConfig, CcKind};
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
 use braid_proto::transport::{TransportConfig, TransportKind};
-use braid_workload::WorkloadSpec;
+use braid_workload::{WorkloadSpec, MAX_START};
 use toml::Table;
 
 use crate::fields::{apply_set, Fields};
@@ -560,6 +560,9 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64) -
         let name = |k: &str| format!("`faults[{i}].{k}`");
         let at = f.time("at")?.ok_or_else(|| format!("{} is required", name("at")))?;
         let until = f.time("until")?;
+        if let Some((k, t)) = [("at", Some(at)), ("until", until)].into_iter().find(|(_, t)| t.is_some_and(|t| t > MAX_START)) {
+            return Err(format!("{} ({} s) is after the limit of {} s", name(k), t.unwrap_or_default().secs_f64(), MAX_START.secs_f64()));
+        }
         if until.is_some_and(|u| u <= at) {
             return Err(format!("{} must be later than `at`", name("until")));
         }
@@ -626,14 +629,24 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64) -
                         (None, Some(_)) => return Err(format!("{} must be positive", name("rate_factor"))),
                         _ => return Err(format!("`faults[{i}]`: give exactly one of `rate` and `rate_factor`")),
                     };
+                    if r > topo::MAX_LINK_RATE.bps() {
+                        return Err(format!("`faults[{i}]`: the new rate of link {l}, {r} bit/s, is above the limit of {} bit/s", topo::MAX_LINK_RATE.bps()));
+                    }
                     (LinkChange::Rate(r.max(1)), LinkChange::Rate(spec.rate.bps()))
                 }
                 "delay" => {
                     let d = match (delay, add_delay) {
                         (Some(d), None) => d,
-                        (None, Some(a)) => spec.delay + a,
+                        (None, Some(a)) => Time(spec.delay.ps().saturating_add(a.ps())),
                         _ => return Err(format!("`faults[{i}]`: give exactly one of `delay` and `add_delay`")),
                     };
+                    if d > topo::MAX_LINK_DELAY {
+                        return Err(format!(
+                            "`faults[{i}]`: the new delay of link {l}, {} s, is above the limit of {} s",
+                            d.secs_f64(),
+                            topo::MAX_LINK_DELAY.secs_f64()
+                        ));
+                    }
                     (LinkChange::Delay(d), LinkChange::Delay(spec.delay))
                 }
                 "loss" => (

@@ -10,7 +10,8 @@
 //!   `<size_bytes> <cdf_percent>`, the percentage in `[0, 100]`.
 //!
 //! Both need sizes and cumulative values non-decreasing, and the last cumulative value equal to
-//! 1 (100 %) — anything else is an error, never silently renormalised. A first point with a positive
+//! 1 (100 %) — anything else is an error, never silently renormalised. At most [`MAX_CDF_POINTS`]
+//! points, sizes at most [`MAX_FLOW_BYTES`](crate::MAX_FLOW_BYTES). A first point with a positive
 //! cumulative value is a point mass at that size.
 //!
 //! Sampling is inverse-transform with linear interpolation inside the segment that contains the
@@ -23,8 +24,13 @@
 //! Built-ins (embedded at compile time from `data/cdf/`, so they need no files at run time):
 //! `websearch`, `hadoop`, `alistorage`, `cachefollower`; each file's header names its source.
 
+use crate::workload::MAX_FLOW_BYTES;
 use braid_core::Rng;
 use std::path::Path;
+
+/// The most points a CDF file may have: 1,000,000 (the shipped CDFs have 20–100). A CDF is read
+/// whole into memory and searched per sample; more points is a wrong file, not a distribution.
+pub const MAX_CDF_POINTS: usize = 1_000_000;
 
 /// Which text format a CDF is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +78,9 @@ impl EmpiricalCdf {
         for (i, &(x, c)) in points.iter().enumerate() {
             if !x.is_finite() || x < 0.0 {
                 return Err(format!("CDF `{name}`: point {}: size {x} must be a finite non-negative number", i + 1));
+            }
+            if x > MAX_FLOW_BYTES as f64 {
+                return Err(format!("CDF `{name}`: point {}: size {x} is above the limit of {MAX_FLOW_BYTES} bytes", i + 1));
             }
             if !c.is_finite() || !(0.0..=1.0 + 1e-9).contains(&c) {
                 return Err(format!(
@@ -149,6 +158,9 @@ impl EmpiricalCdf {
             let c: f64 = fields[1].parse().map_err(|_| {
                 format!("CDF `{name}` line {}: cumulative value `{}` is not a number", ln + 1, fields[1])
             })?;
+            if raw.len() >= MAX_CDF_POINTS {
+                return Err(format!("CDF `{name}` line {}: more than {MAX_CDF_POINTS} points", ln + 1));
+            }
             raw.push((x, c));
         }
         let percent = match format {

@@ -35,9 +35,14 @@
 //! Lenient: unknown tokens on a connection line are skipped (with a numeric value after them),
 //! unknown header lines and `failure` lines are ignored (failures belong to the scenario).
 //!
+//! Bounds (all three formats): at most [`MAX_FLOWS`](crate::MAX_FLOWS) flows, declared or listed
+//! (a header count above it is an error before any flow is read); sizes at most
+//! [`MAX_FLOW_BYTES`](crate::MAX_FLOW_BYTES); starts at most [`MAX_START`](crate::MAX_START).
+//! Host indices are not bounded here: [`Workload::validate`] checks them against the topology.
+//!
 //! Writers for the Braid CSV and the HPCC format are provided ([`write_braid_csv`], [`write_hpcc`]).
 
-use crate::workload::{Workload, NO_JOB};
+use crate::workload::{check_flow_count, DepRange, Workload, MAX_FLOW_BYTES, MAX_START, NO_JOB};
 use braid_core::units::{parse_duration, parse_size};
 use braid_core::Time;
 use std::collections::{BTreeSet, HashMap};
@@ -106,10 +111,32 @@ fn parse_bytes(name: &str, ln: usize, s: &str) -> Result<u64, String> {
         Ok(v) => v,
         Err(_) => parse_size(s).map_err(|e| format!("{name} line {ln}: size: {e}"))?,
     };
-    if v == 0 {
+    check_size(name, ln, v)
+}
+
+/// `Err` unless `0 < bytes ≤` [`MAX_FLOW_BYTES`].
+fn check_size(name: &str, ln: usize, bytes: u64) -> Result<u64, String> {
+    if bytes == 0 {
         return Err(format!("{name} line {ln}: size must be > 0 bytes"));
     }
-    Ok(v)
+    if bytes > MAX_FLOW_BYTES {
+        return Err(format!("{name} line {ln}: size of {bytes} bytes is above the limit of {MAX_FLOW_BYTES}"));
+    }
+    Ok(bytes)
+}
+
+/// `Err` unless `t ≤` [`MAX_START`].
+fn check_start(name: &str, ln: usize, t: Time) -> Result<Time, String> {
+    if t > MAX_START {
+        return Err(format!("{name} line {ln}: start {} s is after the limit of {} s", t.secs_f64(), MAX_START.secs_f64()));
+    }
+    Ok(t)
+}
+
+/// `Err` naming `what` unless `n` (a count a header declares, or the rows read so far) is at
+/// most [`MAX_FLOWS`](crate::MAX_FLOWS).
+fn check_count(name: &str, ln: usize, what: &str, n: u64) -> Result<(), String> {
+    check_flow_count(n as u128, what).map_err(|e| format!("{name} line {ln}: {e}"))
 }
 
 /// A start time: plain number = nanoseconds (fractions allowed), or a duration with a unit.
@@ -118,11 +145,12 @@ fn parse_start_ns(name: &str, ln: usize, s: &str) -> Result<Time, String> {
     if s.is_empty() {
         return Ok(Time::ZERO);
     }
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(Time::from_secs_f64(v * 1e-9)),
-        Ok(_) => Err(format!("{name} line {ln}: start `{s}` must be a non-negative time")),
-        Err(_) => parse_duration(s).map_err(|e| format!("{name} line {ln}: start: {e}")),
-    }
+    let t = match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Time::from_secs_f64(v * 1e-9),
+        Ok(_) => return Err(format!("{name} line {ln}: start `{s}` must be a non-negative time")),
+        Err(_) => parse_duration(s).map_err(|e| format!("{name} line {ln}: start: {e}"))?,
+    };
+    check_start(name, ln, t)
 }
 
 /// Parse Braid's CSV flow list (see the module docs).
@@ -227,6 +255,7 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
             "" => None,
             t => Some(t.parse::<u64>().map_err(|_| format!("{name} line {ln}: id `{t}` is not a non-negative integer"))?),
         };
+        check_count(name, ln, "the file", rows.len() as u64 + 1)?;
         rows.push(Row { ln, src, dst, size, start, tag, deps, id });
     }
     if header.is_none() {
@@ -296,6 +325,7 @@ pub fn parse_hpcc(name: &str, text: &str) -> Result<Workload, String> {
                     .parse::<u64>()
                     .map_err(|_| format!("{name} line {ln}: flow count `{}` is not a number", fields[0]))?,
             );
+            check_count(name, ln, "the declared flow count", count.unwrap_or(0))?;
             continue;
         }
         if fields.len() < 6 {
@@ -312,16 +342,15 @@ pub fn parse_hpcc(name: &str, text: &str) -> Result<Workload, String> {
                 _ => return Err(format!("{name} line {ln}: size `{}` is not a byte count", fields[4])),
             },
         };
-        if size == 0 {
-            return Err(format!("{name} line {ln}: size must be > 0 bytes"));
-        }
+        let size = check_size(name, ln, size)?;
         let secs: f64 = fields[5]
             .parse()
             .map_err(|_| format!("{name} line {ln}: start time `{}` is not a number of seconds", fields[5]))?;
         if !(secs.is_finite() && secs >= 0.0) {
             return Err(format!("{name} line {ln}: start time `{}` must be ≥ 0 seconds", fields[5]));
         }
-        wl.add_flow(src, dst, size, Time::from_secs_f64(secs), &[], NO_JOB);
+        let start = check_start(name, ln, Time::from_secs_f64(secs))?;
+        wl.add_flow(src, dst, size, start, &[], NO_JOB);
     }
     let Some(count) = count else {
         return Err(format!("{name}: empty flow file (expected a flow count line)"));
@@ -386,15 +415,12 @@ pub fn parse_htsim(name: &str, text: &str) -> Result<Workload, String> {
                         if !(us.is_finite() && us >= 0.0) {
                             return Err(format!("{name} line {ln}: start `{v}` must be ≥ 0"));
                         }
-                        c.start = Some(Time::from_secs_f64(us * 1e-6));
+                        c.start = Some(check_start(name, ln, Time::from_secs_f64(us * 1e-6))?);
                         k += 2;
                     }
                     "size" => {
                         let v = num(ln, key, toks.get(k + 1))?;
-                        if v == 0 {
-                            return Err(format!("{name} line {ln}: size must be > 0 bytes"));
-                        }
-                        c.size = Some(v);
+                        c.size = Some(check_size(name, ln, v)?);
                         k += 2;
                     }
                     "trigger" => {
@@ -429,13 +455,18 @@ pub fn parse_htsim(name: &str, text: &str) -> Result<Workload, String> {
                 }
                 _ => {}
             }
+            check_count(name, ln, "the file", conns.len() as u64 + 1)?;
             conns.push(c);
             continue;
         }
         let toks: Vec<&str> = line.split_whitespace().collect();
         match toks[0] {
             "Nodes" => nodes = Some(num(ln, "Nodes", toks.get(1))?),
-            "Connections" => declared = Some(num(ln, "Connections", toks.get(1))?),
+            "Connections" => {
+                let n = num(ln, "Connections", toks.get(1))?;
+                check_count(name, ln, "`Connections`", n)?;
+                declared = Some(n);
+            }
             "trigger" => {
                 let mut id = None;
                 let mut kind = None;
@@ -495,6 +526,9 @@ pub fn parse_htsim(name: &str, text: &str) -> Result<Workload, String> {
     }
     let mut wl = Workload::new();
     let job = wl.add_job(format!("htsim {name}"), NO_JOB);
+    // One stored dependency list per trigger, shared by every flow it starts: n flows waiting on
+    // a barrier of m flows cost n + m entries, not n × m.
+    let mut shared_deps: HashMap<u64, DepRange> = HashMap::new();
     for c in &conns {
         let size = c.size.unwrap_or(1);
         match c.trigger {
@@ -528,7 +562,8 @@ pub fn parse_htsim(name: &str, text: &str) -> Result<Workload, String> {
                     }
                     _ => {}
                 }
-                wl.add_flow(c.src, c.dst, size, Time::ZERO, sig, job);
+                let deps = *shared_deps.entry(t).or_insert_with(|| wl.push_deps(sig));
+                wl.add_flow_with(c.src, c.dst, size, Time::ZERO, deps, job);
             }
         }
     }

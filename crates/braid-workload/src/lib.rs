@@ -38,4 +38,4 @@ pub use metrics::{jct_per_job, lcmp_artifact_percentile, slowdown_equal_count_bi
 pub use patterns::{AllToAllSpec, IncastSpec, MoeSpec, PermutationSpec};
 pub use poisson::{PoissonConfig, Stop};
 pub use spec::{CdfSource, CdfSpec, CollectiveSpec, FlowFileSpec, WorkloadSpec, KINDS};
-pub use workload::{DepRange, DepTracker, Dependents, FlowSpec, JobSpec, Release, Workload, MAX_FLOWS, NO_JOB};
+pub use workload::{DepRange, DepTracker, Dependents, FlowSpec, JobSpec, Release, Workload, MAX_FLOWS, MAX_FLOW_BYTES, MAX_START, NO_JOB};

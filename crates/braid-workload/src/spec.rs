@@ -27,7 +27,7 @@ use crate::flowfile::{load_flow_file, FlowFileFormat};
 use crate::hosts::HostSel;
 use crate::patterns::{AllToAllSpec, IncastSpec, MoeSpec, PermutationSpec};
 use crate::poisson::{check_load, PoissonConfig, Stop};
-use crate::workload::{check_flow_count, Workload, NO_JOB};
+use crate::workload::{check_flow_count, Workload, MAX_FLOW_BYTES, MAX_START, NO_JOB};
 use braid_core::{Knob, Rate, Time};
 use std::path::{Path, PathBuf};
 
@@ -187,19 +187,28 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// A time (start, duration, gap), at most [`MAX_START`].
 fn knob_time(k: &Knob) -> Result<Time, String> {
-    match k {
-        Knob::Int(0) => Ok(Time::ZERO),
-        Knob::Float(f) if *f == 0.0 => Ok(Time::ZERO),
-        Knob::Str(s) => braid_core::units::parse_duration(s),
-        other => Err(format!("expected a duration with a unit such as \"10us\", got {other:?}")),
+    let t = match k {
+        Knob::Int(0) => Time::ZERO,
+        Knob::Float(f) if *f == 0.0 => Time::ZERO,
+        Knob::Str(s) => braid_core::units::parse_duration(s)?,
+        other => return Err(format!("expected a duration with a unit such as \"10us\", got {other:?}")),
+    };
+    if t > MAX_START {
+        return Err(format!("{} s is more than the limit of {} s", t.secs_f64(), MAX_START.secs_f64()));
     }
+    Ok(t)
 }
 
+/// A flow size, `1 ..=` [`MAX_FLOW_BYTES`].
 fn knob_size(k: &Knob) -> Result<u64, String> {
     let v = k.as_bytes()?;
     if v == 0 {
         return Err("must be > 0 bytes".into());
+    }
+    if v > MAX_FLOW_BYTES {
+        return Err(format!("{v} bytes is more than the limit of {MAX_FLOW_BYTES}"));
     }
     Ok(v)
 }

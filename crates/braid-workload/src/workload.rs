@@ -23,6 +23,14 @@ use braid_core::Time;
 /// rather than an out-of-memory abort.
 pub const MAX_FLOWS: u64 = 100_000_000;
 
+/// The largest flow a reader accepts: 10^15 bytes (1 PB, about a day at 100 Gb/s). A larger size
+/// in a file is a unit typo (`1e30GB` would otherwise saturate to `u64::MAX` bytes).
+pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000_000;
+
+/// The latest flow start a reader accepts: 10^6 s (about 11.6 days; 10^18 ps, a nineteenth of the
+/// picosecond clock's range, so that start plus any flow time stays representable).
+pub const MAX_START: Time = Time(1_000_000_000_000_000_000);
+
 /// Error unless `n` flows is at most [`MAX_FLOWS`].
 pub fn check_flow_count(n: u128, what: &str) -> Result<(), String> {
     if n > MAX_FLOWS as u128 {

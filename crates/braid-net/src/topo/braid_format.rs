@@ -21,7 +21,9 @@
 //! Node ids are assigned in declaration order (the i-th `node` line is `NodeId(i)`); host index
 //! `i` in workloads is the i-th host in that order. Links are created in file order, which fixes
 //! each switch's port order. Unknown statements, unknown `key=` options, duplicate names, links to
-//! undeclared nodes, zero rates and disconnected hosts are errors that name the line.
+//! undeclared nodes, zero rates, rates above [`MAX_LINK_RATE`](super::MAX_LINK_RATE), delays
+//! above [`MAX_LINK_DELAY`](super::MAX_LINK_DELAY), disconnected hosts and more than [`MAX_NODES`] nodes or
+//! [`MAX_LINKS`] links are errors that name the line.
 //!
 //! Example (Rondo's testbed, §6.1, with one path):
 //!
@@ -43,6 +45,7 @@
 //! writing and reading back gives an identical [`Topology`].
 
 use super::inter_dc::valid_name;
+use super::{need_link_ranges, MAX_LINKS, MAX_NODES};
 use crate::topology::{NodeKind, NodeSpec, Topology};
 use braid_core::units::{parse_duration, parse_rate, parse_size};
 use braid_core::{NodeId, Rate, Time};
@@ -114,6 +117,9 @@ pub fn braid_file(text: &str) -> Result<Topology, String> {
                         _ => return Err(format!("line {ln}: unknown node option `{k}` for `{name}` (use group, tier, buffer)")),
                     }
                 }
+                if t.nodes.len() >= MAX_NODES {
+                    return Err(format!("line {ln}: more than {MAX_NODES} nodes"));
+                }
                 if by_name.contains_key(name) {
                     return Err(format!("line {ln}: node name `{name}` is declared twice"));
                 }
@@ -126,6 +132,9 @@ pub fn braid_file(text: &str) -> Result<Topology, String> {
                         "line {ln}: `link` takes exactly four fields `link <a> <b> <rate> <delay>`, found {}",
                         toks.len() - 1
                     ));
+                }
+                if t.links.len() >= MAX_LINKS {
+                    return Err(format!("line {ln}: more than {MAX_LINKS} links"));
                 }
                 let end = |n: &str| {
                     by_name.get(n).copied().ok_or_else(|| format!("line {ln}: link names node `{n}`, which is not declared above"))
@@ -148,6 +157,7 @@ pub fn braid_file(text: &str) -> Result<Topology, String> {
         return Err(format!("the topology file is empty; it must start with `{HEADER}`"));
     }
     t.validate()?;
+    need_link_ranges(&t)?;
     Ok(t)
 }
 

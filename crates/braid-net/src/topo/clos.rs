@@ -3,7 +3,7 @@
 //! 100 Gb/s host links, 400 Gb/s fabric links, 1:1 or 4:1 oversubscription). The fat-tree is the
 //! one of Rondo §6.2.6 ("Scalability", k = 10…16), i.e. the classic k-ary fat-tree of Al-Fares et al.
 
-use super::{finish, need_positive, need_rate, need_size};
+use super::{finish, need_links, need_positive, need_rate, need_size};
 use crate::topology::Topology;
 use braid_core::{NodeId, Rate, Time};
 
@@ -55,7 +55,7 @@ pub fn leaf_spine(p: &LeafSpineParams) -> Result<Topology, String> {
     need_rate("host_rate", p.host_rate)?;
     need_rate("fabric_rate", p.fabric_rate)?;
     let n_hosts = need_size("`leaves` × `hosts_per_leaf`", &[p.leaves, p.hosts_per_leaf])?;
-    need_size("`leaves` × `spines`", &[p.leaves, p.spines])?;
+    need_links("`leaves` × `spines`", &[p.leaves, p.spines])?;
     need_size("`spines`", &[p.spines])?;
     let mut t = Topology::new();
     let hosts: Vec<NodeId> = (0..n_hosts).map(|i| t.add_host(format!("h{i}"), 0)).collect();
@@ -232,7 +232,7 @@ pub fn clos3(p: &Clos3Params) -> Result<Topology, String> {
     let n_tors = need_size("`pods` × `tors_per_pod`", &[p.pods, p.tors_per_pod])?;
     let n_aggs = need_size("`pods` × `aggs_per_pod`", &[p.pods, p.aggs_per_pod])?;
     need_size("`pods` × `tors_per_pod` × `hosts_per_tor`", &[n_tors, p.hosts_per_tor])?;
-    need_size("`pods` × `tors_per_pod` × `aggs_per_pod`", &[n_tors, p.aggs_per_pod])?;
+    need_links("`pods` × `tors_per_pod` × `aggs_per_pod`", &[n_tors, p.aggs_per_pod])?;
     need_size("`pods` × `cores`", &[p.pods, p.cores])?;
     let mut t = Topology::new();
     let mut hosts = Vec::with_capacity(n_tors * p.hosts_per_tor);

@@ -24,9 +24,10 @@
 //!
 //! Rates accept the ns-3 spellings `100Gbps`, `100Gb/s`, `12.5GBps`/`12.5GB/s` (bytes); delays
 //! `ps`…`s`. A non-zero `error_rate` is rejected: Braid topologies have no per-link random loss.
-//! Missing or surplus link lines (relative to the header) are errors.
+//! Missing or surplus link lines (relative to the header) are errors, and so is a header with more
+//! than [`MAX_NODES`] nodes or [`MAX_LINKS`] links (checked before anything is allocated).
 
-use super::finish;
+use super::{finish, MAX_LINKS, MAX_NODES};
 use crate::topology::{NodeKind, Topology};
 use braid_core::units::{parse_duration, parse_rate};
 use braid_core::{NodeId, Rate};
@@ -72,10 +73,13 @@ pub fn hpcc_file(text: &str) -> Result<Topology, String> {
             ))
         }
     };
-    if n_nodes > 1 << 24 {
-        return Err(format!("line {hl}: {n_nodes} nodes is too many (at most 16M)"));
+    if n_nodes > MAX_NODES {
+        return Err(format!("line {hl}: {n_nodes} nodes is too many (at most {MAX_NODES})"));
     }
-    if n_sw + n_dci > n_nodes {
+    if n_links > MAX_LINKS {
+        return Err(format!("line {hl}: {n_links} links is too many (at most {MAX_LINKS})"));
+    }
+    if n_sw.checked_add(n_dci).is_none_or(|s| s > n_nodes) {
         return Err(format!("line {hl}: {n_sw} switches + {n_dci} DCIs exceed the {n_nodes} nodes"));
     }
 

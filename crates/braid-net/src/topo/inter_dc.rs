@@ -9,7 +9,7 @@
 //! leaves, all spines, all DCIs; links DC by DC (host–leaf, leaf–spine leaf-major, spine–DCI), then
 //! the inter-DC links in graph order.
 
-use super::{finish, need_positive, need_rate, need_size};
+use super::{finish, need_links, need_positive, need_rate, need_size};
 use crate::topology::{NodeKind, Topology};
 use braid_core::{NodeId, Rate, Time};
 
@@ -100,7 +100,7 @@ pub fn inter_dc(p: &InterDcParams) -> Result<Topology, String> {
     need_rate("dci_rate", q.dci_rate)?;
     let per_dc = q.hosts_per_dc.saturating_add(q.leaves).saturating_add(q.spines).saturating_add(1);
     need_size("`dcs` × (`hosts_per_dc` + `leaves` + `spines` + 1)", &[p.dcs, per_dc])?;
-    need_size("`dcs` × `leaves` × `spines`", &[p.dcs, q.leaves, q.spines])?;
+    need_links("`dcs` × `leaves` × `spines`", &[p.dcs, q.leaves, q.spines])?;
     let names: Vec<String> = if p.names.is_empty() {
         (0..p.dcs).map(|i| format!("dc{i}")).collect()
     } else {

@@ -51,7 +51,7 @@ pub use inter_dc::{inter_dc, DcLink, InterDcParams, IntraDcParams};
 pub use rondo::{four_path, testbed, FourPathParams, TestbedParams};
 
 use crate::topology::Topology;
-use braid_core::Rate;
+use braid_core::{Rate, Time};
 
 /// `Err` naming `field` unless `v > 0`.
 pub(crate) fn need_positive(field: &str, v: usize) -> Result<(), String> {
@@ -69,20 +69,78 @@ pub(crate) fn need_rate(field: &str, r: Rate) -> Result<(), String> {
     Ok(())
 }
 
-/// Largest number of nodes or links a builder will create (16 Mi): beyond it a typo, not a network.
-pub(crate) const MAX_ELEMS: usize = 1 << 24;
+/// Largest number of nodes (hosts plus switches) a builder or file reader will create:
+/// 1,048,576 (2^20). A k = 128 fat-tree (the largest the `fat-tree` builder accepts, 544,768
+/// nodes) fits; a file or scenario asking for more is a typo, not a network, and gets an error
+/// before anything is allocated for it.
+pub const MAX_NODES: usize = 1 << 20;
 
-/// The product of `parts`, or an `Err` mentioning `what` if it overflows or exceeds [`MAX_ELEMS`].
-pub(crate) fn need_size(what: &str, parts: &[usize]) -> Result<usize, String> {
+/// Largest number of links a builder or file reader will create: 4,194,304 (2^22), four links per
+/// node on average at [`MAX_NODES`] (a k = 128 fat-tree has 1,572,864).
+pub const MAX_LINKS: usize = 1 << 22;
+
+/// The product of `parts`, or an `Err` mentioning `what` if it overflows or exceeds `max`.
+fn need_at_most(what: &str, parts: &[usize], max: usize) -> Result<usize, String> {
     parts
         .iter()
         .try_fold(1usize, |acc, &x| acc.checked_mul(x))
-        .filter(|&n| n <= MAX_ELEMS)
-        .ok_or_else(|| format!("{what} is too large (more than {MAX_ELEMS})"))
+        .filter(|&n| n <= max)
+        .ok_or_else(|| format!("{what} is too large (more than {max})"))
 }
 
-/// Run [`Topology::validate`] and prefix its error with the builder's name.
+/// The product of `parts` (a number of nodes), or an `Err` mentioning `what` if it overflows or
+/// exceeds [`MAX_NODES`].
+pub(crate) fn need_size(what: &str, parts: &[usize]) -> Result<usize, String> {
+    need_at_most(what, parts, MAX_NODES)
+}
+
+/// The product of `parts` (a number of links), or an `Err` mentioning `what` if it overflows or
+/// exceeds [`MAX_LINKS`].
+pub(crate) fn need_links(what: &str, parts: &[usize]) -> Result<usize, String> {
+    need_at_most(what, parts, MAX_LINKS)
+}
+
+/// Fastest link rate a topology may have: 1 Pb/s (10^15 bit/s), a thousand times today's
+/// fastest links. A larger rate is a unit typo (`1e30Tbps`, a `LinkSpeedRaw` of 1e300) and would
+/// make serialisation times round to zero.
+pub const MAX_LINK_RATE: Rate = Rate(1_000_000_000_000_000);
+
+/// Longest one-way link delay a topology may have: 100 s (10^14 ps; the longest terrestrial
+/// fibre path is about 0.1 s). A larger delay is a unit typo and would overflow the picosecond
+/// clock when summed along a path.
+pub const MAX_LINK_DELAY: Time = Time(100_000_000_000_000);
+
+/// `Err` naming the first link whose rate exceeds [`MAX_LINK_RATE`] or whose delay exceeds
+/// [`MAX_LINK_DELAY`].
+pub(crate) fn need_link_ranges(t: &Topology) -> Result<(), String> {
+    for (i, l) in t.links.iter().enumerate() {
+        let name = |n: braid_core::NodeId| t.nodes.get(n.idx()).map_or("?", |x| x.name.as_str());
+        if l.rate > MAX_LINK_RATE {
+            return Err(format!(
+                "link {i} ({} – {}): rate {} bit/s is above the limit of {} bit/s",
+                name(l.a),
+                name(l.b),
+                l.rate.bps(),
+                MAX_LINK_RATE.bps()
+            ));
+        }
+        if l.delay > MAX_LINK_DELAY {
+            return Err(format!(
+                "link {i} ({} – {}): delay {} s is above the limit of {} s",
+                name(l.a),
+                name(l.b),
+                l.delay.secs_f64(),
+                MAX_LINK_DELAY.secs_f64()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Run [`Topology::validate`] and the link range check ([`MAX_LINK_RATE`], [`MAX_LINK_DELAY`]),
+/// and prefix an error with the builder's name.
 pub(crate) fn finish(what: &str, t: Topology) -> Result<Topology, String> {
     t.validate().map_err(|e| format!("{what}: {e}"))?;
+    need_link_ranges(&t).map_err(|e| format!("{what}: {e}"))?;
     Ok(t)
 }
