@@ -21,8 +21,7 @@ pub struct SampleConfig {
     /// Record a `goodput.csv` time series.
     pub goodput_series: bool,
     /// Record a `paths.csv` time series: each active flow's per-logical-path state
-    /// ([`braid_proto::transport::Sender::path_samples`]; multipath senders that report it, such
-    /// as Rondo).
+    /// (the sender's `path_samples`; multipath senders that report it, such as Rondo).
     pub paths_series: bool,
 }
 
