@@ -435,8 +435,8 @@ impl Sim {
         self.q.push(at, Ev::Arrive { pkt: id, port: port.0 });
     }
 
-    /// Process one event.
-    #[inline]
+    /// Process one event (always inlined: it is the body of the run loop).
+    #[inline(always)]
     fn handle(&mut self, now: Time, ev: Ev) {
         match ev {
             Ev::Arrive { pkt, port } => self.on_arrive(now, braid_core::PktId(pkt), PortId(port)),

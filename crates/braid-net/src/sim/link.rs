@@ -5,6 +5,7 @@
 
 use braid_core::{NodeId, PacketKind, PktId, PortId, Rate, Time};
 
+use super::switch::mark_at_dequeue;
 use super::{Ev, Sim};
 use crate::config::{LinkChange, CLASS_DATA, NUM_CLASSES};
 use crate::routes::{Graph, Routes};
@@ -47,12 +48,13 @@ impl Sim {
     /// Start serialising `pkt` on the idle `port`: switch marking at dequeue, counters, capture,
     /// random loss, then onto the wire.
     pub(super) fn transmit(&mut self, now: Time, port: PortId, pkt: PktId) {
-        if !self.is_host[self.ports[port.idx()].node.idx()] {
-            self.mark_at_dequeue(now, port, pkt);
-        }
+        let is_switch = !self.is_host[self.ports[port.idx()].node.idx()];
         let p = &mut self.ports[port.idx()];
-        let pk = self.pkts.get(pkt.0);
+        let pk = self.pkts.get_mut(pkt.0);
         let size = pk.size_bytes as u64;
+        if is_switch && pk.kind.is_forward() {
+            mark_at_dequeue(now, &self.cfg, p, pk, &mut self.node_rng, &mut self.ints, &mut self.stats);
+        }
         p.tx_bytes += size;
         p.tx_pkts += 1;
         p.tx_bytes_class[pk.prio as usize] += size;

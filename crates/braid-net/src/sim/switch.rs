@@ -2,11 +2,12 @@
 //! routing picks, admission into the shared buffer (dynamic threshold, per-class limits),
 //! PFC PAUSE/RESUME by ingress accounting, and ECN (RED-like) and INT marking at dequeue.
 
-use braid_core::{IntHop, IntStack, NodeId, PktId, PortId, Time};
+use braid_core::{Arena, IntHop, IntStack, NodeId, Packet, PktId, PortId, Rng, Time};
 
 use super::{Ev, Sim};
-use crate::config::{CLASS_CONTROL, CLASS_DATA};
-use crate::stats::DropReason;
+use crate::config::{NetConfig, CLASS_CONTROL, CLASS_DATA};
+use crate::port::Port;
+use crate::stats::{DropReason, SimStats};
 use crate::switch_routing::RouteView;
 
 /// RED-like marking probability for a queue of `q` bytes: 0 up to Kmin, rising linearly to `pmax`
@@ -143,35 +144,39 @@ impl Sim {
             self.pump(now, port);
         }
     }
+}
 
-    /// A switch port starts sending `pkt`: forward-direction packets get ECN marked (RED-like on
-    /// the class's queue) and an INT hop record, both at dequeue.
-    #[inline]
-    pub(super) fn mark_at_dequeue(&mut self, now: Time, port: PortId, pkt: PktId) {
-        let p = &self.ports[port.idx()];
-        let pk = self.pkts.get_mut(pkt.0);
-        if !pk.kind.is_forward() {
-            return;
+/// A switch port `p` starts sending the forward-direction packet `pk`: ECN marking (RED-like on
+/// the class's queue, drawing from the switch's random stream) and an INT hop record, both at
+/// dequeue, before the port's transmit counters move.
+#[inline]
+pub(super) fn mark_at_dequeue(
+    now: Time,
+    cfg: &NetConfig,
+    p: &Port,
+    pk: &mut Packet,
+    node_rng: &mut [Rng],
+    ints: &mut Arena<IntStack>,
+    stats: &mut SimStats,
+) {
+    let size = pk.size_bytes as u64;
+    let c = pk.prio as usize;
+    if cfg.ecn.enabled && c != CLASS_CONTROL as usize {
+        let prob = ecn_mark_probability(p.q_bytes[c], p.kmin, p.kmax, cfg.ecn.pmax);
+        if prob >= 1.0 || (prob > 0.0 && node_rng[p.node.idx()].bernoulli(prob)) {
+            pk.ecn_ce = true;
+            stats.ecn_marks += 1;
         }
-        let size = pk.size_bytes as u64;
-        let c = pk.prio as usize;
-        if self.cfg.ecn.enabled && c != CLASS_CONTROL as usize {
-            let prob = ecn_mark_probability(p.q_bytes[c], p.kmin, p.kmax, self.cfg.ecn.pmax);
-            if prob >= 1.0 || (prob > 0.0 && self.node_rng[p.node.idx()].bernoulli(prob)) {
-                pk.ecn_ce = true;
-                self.stats.ecn_marks += 1;
-            }
+    }
+    if cfg.int_enabled {
+        if pk.int == 0 {
+            pk.int = ints.alloc(IntStack::default()) + 1;
         }
-        if self.cfg.int_enabled {
-            if pk.int == 0 {
-                pk.int = self.ints.alloc(IntStack::default()) + 1;
-            }
-            self.ints.get_mut(pk.int - 1).push(IntHop {
-                ts: now,
-                tx_bytes: p.tx_bytes + size,
-                qlen_bytes: p.queued_bytes().min(u32::MAX as u64) as u32,
-                rate_mbps: (p.rate.bps() / 1_000_000) as u32,
-            });
-        }
+        ints.get_mut(pk.int - 1).push(IntHop {
+            ts: now,
+            tx_bytes: p.tx_bytes + size,
+            qlen_bytes: p.queued_bytes().min(u32::MAX as u64) as u32,
+            rate_mbps: (p.rate.bps() / 1_000_000) as u32,
+        });
     }
 }
