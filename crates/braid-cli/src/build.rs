@@ -69,16 +69,16 @@ fn check_route_work(sc: &Scenario) -> Result<(), String> {
 pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     check_route_work(sc)?;
     let mut sim = Sim::new(sc.topology.clone(), sc.net.clone(), sc.seed);
-    sim.sampling.interval = sc.output.sample_interval.or(Some(Time::from_us(10)));
-    sim.sampling.queues_series = sc.output.queues;
-    sim.sampling.ood_series = sc.output.ood;
-    sim.sampling.paths_series = sc.output.paths;
+    sim.sampling_mut().interval = sc.output.sample_interval.or(Some(Time::from_us(10)));
+    sim.sampling_mut().queues_series = sc.output.queues;
+    sim.sampling_mut().ood_series = sc.output.ood;
+    sim.sampling_mut().paths_series = sc.output.paths;
     if sc.output.link_util {
         sim.record_link_util(sc.output.sample_interval.unwrap_or(Time::from_ms(1)));
     }
-    sim.sampling.goodput_series = sc.output.goodput;
+    sim.sampling_mut().goodput_series = sc.output.goodput;
     let n_hosts = sim.n_hosts();
-    let groups: Vec<u32> = sim.hosts.iter().map(|h| sc.topology.nodes[h.node.idx()].group).collect();
+    let groups: Vec<u32> = sim.hosts().iter().map(|h| sc.topology.nodes[h.node.idx()].group).collect();
     let wl = sc.workload.generate(n_hosts, &groups, sc.seed).map_err(|e| format!("[workload] {e}"))?;
     if wl.flows.is_empty() {
         return Err("[workload] generates no flows".into());

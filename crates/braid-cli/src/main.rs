@@ -147,7 +147,7 @@ fn main() -> ExitCode {
                         path.display(),
                         sim.n_hosts(),
                         sc.topology.links.len(),
-                        sim.flows.len()
+                        sim.flows().len()
                     );
                     ExitCode::SUCCESS
                 }

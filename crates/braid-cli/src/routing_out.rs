@@ -37,7 +37,7 @@ use crate::scenario::Scenario;
 
 /// The artifact's ideal FCT of every flow (`None` when unreachable), in flow order.
 pub fn artifact_ideals(sc: &Scenario, sim: &Sim) -> Vec<Option<Time>> {
-    sim.flows
+    sim.flows()
         .iter()
         .map(|f| sim.artifact_ideal_fct(f.src_host, f.dst_host, f.size_bytes, sc.net.mtu_bytes, sc.net.header_bytes))
         .collect()
@@ -45,7 +45,7 @@ pub fn artifact_ideals(sc: &Scenario, sim: &Sim) -> Vec<Option<Time>> {
 
 fn in_groups(sc: &Scenario, sim: &Sim, src: u32, dst: u32) -> bool {
     let Some((a, b)) = sc.output.slowdown_groups else { return true };
-    let g = |h: u32| sc.topology.nodes[sim.hosts[h as usize].node.idx()].group;
+    let g = |h: u32| sc.topology.nodes[sim.hosts()[h as usize].node.idx()].group;
     let (s, d) = (g(src), g(dst));
     (s == a && d == b) || (s == b && d == a)
 }
@@ -88,18 +88,18 @@ pub fn write_slowdown_bins(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRe
 
 /// Write `fct.txt` in the artifact's format.
 pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, ideals: &[Option<Time>]) -> Result<(), String> {
-    let mut done: Vec<usize> = (0..sim.flows.len()).filter(|&i| sim.flows[i].finish.is_some()).collect();
-    done.sort_by_key(|&i| (sim.flows[i].finish, i));
+    let mut done: Vec<usize> = (0..sim.flows().len()).filter(|&i| sim.flows()[i].finish.is_some()).collect();
+    done.sort_by_key(|&i| (sim.flows()[i].finish, i));
     let p = dir.join("fct.txt");
     let werr = |e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
     let mut w = BufWriter::new(fs::File::create(&p).map_err(werr)?);
     (|| -> std::io::Result<()> {
         for i in done {
-            let f = &sim.flows[i];
+            let f = &sim.flows()[i];
             let start = f.started_at.unwrap_or(f.start);
             let fct = f.finish.map(|t| t.saturating_sub(start)).unwrap_or(Time::ZERO);
-            let sip = node_ip(sim.hosts[f.src_host as usize].node.0);
-            let dip = node_ip(sim.hosts[f.dst_host as usize].node.0);
+            let sip = node_ip(sim.hosts()[f.src_host as usize].node.0);
+            let dip = node_ip(sim.hosts()[f.dst_host as usize].node.0);
             let ideal = ideals[i].map(|t| t.ns()).unwrap_or(0);
             writeln!(
                 w,
@@ -118,7 +118,7 @@ pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, ideals: &[Option
 
 /// Write `link_util.csv`.
 pub fn write_link_util(dir: &Path, sim: &Sim) -> Result<(), String> {
-    let Some(lu) = &sim.routing.link_util else { return Ok(()) };
+    let Some(lu) = &sim.routing().link_util else { return Ok(()) };
     let p = dir.join("link_util.csv");
     let werr = |e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
     let mut w = BufWriter::new(fs::File::create(&p).map_err(werr)?);
@@ -127,7 +127,7 @@ pub fn write_link_util(dir: &Path, sim: &Sim) -> Result<(), String> {
         let iv = lu.interval.secs_f64();
         for &(t, i, b) in &lu.rows {
             let port = lu.ports[i as usize];
-            let pt = &sim.ports[port.idx()];
+            let pt = &sim.ports()[port.idx()];
             let util = b as f64 * 8.0 / (pt.rate.bps_f64() * iv);
             writeln!(w, "{},{},{},{},{},{},{}", fmt_f64(t.ns_f64()), port.0, pt.node, pt.peer, pt.rate.bps(), b, fmt_f64(util))?;
         }
@@ -162,7 +162,7 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
     a.sort_by(|x, y| x.total_cmp(y));
     s.float("fct_slowdown_artifact_ideal_p50", percentile(&a, 50.0).unwrap_or(0.0));
     s.float("fct_slowdown_artifact_ideal_p99", percentile(&a, 99.0).unwrap_or(0.0));
-    let rt = &sim.routing;
+    let rt = sim.routing();
     if !rt.lcmp.is_empty() {
         fn total(rs: &[LcmpRouter], f: impl Fn(&LcmpRouter) -> u64) -> i128 {
             rs.iter().map(f).sum::<u64>() as i128

@@ -39,7 +39,7 @@ pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
     }
     sim.prepare();
     let wall = Instant::now();
-    let total = sim.flows.len() as u64;
+    let total = sim.flows().len() as u64;
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut cb = |s: &Sim| {
         if !progress {
@@ -55,7 +55,7 @@ pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
         }
         if let Some(b) = &bar {
             b.set_position(s.flows_done() as u64);
-            b.set_message(format!("t={}  {} events", s.q.now(), s.q.popped()));
+            b.set_message(format!("t={}  {} events", s.events().now(), s.events().popped()));
         }
     };
     let end = sim.run(sc.stop, &mut cb);
@@ -72,7 +72,7 @@ pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
 
 /// One record per flow.
 pub fn flow_records(sim: &Sim) -> Vec<FlowRecord> {
-    sim.flows
+    sim.flows()
         .iter()
         .enumerate()
         .map(|(i, f)| {
@@ -98,8 +98,8 @@ pub fn flow_records(sim: &Sim) -> Vec<FlowRecord> {
 /// The headline metrics of a run.
 pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], end: RunEnd, wall_s: f64) -> Summary {
     let mut s = Summary::default();
-    let now = sim.q.now();
-    let events = sim.q.popped();
+    let now = sim.events().now();
+    let events = sim.events().popped();
     s.str("scenario", &sc.name);
     s.int("seed", sc.seed);
     s.str("topology", &sc.topology_kind);
@@ -110,8 +110,8 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.float("wall_s", (wall_s * 1000.0).round() / 1000.0);
     s.int("events", events);
     s.float("events_per_sec", if wall_s > 0.0 { (events as f64 / wall_s).round() } else { 0.0 });
-    s.int("packet_hops", sim.stats.packet_hops);
-    s.float("packet_hops_per_sec", if wall_s > 0.0 { (sim.stats.packet_hops as f64 / wall_s).round() } else { 0.0 });
+    s.int("packet_hops", sim.stats().packet_hops);
+    s.float("packet_hops_per_sec", if wall_s > 0.0 { (sim.stats().packet_hops as f64 / wall_s).round() } else { 0.0 });
     s.str(
         "run_end",
         match end {
@@ -123,14 +123,14 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.int("flows_total", flows.len() as u64);
     let done: Vec<&FlowRecord> = flows.iter().filter(|f| f.finish_ns.is_some()).collect();
     s.int("flows_completed", done.len() as u64);
-    s.int("packets_injected", sim.stats.data_injected);
-    s.int("packets_delivered", sim.stats.data_delivered);
-    let dropped: u64 = sim.stats.data_dropped.iter().sum();
+    s.int("packets_injected", sim.stats().data_injected);
+    s.int("packets_delivered", sim.stats().data_delivered);
+    let dropped: u64 = sim.stats().data_dropped.iter().sum();
     s.int("packets_dropped", dropped);
     s.int("packets_in_flight", sim.data_in_flight());
     let drops = DropReason::ALL
         .iter()
-        .map(|r| (r.name().to_string(), Value::Int(sim.stats.data_dropped[*r as usize] as i128)))
+        .map(|r| (r.name().to_string(), Value::Int(sim.stats().data_dropped[*r as usize] as i128)))
         .collect();
     s.set("drops", Value::Obj(drops));
     s.set("conservation_ok", Value::Bool(sim.conservation().is_ok()));
@@ -144,34 +144,34 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.float("fct_mean_ns", fct_mean);
     fct.sort_by(f64::total_cmp);
     s.float("fct_p99_ns", percentile(&fct, 99.0).unwrap_or(0.0));
-    s.int("nic_ood_max", sim.nic_ood_hist.max());
-    s.int("nic_ood_p99", sim.nic_ood_hist.percentile(99.0));
-    s.float("nic_ood_mean", sim.nic_ood_hist.mean());
-    s.int("nic_rbo_max", sim.nic_rbo_hist.max());
-    s.int("nic_rbo_p99", sim.nic_rbo_hist.percentile(99.0));
+    s.int("nic_ood_max", sim.nic_ood_hist().max());
+    s.int("nic_ood_p99", sim.nic_ood_hist().percentile(99.0));
+    s.float("nic_ood_mean", sim.nic_ood_hist().mean());
+    s.int("nic_rbo_max", sim.nic_rbo_hist().max());
+    s.int("nic_rbo_p99", sim.nic_rbo_hist().percentile(99.0));
     s.int("flow_ood_max", flows.iter().map(|f| f.max_ood as u64).max().unwrap_or(0));
     // Goodput: application bytes delivered in order, over first send → last delivery.
-    let first = sim.flows.iter().filter_map(|f| f.started_at).min().unwrap_or(Time::ZERO);
-    let last = sim.flows.iter().map(|f| f.delivered_at.unwrap_or(now)).max().unwrap_or(now);
-    let bytes: u64 = sim.flows.iter().map(|f| f.delivered_bytes).sum();
+    let first = sim.flows().iter().filter_map(|f| f.started_at).min().unwrap_or(Time::ZERO);
+    let last = sim.flows().iter().map(|f| f.delivered_at.unwrap_or(now)).max().unwrap_or(now);
+    let bytes: u64 = sim.flows().iter().map(|f| f.delivered_bytes).sum();
     let span = last.saturating_sub(first).secs_f64();
     s.float("goodput_bps", if span > 0.0 { (bytes as f64 * 8.0 / span).round() } else { 0.0 });
     s.int("app_bytes_delivered", bytes);
     let retx: u64 = flows.iter().map(|f| f.retransmissions).sum();
     s.int("retransmissions", retx);
-    s.int("spurious_retransmissions", sim.stats.spurious_retx);
+    s.int("spurious_retransmissions", sim.stats().spurious_retx);
     s.int("timeouts", flows.iter().map(|f| f.timeouts).sum::<u64>());
     s.float(
         "retx_delay_mean_ns",
-        if sim.stats.retx_delay_count > 0 {
-            sim.stats.retx_delay_sum_ps as f64 / sim.stats.retx_delay_count as f64 / 1e3
+        if sim.stats().retx_delay_count > 0 {
+            sim.stats().retx_delay_sum_ps as f64 / sim.stats().retx_delay_count as f64 / 1e3
         } else {
             0.0
         },
     );
     // The bottleneck: the switch port with the largest mean sampled queue.
     let (bport, bq) = sim
-        .queue_stats
+        .queue_stats()
         .iter()
         .enumerate()
         .max_by(|a, b| a.1.mean().total_cmp(&b.1.mean()).then(b.0.cmp(&a.0)))
@@ -181,12 +181,12 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.float("queue_mean_bytes", bq.mean().round());
     s.int("queue_p99_bytes", bq.percentile(99.0));
     s.int("queue_max_bytes", bq.max());
-    s.int("pfc_pauses", sim.stats.pfc_pauses_sent);
-    s.float("pfc_pause_time_ns", sim.ports.iter().map(|p| p.paused_ps).sum::<u64>() as f64 / 1e3);
-    s.int("probes_sent", sim.stats.probes_sent);
+    s.int("pfc_pauses", sim.stats().pfc_pauses_sent);
+    s.float("pfc_pause_time_ns", sim.ports().iter().map(|p| p.paused_ps).sum::<u64>() as f64 / 1e3);
+    s.int("probes_sent", sim.stats().probes_sent);
     if !wl.jobs.is_empty() {
-        let started: Vec<Option<Time>> = sim.flows.iter().map(|f| f.started_at).collect();
-        let finished: Vec<Option<Time>> = sim.flows.iter().map(|f| f.finish).collect();
+        let started: Vec<Option<Time>> = sim.flows().iter().map(|f| f.started_at).collect();
+        let finished: Vec<Option<Time>> = sim.flows().iter().map(|f| f.finish).collect();
         let jobs = braid_workload::jct_per_job(wl, &started, &finished);
         let top: Vec<&braid_workload::JobResult> =
             jobs.iter().filter(|j| wl.jobs[j.job as usize].parent == braid_workload::NO_JOB).collect();
@@ -214,8 +214,8 @@ pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), Str
         let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
         let res: std::io::Result<()> = (|| {
             writeln!(w, "time_ns,port,node,peer,bytes")?;
-            for &(t, port, b) in &r.sim.queue_series {
-                let pt = &r.sim.ports[port as usize];
+            for &(t, port, b) in r.sim.queue_series() {
+                let pt = &r.sim.ports()[port as usize];
                 writeln!(w, "{},{},{},{},{}", fmt_f64(t.ns_f64()), port, pt.node, pt.peer, b)?;
             }
             w.flush()
@@ -227,7 +227,7 @@ pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), Str
         let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
         let res: std::io::Result<()> = (|| {
             writeln!(w, "time_ns,host,nic_ood,nic_rbo")?;
-            for &(t, h, o, b) in &r.sim.ood_series {
+            for &(t, h, o, b) in r.sim.ood_series() {
                 writeln!(w, "{},{},{},{}", fmt_f64(t.ns_f64()), h, o, b)?;
             }
             w.flush()
@@ -239,7 +239,7 @@ pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), Str
         let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
         let res: std::io::Result<()> = (|| {
             writeln!(w, "time_ns,flow,path,window_bytes,ack_rate_bps,inflight_pkts,margin_bytes,fwd_delay_ns,skip,probing")?;
-            for &(t, f, s) in &r.sim.path_series {
+            for &(t, f, s) in r.sim.path_series() {
                 writeln!(
                     w,
                     "{},{},{},{},{},{},{},{},{},{}",
@@ -265,7 +265,7 @@ pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), Str
         let res: std::io::Result<()> = (|| {
             writeln!(w, "time_ns,delivered_bytes,goodput_bps")?;
             let mut prev = (Time::ZERO, 0u64);
-            for &(t, b) in &r.sim.goodput_series {
+            for &(t, b) in r.sim.goodput_series() {
                 let dt = (t - prev.0).secs_f64();
                 let bps = if dt > 0.0 { (b - prev.1) as f64 * 8.0 / dt } else { 0.0 };
                 writeln!(w, "{},{},{}", fmt_f64(t.ns_f64()), b, fmt_f64(bps.round()))?;
@@ -277,7 +277,7 @@ pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), Str
     }
     if !sc.output.pcap.is_empty() {
         let p = dir.join("capture.pcap");
-        let recs: Vec<(u64, u32, braid_core::Packet)> = r.sim.captured.iter().map(|&(t, port, pk)| (t.0, port, pk)).collect();
+        let recs: Vec<(u64, u32, braid_core::Packet)> = r.sim.captured().iter().map(|&(t, port, pk)| (t.0, port, pk)).collect();
         let w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
         crate::pcap::write_capture(w, &recs, sc.net.header_bytes).map_err(|e| werr(&p, e))?;
     }
@@ -313,7 +313,7 @@ pub fn human_summary(sc: &Scenario, r: &RunResult) -> String {
         seed = sc.seed,
         done = g("flows_completed"),
         total = g("flows_total"),
-        sim = r.sim.q.now(),
+        sim = r.sim.events().now(),
         end = g("run_end"),
         wall = g("wall_s"),
         ev = g("events"),

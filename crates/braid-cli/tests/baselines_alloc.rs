@@ -33,14 +33,14 @@ size = "50MB"
         );
         let sc = parse(&text, Path::new("."), &[], None).unwrap();
         let (mut sim, _) = build(&sc).unwrap();
-        sim.sampling.interval = None;
+        sim.sampling_mut().interval = None;
         sim.prepare();
         sim.run(Some(Time::from_us(500)), &mut |_| {});
-        let hops0 = sim.stats.packet_hops;
+        let hops0 = sim.stats().packet_hops;
         let a0 = allocations();
         sim.run(Some(Time::from_us(1500)), &mut |_| {});
         let allocs = allocations() - a0;
-        let hops = sim.stats.packet_hops - hops0;
+        let hops = sim.stats().packet_hops - hops0;
         assert!(hops > 100_000, "{kind}: only {hops} packet-hops");
         // Containers may still grow now and then; nothing may scale with packets.
         assert!(allocs * 1000 < hops, "{kind}: {allocs} allocations for {hops} packet-hops");

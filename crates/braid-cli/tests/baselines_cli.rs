@@ -17,7 +17,7 @@ fn every_transport_runs_on_the_testbed_example() {
         let sets = vec![format!("transport.kind=\"{kind}\""), "workload.size=\"4MB\"".to_string()];
         let sc = load(&example(), &sets, None).unwrap_or_else(|e| panic!("{kind}: {e}"));
         let r = run(&sc, false).unwrap();
-        assert!(r.sim.flows.iter().all(|f| f.finish.is_some() && f.delivered_bytes == f.size_bytes), "{kind}");
+        assert!(r.sim.flows().iter().all(|f| f.finish.is_some() && f.delivered_bytes == f.size_bytes), "{kind}");
         assert!(r.sim.conservation().is_ok(), "{kind}");
     }
     // Rondo's own transports parse too (their tests run them). `roce` is single-path and rejects

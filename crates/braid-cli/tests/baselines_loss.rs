@@ -38,9 +38,9 @@ fn check(kind: &str, workload: &[&str]) {
         let sc = parse(LOSSY, Path::new("."), &sets, Some(seed)).unwrap_or_else(|e| panic!("{kind}: {e}"));
         let r = run(&sc, false).unwrap();
         assert!(r.sim.conservation().is_ok(), "{kind} seed {seed}: {:?}", r.sim.conservation());
-        let dropped: u64 = r.sim.stats.data_dropped.iter().sum();
+        let dropped: u64 = r.sim.stats().data_dropped.iter().sum();
         assert!(dropped > 0, "{kind} seed {seed}: 1 % loss should drop something");
-        for (i, f) in r.sim.flows.iter().enumerate() {
+        for (i, f) in r.sim.flows().iter().enumerate() {
             assert!(f.finish.is_some(), "{kind} seed {seed}: flow {i} did not complete");
             assert!(f.receiver.is_complete(), "{kind} seed {seed}: flow {i} receiver incomplete");
             assert_eq!(f.delivered_bytes, f.size_bytes, "{kind} seed {seed}: flow {i}");
@@ -48,10 +48,10 @@ fn check(kind: &str, workload: &[&str]) {
         let retx: u64 = r.flows.iter().map(|f| f.retransmissions).sum();
         eprintln!(
             "{kind} seed {seed} {workload:?}: {} flows, {} data drops, {retx} retransmissions ({} spurious), done at {}",
-            r.sim.flows.len(),
+            r.sim.flows().len(),
             dropped,
-            r.sim.stats.spurious_retx,
-            r.sim.q.now()
+            r.sim.stats().spurious_retx,
+            r.sim.events().now()
         );
     }
 }

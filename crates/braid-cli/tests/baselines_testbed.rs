@@ -36,7 +36,7 @@ fn goodput_gbps(kind: &str) -> (f64, u64) {
     let sc = parse(TESTBED, Path::new("."), &sets, None).unwrap_or_else(|e| panic!("{kind}: {e}"));
     let r = run(&sc, false).unwrap();
     assert!(r.sim.conservation().is_ok(), "{kind}: {:?}", r.sim.conservation());
-    let f = &r.sim.flows[0];
+    let f = &r.sim.flows()[0];
     assert!(f.finish.is_some(), "{kind}: flow did not complete");
     assert_eq!(f.delivered_bytes, f.size_bytes, "{kind}");
     let g = match r.summary.get("goodput_bps") {

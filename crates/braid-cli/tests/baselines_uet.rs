@@ -75,10 +75,10 @@ fn slow_spine(sets: &[&str]) -> (Vec<(f64, f64)>, Time) {
         for _ in 0..10 {
             t += Time::from_us(5);
             sim.run(Some(t), &mut |_| {});
-            q += (sim.ports[up(0, 0)].queued_bytes() + sim.ports[up(1, 0)].queued_bytes()) as f64 / 20.0;
+            q += (sim.ports()[up(0, 0)].queued_bytes() + sim.ports()[up(1, 0)].queued_bytes()) as f64 / 20.0;
         }
         let (mut blocks, mut distinct) = (0u64, 0u64);
-        for f in sim.flows.iter_mut() {
+        for f in sim.flows_mut().iter_mut() {
             if let Sender::Uet(s) = &mut f.sender {
                 let (b, k) = s.take_ev_blocks();
                 blocks += b;
@@ -89,8 +89,8 @@ fn slow_spine(sets: &[&str]) -> (Vec<(f64, f64)>, Time) {
     }
     sim.run(None, &mut |_| {});
     assert!(sim.conservation().is_ok());
-    assert!(sim.flows.iter().all(|f| f.delivered_bytes == f.size_bytes));
-    let done = sim.flows.iter().filter_map(|f| f.finish).max().unwrap();
+    assert!(sim.flows().iter().all(|f| f.delivered_bytes == f.size_bytes));
+    let done = sim.flows().iter().filter_map(|f| f.finish).max().unwrap();
     (out, done)
 }
 
@@ -149,7 +149,7 @@ fn nscc_holds_the_queue_near_its_target_delay() {
     sim.prepare();
     // Warm up 200 µs, then average each active flow's queuing-delay samples over 400 µs.
     sim.run(Some(Time::from_us(200)), &mut |_| {});
-    for f in sim.flows.iter_mut() {
+    for f in sim.flows_mut().iter_mut() {
         if let Sender::Uet(s) = &mut f.sender {
             s.reset_delay_stats();
         }
@@ -157,7 +157,7 @@ fn nscc_holds_the_queue_near_its_target_delay() {
     sim.run(Some(Time::from_us(600)), &mut |_| {});
     let mut delays = Vec::new();
     let mut target = 0.0;
-    for f in sim.flows.iter() {
+    for f in sim.flows().iter() {
         if let (Sender::Uet(s), None) = (&f.sender, f.finish) {
             let (d, k) = s.mean_delay();
             target = s.target_qdelay().us_f64();

@@ -47,7 +47,7 @@ sample_interval = "1us"
     let sets: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     let sc = parse(&text, Path::new("."), &sets, None).unwrap_or_else(|e| panic!("{e}"));
     let (mut sim, _) = build(&sc).unwrap();
-    sim.sampling.queues_series = true;
+    sim.sampling_mut().queues_series = true;
     sim
 }
 
@@ -58,14 +58,14 @@ fn started(mut sim: Sim) -> Sim {
 
 /// The switch port toward host 0 (the bottleneck).
 fn bottleneck(sim: &Sim) -> usize {
-    let h0 = sim.hosts[0].node;
-    sim.ports.iter().position(|p| p.peer == h0).unwrap()
+    let h0 = sim.hosts()[0].node;
+    sim.ports().iter().position(|p| p.peer == h0).unwrap()
 }
 
 /// Run to `t` and return each flow's delivered bytes.
 fn run_to(sim: &mut Sim, t: Time) -> Vec<u64> {
     sim.run(Some(t), &mut |_| {});
-    sim.flows.iter().map(|f| f.delivered_bytes).collect()
+    sim.flows().iter().map(|f| f.delivered_bytes).collect()
 }
 
 /// Queue samples of the bottleneck port in [from, to).
@@ -74,7 +74,7 @@ fn queue_samples(sim: &Sim, from: Time, to: Time) -> Vec<u64> {
     // The series records only non-empty samples; fill the gaps with zeros.
     let mut v = Vec::new();
     let mut by_time = std::collections::BTreeMap::new();
-    for &(t, p, q) in &sim.queue_series {
+    for &(t, p, q) in sim.queue_series() {
         if p == b && t >= from && t < to {
             by_time.insert(t, q);
         }
@@ -117,7 +117,7 @@ fn dctcp_window_holds_queue_near_k_at_full_throughput() {
     let m = mean(&q);
     assert!(max < k + n as u64 * 1048 + 1048, "queue max {max} exceeds K + N packets");
     assert!(m > 0.3 * k as f64 && m < 1.1 * k as f64, "queue mean {m} not around K = {k}");
-    assert_eq!(sim.stats.data_dropped.iter().sum::<u64>(), 0);
+    assert_eq!(sim.stats().data_dropped.iter().sum::<u64>(), 0);
 }
 
 #[test]
@@ -136,7 +136,7 @@ fn dcqcn_converges_to_fair_share_without_drops_under_pfc() {
         assert!((x - share).abs() < 0.1 * share, "rates {r:?}, C/N = {share}");
     }
     assert!(total > 80.0, "aggregate {total} Gb/s");
-    assert_eq!(sim.stats.data_dropped.iter().sum::<u64>(), 0, "PFC must prevent drops");
+    assert_eq!(sim.stats().data_dropped.iter().sum::<u64>(), 0, "PFC must prevent drops");
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn hpcc_reacts_fast_to_a_joining_flow() {
     let n = 4;
     let mut sim = incast(n, "hpcc", &[]);
     let join = Time::from_ms(1);
-    sim.flows[3].start = join;
+    sim.flows_mut()[3].start = join;
     let mut sim = started(sim);
     let a = run_to(&mut sim, join + Time::from_us(100));
     let b = run_to(&mut sim, join + Time::from_us(300));

@@ -107,9 +107,9 @@ fn lossless_incast_fills_the_link_without_drops() {
     let r = run(&sc, false).unwrap();
     assert!(r.sim.conservation().is_ok(), "{:?}", r.sim.conservation());
     assert_eq!(r.flows.iter().filter(|f| f.finish_ns.is_some()).count(), 8);
-    let dropped: u64 = r.sim.stats.data_dropped.iter().sum();
+    let dropped: u64 = r.sim.stats().data_dropped.iter().sum();
     assert_eq!(dropped, 0, "PFC must prevent every drop");
-    assert!(r.sim.stats.pfc_pauses_sent > 0, "the incast should have triggered PFC");
+    assert!(r.sim.stats().pfc_pauses_sent > 0, "the incast should have triggered PFC");
     // The receiver's link carried 16 MB of payload (+ headers) back to back.
     let wire_bytes = 8.0 * 2000.0 * 1048.0;
     let first = r.flows.iter().map(|f| f.start_ns).fold(f64::MAX, f64::min);
@@ -155,8 +155,8 @@ fn lossy_network_conserves_packets_and_delivers_everything() {
         let r = run(&sc, false).unwrap();
         assert!(r.sim.conservation().is_ok(), "{rec}: {:?}", r.sim.conservation());
         assert!(r.flows.iter().all(|f| f.finish_ns.is_some()), "{rec}: not all flows completed");
-        assert!(r.sim.stats.data_dropped[braid_net::stats::DropReason::LinkLoss as usize] > 0);
-        for fl in &r.sim.flows {
+        assert!(r.sim.stats().data_dropped[braid_net::stats::DropReason::LinkLoss as usize] > 0);
+        for fl in r.sim.flows() {
             assert_eq!(fl.delivered_bytes, fl.size_bytes);
         }
     }

@@ -56,17 +56,17 @@ fn ecn_thresholds_and_buffers_per_link_rate() {
     let (sim, _) = build(&sc).unwrap();
     let table = [(25u64, 100_000u64, 400_000u64), (100, 400_000, 1_600_000), (200, 800_000, 3_200_000), (400, 1_600_000, 6_400_000)];
     for (g, kmin, kmax) in table {
-        let p = sim.ports.iter().find(|p| p.rate.bps() == g * 1_000_000_000).unwrap_or_else(|| panic!("a {g} G port"));
+        let p = sim.ports().iter().find(|p| p.rate.bps() == g * 1_000_000_000).unwrap_or_else(|| panic!("a {g} G port"));
         assert_eq!((p.kmin, p.kmax), (kmin, kmax), "{g} G");
     }
     let sc40 = scenario("data/topologies/lcmp-8dc-poscor.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
     let (sim40, _) = build(&sc40).unwrap();
-    let p = sim40.ports.iter().find(|p| p.rate.bps() == 40_000_000_000).unwrap();
+    let p = sim40.ports().iter().find(|p| p.rate.bps() == 40_000_000_000).unwrap();
     assert_eq!((p.kmin, p.kmax), (160_000, 640_000));
-    for (i, n) in sim.topo.nodes.iter().enumerate() {
+    for (i, n) in sim.topo().nodes.iter().enumerate() {
         match n.kind {
-            NodeKind::Dci => assert_eq!(sim.buffer_cap[i], 128 << 20),
-            NodeKind::Switch => assert_eq!(sim.buffer_cap[i], 32 << 20),
+            NodeKind::Dci => assert_eq!(sim.buffer_caps()[i], 128 << 20),
+            NodeKind::Switch => assert_eq!(sim.buffer_caps()[i], 32 << 20),
             NodeKind::Host => {}
         }
     }
@@ -80,7 +80,7 @@ fn windows_are_64_bit_over_long_haul_rtts() {
     for cc in ["dcqcn", "hpcc", "timely", "dctcp"] {
         let sc = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n32,64,1MB,0\n0,112,1MB,0\n", cc);
         let (sim, _) = build(&sc).unwrap();
-        for f in &sim.flows {
+        for f in sim.flows() {
             let w = f.sender.window_bytes();
             assert!((8_700_000_000..8_800_000_000).contains(&w), "{cc}: window {w}");
         }
@@ -105,7 +105,7 @@ fn artifact_ideal_fct() {
     assert_eq!(got, Time::from_ns(base + 1_048_000 * 8 / 40));
     // Braid's own ideal uses the best path (largest bottleneck, then smallest delay): the 100 G
     // path via DC4 (10 ms per hop) — the host link caps the 200 G paths at 100 G as well.
-    let ideal = sim.flows[0].ideal_fct;
+    let ideal = sim.flows()[0].ideal_fct;
     assert!(ideal > Time::from_ms(40) && ideal < Time::from_ms(41), "{ideal}");
 }
 
@@ -116,11 +116,11 @@ fn artifact_ideal_fct() {
 fn control_plane_path_table() {
     let sc = scenario("data/topologies/lcmp-8dc-poscor.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
     let (mut sim, _) = build(&sc).unwrap();
-    let dci1 = braid_core::NodeId::from_idx(sim.topo.nodes.iter().position(|n| n.name == "dci176").unwrap());
-    assert_eq!(sim.routing.lcmp_of(dci1).unwrap().max_delay(), Time::from_ms(256));
-    let routes = sim.routes.clone();
-    let ports = sim.ports.clone();
-    let c = sim.routing.describe_candidates(dci1, 112, &routes, &ports);
+    let dci1 = braid_core::NodeId::from_idx(sim.topo().nodes.iter().position(|n| n.name == "dci176").unwrap());
+    assert_eq!(sim.routing().lcmp_of(dci1).unwrap().max_delay(), Time::from_ms(256));
+    let routes = sim.routes().clone();
+    let ports = sim.ports().to_vec();
+    let c = sim.routing_mut().describe_candidates(dci1, 112, &routes, &ports);
     let got: Vec<(u64, u64, u8)> = c.iter().map(|(_, a, cp)| (a.path_delay.ns() / 1_000_000, a.path_bottleneck_bps / 1_000_000_000, *cp)).collect();
     assert_eq!(got, vec![(50, 200, 68), (200, 200, 181), (20, 100, 65), (80, 100, 110), (10, 40, 64), (40, 40, 86)]);
 }

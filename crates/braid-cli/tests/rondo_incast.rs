@@ -15,10 +15,10 @@ fn incast_is_fair_and_in_order() {
     let sc = parse(&text, dir, &[], None).unwrap();
     let r = run(&sc, false).unwrap();
     r.sim.conservation().unwrap();
-    assert_eq!(r.sim.flows.len(), 32);
+    assert_eq!(r.sim.flows().len(), 32);
     let thr: Vec<f64> = r
         .sim
-        .flows
+        .flows()
         .iter()
         .map(|f| f.size_bytes as f64 * 8.0 / (f.finish.expect("completes") - f.started_at.unwrap()).secs_f64())
         .collect();
@@ -30,7 +30,7 @@ fn incast_is_fair_and_in_order() {
     // Each flow gets about C/N (start-up and the last-packet tail cost a few per cent).
     assert!(mean > 0.85 * c / 32.0, "mean per-flow throughput {mean}");
     // Incast: the shared last hop is the only bottleneck, so nothing arrives out of order.
-    assert_eq!(r.sim.nic_ood_hist.max(), 0, "NIC-level OOD");
-    assert_eq!(r.sim.flows.iter().map(|f| f.receiver.max_ood()).max(), Some(0));
-    assert_eq!(r.sim.stats.spurious_retx, 0);
+    assert_eq!(r.sim.nic_ood_hist().max(), 0, "NIC-level OOD");
+    assert_eq!(r.sim.flows().iter().map(|f| f.receiver.max_ood()).max(), Some(0));
+    assert_eq!(r.sim.stats().spurious_retx, 0);
 }

@@ -43,7 +43,7 @@ fn defaults_are_arcc_with_early_recovery() {
     assert_eq!(sc.transport.recovery.er_threshold, 4);
     let r = run(&sc, false).unwrap();
     assert_eq!(r.summary.get("cc").map(|v| format!("{v:?}")), Some("Str(\"arcc\")".to_string()));
-    assert!(r.sim.flows.iter().all(|f| f.finish.is_some()));
+    assert!(r.sim.flows().iter().all(|f| f.finish.is_some()));
 }
 
 #[test]
@@ -71,7 +71,7 @@ fn every_ablation_variant_runs_to_completion() {
         let sc = parse(SMALL, Path::new("."), &sets, None).unwrap_or_else(|e| panic!("{v:?}: {e}"));
         let r = run(&sc, false).unwrap();
         r.sim.conservation().unwrap_or_else(|e| panic!("{v:?}: {e}"));
-        assert!(r.sim.flows.iter().all(|f| f.finish.is_some() && f.receiver.is_complete()), "{v:?}");
+        assert!(r.sim.flows().iter().all(|f| f.finish.is_some() && f.receiver.is_complete()), "{v:?}");
     }
 }
 

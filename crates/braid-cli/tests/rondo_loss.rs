@@ -60,17 +60,17 @@ fn every_byte_delivered_once_in_order_under_loss_and_any_delays() {
             let r = run(&sc, false).unwrap();
             let case = format!("seed {seed} loss {loss} extra {extra}us {rec} scheduler {sched}");
             r.sim.conservation().unwrap_or_else(|e| panic!("{case}: {e}"));
-            for (i, f) in r.sim.flows.iter().enumerate() {
+            for (i, f) in r.sim.flows().iter().enumerate() {
                 assert!(f.finish.is_some(), "{case}: flow {i} did not complete");
                 assert!(f.receiver.is_complete(), "{case}: flow {i} receiver incomplete");
                 assert_eq!(f.delivered_bytes, f.size_bytes, "{case}: flow {i} delivered bytes");
                 assert!(f.delivered_at.is_some(), "{case}: flow {i} never delivered in full");
             }
             // In-order bytes handed to applications add up to exactly the messages.
-            let total: u64 = r.sim.flows.iter().map(|f| f.size_bytes).sum();
-            assert_eq!(r.sim.stats.app_bytes_delivered, total, "{case}");
+            let total: u64 = r.sim.flows().iter().map(|f| f.size_bytes).sum();
+            assert_eq!(r.sim.stats().app_bytes_delivered, total, "{case}");
             if loss != "0" {
-                assert!(r.sim.stats.data_dropped[braid_net::stats::DropReason::LinkLoss as usize] > 0, "{case}: no loss happened");
+                assert!(r.sim.stats().data_dropped[braid_net::stats::DropReason::LinkLoss as usize] > 0, "{case}: no loss happened");
             }
             cases += 1;
         }
@@ -92,7 +92,7 @@ fn heterogeneous_testbed_with_loss_completes() {
         let sc = parse(&text, base, &sets, None).unwrap();
         let r = run(&sc, false).unwrap();
         r.sim.conservation().unwrap();
-        let f = &r.sim.flows[0];
+        let f = &r.sim.flows()[0];
         assert!(f.finish.is_some() && f.receiver.is_complete(), "{rec} at {loss}");
         assert_eq!(f.delivered_bytes, f.size_bytes);
     }

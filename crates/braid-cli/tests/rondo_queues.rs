@@ -28,12 +28,12 @@ fn load(file: &str) -> (Sim, braid_cli::scenario::Scenario) {
 }
 
 fn node(sim: &Sim, name: &str) -> NodeId {
-    NodeId::from_idx(sim.topo.nodes.iter().position(|n| n.name == name).unwrap())
+    NodeId::from_idx(sim.topo().nodes.iter().position(|n| n.name == name).unwrap())
 }
 
 fn port(sim: &Sim, from: &str, to: &str) -> PortId {
     let (a, b) = (node(sim, from), node(sim, to));
-    PortId::from_idx(sim.ports.iter().position(|p| p.node == a && p.peer == b).unwrap())
+    PortId::from_idx(sim.ports().iter().position(|p| p.node == a && p.peer == b).unwrap())
 }
 
 #[test]
@@ -46,10 +46,10 @@ fn synchronized_start_keeps_inter_path_queues_balanced() {
     loop {
         t += Time::from_us(1);
         let end = sim.run(Some(t), &mut |_| {});
-        if sim.flows.iter().any(|f| f.finish.is_some()) {
+        if sim.flows().iter().any(|f| f.finish.is_some()) {
             break; // the first completion changes the load: stop at the end of the common phase
         }
-        let q: Vec<u64> = uplinks.iter().map(|p| sim.ports[p.idx()].q_bytes[CLASS_DATA as usize]).collect();
+        let q: Vec<u64> = uplinks.iter().map(|p| sim.ports()[p.idx()].q_bytes[CLASS_DATA as usize]).collect();
         let diff = q.iter().max().unwrap() - q.iter().min().unwrap();
         max_diff = max_diff.max(diff);
         max_q = max_q.max(*q.iter().max().unwrap());
@@ -71,7 +71,7 @@ fn synchronized_start_keeps_inter_path_queues_balanced() {
 fn flows_joining_and_leaving_converge_without_a_queue_spike() {
     let (mut sim, _) = load("rondo-join-leave.toml");
     let down = port(&sim, "tor-right", "rcv0");
-    let rate = sim.ports[down.idx()].rate.bps_f64();
+    let rate = sim.ports()[down.idx()].rate.bps_f64();
     let step = Time::from_us(5);
     let mut t = Time::ZERO;
     let mut last_tx = 0u64;
@@ -80,7 +80,7 @@ fn flows_joining_and_leaving_converge_without_a_queue_spike() {
     loop {
         t += step;
         let end = sim.run(Some(t), &mut |_| {});
-        let p = &sim.ports[down.idx()];
+        let p = &sim.ports()[down.idx()];
         let tx = p.tx_bytes_class[CLASS_DATA as usize];
         series.push((t, (tx - last_tx) as f64 * 8.0 / step.secs_f64() / rate, p.q_bytes[CLASS_DATA as usize]));
         last_tx = tx;
@@ -89,8 +89,8 @@ fn flows_joining_and_leaving_converge_without_a_queue_spike() {
         }
     }
     let join = Time::from_ms(1);
-    let leave = sim.flows[8..].iter().map(|f| f.finish.unwrap()).max().unwrap();
-    let first_long_done = sim.flows[..8].iter().map(|f| f.finish.unwrap()).min().unwrap();
+    let leave = sim.flows()[8..].iter().map(|f| f.finish.unwrap()).max().unwrap();
+    let first_long_done = sim.flows()[..8].iter().map(|f| f.finish.unwrap()).min().unwrap();
     let util = |a: Time, b: Time| {
         let v: Vec<f64> = series.iter().filter(|s| s.0 > a && s.0 <= b).map(|s| s.1).collect();
         v.iter().sum::<f64>() / v.len().max(1) as f64

@@ -33,21 +33,21 @@ fn fig4(extra_us: u64, scheduler: bool) -> Steady {
     let sc = parse(&text, dir, &sets, None).unwrap();
     let r = run(&sc, false).unwrap();
     r.sim.conservation().unwrap();
-    let first_finish = r.sim.flows.iter().filter_map(|f| f.finish).min().unwrap();
+    let first_finish = r.sim.flows().iter().filter_map(|f| f.finish).min().unwrap();
     let (from, to) = (Time::from_us(400), first_finish.saturating_sub(Time::from_us(100)));
     assert!(to > from + Time::from_us(200), "steady window too short: {from} – {to}");
     // ood.csv rows are only the non-zero samples; count all samples for the mean.
     let samples = ((to - from).ps() / Time::from_ns(500).ps()) as f64 * 4.0;
     let mut max = 0;
     let mut sum = 0.0;
-    for &(t, _h, ood, _) in &r.sim.ood_series {
+    for &(t, _h, ood, _) in r.sim.ood_series() {
         if t >= from && t <= to {
             max = max.max(ood);
             sum += ood as f64;
         }
     }
     // R̄: in-order delivery rate per flow over the window, in wire bits.
-    let at = |t: Time| r.sim.goodput_series.iter().find(|g| g.0 >= t).map(|g| (g.0, g.1)).unwrap();
+    let at = |t: Time| r.sim.goodput_series().iter().find(|g| g.0 >= t).map(|g| (g.0, g.1)).unwrap();
     let ((t0, b0), (t1, b1)) = (at(from), at(to));
     let wire = (1000 + sc.net.header_bytes) as f64 / 1000.0;
     let rate_bps = (b1 - b0) as f64 * 8.0 * wire / (t1 - t0).secs_f64() / 4.0;

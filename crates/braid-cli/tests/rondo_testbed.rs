@@ -19,12 +19,12 @@ fn testbed(sets: &[&str]) -> RunResult {
     let sc = parse(&text, dir, &sets, None).unwrap();
     let r = run(&sc, false).unwrap();
     r.sim.conservation().unwrap();
-    assert!(r.sim.flows[0].finish.is_some());
+    assert!(r.sim.flows()[0].finish.is_some());
     r
 }
 
 fn wire_gbps(r: &RunResult) -> f64 {
-    let f = &r.sim.flows[0];
+    let f = &r.sim.flows()[0];
     let fct = (f.finish.unwrap() - f.started_at.unwrap()).secs_f64();
     f.size_bytes as f64 * 1064.0 / 1000.0 * 8.0 / fct / 1e9
 }
@@ -36,7 +36,7 @@ fn rondo_uses_all_four_paths_and_reorders_far_less_than_rrps() {
         let rondo = testbed(&[&ed]);
         let rrps = testbed(&[&ed, "transport.kind=\"rrps\"", "transport.window=\"128KB\"", "transport.recovery=\"rack-tlp-per-path\""]);
         let (g_rondo, g_rrps) = (wire_gbps(&rondo), wire_gbps(&rrps));
-        let (o_rondo, o_rrps) = (rondo.sim.nic_ood_hist.mean(), rrps.sim.nic_ood_hist.mean());
+        let (o_rondo, o_rrps) = (rondo.sim.nic_ood_hist().mean(), rrps.sim.nic_ood_hist().mean());
         println!("{extra}: rondo {g_rondo:.2} Gb/s mean OOD {o_rondo:.2} | rrps {g_rrps:.2} Gb/s mean OOD {o_rrps:.2}");
         // ≈ 68 of 70 Gb/s (start-up and the last RTT included).
         assert!(g_rondo > 66.0, "{extra}: rondo {g_rondo:.2} Gb/s");
@@ -44,6 +44,6 @@ fn rondo_uses_all_four_paths_and_reorders_far_less_than_rrps() {
         assert!((36.0..=41.0).contains(&g_rrps), "{extra}: rrps {g_rrps:.2} Gb/s");
         // Average OOD far below RRPS's (paper: 82–92 % lower).
         assert!(o_rondo < 0.15 * o_rrps, "{extra}: OOD {o_rondo:.2} vs {o_rrps:.2}");
-        assert_eq!(rondo.sim.stats.spurious_retx, 0, "{extra}: lossless testbed, no spurious retransmission");
+        assert_eq!(rondo.sim.stats().spurious_retx, 0, "{extra}: lossless testbed, no spurious retransmission");
     }
 }

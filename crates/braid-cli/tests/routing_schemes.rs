@@ -68,13 +68,13 @@ file = "{flows}"
 /// Data bytes DC1's DCI sent toward DC2…DC7 (in that order).
 fn dc1_wan_bytes(r: &RunResult) -> Vec<u64> {
     let sim = &r.sim;
-    let node = |name: &str| NodeId::from_idx(sim.topo.nodes.iter().position(|n| n.name == name).unwrap());
+    let node = |name: &str| NodeId::from_idx(sim.topo().nodes.iter().position(|n| n.name == name).unwrap());
     let dci1 = node("dci176");
     (177..=182)
         .map(|k| {
             let peer = node(&format!("dci{k}"));
-            let p = sim.node_ports[dci1.idx()].iter().find(|p| sim.ports[p.idx()].peer == peer).unwrap();
-            sim.ports[p.idx()].tx_bytes_class[1]
+            let p = sim.node_ports()[dci1.idx()].iter().find(|p| sim.ports()[p.idx()].peer == peer).unwrap();
+            sim.ports()[p.idx()].tx_bytes_class[1]
         })
         .collect()
 }
@@ -95,9 +95,9 @@ fn each_scheme_uses_the_expected_links() {
     let r = poscor("lcmp", &flows, &[]);
     assert_eq!(used(&dc1_wan_bytes(&r)), ["DC2", "DC4", "DC6"]);
     // Each flow was decided once at DC1's DCI; its ACKs came back along the reverse path.
-    let dci1 = NodeId::from_idx(r.sim.topo.nodes.iter().position(|n| n.name == "dci176").unwrap());
-    assert_eq!(r.sim.routing.lcmp_of(dci1).unwrap().stats.decisions, 96);
-    assert!(r.sim.routing.stats.reverse_pins >= 96);
+    let dci1 = NodeId::from_idx(r.sim.topo().nodes.iter().position(|n| n.name == "dci176").unwrap());
+    assert_eq!(r.sim.routing().lcmp_of(dci1).unwrap().stats.decisions, 96);
+    assert!(r.sim.routing().stats.reverse_pins >= 96);
     // LCMP, artifact profile: per-next-hop costs DC6 64, DC4 82, DC7 132 (lcmp.md §4.2).
     assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp-artifact", &flows, &[]))), ["DC4", "DC6", "DC7"]);
     // rm-alpha in the artifact profile: every C is 0 with empty queues, ties break by port
@@ -159,14 +159,14 @@ fn adaptive_routing_spreads_packets_per_packet() {
         let sc = parse(LEAF_SPINE, Path::new("."), &set, None).unwrap();
         let r = run(&sc, false).unwrap();
         assert_eq!(r.flows.iter().filter(|f| f.finish_ns.is_some()).count(), 4);
-        assert!(r.sim.routing.stats.adaptive_decisions > 0);
+        assert!(r.sim.routing().stats.adaptive_decisions > 0);
         let sim = &r.sim;
         // Leaf 0's uplinks: ports from the first leaf to the spines.
-        let leaf0 = NodeId::from_idx(sim.topo.nodes.iter().position(|n| n.kind == braid_net::topology::NodeKind::Switch).unwrap());
-        let up: Vec<u64> = sim.node_ports[leaf0.idx()]
+        let leaf0 = NodeId::from_idx(sim.topo().nodes.iter().position(|n| n.kind == braid_net::topology::NodeKind::Switch).unwrap());
+        let up: Vec<u64> = sim.node_ports()[leaf0.idx()]
             .iter()
-            .filter(|p| sim.topo.nodes[sim.ports[p.idx()].peer.idx()].kind != braid_net::topology::NodeKind::Host)
-            .map(|p| sim.ports[p.idx()].tx_bytes_class[1])
+            .filter(|p| sim.topo().nodes[sim.ports()[p.idx()].peer.idx()].kind != braid_net::topology::NodeKind::Host)
+            .map(|p| sim.ports()[p.idx()].tx_bytes_class[1])
             .collect();
         assert_eq!(up.len(), 4);
         assert!(up.iter().all(|&b| b > 0), "quantized={q}: {up:?}");

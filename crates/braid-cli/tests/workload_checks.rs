@@ -97,7 +97,7 @@ fn a_failed_link_is_routed_around_and_every_flow_completes() {
     let r = run(&sc, false).unwrap();
     assert!(r.sim.conservation().is_ok(), "{:?}", r.sim.conservation());
     assert!(r.flows.iter().all(|f| f.finish_ns.is_some()), "every flow completes");
-    for fl in &r.sim.flows {
+    for fl in r.sim.flows() {
         assert_eq!(fl.delivered_bytes, fl.size_bytes);
     }
 }

@@ -10,14 +10,19 @@
 //!   minimum-hop paths up to the destination DC's DCI (or the host) — and LCMP's `C_path` from it
 //!   (paper §3.2), lazily, once per pair; link changes clear the table.
 //! - LCMP switches keep an [`LcmpRouter`] each: flow cache lookups per packet, a full decision per
-//!   new flow, a periodic congestion monitor ([`crate::sim::Ev::RouteMonitor`]), and fast failover
+//!   new flow, a periodic congestion monitor ([`RoutingTimer::Monitor`]), and fast failover
 //!   (a link going down marks the port down in the router; cached flows on it are re-decided at
 //!   their next packet).
 //! - No allocation per packet: candidate and queue scratch vectors are reused.
+//!
+//! The driver talks to routing through a narrow interface: per decision it lends a [`RouteView`]
+//! (borrowed slices of the ports, tables and seeds — nothing copied); routing's own timers go in
+//! and out as [`RoutingTimer`] values that the driver schedules, so this module never touches the
+//! event queue or the simulator.
 
 use std::collections::HashMap;
 
-use braid_core::{NodeId, PacketKind, PktId, PortId, Time};
+use braid_core::{NodeId, Packet, PacketKind, PortId, Rng, Time};
 use braid_proto::hash::{ecmp_hash, node_ip, ROCE_DPORT};
 use braid_proto::routing::select::{least_loaded, quantize4, ucmp, ucmp_weighted, wcmp, PathAttr};
 use braid_proto::routing::{
@@ -26,8 +31,36 @@ use braid_proto::routing::{
 
 use crate::port::Port;
 use crate::routes::Routes;
-use crate::sim::{Ev, Sim};
 use crate::topology::{NodeKind, Topology};
+
+/// What a routing decision reads of the network, borrowed from the driver for one decision.
+#[derive(Clone, Copy)]
+pub struct RouteView<'a> {
+    /// Current time.
+    pub now: Time,
+    /// Every port (queue depths, link state, rates, delays).
+    pub ports: &'a [Port],
+    /// Egress ports of each node.
+    pub node_ports: &'a [Vec<PortId>],
+    /// Minimum-hop next-hop tables.
+    pub routes: &'a Routes,
+    /// Host index of each node (`u32::MAX` for switches).
+    pub host_of_node: &'a [u32],
+    /// ECMP hash seed per node.
+    pub hash_seed: &'a [u32],
+    /// Shared-buffer capacity per node.
+    pub buffer_cap: &'a [u64],
+}
+
+/// Routing's own periodic timers: the driver schedules them where routing says and hands them
+/// back when they fire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoutingTimer {
+    /// The LCMP congestion monitor's periodic sample.
+    Monitor,
+    /// A sample of the DCI-to-DCI links' utilisation (`output.link_util`).
+    LinkUtil,
+}
 
 /// Counters of the switch-side routing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -321,18 +354,17 @@ impl SwitchRouting {
     }
 }
 
-impl Sim {
-    /// Pick the egress of `pkt` at switch `node` (it arrived over `ingress`); `None` when the
-    /// destination is unreachable. Called by [`Sim`]'s forwarding for every packet at a switch.
+impl SwitchRouting {
+    /// Pick the egress of `pk` at switch `node` (it arrived over `ingress`); `None` when the
+    /// destination is unreachable. `rng` is the switch's random stream (adaptive routing's
+    /// tie-breaks). Called by the driver's forwarding for every packet at a switch.
     #[inline]
-    pub(crate) fn select_egress(&mut self, now: Time, node: NodeId, pkt: PktId, ingress: PortId) -> Option<PortId> {
-        let pk = self.pkts.get(pkt.0);
+    pub fn select_egress(&mut self, v: &RouteView, node: NodeId, pk: &Packet, ingress: PortId, rng: &mut Rng) -> Option<PortId> {
         let (src, dst, entropy, kind, size) = (pk.src, pk.dst, pk.entropy, pk.kind, pk.size_bytes);
-        let dst_host = self.host_of_node[dst.idx()];
-        let hops = self.routes.next_hops(node, dst_host);
+        let dst_host = v.host_of_node[dst.idx()];
+        let hops = v.routes.next_hops(node, dst_host);
         let n = hops.len();
-        let rt = &mut self.routing;
-        let scheme = if rt.scheme_node[node.idx()] { rt.kind } else { RoutingKind::Ecmp };
+        let scheme = if self.scheme_node[node.idx()] { self.kind } else { RoutingKind::Ecmp };
         let is_data = matches!(kind, PacketKind::Data | PacketKind::Probe);
         if n == 0 {
             return None;
@@ -340,41 +372,41 @@ impl Sim {
         if n == 1 && !(scheme.is_lcmp() && is_data) {
             return Some(hops[0]);
         }
-        let seed = self.hash_seed[node.idx()];
+        let seed = v.hash_seed[node.idx()];
         let (sip, dip) = (node_ip(src.0), node_ip(dst.0));
         let ecmp = |n: usize| ecmp_hash(sip, dip, entropy, ROCE_DPORT, seed) as usize % n;
         let egress = match scheme {
             RoutingKind::Ecmp => hops[ecmp(n)],
             RoutingKind::EntropyIndexed => hops[entropy as usize % n],
             RoutingKind::Ucmp | RoutingKind::Wcmp | RoutingKind::UcmpWeighted => {
-                let off = rt.path_attrs(node, dst_host, &self.routes, &self.ports);
-                let attrs = &rt.path_pool[off..off + n];
+                let off = self.path_attrs(node, dst_host, v.routes, v.ports);
+                let attrs = &self.path_pool[off..off + n];
                 let h = ecmp_hash(sip, dip, entropy, ROCE_DPORT, seed);
                 let i = match scheme {
                     RoutingKind::Ucmp => ucmp(attrs, h),
-                    RoutingKind::Wcmp => wcmp(attrs, h, rt.params.wcmp_table),
-                    _ => ucmp_weighted(attrs, h, rt.params.wcmp_table, rt.params.ucmp_slack_percent),
+                    RoutingKind::Wcmp => wcmp(attrs, h, self.params.wcmp_table),
+                    _ => ucmp_weighted(attrs, h, self.params.wcmp_table, self.params.ucmp_slack_percent),
                 };
-                self.routes.next_hops(node, dst_host)[i]
+                hops[i]
             }
             RoutingKind::Adaptive => {
                 // Control packets (< 100 B) are ECMP-hashed (htsim); data takes the least-loaded port.
                 if !is_data || size < 100 {
                     hops[ecmp(n)]
                 } else {
-                    rt.stats.adaptive_decisions += 1;
-                    let ports = &self.ports;
-                    let i = if rt.params.quantized {
-                        let cap = self.buffer_cap[node.idx()] / self.node_ports[node.idx()].len().max(1) as u64;
-                        least_loaded(n, |i| quantize4(ports[hops[i].idx()].queued_bytes(), cap), &mut self.node_rng[node.idx()])
+                    self.stats.adaptive_decisions += 1;
+                    let ports = v.ports;
+                    let i = if self.params.quantized {
+                        let cap = v.buffer_cap[node.idx()] / v.node_ports[node.idx()].len().max(1) as u64;
+                        least_loaded(n, |i| quantize4(ports[hops[i].idx()].queued_bytes(), cap), rng)
                     } else {
-                        least_loaded(n, |i| ports[hops[i].idx()].queued_bytes(), &mut self.node_rng[node.idx()])
+                        least_loaded(n, |i| ports[hops[i].idx()].queued_bytes(), rng)
                     };
                     hops[i]
                 }
             }
             RoutingKind::Lcmp | RoutingKind::LcmpArtifact => {
-                return self.lcmp_egress(now, node, src, dst, entropy, is_data, ingress);
+                return self.lcmp_egress(v, node, src, dst, entropy, is_data, ingress);
             }
         };
         Some(egress)
@@ -384,7 +416,7 @@ impl Sim {
     #[allow(clippy::too_many_arguments)]
     fn lcmp_egress(
         &mut self,
-        now: Time,
+        v: &RouteView,
         node: NodeId,
         src: NodeId,
         dst: NodeId,
@@ -392,28 +424,28 @@ impl Sim {
         is_data: bool,
         ingress: PortId,
     ) -> Option<PortId> {
-        let dst_host = self.host_of_node[dst.idx()];
-        let src_host = self.host_of_node[src.idx()];
-        let rt = &mut self.routing;
-        let li = rt.lcmp_idx[node.idx()] as usize;
-        let p = *rt.lcmp[li].params();
+        let now = v.now;
+        let dst_host = v.host_of_node[dst.idx()];
+        let src_host = v.host_of_node[src.idx()];
+        let li = self.lcmp_idx[node.idx()] as usize;
+        let p = *self.lcmp[li].params();
         let (sip, dip) = (node_ip(src.0), node_ip(dst.0));
         let key = flow_key(p.flow_key, sip, dip, entropy, ROCE_DPORT, !is_data);
-        let hops = self.routes.next_hops(node, dst_host);
+        let hops = v.routes.next_hops(node, dst_host);
         let n = hops.len();
         // The reverse direction's egress: back over the link the packet came in on.
-        let reverse = self.ports[ingress.idx()].reverse;
+        let reverse = v.ports[ingress.idx()].reverse;
         let pin_reverse = is_data
             && p.ack_routing == AckRouting::Reverse
-            && self.routes.next_hops(node, src_host).len() > 1
-            && self.routes.next_hops(node, src_host).contains(&reverse);
+            && v.routes.next_hops(node, src_host).len() > 1
+            && v.routes.next_hops(node, src_host).contains(&reverse);
         if n == 1 && !pin_reverse {
             return Some(hops[0]);
         }
-        let look = rt.lcmp[li].lookup(now, key);
+        let look = self.lcmp[li].lookup(now, key);
         let mut failover = matches!(look, CacheLookup::Invalidated(_));
         if let CacheLookup::Hit(lp) = look {
-            let port = self.node_ports[node.idx()][lp as usize];
+            let port = v.node_ports[node.idx()][lp as usize];
             // The entry stays valid while its port is a candidate; after the control plane
             // changed the routes (a link failure elsewhere), re-decide rather than leave the
             // minimum-hop paths (which could loop).
@@ -423,170 +455,123 @@ impl Sim {
             failover = true;
         }
         // A new flow (or one whose port went down): full decision among the live candidates.
-        rt.cands.clear();
+        self.cands.clear();
         let need_cpath = p.path_scope == PathScope::Path;
-        let off = if need_cpath { rt.path_attrs(node, dst_host, &self.routes, &self.ports) } else { 0 };
+        let off = if need_cpath { self.path_attrs(node, dst_host, v.routes, v.ports) } else { 0 };
         for (i, &hp) in hops.iter().enumerate() {
-            let port = &self.ports[hp.idx()];
-            rt.cands.push(Candidate {
-                port: rt.port_local[hp.idx()],
+            let port = &v.ports[hp.idx()];
+            self.cands.push(Candidate {
+                port: self.port_local[hp.idx()],
                 link_rate_bps: port.rate.bps(),
                 link_delay: port.delay,
-                c_path: if need_cpath { rt.path_cpath[off + i] } else { 0 },
+                c_path: if need_cpath { self.path_cpath[off + i] } else { 0 },
             });
         }
-        rt.queues.clear();
+        self.queues.clear();
         if p.sampling == Sampling::NewFlow {
-            for &np in &self.node_ports[node.idx()] {
-                rt.queues.push(self.ports[np.idx()].queued_bytes());
+            for &np in &v.node_ports[node.idx()] {
+                self.queues.push(v.ports[np.idx()].queued_bytes());
             }
         }
-        let h = ecmp_hash(sip, dip, entropy, ROCE_DPORT, self.hash_seed[node.idx()]);
-        let lp = rt.lcmp[li].decide(now, key, h, &rt.cands, &rt.queues, failover)?;
+        let h = ecmp_hash(sip, dip, entropy, ROCE_DPORT, v.hash_seed[node.idx()]);
+        let lp = self.lcmp[li].decide(now, key, h, &self.cands, &self.queues, failover)?;
         if pin_reverse {
             let rkey = flow_key(p.flow_key, dip, sip, entropy, ROCE_DPORT, true);
-            let rl = rt.port_local[reverse.idx()];
-            rt.lcmp[li].pin(now, rkey, rl);
-            rt.stats.reverse_pins += 1;
+            let rl = self.port_local[reverse.idx()];
+            self.lcmp[li].pin(now, rkey, rl);
+            self.stats.reverse_pins += 1;
         }
-        Some(self.node_ports[node.idx()][lp as usize])
+        Some(v.node_ports[node.idx()][lp as usize])
     }
 
-    /// Schedule the routing events a run needs (the LCMP monitor, the link-utilisation sampler).
-    /// Called by [`Sim::prepare`].
-    pub(crate) fn routing_prepare(&mut self) {
-        let rt = &self.routing;
-        if rt.kind.is_lcmp() && !rt.lcmp.is_empty() && rt.params.lcmp.sampling == Sampling::Periodic {
-            let iv = rt.params.lcmp.monitor_interval;
-            self.q.push(iv, Ev::RouteMonitor);
-        }
-        if let Some(lu) = &self.routing.link_util {
-            let iv = lu.interval;
-            self.q.push(iv, Ev::LinkUtil);
+    /// The routing timers a run starts with (the LCMP monitor, the link-utilisation sampler), in
+    /// the order to schedule them.
+    pub fn initial_timers(&self) -> [Option<(Time, RoutingTimer)>; 2] {
+        let monitor = (self.kind.is_lcmp() && !self.lcmp.is_empty() && self.params.lcmp.sampling == Sampling::Periodic)
+            .then(|| (self.params.lcmp.monitor_interval, RoutingTimer::Monitor));
+        let link_util = self.link_util.as_ref().map(|lu| (lu.interval, RoutingTimer::LinkUtil));
+        [monitor, link_util]
+    }
+
+    /// A routing timer fired at `now`. `more_to_come`: some flow is still incomplete (a timer is
+    /// re-armed only then). Returns the timer to schedule next, if any.
+    pub fn on_timer(&mut self, now: Time, timer: RoutingTimer, ports: &[Port], node_ports: &[Vec<PortId>], more_to_come: bool) -> Option<(Time, RoutingTimer)> {
+        match timer {
+            RoutingTimer::Monitor => {
+                self.on_monitor(now, ports, node_ports);
+                more_to_come.then(|| (now + self.params.lcmp.monitor_interval, RoutingTimer::Monitor))
+            }
+            RoutingTimer::LinkUtil => {
+                let lu = self.link_util.as_mut()?;
+                lu.sample(now, ports);
+                more_to_come.then(|| (now + lu.interval, RoutingTimer::LinkUtil))
+            }
         }
     }
 
     /// The periodic LCMP congestion monitor: sample every port of every LCMP switch.
-    pub(crate) fn on_route_monitor(&mut self, now: Time) {
-        let rt = &mut self.routing;
-        for (i, &node) in rt.lcmp_nodes.iter().enumerate() {
-            rt.queues.clear();
-            for &np in &self.node_ports[node.idx()] {
-                rt.queues.push(self.ports[np.idx()].queued_bytes());
+    fn on_monitor(&mut self, now: Time, ports: &[Port], node_ports: &[Vec<PortId>]) {
+        for (i, &node) in self.lcmp_nodes.iter().enumerate() {
+            self.queues.clear();
+            for &np in &node_ports[node.idx()] {
+                self.queues.push(ports[np.idx()].queued_bytes());
             }
-            rt.lcmp[i].monitor(now, &rt.queues);
-        }
-        if self.flows_done() < self.flows.len() {
-            let iv = self.routing.params.lcmp.monitor_interval;
-            self.q.push(now + iv, Ev::RouteMonitor);
-        }
-    }
-
-    /// Record bytes sent by each DCI–DCI port during the last interval.
-    pub(crate) fn on_link_util(&mut self, now: Time) {
-        let Some(lu) = self.routing.link_util.as_mut() else { return };
-        if lu.last.len() != lu.ports.len() {
-            lu.last = lu.ports.iter().map(|p| self.ports[p.idx()].tx_bytes).collect();
-        }
-        for (i, &p) in lu.ports.iter().enumerate() {
-            let b = self.ports[p.idx()].tx_bytes;
-            lu.rows.push((now, i as u32, b - lu.last[i]));
-            lu.last[i] = b;
-        }
-        let iv = lu.interval;
-        if self.flows_done() < self.flows.len() {
-            self.q.push(now + iv, Ev::LinkUtil);
+            self.lcmp[i].monitor(now, &self.queues);
         }
     }
 
     /// Record the utilisation of every DCI–DCI port every `interval` (LCMP Fig. 1b).
-    pub fn record_link_util(&mut self, interval: Time) {
-        let ports: Vec<PortId> = (0..self.ports.len())
+    pub fn record_link_util(&mut self, interval: Time, topo: &Topology, ports: &[Port]) {
+        let sampled: Vec<PortId> = (0..ports.len())
             .map(PortId::from_idx)
             .filter(|p| {
-                let pt = &self.ports[p.idx()];
-                self.topo.nodes[pt.node.idx()].kind == NodeKind::Dci && self.topo.nodes[pt.peer.idx()].kind == NodeKind::Dci
+                let pt = &ports[p.idx()];
+                topo.nodes[pt.node.idx()].kind == NodeKind::Dci && topo.nodes[pt.peer.idx()].kind == NodeKind::Dci
             })
             .collect();
-        let last = ports.iter().map(|p| self.ports[p.idx()].tx_bytes).collect();
-        self.routing.link_util = Some(LinkUtilRecorder { interval, ports, last, rows: Vec::new() });
+        let last = sampled.iter().map(|p| ports[p.idx()].tx_bytes).collect();
+        self.link_util = Some(LinkUtilRecorder { interval, ports: sampled, last, rows: Vec::new() });
     }
 
-    /// Routing's part of a link going up or down (both directions of link `link`): LCMP switches
-    /// mark the port for fast failover; the path table is recomputed on demand.
-    pub(crate) fn routing_on_link_change(&mut self, ports: [PortId; 2], up: Option<bool>) {
-        let rt = &mut self.routing;
-        for p in ports {
-            let node = self.ports[p.idx()].node;
-            let li = rt.lcmp_idx[node.idx()];
+    /// Routing's part of a link change on `changed` (both directions of one link; `up`: it went
+    /// up or down, `None`: its rate or delay changed): LCMP switches mark the port for fast
+    /// failover or take its new rate; the path table is recomputed on demand.
+    pub fn on_link_change(&mut self, changed: [PortId; 2], up: Option<bool>, ports: &[Port]) {
+        for p in changed {
+            let node = ports[p.idx()].node;
+            let li = self.lcmp_idx[node.idx()];
             if li != u32::MAX {
-                let l = rt.port_local[p.idx()];
-                let r = &mut rt.lcmp[li as usize];
+                let l = self.port_local[p.idx()];
+                let r = &mut self.lcmp[li as usize];
                 match up {
                     Some(u) => r.set_port_up(l, u),
-                    None => r.set_port_rate(l, self.ports[p.idx()].rate.bps()),
+                    None => r.set_port_rate(l, ports[p.idx()].rate.bps()),
                 }
             }
         }
-        rt.clear_paths();
+        self.clear_paths();
     }
 
-    /// Count a packet queued on a down port (called by forwarding; must never happen).
+    /// Count a packet queued on a down port (called by forwarding for every chosen egress; must
+    /// never happen).
     #[inline]
-    pub(crate) fn routing_check_egress(&mut self, egress: PortId) {
-        if !self.ports[egress.idx()].up {
-            self.routing.stats.sent_to_down_port += 1;
+    pub fn check_egress(&mut self, egress: &Port) {
+        if !egress.up {
+            self.stats.sent_to_down_port += 1;
         }
     }
+}
 
-    /// The artifact's ideal ("standalone") FCT of a flow of `size` bytes from host `src` to host
-    /// `dst` (lcmp.md §6): `2·pairDelay + pairTxDelay + total_bytes·8/bw`, where `pairDelay` is the
-    /// smallest one-way delay among the minimum-hop paths, `bw` the largest bottleneck among those
-    /// minimum-delay paths, `pairTxDelay` the per-hop serialisation of one `payload`-byte packet
-    /// along that path, and `total_bytes = size + ⌈size/payload⌉·header`. Integer nanoseconds, as
-    /// the artifact computes it. `None` if unreachable.
-    pub fn artifact_ideal_fct(&self, src: u32, dst: u32, size: u64, payload: u32, header: u32) -> Option<Time> {
-        let d_node = self.hosts[dst as usize].node;
-        let mut memo: HashMap<u32, Option<(u64, u64, u64)>> = HashMap::new();
-        let (delay_ns, bw, tx_ns) = self.min_delay_path(self.hosts[src as usize].node, dst, d_node, payload as u64, &mut memo)?;
-        let payload = payload.max(1) as u64;
-        let total = size + size.div_ceil(payload) * header as u64;
-        let base = 2 * delay_ns + tx_ns;
-        Some(Time::from_ns(base + (total as u128 * 8_000_000_000 / bw.max(1) as u128) as u64))
-    }
-
-    /// `(delay ns, bottleneck bps, Σ tx ns)` of the minimum-delay minimum-hop path from `x` to the
-    /// host `d_node`, preferring the larger bottleneck, then the smaller serialisation.
-    fn min_delay_path(
-        &self,
-        x: NodeId,
-        d: u32,
-        d_node: NodeId,
-        payload: u64,
-        memo: &mut HashMap<u32, Option<(u64, u64, u64)>>,
-    ) -> Option<(u64, u64, u64)> {
-        if x == d_node {
-            return Some((0, u64::MAX, 0));
+impl LinkUtilRecorder {
+    /// Record bytes sent by each sampled port since the previous sample.
+    fn sample(&mut self, now: Time, ports: &[Port]) {
+        if self.last.len() != self.ports.len() {
+            self.last = self.ports.iter().map(|p| ports[p.idx()].tx_bytes).collect();
         }
-        if let Some(m) = memo.get(&x.0) {
-            return *m;
+        for (i, &p) in self.ports.iter().enumerate() {
+            let b = ports[p.idx()].tx_bytes;
+            self.rows.push((now, i as u32, b - self.last[i]));
+            self.last[i] = b;
         }
-        let mut best: Option<(u64, u64, u64)> = None;
-        for &p in self.routes.next_hops(x, d) {
-            let port = &self.ports[p.idx()];
-            if let Some((dl, bw, tx)) = self.min_delay_path(port.peer, d, d_node, payload, memo) {
-                let rate = port.rate.bps().max(1);
-                let c = (dl + port.delay.ns(), bw.min(rate), tx + payload * 1_000_000_000 * 8 / rate);
-                let better = match best {
-                    None => true,
-                    Some(b) => c.0 < b.0 || (c.0 == b.0 && (c.1 > b.1 || (c.1 == b.1 && c.2 < b.2))),
-                };
-                if better {
-                    best = Some(c);
-                }
-            }
-        }
-        memo.insert(x.0, best);
-        best
     }
 }

@@ -1,9 +1,9 @@
 //! Checks of the engine against what the network model must do: strict priority, ECN marking
 //! probability, PFC pause/resume, link failure, determinism of the event order.
 
-use braid_core::{NodeId, Packet, PacketKind, PktId, Rate, Time};
+use braid_core::{NodeId, Packet, PacketKind, PortId, Rate, Time};
 use braid_net::config::{NetConfig, CLASS_DATA, CLASS_PROBE};
-use braid_net::sim::{ecn_mark_probability, Ev, Sim};
+use braid_net::sim::{ecn_mark_probability, Sim};
 use braid_net::topology::Topology;
 
 /// host0 — sw — host1, 100 Gb/s, 1 µs.
@@ -27,17 +27,12 @@ fn inject(sim: &mut Sim, at: Time, kind: PacketKind, prio: u8, size: u32) {
         dst: NodeId(1),
         ..Packet::default()
     };
-    let id = PktId(sim.pkts.alloc(pkt));
-    sim.q.push(at, Ev::Arrive { pkt: id.0, port: 0 });
+    sim.inject(at, pkt, PortId(0));
 }
 
 fn run_until(sim: &mut Sim, t: Time) {
-    while let Some(next) = sim.q.peek_time() {
-        if next > t {
-            break;
-        }
-        let (now, ev) = sim.q.pop().unwrap();
-        sim.handle(now, ev);
+    while sim.events().peek_time().is_some_and(|next| next <= t) {
+        sim.step();
     }
 }
 
@@ -64,7 +59,7 @@ fn strict_priority_low_class_gets_only_the_leftover() {
     }
     let measure = Time::from_us(150);
     run_until(&mut sim, measure);
-    let port = &sim.ports[2]; // sw → h1
+    let port = &sim.ports()[2]; // sw → h1
     assert_eq!(port.node, NodeId(2));
     let sent = c.bytes_in(measure) as f64;
     let hi = port.tx_bytes_class[CLASS_DATA as usize] as f64 / sent;
@@ -97,7 +92,7 @@ fn ecn_marking_follows_kmin_kmax_pmax() {
             inject(&mut sim, Time::ZERO, PacketKind::Rts, CLASS_DATA, size as u32);
         }
         run_until(&mut sim, Time::from_ms(1));
-        total += sim.stats.ecn_marks;
+        total += sim.stats().ecn_marks;
     }
     let mean = total as f64 / runs as f64;
     // Marks above Kmax are certain; the RED part is binomial: allow 4 standard deviations.
@@ -113,7 +108,7 @@ fn event_order_is_deterministic() {
             inject(&mut sim, Time::from_ns(i * 7 % 50), PacketKind::Pull, (i % 3) as u8, 500 + (i as u32 % 7) * 100);
         }
         run_until(&mut sim, Time::from_ms(1));
-        (sim.q.popped(), sim.ports.iter().map(|p| p.tx_bytes).collect::<Vec<_>>(), sim.q.now())
+        (sim.events().popped(), sim.ports().iter().map(|p| p.tx_bytes).collect::<Vec<_>>(), sim.events().now())
     };
     assert_eq!(run(), run());
 }

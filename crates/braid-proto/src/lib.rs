@@ -6,11 +6,13 @@
 //!
 //! - [`cc`]: congestion control (DCQCN, HPCC, TIMELY, DCTCP, Swift, fixed window).
 //! - [`recovery`]: loss recovery (go-back-N, selective repeat, IRN, RACK-TLP, early recovery, RTO).
-//! - [`receiver`]: the receiving end: in-order delivery, reorder-buffer bitmap, OOD/RBO.
+//! - [`receiver`]: the receiving end: in-order delivery, reorder-buffer bitmap, OOD/RBO, ACK/NAK replies.
+//! - [`pull_pacer`]: the receiver-side pull pacer of receiver-driven transports (EQDS).
 //! - [`transport`]: senders that combine the above (RoCE; Rondo and the multipath baselines).
 //! - [`routing`]: switch-side next-hop decisions (ECMP, WCMP, UCMP, LCMP, adaptive routing).
 pub mod cc;
 pub mod receiver;
+pub mod pull_pacer;
 pub mod hash;
 pub mod recovery;
 pub mod routing;

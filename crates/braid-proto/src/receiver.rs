@@ -18,8 +18,13 @@
 //! ACK; an out-of-order arrival is answered with a NAK naming the lowest missing PSN so that a
 //! sender running selective repeat can react — senders running other recovery schemes read it as
 //! a SACK).
+//!
+//! The reply itself is built here too: [`Receiver::on_data_packet`] and [`Receiver::on_probe`]
+//! return an [`AckOut`] — kind, flags, cumulative ACK, OOD and the echoed fields of the data
+//! packet — which the driver only wraps into a packet and queues on the NIC's control class.
 
-use braid_core::Time;
+use braid_core::packet::flags;
+use braid_core::{PacketKind, Time};
 use std::collections::VecDeque;
 
 /// How the receiver treats out-of-order packets.
@@ -77,6 +82,49 @@ pub struct RxOutcome {
     pub ood: u32,
     /// Change of this flow's reorder-buffer occupancy in packets (+1 buffered, −k released).
     pub rbo_delta: i32,
+}
+
+/// The fields of an arriving data packet (or probe) that its reply echoes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataIn {
+    /// Sequence number.
+    pub psn: u32,
+    /// Logical path index.
+    pub path: u16,
+    /// UDP source port it was hashed on (the reply takes the same one).
+    pub entropy: u16,
+    /// The packet was CE-marked on the way.
+    pub ecn_ce: bool,
+    /// The sender's send timestamp.
+    pub ts_sent: Time,
+    /// Switch hops it took.
+    pub hops: u8,
+}
+
+/// An acknowledgement (ACK, NAK or probe ACK) the receiver wants sent back to the sender: a plain
+/// description the driver turns into a control packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckOut {
+    /// [`PacketKind::Ack`] or [`PacketKind::Nak`].
+    pub kind: PacketKind,
+    /// [`flags`]: `ECN_ECHO`, `PROBE_ACK`, `RX_BUFFER_FULL`.
+    pub flags: u8,
+    /// PSN of the data packet acknowledged (for NAKs: the arrival that triggered it).
+    pub psn: u32,
+    /// The receiver's next expected PSN.
+    pub cum_ack: u32,
+    /// OOD of the flow after the arrival (0 for probe ACKs).
+    pub ood: u32,
+    /// Logical path index echoed from the data packet.
+    pub path: u16,
+    /// UDP source port echoed from the data packet.
+    pub entropy: u16,
+    /// Echo of the data packet's send time.
+    pub ts_sent: Time,
+    /// When the data packet arrived.
+    pub ts_rx: Time,
+    /// Switch hops the data packet took.
+    pub hops: u8,
 }
 
 /// Per-flow receiver state.
@@ -225,6 +273,45 @@ impl Receiver {
         self.max_ood = self.max_ood.max(ood);
         RxOutcome { verdict, reply, cum_ack: self.next_expected, ood, rbo_delta }
     }
+
+    /// Process a data packet (as [`Receiver::on_data`]) and build its reply: an ACK, a NAK
+    /// (flagged `RX_BUFFER_FULL` when the shared reorder buffer had no room), or none (a
+    /// suppressed go-back-N NAK). A CE mark is echoed.
+    pub fn on_data_packet(&mut self, now: Time, data: &DataIn, buffer_has_room: bool) -> (RxOutcome, Option<AckOut>) {
+        let out = self.on_data(now, data.psn, buffer_has_room);
+        let mut reply_flags = if data.ecn_ce { flags::ECN_ECHO } else { 0 };
+        if out.verdict == RxVerdict::DroppedBufferFull {
+            reply_flags |= flags::RX_BUFFER_FULL;
+        }
+        let kind = match out.reply {
+            RxReply::Ack => PacketKind::Ack,
+            RxReply::Nak => PacketKind::Nak,
+            RxReply::None => return (out, None),
+        };
+        (out, Some(Self::reply(now, data, kind, reply_flags, out.cum_ack, out.ood)))
+    }
+
+    /// The reply to a probe: an ACK flagged `PROBE_ACK` carrying the cumulative ACK (probes carry
+    /// no data and do not change the receiver's state).
+    pub fn on_probe(&self, now: Time, probe: &DataIn) -> AckOut {
+        let reply_flags = if probe.ecn_ce { flags::ECN_ECHO } else { 0 } | flags::PROBE_ACK;
+        Self::reply(now, probe, PacketKind::Ack, reply_flags, self.next_expected, 0)
+    }
+
+    fn reply(now: Time, data: &DataIn, kind: PacketKind, reply_flags: u8, cum_ack: u32, ood: u32) -> AckOut {
+        AckOut {
+            kind,
+            flags: reply_flags,
+            psn: data.psn,
+            cum_ack,
+            ood,
+            path: data.path,
+            entropy: data.entropy,
+            ts_sent: data.ts_sent,
+            ts_rx: now,
+            hops: data.hops,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -295,6 +382,24 @@ mod tests {
         assert_eq!(o.verdict, RxVerdict::InOrder { delivered: 300 });
         assert_eq!(r.rbo(), 0);
         assert_eq!(r.next_expected(), 300);
+    }
+
+    fn data(psn: u32) -> DataIn {
+        DataIn { psn, path: 3, entropy: 7, ecn_ce: true, ts_sent: Time::from_us(1), hops: 2 }
+    }
+
+    #[test]
+    fn replies_echo_the_data_packet() {
+        let mut r = sel(5);
+        let (_, a) = r.on_data_packet(Time::from_us(2), &data(0), true);
+        let a = a.unwrap();
+        assert_eq!((a.kind, a.flags, a.psn, a.cum_ack, a.path, a.entropy), (PacketKind::Ack, flags::ECN_ECHO, 0, 1, 3, 7));
+        assert_eq!((a.ts_sent, a.ts_rx, a.hops), (Time::from_us(1), Time::from_us(2), 2));
+        let (_, n) = r.on_data_packet(Time::ZERO, &data(3), false);
+        let n = n.unwrap();
+        assert_eq!((n.kind, n.flags), (PacketKind::Nak, flags::ECN_ECHO | flags::RX_BUFFER_FULL));
+        let p = r.on_probe(Time::ZERO, &DataIn { ecn_ce: false, ..data(u32::MAX) });
+        assert_eq!((p.kind, p.flags, p.cum_ack, p.ood), (PacketKind::Ack, flags::PROBE_ACK, 1, 0));
     }
 
     #[test]

@@ -384,6 +384,12 @@ impl Sender {
             Sender::Rrps(s) => s.window_bytes(),
         }
     }
+    /// Whether this sender is receiver-driven: its receiver paces pulls for it
+    /// ([`crate::pull_pacer`]) and pulls reach it through [`Sender::on_ack`] (EQDS).
+    #[inline]
+    pub fn wants_pulls(&self) -> bool {
+        matches!(self, Sender::Eqds(_))
+    }
     /// Per-logical-path control state for time series (Rondo); empty for other senders.
     pub fn path_samples(&self) -> &[PathSample] {
         match self {

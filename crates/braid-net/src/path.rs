@@ -1,0 +1,174 @@
+//! Path maths over the routing tables: the best path between two hosts ([`PathInfo`]: its base
+//! RTT and the ideal FCT of a message alone on it, the denominator of FCT slowdown) and the LCMP
+//! artifact's "standalone" ideal FCT (the LCMP paper's FCT-slowdown metric, §5). Pure functions
+//! of the routes and ports.
+
+use std::collections::HashMap;
+
+use braid_core::{NodeId, Rate, Time};
+
+use crate::port::Port;
+use crate::routes::Routes;
+
+/// The best path between two hosts: the minimum-hop path with the largest bottleneck rate, and
+/// among those the smallest propagation delay.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathInfo {
+    /// (rate, propagation delay) of each link, source first.
+    pub hops: Vec<(Rate, Time)>,
+}
+
+impl PathInfo {
+    /// Smallest link rate.
+    pub fn bottleneck(&self) -> Rate {
+        self.hops.iter().map(|h| h.0).min().unwrap_or(Rate(0))
+    }
+    /// One-way propagation delay.
+    pub fn prop_delay(&self) -> Time {
+        self.hops.iter().fold(Time::ZERO, |a, h| a + h.1)
+    }
+    /// Base RTT: propagation both ways plus one data packet's serialisation per hop forward and
+    /// one ACK's backward.
+    pub fn base_rtt(&self, data_wire_bytes: u64, ack_bytes: u64) -> Time {
+        let mut t = Time(self.prop_delay().0 * 2);
+        for &(r, _) in &self.hops {
+            t += r.tx_time(data_wire_bytes) + r.tx_time(ack_bytes);
+        }
+        t
+    }
+    /// Switch hops (links − 1).
+    pub fn switch_hops(&self) -> u8 {
+        self.hops.len().saturating_sub(1) as u8
+    }
+    /// Ideal FCT of a message: every packet through the bottleneck back to back, the first packet
+    /// store-and-forwarded up to it and the last one after it, then the last ACK back.
+    pub fn ideal_fct(&self, size_bytes: u64, mtu: u32, header: u32, ack_bytes: u32) -> Time {
+        if self.hops.is_empty() {
+            return Time::ZERO;
+        }
+        let mtu = mtu.max(1) as u64;
+        let pkts = size_bytes.div_ceil(mtu).max(1);
+        let total_wire = size_bytes + pkts * header as u64;
+        let first = size_bytes.min(mtu) + header as u64;
+        let last = (size_bytes - (pkts - 1) * mtu).max(if size_bytes == 0 { 0 } else { 1 }) + header as u64;
+        let b = (0..self.hops.len()).min_by_key(|&i| self.hops[i].0).unwrap_or(0);
+        let mut t = Time::ZERO;
+        for (i, &(r, d)) in self.hops.iter().enumerate() {
+            if i < b {
+                t += r.tx_time(first);
+            } else if i == b {
+                t += r.tx_time(total_wire);
+            } else {
+                t += r.tx_time(last);
+            }
+            t += d + d + r.tx_time(ack_bytes as u64);
+        }
+        t
+    }
+}
+
+/// Memo of [`best_from`]: per node, (bottleneck, delay, hops) of its best path to the destination.
+type BestMemo = HashMap<u32, Option<(Rate, Time, Vec<(Rate, Time)>)>>;
+
+/// The best path (see [`PathInfo`]) from node `src` to host `dst` (node `dst_node`) over the
+/// minimum-hop next hops of `routes`; `None` if unreachable.
+pub fn best_path(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
+    let mut memo = BestMemo::new();
+    let r = best_from(routes, ports, src, dst, dst_node, &mut memo)?;
+    Some(PathInfo { hops: r.2 })
+}
+
+fn best_from(
+    routes: &Routes,
+    ports: &[Port],
+    node: NodeId,
+    dst: u32,
+    dst_node: NodeId,
+    memo: &mut BestMemo,
+) -> Option<(Rate, Time, Vec<(Rate, Time)>)> {
+    if node == dst_node {
+        return Some((Rate(u64::MAX), Time::ZERO, Vec::new()));
+    }
+    if let Some(m) = memo.get(&node.0) {
+        return m.clone();
+    }
+    let mut best: Option<(Rate, Time, Vec<(Rate, Time)>)> = None;
+    for &p in routes.next_hops(node, dst) {
+        let port = &ports[p.idx()];
+        if let Some((r, d, mut hops)) = best_from(routes, ports, port.peer, dst, dst_node, memo) {
+            let r2 = r.min(port.rate);
+            let d2 = d + port.delay;
+            let better = match &best {
+                None => true,
+                Some((br, bd, _)) => r2 > *br || (r2 == *br && d2 < *bd),
+            };
+            if better {
+                hops.insert(0, (port.rate, port.delay));
+                best = Some((r2, d2, hops));
+            }
+        }
+    }
+    memo.insert(node.0, best.clone());
+    best
+}
+
+/// The LCMP artifact's ideal ("standalone") FCT of a flow of `size` bytes from node `src` to host
+/// `dst` (node `d_node`) (the LCMP paper's FCT-slowdown metric, §5): `2·pairDelay + pairTxDelay + total_bytes·8/bw`, where
+/// `pairDelay` is the smallest one-way delay among the minimum-hop paths, `bw` the largest
+/// bottleneck among those minimum-delay paths, `pairTxDelay` the per-hop serialisation of one
+/// `payload`-byte packet along that path, and `total_bytes = size + ⌈size/payload⌉·header`.
+/// Integer nanoseconds, as the artifact computes it. `None` if unreachable.
+#[allow(clippy::too_many_arguments)]
+pub fn artifact_ideal_fct(
+    routes: &Routes,
+    ports: &[Port],
+    src: NodeId,
+    dst: u32,
+    d_node: NodeId,
+    size: u64,
+    payload: u32,
+    header: u32,
+) -> Option<Time> {
+    let mut memo: HashMap<u32, Option<(u64, u64, u64)>> = HashMap::new();
+    let (delay_ns, bw, tx_ns) = min_delay_path(routes, ports, src, dst, d_node, payload as u64, &mut memo)?;
+    let payload = payload.max(1) as u64;
+    let total = size + size.div_ceil(payload) * header as u64;
+    let base = 2 * delay_ns + tx_ns;
+    Some(Time::from_ns(base + (total as u128 * 8_000_000_000 / bw.max(1) as u128) as u64))
+}
+
+/// `(delay ns, bottleneck bps, Σ tx ns)` of the minimum-delay minimum-hop path from `x` to the
+/// host `d_node`, preferring the larger bottleneck, then the smaller serialisation.
+fn min_delay_path(
+    routes: &Routes,
+    ports: &[Port],
+    x: NodeId,
+    d: u32,
+    d_node: NodeId,
+    payload: u64,
+    memo: &mut HashMap<u32, Option<(u64, u64, u64)>>,
+) -> Option<(u64, u64, u64)> {
+    if x == d_node {
+        return Some((0, u64::MAX, 0));
+    }
+    if let Some(m) = memo.get(&x.0) {
+        return *m;
+    }
+    let mut best: Option<(u64, u64, u64)> = None;
+    for &p in routes.next_hops(x, d) {
+        let port = &ports[p.idx()];
+        if let Some((dl, bw, tx)) = min_delay_path(routes, ports, port.peer, d, d_node, payload, memo) {
+            let rate = port.rate.bps().max(1);
+            let c = (dl + port.delay.ns(), bw.min(rate), tx + payload * 1_000_000_000 * 8 / rate);
+            let better = match best {
+                None => true,
+                Some(b) => c.0 < b.0 || (c.0 == b.0 && (c.1 > b.1 || (c.1 == b.1 && c.2 < b.2))),
+            };
+            if better {
+                best = Some(c);
+            }
+        }
+    }
+    memo.insert(x.0, best);
+    best
+}

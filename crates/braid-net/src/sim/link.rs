@@ -1,0 +1,179 @@
+//! Links: when a port starts its next transmission (strict priority, PFC pauses, the host NIC's
+//! turn), serialisation, random loss, the wire queue (a link delivers in order, so only its head
+//! packet's arrival sits in the event heap), arrivals, drops with their reason, and scheduled link
+//! changes (down/up, rate, delay, loss), Rondo §6.2.1's failure experiments.
+
+use braid_core::{NodeId, PacketKind, PktId, PortId, Rate, Time};
+
+use super::switch::mark_at_dequeue;
+use super::{Ev, Sim};
+use crate::config::{LinkChange, CLASS_DATA, NUM_CLASSES};
+use crate::routes::{Graph, Routes};
+use crate::stats::DropReason;
+
+impl Sim {
+    /// Start the next transmission on `port` if it is idle and has something to send.
+    pub(super) fn pump(&mut self, now: Time, port: PortId) {
+        let p = &mut self.ports[port.idx()];
+        if p.busy_until > now {
+            if !p.txdone_pending {
+                p.txdone_pending = true;
+                let t = p.busy_until;
+                self.q.push(t, Ev::TxDone { port: port.0 });
+            }
+            return;
+        }
+        if !p.up {
+            return;
+        }
+        let node = p.node;
+        if let Some(c) = p.next_class() {
+            let pkt = self.dequeue(port, c);
+            self.transmit(now, port, pkt);
+            let p = &mut self.ports[port.idx()];
+            // Hosts always come back (their flows may have more); switches when packets wait.
+            if !p.txdone_pending && (self.is_host[node.idx()] || p.next_class().is_some()) {
+                p.txdone_pending = true;
+                let t = p.busy_until;
+                self.q.push(t, Ev::TxDone { port: port.0 });
+            }
+        } else if self.is_host[node.idx()] {
+            let h = self.host_of_node[node.idx()];
+            if !self.ports[port.idx()].paused[CLASS_DATA as usize] {
+                self.host_pull(now, h, port);
+            }
+        }
+    }
+
+    /// Start serialising `pkt` on the idle `port`: switch marking at dequeue, counters, capture,
+    /// random loss, then onto the wire.
+    pub(super) fn transmit(&mut self, now: Time, port: PortId, pkt: PktId) {
+        let is_switch = !self.is_host[self.ports[port.idx()].node.idx()];
+        let p = &mut self.ports[port.idx()];
+        let pk = self.pkts.get_mut(pkt.0);
+        let size = pk.size_bytes as u64;
+        if is_switch && pk.kind.is_forward() {
+            mark_at_dequeue(now, &self.cfg, p, pk, &mut self.node_rng, &mut self.ints, &mut self.stats);
+        }
+        p.tx_bytes += size;
+        p.tx_pkts += 1;
+        p.tx_bytes_class[pk.prio as usize] += size;
+        let ser = p.rate.tx_time(size);
+        p.busy_until = now + ser;
+        if !self.capture_ports.is_empty() && self.capture_ports[port.idx()] {
+            self.captured.push((now, port.0, *pk));
+        }
+        if p.loss > 0.0 && self.port_rng[port.idx()].bernoulli(p.loss) {
+            self.drop_packet(now, pkt, DropReason::LinkLoss);
+            return;
+        }
+        // Links deliver in order: only the head packet's arrival is in the event heap, the rest
+        // wait in the port's wire queue (far fewer heap entries on long or busy links).
+        let at = now + ser + p.delay;
+        let seq = self.q.reserve_seq();
+        if p.wire_head {
+            p.wire.push_back((at, seq, pkt.0));
+        } else {
+            p.wire_head = true;
+            self.q.push_with_seq(at, seq, Ev::Arrive { pkt: pkt.0, port: port.0 });
+        }
+    }
+
+    /// `pkt` reached the far end of `port`: schedule the next packet on the wire, then hand it to
+    /// the host or switch there.
+    pub(super) fn on_arrive(&mut self, now: Time, pkt: PktId, port: PortId) {
+        self.stats.packet_hops += 1;
+        let p = &mut self.ports[port.idx()];
+        match p.wire.pop_front() {
+            Some((t, seq, next)) => self.q.push_with_seq(t, seq, Ev::Arrive { pkt: next, port: port.0 }),
+            None => p.wire_head = false,
+        }
+        let p = &self.ports[port.idx()];
+        if !p.up {
+            self.drop_packet(now, pkt, DropReason::LinkDown);
+            return;
+        }
+        let node = p.peer;
+        if self.is_host[node.idx()] {
+            self.host_receive(now, self.host_of_node[node.idx()], pkt);
+        } else {
+            self.forward(now, node, pkt, port);
+        }
+    }
+
+    /// Drop `pkt` for `reason`: count it, remember when a data packet was first lost (for the
+    /// retransmission delay), free it.
+    pub(super) fn drop_packet(&mut self, now: Time, pkt: PktId, reason: DropReason) {
+        let pk = *self.pkts.get(pkt.0);
+        if pk.int > 0 {
+            self.ints.free(pk.int - 1);
+        }
+        match pk.kind {
+            PacketKind::Data => {
+                self.stats.data_dropped[reason as usize] += 1;
+                self.lost_at.entry(((pk.flow.0 as u64) << 32) | pk.psn as u64).or_insert(now);
+            }
+            PacketKind::Probe => self.stats.probes_dropped += 1,
+            _ => self.stats.control_dropped += 1,
+        }
+        self.pkts.free(pkt.0);
+    }
+
+    /// A scheduled link change.
+    pub(super) fn on_link_event(&mut self, now: Time, idx: usize) {
+        let e = self.link_events[idx];
+        let li = e.link as usize;
+        let ports = [PortId::from_idx(2 * li), PortId::from_idx(2 * li + 1)];
+        match e.change {
+            LinkChange::Down | LinkChange::Up => {
+                let up = matches!(e.change, LinkChange::Up);
+                for &p in &ports {
+                    self.ports[p.idx()].up = up;
+                    if !up {
+                        // Drop everything queued on the dead port.
+                        for c in 0..NUM_CLASSES {
+                            while !self.ports[p.idx()].queues[c].is_empty() {
+                                let pkt = self.dequeue(p, c);
+                                self.drop_packet(now, pkt, DropReason::LinkDown);
+                            }
+                        }
+                    }
+                }
+                self.recompute_routes();
+                self.routing.on_link_change(ports, Some(up), &self.ports);
+                if up {
+                    for &p in &ports {
+                        self.pump(now, p);
+                    }
+                }
+            }
+            LinkChange::Rate(bps) => {
+                for &p in &ports {
+                    self.ports[p.idx()].rate = Rate(bps.max(1));
+                }
+                self.routing.on_link_change(ports, None, &self.ports);
+            }
+            LinkChange::Delay(d) => {
+                for &p in &ports {
+                    self.ports[p.idx()].delay = d;
+                }
+                self.routing.on_link_change(ports, None, &self.ports);
+            }
+            LinkChange::Loss(x) => {
+                for &p in &ports {
+                    self.ports[p.idx()].loss = x;
+                }
+            }
+        }
+    }
+
+    fn recompute_routes(&mut self) {
+        let port_peer: Vec<NodeId> = self.ports.iter().map(|p| p.peer).collect();
+        let port_up: Vec<bool> = self.ports.iter().map(|p| p.up).collect();
+        let hosts: Vec<NodeId> = self.hosts.iter().map(|h| h.node).collect();
+        self.routes = Routes::compute(
+            &Graph { node_ports: &self.node_ports, port_peer: &port_peer, is_host: &self.is_host, port_up: &port_up },
+            &hosts,
+        );
+    }
+}

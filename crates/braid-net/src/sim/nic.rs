@@ -1,0 +1,175 @@
+//! Host NICs: round-robin pulling of packets from the flows' senders when the NIC's port is free
+//! (sans-IO `poll_transmit` / `next_send_time`, Rondo §5), pacing wake-ups, control packets
+//! queued ahead of data, and the receiver-side pull pacer of receiver-driven transports
+//! ([`braid_proto::pull_pacer`], EQDS): the driver only asks the flow's sender whether it wants
+//! pulls, schedules the pacer's ticks and turns its pulls into packets.
+
+use braid_core::packet::flags;
+use braid_core::{FlowId, Packet, PacketKind, PktId, PortId, Time};
+
+use super::{Ev, Sim};
+use crate::config::{CLASS_CONTROL, CLASS_DATA, CLASS_PROBE};
+use crate::endpoints::Flow;
+
+/// Whether `fl`'s receiver should still pull: a receiver-driven sender, not complete at either end.
+fn is_pulled(fl: &Flow) -> bool {
+    fl.sender.wants_pulls() && fl.finish.is_none() && !fl.receiver.is_complete()
+}
+
+impl Sim {
+    /// Ask the host's flows, round robin, for a packet to send now.
+    pub(super) fn host_pull(&mut self, now: Time, h: u32, port: PortId) {
+        let host = &self.hosts[h as usize];
+        let n = host.active.len();
+        if n == 0 {
+            return;
+        }
+        let rr = host.rr % n;
+        let mut earliest = Time::MAX;
+        for i in 0..n {
+            let idx = (rr + i) % n;
+            let f = self.hosts[h as usize].active[idx];
+            let fl = &mut self.flows[f.idx()];
+            let t = fl.sender.next_send_time(now);
+            if t <= now {
+                if let Some(tx) = fl.sender.poll_transmit(now) {
+                    let is_probe = tx.kind == PacketKind::Probe;
+                    let payload = tx.payload_bytes;
+                    let is_rts = tx.kind == PacketKind::Rts;
+                    let size = if is_rts {
+                        self.cfg.ack_bytes
+                    } else if is_probe {
+                        self.cfg.mtu_bytes + self.cfg.header_bytes
+                    } else {
+                        payload + self.cfg.header_bytes
+                    };
+                    let mut fl_flags = 0u8;
+                    if tx.retx {
+                        fl_flags |= flags::RETX;
+                    }
+                    if tx.timestamped {
+                        fl_flags |= flags::TIMESTAMPED;
+                    }
+                    if tx.last {
+                        fl_flags |= flags::LAST;
+                    }
+                    if is_probe {
+                        fl.probes_sent += 1;
+                    }
+                    let pkt = Packet {
+                        kind: tx.kind,
+                        prio: if is_probe {
+                            CLASS_PROBE
+                        } else if is_rts {
+                            CLASS_CONTROL
+                        } else {
+                            CLASS_DATA
+                        },
+                        flags: fl_flags,
+                        size_bytes: size,
+                        payload_bytes: payload,
+                        src: self.hosts[h as usize].node,
+                        dst: self.hosts[fl.dst_host as usize].node,
+                        flow: f,
+                        entropy: tx.entropy,
+                        path: tx.path,
+                        psn: tx.psn,
+                        ts_sent: now,
+                        ..Packet::default()
+                    };
+                    if is_probe {
+                        self.stats.probes_sent += 1;
+                    } else if !is_rts {
+                        self.stats.data_injected += 1;
+                        if tx.retx {
+                            self.stats.retx_injected += 1;
+                        }
+                    }
+                    let id = PktId(self.pkts.alloc(pkt));
+                    self.hosts[h as usize].rr = idx + 1;
+                    self.transmit(now, port, id);
+                    self.arm_flow_timer(now, f);
+                    // Come back when the port is free: more packets may be ready.
+                    let p = &mut self.ports[port.idx()];
+                    if !p.txdone_pending {
+                        p.txdone_pending = true;
+                        let t = p.busy_until;
+                        self.q.push(t, Ev::TxDone { port: port.0 });
+                    }
+                    return;
+                }
+                let t2 = fl.sender.next_send_time(now);
+                if t2 > now {
+                    earliest = earliest.min(t2);
+                }
+            } else {
+                earliest = earliest.min(t);
+            }
+        }
+        let host = &mut self.hosts[h as usize];
+        if earliest != Time::MAX && earliest < host.wake_at {
+            host.wake_at = earliest;
+            self.q.push(earliest, Ev::NicWake { host: h });
+        }
+    }
+
+    /// Queue a control packet (ACK, NAK, pull) on host `h`'s NIC, ahead of data, and pump it.
+    pub(super) fn send_control(&mut self, now: Time, h: u32, pkt: Packet) {
+        let id = PktId(self.pkts.alloc(pkt));
+        let port = self.hosts[h as usize].port;
+        let p = &mut self.ports[port.idx()];
+        p.queues[CLASS_CONTROL as usize].push_back(id);
+        p.q_bytes[CLASS_CONTROL as usize] += self.cfg.ack_bytes as u64;
+        self.pump(now, port);
+    }
+
+    /// A data packet of flow `f` reached its receiver at host `h`: a receiver-driven flow gets
+    /// one pull queued.
+    pub(super) fn pull_on_data(&mut self, now: Time, h: u32, f: FlowId, entropy: u16) {
+        if self.flows.get(f.idx()).is_some_and(|fl| fl.sender.wants_pulls()) {
+            self.request_pulls(now, h, f, 1, entropy);
+        }
+    }
+
+    /// Queue `n` pulls for flow `f` at its receiving host `h` (if it is still pulled) and arm
+    /// the host's pacer.
+    pub(super) fn request_pulls(&mut self, now: Time, h: u32, f: FlowId, n: u32, entropy: u16) {
+        if !is_pulled(&self.flows[f.idx()]) {
+            return;
+        }
+        let (hosts, flows) = (self.hosts.len(), self.flows.len());
+        if let Some(t) = self.pull_pacers.request(now, h, f.0, n, entropy, hosts, flows) {
+            self.q.push(t, Ev::PullTick { host: h });
+        }
+    }
+
+    /// Host `h`'s pull pacer ticks: send the pull it picks, then re-arm.
+    pub(super) fn on_pull_tick(&mut self, now: Time, h: u32) {
+        let hi = h as usize;
+        let port = self.hosts[hi].port;
+        let wire = (self.cfg.mtu_bytes + self.cfg.header_bytes) as u64;
+        let full_packet_time = self.ports[port.idx()].rate.tx_time(wire);
+        let flows = &self.flows;
+        if let Some(pull) = self.pull_pacers.on_tick(now, h, full_packet_time, |f| is_pulled(&flows[f as usize])) {
+            let fl = &self.flows[pull.flow as usize];
+            let pkt = Packet {
+                kind: PacketKind::Pull,
+                prio: CLASS_CONTROL,
+                size_bytes: self.cfg.ack_bytes,
+                src: self.hosts[hi].node,
+                dst: self.hosts[fl.src_host as usize].node,
+                flow: FlowId(pull.flow),
+                entropy: pull.entropy,
+                psn: pull.pull_number,
+                cum_ack: fl.receiver.next_expected(),
+                ts_sent: now,
+                ts_rx: now,
+                ..Packet::default()
+            };
+            self.send_control(now, h, pkt);
+        }
+        if let Some(t) = self.pull_pacers.rearm(now, h) {
+            self.q.push(t, Ev::PullTick { host: h });
+        }
+    }
+}

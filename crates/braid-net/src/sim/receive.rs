@@ -1,0 +1,225 @@
+//! A packet reaching a host: data and probes go to the flow's `braid-proto` [`Receiver`]
+//! (with the NIC's shared reorder-buffer room, Rondo §2.2), whose [`AckOut`] reply is queued as a
+//! control packet; the NIC-level OOD/RBO and the delivery counters are updated from its outcome.
+//! ACKs, NAKs and pulls go to the flow's sender; an RTS asks the pull pacer for pulls.
+//!
+//! [`Receiver`]: braid_proto::receiver::Receiver
+
+use braid_core::packet::flags;
+use braid_core::{FlowId, Packet, PacketKind, PktId, Time};
+use braid_proto::receiver::{AckOut, DataIn, RxVerdict};
+use braid_proto::transport::AckIn;
+
+use super::Sim;
+use crate::config::CLASS_CONTROL;
+use crate::stats::DropReason;
+
+impl Sim {
+    /// A packet reached host `h`.
+    pub(super) fn host_receive(&mut self, now: Time, h: u32, pkt: PktId) {
+        let pk = *self.pkts.get(pkt.0);
+        let f = pk.flow;
+        match pk.kind {
+            PacketKind::Data | PacketKind::Probe => {
+                if pk.kind == PacketKind::Data {
+                    self.pull_on_data(now, h, f, pk.entropy);
+                }
+                let data = DataIn {
+                    psn: pk.psn,
+                    path: pk.path,
+                    entropy: pk.entropy,
+                    ecn_ce: pk.ecn_ce,
+                    ts_sent: pk.ts_sent,
+                    hops: pk.hops,
+                };
+                let reply = if pk.kind == PacketKind::Probe {
+                    self.stats.probes_acked += 1;
+                    let reply = self.flows[f.idx()].receiver.on_probe(now, &data);
+                    self.pkts.free(pkt.0);
+                    Some(reply)
+                } else {
+                    let reply = self.receive_data(now, h, f, &data);
+                    self.pkts.free(pkt.0);
+                    reply
+                };
+                // The data packet's INT stack moves to its reply (or is freed with it).
+                match reply {
+                    Some(a) => self.send_reply(now, h, &pk, &a),
+                    None if pk.int > 0 => self.ints.free(pk.int - 1),
+                    None => {}
+                }
+            }
+            PacketKind::Ack | PacketKind::Nak => {
+                self.pkts.free(pkt.0);
+                let fl = &mut self.flows[f.idx()];
+                if fl.finish.is_some() {
+                    if pk.int > 0 {
+                        self.ints.free(pk.int - 1);
+                    }
+                    return;
+                }
+                let ack = AckIn {
+                    kind: pk.kind,
+                    psn: pk.psn,
+                    cum_ack: pk.cum_ack,
+                    path: pk.path,
+                    ecn: pk.flags & flags::ECN_ECHO != 0,
+                    ts_sent: pk.ts_sent,
+                    ts_rx: pk.ts_rx,
+                    ood: pk.ood,
+                    probe: pk.flags & flags::PROBE_ACK != 0,
+                    rx_buffer_full: pk.flags & flags::RX_BUFFER_FULL != 0,
+                    int: if pk.int > 0 { Some(self.ints.get(pk.int - 1)) } else { None },
+                    hops: pk.hops,
+                };
+                fl.sender.on_ack(now, &ack);
+                if pk.int > 0 {
+                    self.ints.free(pk.int - 1);
+                }
+                if fl.sender.is_complete() {
+                    self.complete_flow(now, f);
+                    return;
+                }
+                self.arm_flow_timer(now, f);
+                let port = self.hosts[h as usize].port;
+                self.pump(now, port);
+            }
+            PacketKind::Pull | PacketKind::Rts => {
+                self.pull_on_control(now, h, pk);
+                if pk.int > 0 {
+                    self.ints.free(pk.int - 1);
+                }
+                self.pkts.free(pkt.0);
+            }
+        }
+    }
+
+    /// A data packet of flow `f` reached host `h`: the receiver decides, the NIC-level reorder
+    /// metrics and the delivery counters follow. Returns the reply to send, if any.
+    fn receive_data(&mut self, now: Time, h: u32, f: FlowId, data: &DataIn) -> Option<AckOut> {
+        let mtu = self.cfg.mtu_bytes as u64;
+        let host = &self.hosts[h as usize];
+        let room = host.reorder_used + mtu <= self.cfg.reorder_buffer_bytes;
+        let fl = &mut self.flows[f.idx()];
+        let (out, reply) = fl.receiver.on_data_packet(now, data, room);
+        // NIC-level reorder metrics.
+        let host = &mut self.hosts[h as usize];
+        host.reorder_used = (host.reorder_used as i64 + out.rbo_delta as i64 * mtu as i64).max(0) as u64;
+        host.nic_rbo = (host.nic_rbo as i64 + out.rbo_delta as i64).max(0) as u64;
+        host.nic_ood = host.nic_ood + out.ood as u64 - fl.ood as u64;
+        host.nic_ood_max = host.nic_ood_max.max(host.nic_ood);
+        fl.ood = out.ood;
+        self.nic_ood_hist.record(host.nic_ood);
+        self.nic_rbo_hist.record(host.nic_rbo);
+        let key = ((f.0 as u64) << 32) | data.psn as u64;
+        match out.verdict {
+            RxVerdict::InOrder { delivered } => {
+                self.stats.data_delivered += 1;
+                let before = fl.delivered_bytes;
+                fl.delivered_bytes = (fl.delivered_bytes + delivered as u64 * mtu).min(fl.size_bytes);
+                if fl.receiver.is_complete() && fl.delivered_at.is_none() {
+                    fl.delivered_at = Some(now);
+                    fl.delivered_bytes = fl.size_bytes;
+                    self.stats.app_bytes_delivered += fl.size_bytes;
+                    self.stats.last_delivery = self.stats.last_delivery.max(now);
+                }
+                self.stats.inorder_bytes += fl.delivered_bytes - before;
+                if let Some(t) = self.lost_at.remove(&key) {
+                    self.stats.retx_delay_sum_ps += (now - t).0 as u128;
+                    self.stats.retx_delay_count += 1;
+                }
+            }
+            RxVerdict::Buffered => {
+                self.stats.data_delivered += 1;
+                if let Some(t) = self.lost_at.remove(&key) {
+                    self.stats.retx_delay_sum_ps += (now - t).0 as u128;
+                    self.stats.retx_delay_count += 1;
+                }
+            }
+            RxVerdict::Duplicate => {
+                self.stats.data_dropped[DropReason::RxDuplicate as usize] += 1;
+                self.stats.spurious_retx += 1;
+            }
+            RxVerdict::DroppedOutOfOrder => {
+                self.stats.data_dropped[DropReason::RxOutOfOrder as usize] += 1;
+                self.lost_at.entry(key).or_insert(now);
+            }
+            RxVerdict::DroppedBufferFull => {
+                self.stats.data_dropped[DropReason::RxBufferFull as usize] += 1;
+                self.lost_at.entry(key).or_insert(now);
+            }
+        }
+        reply
+    }
+
+    /// Turn the receiver's reply to `data` into a control packet from host `h` back to the
+    /// sender; it takes over the data packet's INT stack.
+    fn send_reply(&mut self, now: Time, h: u32, data: &Packet, a: &AckOut) {
+        let ack = Packet {
+            kind: a.kind,
+            prio: CLASS_CONTROL,
+            flags: a.flags,
+            size_bytes: self.cfg.ack_bytes,
+            src: data.dst,
+            dst: data.src,
+            flow: data.flow,
+            entropy: a.entropy,
+            path: a.path,
+            psn: a.psn,
+            cum_ack: a.cum_ack,
+            ood: a.ood,
+            ts_sent: a.ts_sent,
+            ts_rx: a.ts_rx,
+            hops: a.hops,
+            int: data.int,
+            ..Packet::default()
+        };
+        self.send_control(now, h, ack);
+    }
+
+    /// A pull or RTS reached host `h`: an RTS queues pulls at this (receiving) host; a pull is
+    /// handed to the sender as an [`AckIn`] of kind `Pull`.
+    fn pull_on_control(&mut self, now: Time, h: u32, pk: Packet) {
+        let f = pk.flow;
+        if f.idx() >= self.flows.len() {
+            return; // a bare control packet (engine tests inject these without flows)
+        }
+        match pk.kind {
+            PacketKind::Rts => {
+                self.pull_pacers.note_rts();
+                if self.flows[f.idx()].sender.wants_pulls() {
+                    self.request_pulls(now, h, f, pk.psn.max(1), pk.entropy);
+                }
+            }
+            PacketKind::Pull => {
+                let fl = &mut self.flows[f.idx()];
+                if fl.finish.is_some() {
+                    return;
+                }
+                let ack = AckIn {
+                    kind: PacketKind::Pull,
+                    psn: pk.psn,
+                    cum_ack: pk.cum_ack,
+                    path: pk.path,
+                    ecn: false,
+                    ts_sent: pk.ts_sent,
+                    ts_rx: pk.ts_rx,
+                    ood: 0,
+                    probe: false,
+                    rx_buffer_full: false,
+                    int: None,
+                    hops: pk.hops,
+                };
+                fl.sender.on_ack(now, &ack);
+                if fl.sender.is_complete() {
+                    self.complete_flow(now, f);
+                    return;
+                }
+                self.arm_flow_timer(now, f);
+                let port = self.hosts[h as usize].port;
+                self.pump(now, port);
+            }
+            _ => {}
+        }
+    }
+}
