@@ -28,7 +28,7 @@ pub const MAX_ROUTE_WORK: u64 = 1 << 29;
 /// Longest base RTT or ideal flow completion time build accepts: 10^6 s (10^18 ps, a nineteenth
 /// of the picosecond clock's range). A longer one means a link rate of a few bits per second or a
 /// flow of petabytes, and would overflow the clock.
-pub const MAX_PATH_TIME: Time = Time(1_000_000_000_000_000_000);
+pub const MAX_PATH_TIME: Time = Time::from_ps(1_000_000_000_000_000_000);
 
 /// An upper bound, in picoseconds, of the base RTT and ideal FCT of `p` when every hop carries
 /// `bytes` one way (serialisation of all of them, rounded up, plus propagation both ways).

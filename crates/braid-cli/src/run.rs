@@ -277,7 +277,7 @@ pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), Str
     }
     if !sc.output.pcap.is_empty() {
         let p = dir.join("capture.pcap");
-        let recs: Vec<(u64, u32, braid_core::Packet)> = r.sim.captured().iter().map(|&(t, port, pk)| (t.0, port, pk)).collect();
+        let recs: Vec<(u64, u32, braid_core::Packet)> = r.sim.captured().iter().map(|&(t, port, pk)| (t.ps(), port, pk)).collect();
         let w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
         crate::pcap::write_capture(w, &recs, sc.net.header_bytes).map_err(|e| werr(&p, e))?;
     }

@@ -637,7 +637,7 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64) -
                 "delay" => {
                     let d = match (delay, add_delay) {
                         (Some(d), None) => d,
-                        (None, Some(a)) => Time(spec.delay.ps().saturating_add(a.ps())),
+                        (None, Some(a)) => Time::from_ps(spec.delay.ps().saturating_add(a.ps())),
                         _ => return Err(format!("`faults[{i}]`: give exactly one of `delay` and `add_delay`")),
                     };
                     if d > topo::MAX_LINK_DELAY {

@@ -58,7 +58,7 @@ impl<E> EventQueue<E> {
     pub fn push(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
-        let key = ((at.0 as u128) << 64) | self.seq as u128;
+        let key = ((at.ps() as u128) << 64) | self.seq as u128;
         self.seq += 1;
         self.heap.push(Entry { key, ev });
     }
@@ -76,20 +76,20 @@ impl<E> EventQueue<E> {
     pub fn push_with_seq(&mut self, at: Time, seq: u64, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
-        self.heap.push(Entry { key: ((at.0 as u128) << 64) | seq as u128, ev });
+        self.heap.push(Entry { key: ((at.ps() as u128) << 64) | seq as u128, ev });
     }
     /// Pop the earliest event and advance the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let e = self.heap.pop()?;
-        let t = Time((e.key >> 64) as u64);
+        let t = Time::from_ps((e.key >> 64) as u64);
         self.now = t;
         self.popped += 1;
         Some((t, e.ev))
     }
     /// The time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| Time((e.key >> 64) as u64))
+        self.heap.peek().map(|e| Time::from_ps((e.key >> 64) as u64))
     }
     /// Pending events.
     pub fn len(&self) -> usize {
@@ -112,12 +112,12 @@ mod tests {
     #[test]
     fn ties_pop_in_insertion_order() {
         let mut q = EventQueue::new();
-        q.push(Time(5), 'a');
-        q.push(Time(3), 'b');
-        q.push(Time(5), 'c');
-        q.push(Time(3), 'd');
+        q.push(Time::from_ps(5), 'a');
+        q.push(Time::from_ps(3), 'b');
+        q.push(Time::from_ps(5), 'c');
+        q.push(Time::from_ps(3), 'd');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|x| x.1)).collect();
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
-        assert_eq!(q.now(), Time(5));
+        assert_eq!(q.now(), Time::from_ps(5));
     }
 }

@@ -6,9 +6,17 @@
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub, SubAssign};
 
-/// An instant or a duration of simulated time, in picoseconds.
+/// Simulated time in integer picoseconds: one type for both an instant and a duration.
+///
+/// The rule: a `Time` named as a moment (`now`, `start`, `*_at`, `deadline`) is an instant measured
+/// from the start of the simulation; one named as a span (`delay`, `rtt`, `*_timeout`, `interval`)
+/// is a duration. Instant − instant is a duration, instant + duration an instant; subtraction
+/// panics in debug builds if it would go below zero (use [`Time::saturating_sub`] where that can
+/// happen). The picosecond count is private: code outside `braid-core` goes through
+/// [`Time::from_ps`]/[`Time::ps`] and the unit-named constructors and accessors, so a unit is
+/// always named where a raw number enters or leaves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Time(pub u64);
+pub struct Time(u64);
 
 impl Time {
     /// Time zero.

@@ -42,7 +42,7 @@ pub fn parse_duration(s: &str) -> Result<Time, String> {
         "" => return Err(format!("duration `{s}` has no unit (use ps, ns, us, ms or s)")),
         u => return Err(format!("unknown duration unit `{u}` in `{s}` (use ps, ns, us, ms or s)")),
     };
-    Ok(Time((v * scale).round() as u64))
+    Ok(Time::from_ps((v * scale).round() as u64))
 }
 
 /// Parse a size in bytes such as `"1.2MB"`, `"4KiB"` or `"1000B"`.

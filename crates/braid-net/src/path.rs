@@ -30,7 +30,7 @@ impl PathInfo {
     /// Base RTT: propagation both ways plus one data packet's serialisation per hop forward and
     /// one ACK's backward.
     pub fn base_rtt(&self, data_wire_bytes: u64, ack_bytes: u64) -> Time {
-        let mut t = Time(self.prop_delay().0 * 2);
+        let mut t = Time::from_ps(self.prop_delay().ps() * 2);
         for &(r, _) in &self.hops {
             t += r.tx_time(data_wire_bytes) + r.tx_time(ack_bytes);
         }

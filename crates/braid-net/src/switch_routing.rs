@@ -245,7 +245,7 @@ impl SwitchRouting {
                     }
                     let mut m = Time::from_ms(1);
                     while m < longest {
-                        m = Time(m.0 * 2);
+                        m = Time::from_ps(m.ps() * 2);
                     }
                     m
                 } else {
@@ -253,7 +253,7 @@ impl SwitchRouting {
                     let longest = node_ports[u].iter().map(|p| ports[p.idx()].delay).max().unwrap_or(Time::ZERO);
                     let mut m = Time::from_ms(1);
                     while m < longest {
-                        m = Time(m.0 * 2);
+                        m = Time::from_ps(m.ps() * 2);
                     }
                     m
                 };

@@ -45,7 +45,7 @@ impl Net {
         if self.jitter == Time::ZERO {
             self.delay
         } else {
-            self.delay + Time(self.rng.below(self.jitter.0))
+            self.delay + Time::from_ps(self.rng.below(self.jitter.ps()))
         }
     }
 }
@@ -110,7 +110,7 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
                     cum_ack: cum,
                     path: 0,
                     ecn: false,
-                    ts_sent: Time(ts),
+                    ts_sent: Time::from_ps(ts),
                     ts_rx: now,
                     ood,
                     probe: false,
@@ -134,7 +134,7 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
             if !net.lost(p.psn, c) {
                 seq += 1;
                 let at = now + net.delay();
-                q.push(Reverse((at, seq, Msg::Data(p.psn, now.0))));
+                q.push(Reverse((at, seq, Msg::Data(p.psn, now.ps()))));
             }
         }
         let mut wake = tx.next_send_time(now);
@@ -146,7 +146,7 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
             q.push(Reverse((wake, seq, Msg::Wake)));
         } else if wake == now {
             seq += 1;
-            q.push(Reverse((now + Time(1), seq, Msg::Wake)));
+            q.push(Reverse((now + Time::from_ps(1), seq, Msg::Wake)));
         }
     }
     Outcome {

@@ -124,7 +124,7 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
                     (o.cum_ack, o.ood)
                 };
                 seq += 1;
-                q.push(Reverse((now + back, seq, Ev::Ack(psn, path, cum, sent, now.0, ood, probe))));
+                q.push(Reverse((now + back, seq, Ev::Ack(psn, path, cum, sent, now.ps(), ood, probe))));
             }
             Ev::Ack(psn, path, cum, sent, rx_at, ood, probe) => {
                 let a = AckIn {
@@ -133,8 +133,8 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
                     cum_ack: cum,
                     path,
                     ecn: false,
-                    ts_sent: Time(sent),
-                    ts_rx: Time(rx_at),
+                    ts_sent: Time::from_ps(sent),
+                    ts_rx: Time::from_ps(rx_at),
                     ood,
                     probe,
                     rx_buffer_full: false,
@@ -165,14 +165,14 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
             }
             path_free[p.path as usize] = start + r.tx_time(WIRE);
             seq += 1;
-            q.push(Reverse((path_free[p.path as usize] + Time::from_us(delay), seq, Ev::Data(p.psn, p.path, now.0, is_probe))));
+            q.push(Reverse((path_free[p.path as usize] + Time::from_us(delay), seq, Ev::Data(p.psn, p.path, now.ps(), is_probe))));
         }
         let mut wake = tx.next_send_time(now).max(nic_free);
         if let Some(t) = tx.poll_timeout() {
-            wake = wake.min(t.max(now + Time(1)));
+            wake = wake.min(t.max(now + Time::from_ps(1)));
         }
         if wake != Time::MAX && (wake < next_wake || next_wake <= now) {
-            next_wake = wake.max(now + Time(1));
+            next_wake = wake.max(now + Time::from_ps(1));
             seq += 1;
             q.push(Reverse((next_wake, seq, Ev::Wake)));
         }

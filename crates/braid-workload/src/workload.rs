@@ -29,7 +29,7 @@ pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000_000;
 
 /// The latest flow start a reader accepts: 10^6 s (about 11.6 days; 10^18 ps, a nineteenth of the
 /// picosecond clock's range, so that start plus any flow time stays representable).
-pub const MAX_START: Time = Time(1_000_000_000_000_000_000);
+pub const MAX_START: Time = Time::from_ps(1_000_000_000_000_000_000);
 
 /// Error unless `n` flows is at most [`MAX_FLOWS`].
 pub fn check_flow_count(n: u128, what: &str) -> Result<(), String> {

@@ -88,7 +88,7 @@ pub fn to_unit(s: &str, unit: Option<&str>) -> Option<f64> {
         return Some(v);
     }
     if let Ok(t) = braid_core::units::parse_duration(s) {
-        let ps = t.0 as f64;
+        let ps = t.ps() as f64;
         return Some(match unit.unwrap_or("us") {
             "ps" => ps,
             "ns" => ps / 1e3,

@@ -125,14 +125,14 @@ impl Sim {
                 }
                 self.stats.inorder_bytes += fl.delivered_bytes - before;
                 if let Some(t) = self.lost_at.remove(&key) {
-                    self.stats.retx_delay_sum_ps += (now - t).0 as u128;
+                    self.stats.retx_delay_sum_ps += (now - t).ps() as u128;
                     self.stats.retx_delay_count += 1;
                 }
             }
             RxVerdict::Buffered => {
                 self.stats.data_delivered += 1;
                 if let Some(t) = self.lost_at.remove(&key) {
-                    self.stats.retx_delay_sum_ps += (now - t).0 as u128;
+                    self.stats.retx_delay_sum_ps += (now - t).ps() as u128;
                     self.stats.retx_delay_count += 1;
                 }
             }

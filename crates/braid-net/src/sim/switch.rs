@@ -140,7 +140,7 @@ impl Sim {
             }
         } else if p.paused[c] {
             p.paused[c] = false;
-            p.paused_ps += (now - p.pause_started[c]).0;
+            p.paused_ps += (now - p.pause_started[c]).ps();
             self.pump(now, port);
         }
     }

@@ -280,8 +280,8 @@ link path0   egress  25Gbps  2500ns
             leaf_spine(&LeafSpineParams::default()).unwrap(),
             fat_tree(&FatTreeParams { k: 4, ..Default::default() }).unwrap(),
             clos3(&Clos3Params { oversubscription: 4, ..Default::default() }).unwrap(),
-            four_path(&FourPathParams { extra_delay: Time(1234567), ..Default::default() }).unwrap(),
-            testbed(&TestbedParams { base_rtt: Time(20_000_006), ..Default::default() }).unwrap(),
+            four_path(&FourPathParams { extra_delay: Time::from_ps(1234567), ..Default::default() }).unwrap(),
+            testbed(&TestbedParams { base_rtt: Time::from_ps(20_000_006), ..Default::default() }).unwrap(),
             inter_dc(&InterDcParams {
                 dcs: 2,
                 graph: vec![DcLink { a: 0, b: 1, rate: Rate(2_500_000_001), delay: Time::from_ms(250) }],

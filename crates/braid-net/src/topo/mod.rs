@@ -108,7 +108,7 @@ pub const MAX_LINK_RATE: Rate = Rate(1_000_000_000_000_000);
 /// Longest one-way link delay a topology may have: 100 s (10^14 ps; the longest terrestrial
 /// fibre path is about 0.1 s). A larger delay is a unit typo and would overflow the picosecond
 /// clock when summed along a path.
-pub const MAX_LINK_DELAY: Time = Time(100_000_000_000_000);
+pub const MAX_LINK_DELAY: Time = Time::from_ps(100_000_000_000_000);
 
 /// `Err` naming the first link whose rate exceeds [`MAX_LINK_RATE`] or whose delay exceeds
 /// [`MAX_LINK_DELAY`].

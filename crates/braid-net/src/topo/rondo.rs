@@ -126,8 +126,8 @@ pub fn testbed(p: &TestbedParams) -> Result<Topology, String> {
         need_rate(&format!("path_rates[{i}]"), *r)?;
     }
     let one_way = p.base_rtt.ps() / 2;
-    let per_link = Time(one_way / 4);
-    let first_link = Time(one_way - 3 * per_link.ps());
+    let per_link = Time::from_ps(one_way / 4);
+    let first_link = Time::from_ps(one_way - 3 * per_link.ps());
     let mut t = Topology::new();
     let sender = t.add_host("sender", 0);
     let receiver = t.add_host("receiver", 0);
@@ -239,8 +239,8 @@ mod tests {
         assert_eq!(d0, Time::from_us(10));
         assert_eq!(d3, Time::from_us(20));
         // An RTT that does not split evenly still sums exactly.
-        let t = testbed(&TestbedParams { base_rtt: Time(20_000_006), ..Default::default() }).unwrap();
-        assert_eq!(one_way(&t, "path1", "sender", "receiver", "ingress", "egress"), Time(10_000_003));
+        let t = testbed(&TestbedParams { base_rtt: Time::from_ps(20_000_006), ..Default::default() }).unwrap();
+        assert_eq!(one_way(&t, "path1", "sender", "receiver", "ingress", "egress"), Time::from_ps(10_000_003));
     }
 
     #[test]

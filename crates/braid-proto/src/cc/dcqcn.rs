@@ -281,7 +281,7 @@ impl Dcqcn {
         }
         let period = self.cfg.t_alpha.ps();
         let mut n = (t - self.alpha_next).ps() / period + 1;
-        self.alpha_next = Time(self.alpha_next.ps().saturating_add(n.saturating_mul(period)));
+        self.alpha_next = Time::from_ps(self.alpha_next.ps().saturating_add(n.saturating_mul(period)));
         let keep = 1.0 - self.cfg.g;
         if self.alpha_cnp {
             self.alpha = keep * self.alpha + self.cfg.g;
@@ -300,7 +300,7 @@ impl Dcqcn {
         }
         let period = self.cfg.t_dec.ps();
         let n = (t - self.dec_next).ps() / period + 1;
-        self.dec_next = Time(self.dec_next.ps().saturating_add(n.saturating_mul(period)));
+        self.dec_next = Time::from_ps(self.dec_next.ps().saturating_add(n.saturating_mul(period)));
     }
 
     /// Processes, in time order, every state-changing tick at or before `now`.
@@ -524,20 +524,20 @@ mod tests {
         assert!((d.rate().bps_f64() - rc1).abs() < 2.0);
         assert!((d.target_rate().bps_f64() - rt).abs() < 1.0);
         // Additive increase at stage == F = 1.
-        d.on_timeout(dec2 + Time(t_inc.ps() * 2));
+        d.on_timeout(dec2 + Time::from_ps(t_inc.ps() * 2));
         let rt2 = rt + 20e6;
         let rc2 = (rc1 + rt2) / 2.0;
         assert!((d.target_rate().bps_f64() - rt2).abs() < 2.0);
         assert!((d.rate().bps_f64() - rc2).abs() < 2.0);
         // Hyper increase afterwards.
-        d.on_timeout(dec2 + Time(t_inc.ps() * 3));
+        d.on_timeout(dec2 + Time::from_ps(t_inc.ps() * 3));
         let rt3 = rt2 + 200e6;
         let rc3 = (rc2 + rt3) / 2.0;
         assert!((d.target_rate().bps_f64() - rt3).abs() < 2.0);
         assert!((d.rate().bps_f64() - rc3).abs() < 2.0);
         assert_eq!(d.stage(), 3);
         // Eventually back to line rate, then the timer parks.
-        d.on_timeout(dec2 + Time(t_inc.ps() * 400));
+        d.on_timeout(dec2 + Time::from_ps(t_inc.ps() * 400));
         assert_eq!(d.rate(), Rate::from_gbps(100));
         assert_eq!(d.poll_timeout(), None);
     }

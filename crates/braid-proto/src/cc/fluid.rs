@@ -185,7 +185,7 @@ impl Fluid {
         let mut next_trace = trace_every.unwrap_or(Time::MAX);
         let steps = dur.ps() / self.dt.ps();
         for step in 0..steps {
-            let t = Time(step * self.dt.ps());
+            let t = Time::from_ps(step * self.dt.ps());
             if !measuring && t >= measure_from {
                 measuring = true;
                 for s in &mut senders {

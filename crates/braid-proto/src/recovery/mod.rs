@@ -682,7 +682,7 @@ mod tests {
         r.on_ack(Time::from_us(13), &a);
         // 0 sent at 0: deadline 0 + 10 + 2.5 = 12.5 ≤ 13 → lost. 1, 2: deadlines 13.5, 14.5 → timer.
         assert!(r.has_retx());
-        assert_eq!(r.poll_timeout().unwrap(), Time(13_500_000));
+        assert_eq!(r.poll_timeout().unwrap(), Time::from_ps(13_500_000));
     }
 }
 

@@ -31,12 +31,12 @@ impl RttEstimator {
         match self.srtt {
             None => {
                 self.srtt = Some(rtt);
-                self.rttvar = Time(rtt.0 / 2);
+                self.rttvar = Time::from_ps(rtt.ps() / 2);
             }
             Some(s) => {
-                let err = s.0.abs_diff(rtt.0);
-                self.rttvar = Time((3 * self.rttvar.0 + err) / 4);
-                self.srtt = Some(Time((7 * s.0 + rtt.0) / 8));
+                let err = s.ps().abs_diff(rtt.ps());
+                self.rttvar = Time::from_ps((3 * self.rttvar.ps() + err) / 4);
+                self.srtt = Some(Time::from_ps((7 * s.ps() + rtt.ps()) / 8));
             }
         }
     }
@@ -44,13 +44,13 @@ impl RttEstimator {
     /// The RFC 6298 timeout before backoff.
     pub fn base_rto(&self, cfg: &RecoveryConfig) -> Time {
         match self.srtt {
-            Some(s) => (s + Time(self.rttvar.0 * 4)).max(cfg.rto_min),
+            Some(s) => (s + Time::from_ps(self.rttvar.ps() * 4)).max(cfg.rto_min),
             None => cfg.rto_initial,
         }
     }
 
     /// `base` after the current backoff, capped at `rto_max`.
     pub fn backed_off(&self, base: Time, cfg: &RecoveryConfig) -> Time {
-        Time(base.0.saturating_mul(1u64 << self.backoff.min(20))).min(cfg.rto_max)
+        Time::from_ps(base.ps().saturating_mul(1u64 << self.backoff.min(20))).min(cfg.rto_max)
     }
 }

@@ -101,7 +101,7 @@ impl FlowCache {
         FlowCache {
             map: HashMap::default(),
             fifo: VecDeque::new(),
-            idle_timeout: idle_timeout.max(Time(1)),
+            idle_timeout: idle_timeout.max(Time::from_ps(1)),
             budget: budget.max(1),
             stats: CacheStats::default(),
         }

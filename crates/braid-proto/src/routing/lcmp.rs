@@ -211,7 +211,7 @@ impl LcmpRouter {
             s.last_sample = now;
             s.sampled = true;
             s.q = queue_level(q, &self.q_thresh);
-            s.t = trend_level(s.trend, &s.trend_thr, interval.max(Time(1)));
+            s.t = trend_level(s.trend, &s.trend_thr, interval.max(Time::from_ps(1)));
             s.dur = duration_update(s.dur, s.q, p.dp_high, p.dp_low);
             self.stats.samples += 1;
         }

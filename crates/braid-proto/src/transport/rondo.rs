@@ -606,11 +606,11 @@ impl RondoSender {
                     w,
                     sent: VecDeque::with_capacity(64),
                     last_update: start,
-                    next_update: start + cfg.tu.resolve(t_env).max(Time(1)),
+                    next_update: start + cfg.tu.resolve(t_env).max(Time::from_ps(1)),
                 }
             })
             .collect();
-        let tu = cfg.tu.resolve(t_env).max(Time(1));
+        let tu = cfg.tu.resolve(t_env).max(Time::from_ps(1));
         let ts_interval = cfg.ts_interval.resolve(t_env);
         let mut s = RondoSender {
             core,
@@ -847,7 +847,7 @@ impl RondoSender {
         }
         if ps.ts_pending.front().is_some_and(|e| e.1 == ack.ts_sent && e.0 == ack.psn) {
             ps.ts_pending.pop_front();
-            let d = ack.ts_rx.0 as f64 * 1e-12 - ack.ts_sent.0 as f64 * 1e-12;
+            let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
             if ps.fwd_n == 0 {
                 ps.fwd_s = d;
                 ps.stable = 1;
@@ -919,7 +919,7 @@ impl RondoSender {
             }
             // Each path updates every `Tu` of its own base RTT, so that a long path is not
             // corrected several times per round trip of its feedback.
-            let tu = self.tu_rel.resolve(ps.base_rtt).max(Time(1));
+            let tu = self.tu_rel.resolve(ps.base_rtt).max(Time::from_ps(1));
             ps.next_update = now + tu;
             next = next.min(ps.next_update);
             let last = ps.last_update;
@@ -941,7 +941,7 @@ impl RondoSender {
                 let span = match ps.first_ack_at {
                     _ if a.seeded => interval,
                     Some(f) if f <= last => interval,
-                    Some(f) if now.saturating_sub(f) >= Time(tu.0 / 2) => now.saturating_sub(f).secs_f64(),
+                    Some(f) if now.saturating_sub(f) >= Time::from_ps(tu.ps() / 2) => now.saturating_sub(f).secs_f64(),
                     _ => 0.0,
                 };
                 if span > 0.0 {
