@@ -149,6 +149,10 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         }
     }
     sim.add_link_events(&sc.link_events);
+    let stall = sc.limits.stall_timeout.unwrap_or_else(|| {
+        Time::from_ps(max_rtt.ps().saturating_mul(crate::scenario::DEFAULT_STALL_RTTS)).max(crate::scenario::MIN_STALL_TIMEOUT)
+    });
+    sim.set_stall_timeout(Some(stall));
     Ok((sim, wl))
 }
 

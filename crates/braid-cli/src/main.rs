@@ -137,6 +137,10 @@ fn main() -> ExitCode {
                 eprintln!("error: packet conservation violated: {e}");
                 return ExitCode::from(1);
             }
+            if r.end.stopped_early() {
+                eprintln!("error: {}", run::stuck_message(&r));
+                return ExitCode::from(3);
+            }
             ExitCode::SUCCESS
         }
         Cmd::Validate { scenario: path, sets } => match scenario::load(&path, &sets, None) {

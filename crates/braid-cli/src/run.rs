@@ -41,9 +41,13 @@ pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
     let wall = Instant::now();
     let total = sim.flows().len() as u64;
     let mut bar: Option<indicatif::ProgressBar> = None;
+    let max_wall_s = sc.limits.max_wall_s;
     let mut cb = |s: &Sim| {
+        if max_wall_s.is_some_and(|m| wall.elapsed().as_secs_f64() > m) {
+            return false;
+        }
         if !progress {
-            return;
+            return true;
         }
         if bar.is_none() && wall.elapsed().as_secs_f64() > 1.0 {
             let b = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
@@ -57,8 +61,19 @@ pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
             b.set_position(s.flows_done() as u64);
             b.set_message(format!("t={}  {} events", s.events().now(), s.events().popped()));
         }
+        true
     };
-    let end = sim.run(sc.stop, &mut cb);
+    // `run.max_sim_time` acts as a stop time that counts as a limit (exit code 3).
+    let limit_first = match (sc.limits.max_sim_time, sc.stop) {
+        (Some(m), Some(s)) => m < s,
+        (Some(_), None) => true,
+        _ => false,
+    };
+    let horizon = if limit_first { sc.limits.max_sim_time } else { sc.stop };
+    let mut end = sim.run(horizon, &mut cb);
+    if limit_first && end == RunEnd::StopTime {
+        end = RunEnd::Limit;
+    }
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -95,6 +110,34 @@ pub fn flow_records(sim: &Sim) -> Vec<FlowRecord> {
         .collect()
 }
 
+/// At most this many stuck flows are listed in `summary.json` (all are counted).
+pub const MAX_STUCK_LISTED: usize = 50;
+
+/// Record why a run that stopped early was stuck: when it last made progress and, per flow that
+/// had started but not completed, its state.
+fn stuck_flows(s: &mut Summary, sim: &Sim) {
+    s.float("last_progress_ns", sim.last_progress_at().ns_f64());
+    let stuck: Vec<usize> =
+        (0..sim.flows().len()).filter(|&i| sim.flows()[i].started_at.is_some() && sim.flows()[i].finish.is_none()).collect();
+    s.int("stuck_flows_total", stuck.len() as u64);
+    let mut list = Vec::new();
+    for &i in stuck.iter().take(MAX_STUCK_LISTED) {
+        let f = &sim.flows()[i];
+        let st = f.sender.recovery_stats();
+        let o = vec![
+            ("size_bytes".to_string(), Value::Int(f.size_bytes as i128)),
+            ("delivered_bytes".to_string(), Value::Int(f.delivered_bytes as i128)),
+            ("window_bytes".to_string(), Value::Int(f.sender.window_bytes() as i128)),
+            ("rate_bps".to_string(), Value::Int(f.sender.rate_bps() as i128)),
+            ("retransmissions".to_string(), Value::Int(st.retransmissions as i128)),
+            ("timeouts".to_string(), Value::Int(st.timeouts as i128)),
+            ("last_progress_ns".to_string(), Value::Float(f.progress_at.map_or(f64::NAN, |t| t.ns_f64()))),
+        ];
+        list.push((i.to_string(), Value::Obj(o)));
+    }
+    s.set("stuck_flows", Value::Obj(list));
+}
+
 /// The headline metrics of a run.
 pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], end: RunEnd, wall_s: f64) -> Summary {
     let mut s = Summary::default();
@@ -117,7 +160,9 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
         match end {
             RunEnd::AllFlowsComplete => "all_flows_complete",
             RunEnd::StopTime => "stop_time",
-            RunEnd::Stalled => "stalled",
+            RunEnd::Stalled | RunEnd::NoProgress => "stalled",
+            RunEnd::Interrupted => "max_wall",
+            RunEnd::Limit => "max_sim_time",
         },
     );
     s.int("flows_total", flows.len() as u64);
@@ -198,12 +243,81 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
             .collect();
         s.set("jct_per_job_ns", Value::Obj(obj));
     }
+    if end.stopped_early() {
+        stuck_flows(&mut s, sim);
+    }
     s
 }
 
-/// Write every output of a run into `dir` (created if needed); `summary.json` last.
+/// Write every output of a run into `dir` (created if needed); `summary.json` last. A run that
+/// stopped early ([`RunEnd::stopped_early`]) writes only its resolved scenario and its partial
+/// summary (whose `run_end` says why, with the stuck flows): nothing that looks complete.
 pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), String> {
     fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    let werr = |p: &Path, e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
+    if !r.end.stopped_early() {
+        write_series(dir, sc, r)?;
+    }
+    let p = dir.join("scenario.resolved.toml");
+    fs::write(&p, &sc.resolved_toml).map_err(|e| werr(&p, e))?;
+    let p = dir.join("summary.json");
+    let tmp = dir.join(".summary.json.tmp");
+    fs::write(&tmp, r.summary.to_json()).map_err(|e| werr(&tmp, e))?;
+    fs::rename(&tmp, &p).map_err(|e| werr(&p, e))?;
+    Ok(())
+}
+
+/// A message naming the stuck flows of a run that stopped early (for the terminal).
+pub fn stuck_message(r: &RunResult) -> String {
+    let why = match r.end {
+        RunEnd::NoProgress => "no progress (no byte delivered in order, no flow completed) for the stall timeout `run.stall_timeout`",
+        RunEnd::Stalled => "no events left while flows were incomplete",
+        RunEnd::Interrupted => "the wall-clock limit `run.max_wall` was reached",
+        RunEnd::Limit => "the simulated-time limit `run.max_sim_time` was reached",
+        _ => "the run ended",
+    };
+    let stuck: Vec<String> = r
+        .sim
+        .flows()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.started_at.is_some() && f.finish.is_none())
+        .take(10)
+        .map(|(i, f)| {
+            let st = f.sender.recovery_stats();
+            format!(
+                "  flow {i}: {}/{} B delivered, window {}, {} retransmissions, {} timeouts, last progress (or start) at {}",
+                f.delivered_bytes,
+                f.size_bytes,
+                match f.sender.window_bytes() {
+                    u64::MAX => "unbounded".to_string(),
+                    w => format!("{w} B"),
+                },
+                st.retransmissions,
+                st.timeouts,
+                f.progress_at.map_or("never".to_string(), |t| t.to_string())
+            )
+        })
+        .collect();
+    let total = r.flows.iter().filter(|f| f.finish_ns.is_none()).count();
+    let mut m = format!(
+        "run stopped at {}: {why}; {total} of {} flows incomplete (run progressed last at {}).\n",
+        r.sim.events().now(),
+        r.flows.len(),
+        r.sim.last_progress_at()
+    );
+    for l in &stuck {
+        m.push_str(l);
+        m.push('\n');
+    }
+    m.push_str(
+        "  likely causes: a window or rate that cannot send a packet (e.g. a window below one MTU), \
+         a path that drops everything, or retransmissions that never get through; the stuck flows are in summary.json",
+    );
+    m
+}
+
+fn write_series(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), String> {
     let werr = |p: &Path, e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
     let p = dir.join("flows.csv");
     let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
@@ -281,14 +395,7 @@ pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), Str
         let w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
         crate::pcap::write_capture(w, &recs, sc.net.header_bytes).map_err(|e| werr(&p, e))?;
     }
-    crate::routing_out::write_routing_outputs(dir, sc, &r.sim, &r.flows)?;
-    let p = dir.join("scenario.resolved.toml");
-    fs::write(&p, &sc.resolved_toml).map_err(|e| werr(&p, e))?;
-    let p = dir.join("summary.json");
-    let tmp = dir.join(".summary.json.tmp");
-    fs::write(&tmp, r.summary.to_json()).map_err(|e| werr(&tmp, e))?;
-    fs::rename(&tmp, &p).map_err(|e| werr(&p, e))?;
-    Ok(())
+    crate::routing_out::write_routing_outputs(dir, sc, &r.sim, &r.flows)
 }
 
 /// A short human summary for the terminal.

@@ -65,9 +65,32 @@ pub struct Scenario {
     pub output: OutputSpec,
     /// Scheduled link changes.
     pub link_events: Vec<LinkEvent>,
+    /// Limits that end a run which does not finish (`[run]`).
+    pub limits: RunLimits,
     /// The scenario text after overrides (for the record).
     pub resolved_toml: String,
 }
+
+/// The `[run]` table: limits that end a run cleanly, with exit code 3 and a partial summary,
+/// instead of letting it spin.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunLimits {
+    /// `run.stall_timeout`: the progress watchdog's span of simulated time without a byte
+    /// delivered in order or a flow completed while flows are active. `None`: the default,
+    /// [`DEFAULT_STALL_RTTS`] × the largest base RTT of the workload's paths (at least
+    /// [`MIN_STALL_TIMEOUT`]).
+    pub stall_timeout: Option<Time>,
+    /// `run.max_sim_time`: stop at this simulated time even if flows are still running.
+    pub max_sim_time: Option<Time>,
+    /// `run.max_wall`: stop after this much wall-clock time (checked every 65,536 events; the
+    /// only limit whose stopping point depends on the machine).
+    pub max_wall_s: Option<f64>,
+}
+
+/// The default stall timeout, in base RTTs of the slowest path.
+pub const DEFAULT_STALL_RTTS: u64 = 1000;
+/// The smallest default stall timeout (short paths still get room for RTO backoff).
+pub const MIN_STALL_TIMEOUT: Time = Time::from_ms(100);
 
 /// Load a scenario file, apply `--set` overrides and an optional seed override.
 pub fn load(path: &Path, sets: &[String], seed: Option<u64>) -> Result<Scenario, String> {
@@ -118,7 +141,11 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         Some(a) => parse_faults(a, &topology, seed, net.loss_rate)?,
         None => Vec::new(),
     };
-    f.finish(&["name", "seed", "stop", "topology", "network", "transport", "routing", "workload", "output", "faults"])?;
+    let limits = match f.table("run")? {
+        Some(t) => parse_limits(&t)?,
+        None => RunLimits::default(),
+    };
+    f.finish(&["name", "seed", "stop", "topology", "network", "transport", "routing", "workload", "output", "faults", "run"])?;
     // Cross-field checks.
     if net.reorder_buffer_bytes < net.mtu_bytes as u64 {
         return Err(format!(
@@ -126,7 +153,23 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
             net.reorder_buffer_bytes, net.mtu_bytes
         ));
     }
-    Ok(Scenario { name, seed, stop, topology, topology_kind, net, transport, workload, output, link_events, resolved_toml })
+    Ok(Scenario { name, seed, stop, topology, topology_kind, net, transport, workload, output, link_events, limits, resolved_toml })
+}
+
+fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
+    let positive = |key: &str| -> Result<Option<Time>, String> {
+        match f.time(key)? {
+            Some(t) if t == Time::ZERO => Err(format!("`run.{key}` must be positive")),
+            t => Ok(t),
+        }
+    };
+    let limits = RunLimits {
+        stall_timeout: positive("stall_timeout")?,
+        max_sim_time: positive("max_sim_time")?,
+        max_wall_s: positive("max_wall")?.map(|t| t.secs_f64()),
+    };
+    f.finish(&["stall_timeout", "max_sim_time", "max_wall"])?;
+    Ok(limits)
 }
 
 fn resolve_file(base: &Path, p: &str) -> PathBuf {

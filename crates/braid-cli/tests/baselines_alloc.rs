@@ -35,10 +35,10 @@ size = "50MB"
         let (mut sim, _) = build(&sc).unwrap();
         sim.sampling_mut().interval = None;
         sim.prepare();
-        sim.run(Some(Time::from_us(500)), &mut |_| {});
+        sim.run(Some(Time::from_us(500)), &mut |_| true);
         let hops0 = sim.stats().packet_hops;
         let a0 = allocations();
-        sim.run(Some(Time::from_us(1500)), &mut |_| {});
+        sim.run(Some(Time::from_us(1500)), &mut |_| true);
         let allocs = allocations() - a0;
         let hops = sim.stats().packet_hops - hops0;
         assert!(hops > 100_000, "{kind}: only {hops} packet-hops");

@@ -74,7 +74,7 @@ fn slow_spine(sets: &[&str]) -> (Vec<(f64, f64)>, Time) {
         let mut q = 0.0;
         for _ in 0..10 {
             t += Time::from_us(5);
-            sim.run(Some(t), &mut |_| {});
+            sim.run(Some(t), &mut |_| true);
             q += (sim.ports()[up(0, 0)].queued_bytes() + sim.ports()[up(1, 0)].queued_bytes()) as f64 / 20.0;
         }
         let (mut blocks, mut distinct) = (0u64, 0u64);
@@ -87,7 +87,7 @@ fn slow_spine(sets: &[&str]) -> (Vec<(f64, f64)>, Time) {
         }
         out.push((q, distinct as f64 / blocks.max(1) as f64));
     }
-    sim.run(None, &mut |_| {});
+    sim.run(None, &mut |_| true);
     assert!(sim.conservation().is_ok());
     assert!(sim.flows().iter().all(|f| f.delivered_bytes == f.size_bytes));
     let done = sim.flows().iter().filter_map(|f| f.finish).max().unwrap();
@@ -148,13 +148,13 @@ fn nscc_holds_the_queue_near_its_target_delay() {
     let (mut sim, _) = build(&sc).unwrap();
     sim.prepare();
     // Warm up 200 µs, then average each active flow's queuing-delay samples over 400 µs.
-    sim.run(Some(Time::from_us(200)), &mut |_| {});
+    sim.run(Some(Time::from_us(200)), &mut |_| true);
     for f in sim.flows_mut().iter_mut() {
         if let Sender::Uet(s) = &mut f.sender {
             s.reset_delay_stats();
         }
     }
-    sim.run(Some(Time::from_us(600)), &mut |_| {});
+    sim.run(Some(Time::from_us(600)), &mut |_| true);
     let mut delays = Vec::new();
     let mut target = 0.0;
     for f in sim.flows().iter() {

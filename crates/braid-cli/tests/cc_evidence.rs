@@ -64,7 +64,7 @@ fn bottleneck(sim: &Sim) -> usize {
 
 /// Run to `t` and return each flow's delivered bytes.
 fn run_to(sim: &mut Sim, t: Time) -> Vec<u64> {
-    sim.run(Some(t), &mut |_| {});
+    sim.run(Some(t), &mut |_| true);
     sim.flows().iter().map(|f| f.delivered_bytes).collect()
 }
 

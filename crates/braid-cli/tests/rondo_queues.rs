@@ -45,7 +45,7 @@ fn synchronized_start_keeps_inter_path_queues_balanced() {
     let mut samples = 0;
     loop {
         t += Time::from_us(1);
-        let end = sim.run(Some(t), &mut |_| {});
+        let end = sim.run(Some(t), &mut |_| true);
         if sim.flows().iter().any(|f| f.finish.is_some()) {
             break; // the first completion changes the load: stop at the end of the common phase
         }
@@ -79,7 +79,7 @@ fn flows_joining_and_leaving_converge_without_a_queue_spike() {
     let mut series: Vec<(Time, f64, u64)> = Vec::new();
     loop {
         t += step;
-        let end = sim.run(Some(t), &mut |_| {});
+        let end = sim.run(Some(t), &mut |_| true);
         let p = &sim.ports()[down.idx()];
         let tx = p.tx_bytes_class[CLASS_DATA as usize];
         series.push((t, (tx - last_tx) as f64 * 8.0 / step.secs_f64() / rate, p.q_bytes[CLASS_DATA as usize]));

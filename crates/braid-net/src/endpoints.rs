@@ -59,6 +59,9 @@ pub struct Flow {
     pub deps_left: u32,
     /// Application bytes delivered in order.
     pub delivered_bytes: u64,
+    /// When the receiver last delivered a new byte in order (or the flow started, before that):
+    /// what the progress watchdog reports for a stuck flow.
+    pub progress_at: Option<Time>,
     /// Probe packets sent / acknowledged.
     pub probes_sent: u64,
     /// Group tag (job) for JCT.

@@ -111,6 +111,22 @@ pub enum RunEnd {
     StopTime,
     /// No events were left but some flows had not completed.
     Stalled,
+    /// The progress watchdog fired: flows were active, yet for the stall timeout of simulated
+    /// time (see [`Sim::set_stall_timeout`]) no byte was newly delivered in order and no flow
+    /// completed. The run stops instead of spinning.
+    NoProgress,
+    /// The caller's progress callback asked to stop (e.g. a wall-clock limit).
+    Interrupted,
+    /// A simulated-time limit set as a limit (not as the scenario's planned `stop`) was reached.
+    Limit,
+}
+
+impl RunEnd {
+    /// Whether the run ended before its flows completed for a reason other than its planned stop
+    /// time: a stall, the watchdog, or a limit.
+    pub fn stopped_early(self) -> bool {
+        matches!(self, RunEnd::Stalled | RunEnd::NoProgress | RunEnd::Interrupted | RunEnd::Limit)
+    }
 }
 
 /// The simulator.
@@ -172,6 +188,13 @@ pub struct Sim {
     /// When each (flow, psn) was first dropped, for the retransmission delay.
     lost_at: HashMap<u64, Time>,
     flows_done: usize,
+    /// Flows that have started (active = started − done).
+    flows_started: usize,
+    /// The progress watchdog's span (`None`: off).
+    stall_timeout: Option<Time>,
+    /// When the run last made progress (a byte delivered in order, a flow completed, or no flow
+    /// active).
+    progress_at: Time,
     path_cache: HashMap<(u32, u32), PathInfo>,
     master_seed: u64,
     /// Receiver-side pull pacers (EQDS).
@@ -268,6 +291,9 @@ impl Sim {
             captured: Vec::new(),
             lost_at: HashMap::new(),
             flows_done: 0,
+            flows_started: 0,
+            stall_timeout: None,
+            progress_at: Time::ZERO,
             path_cache: HashMap::new(),
             master_seed: seed,
             pull_pacers: PullPacers::default(),
@@ -352,6 +378,7 @@ impl Sim {
             ood: 0,
             deps_left: 0,
             delivered_bytes: 0,
+            progress_at: None,
             probes_sent: 0,
             tag,
         });
@@ -398,9 +425,11 @@ impl Sim {
 
     /// Run until every flow completes, `stop` is reached, or no events remain. `progress` is
     /// called now and then with the current simulated time.
-    pub fn run(&mut self, stop: Option<Time>, progress: &mut dyn FnMut(&Sim)) -> RunEnd {
+    pub fn run(&mut self, stop: Option<Time>, progress: &mut dyn FnMut(&Sim) -> bool) -> RunEnd {
         let stop = stop.unwrap_or(Time::MAX);
         let mut n: u32 = 0;
+        // The watchdog compares (bytes delivered in order, flows completed) every 1,024 events.
+        let mut last_mark = (self.stats.inorder_bytes, self.flows_done);
         loop {
             if self.flows_done == self.flows.len() && !self.flows.is_empty() {
                 return RunEnd::AllFlowsComplete;
@@ -415,10 +444,33 @@ impl Sim {
             let (now, ev) = self.q.pop().expect("peeked");
             self.handle(now, ev);
             n = n.wrapping_add(1);
-            if n & 0xFFFF == 0 {
-                progress(self);
+            if n & 0x3FF == 0 {
+                let mark = (self.stats.inorder_bytes, self.flows_done);
+                if mark != last_mark || self.flows_started == self.flows_done {
+                    last_mark = mark;
+                    self.progress_at = now;
+                } else if let Some(span) = self.stall_timeout {
+                    if now.saturating_sub(self.progress_at) > span {
+                        return RunEnd::NoProgress;
+                    }
+                }
+                if n & 0xFFFF == 0 && !progress(self) {
+                    return RunEnd::Interrupted;
+                }
             }
         }
+    }
+
+    /// Arm the progress watchdog: [`Sim::run`] ends with [`RunEnd::NoProgress`] when flows are
+    /// active but nothing is delivered in order and no flow completes for `span` of simulated
+    /// time. `None` turns it off.
+    pub fn set_stall_timeout(&mut self, span: Option<Time>) {
+        self.stall_timeout = span;
+    }
+
+    /// When the run last made progress (see [`Sim::set_stall_timeout`]).
+    pub fn last_progress_at(&self) -> Time {
+        self.progress_at
     }
 
     /// Process the next event, if any; returns its time.
@@ -474,6 +526,8 @@ impl Sim {
             return;
         }
         fl.started_at = Some(now);
+        fl.progress_at = Some(now);
+        self.flows_started += 1;
         let h = fl.src_host as usize;
         self.hosts[h].active.push(f);
         self.arm_flow_timer(now, f);

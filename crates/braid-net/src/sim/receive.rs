@@ -124,6 +124,9 @@ impl Sim {
                     self.stats.last_delivery = self.stats.last_delivery.max(now);
                 }
                 self.stats.inorder_bytes += fl.delivered_bytes - before;
+                if fl.delivered_bytes > before {
+                    fl.progress_at = Some(now);
+                }
                 if let Some(t) = self.lost_at.remove(&key) {
                     self.stats.retx_delay_sum_ps += (now - t).ps() as u128;
                     self.stats.retx_delay_count += 1;
