@@ -236,8 +236,8 @@ mod tests {
         assert_eq!(delay_score(Time::from_ms(300), max), 255);
     }
 
-    /// The artifact's capacity costs (`docs/lcmp.md`, artifact profile): 25 G→255, 40 G→230, 100
-    /// G→204, 200 G→128, 400 G→0.
+    /// The artifact's capacity costs (`docs/lcmp.md`, artifact profile): 25 G→255, 40 G→230,
+    /// 100 G→204, 200 G→128, 400 G→0.
     #[test]
     fn capacity_costs() {
         let g = |x: u64| x * 1_000_000_000;

@@ -2,7 +2,7 @@
 //! Appendix E compares it ("a receiver-driven transport, where the sender transmits data packets
 //! only after receiving credits … implemented in RTS mode without packet trimming support").
 //! Details follow htsim's `eqds.cpp` (UEC htsim, csg-htsim), partly the EQDS paper; Braid's
-//! readings are in `docs/baselines.md` ("EQDS").
+//! readings are in `docs/baselines.md`, EQDS.
 //!
 //! **Credits.** A flow starts by sending speculatively up to `credit_spec` bytes (default one BDP
 //! of the flow, `base_rtt × line rate`; htsim's default is 50 MTU, its experiments use about a

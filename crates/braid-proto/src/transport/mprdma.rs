@@ -2,7 +2,7 @@
 //! per-flow, ECN-driven congestion control. Its ACK-clocked path selection transmits packets over
 //! responding paths and temporarily prunes paths whose delayed ACKs indicate excessive OOD").
 //! Follows the MP-RDMA paper (an unofficial ns-3 port was read for structure only); Braid's
-//! readings are in `docs/baselines.md` ("MP-RDMA").
+//! readings are in `docs/baselines.md`, MP-RDMA.
 //!
 //! **Window (per flow, in packets).** On every ACK: CE-marked ⇒ `cwnd −= 1/2`, else
 //! `cwnd += 1/cwnd`; clamped to `[min_cwnd, max_cwnd]`. A loss episode (a recovery entered by
