@@ -1,7 +1,7 @@
 //! Scenario files: TOML with top-level `name`, `seed`, optional `stop`, and tables `[topology]`,
-//! `[network]`, `[transport]`, `[routing]`, `[workload]`, `[output]` (DESIGN.md's scenario
-//! contract). Parsing validates everything up front and names the field of any error; unknown
-//! fields and kinds are errors.
+//! `[network]`, `[transport]`, `[routing]`, `[workload]`, `[output]` (the scenario
+//! contract of `docs/architecture.md`). Parsing validates everything up front and names the field
+//! of any error; unknown fields and kinds are errors.
 
 use std::path::{Path, PathBuf};
 
@@ -358,7 +358,8 @@ const INTRA_FIELDS: [&str; 9] = [
     "dci_delay",
 ];
 
-/// The shape of each DC of an inter-DC topology (defaults: LCMP testbed, lcmp.md §4.1).
+/// The shape of each DC of an inter-DC topology (defaults: LCMP testbed, `docs/lcmp.md`,
+/// topologies).
 fn parse_intra(f: &Fields, p: &mut topo::IntraDcParams) -> Result<(), String> {
     p.hosts_per_dc = usize_or(f, "hosts_per_dc", p.hosts_per_dc)?;
     p.leaves = usize_or(f, "leaves", p.leaves)?;

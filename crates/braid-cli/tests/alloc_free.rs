@@ -1,6 +1,6 @@
-//! The hot path allocates nothing per packet in steady state (DESIGN.md, "Rules that keep it
-//! fast"): a counting global allocator measures allocations while a loaded network moves hundreds
-//! of thousands of packets.
+//! The hot path allocates nothing per packet in steady state (`docs/architecture.md`,
+//! hot-path rules): a counting global allocator measures allocations while a loaded network moves
+//! hundreds of thousands of packets.
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! The multipath baselines (MP-RDMA, Falcon, UET, EQDS with its receiver pull pacer) allocate
-//! nothing per packet in steady state (DESIGN.md, "Rules that keep it fast"): a counting global
+//! nothing per packet in steady state (`docs/architecture.md`, hot-path rules): a counting global
 //! allocator measures allocations while a loaded network moves hundreds of thousands of packets.
 
 mod common;

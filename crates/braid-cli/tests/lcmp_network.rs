@@ -1,6 +1,6 @@
 //! The inter-DC network model LCMP runs on (issue 7 item 1) and the artifact's metrics (item 6):
-//! ECN thresholds per link rate as lcmp.md §3's table, 64-bit windows over long-haul RTTs (the
-//! artifact truncates the 8-DC maximum BDP to 32 bits), DCI and intra-DC buffers, and the
+//! ECN thresholds per link rate as `docs/lcmp.md`, network settings, 64-bit windows over long-haul
+//! RTTs (the artifact truncates the 8-DC maximum BDP to 32 bits), DCI and intra-DC buffers, and the
 //! artifact's ideal ("standalone") FCT.
 
 use std::path::Path;
@@ -48,8 +48,8 @@ file = "{file}"
     parse(&text, Path::new("."), &[], None).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// lcmp.md §3: Kmin/Kmax 25G 100/400 KB, 40G 160/640, 100G 400/1600, 200G 800/3200, 400G
-/// 1600/6400 (×1000 B); DCI buffers 128 MiB, intra-DC 32 MiB.
+/// `docs/lcmp.md`, network settings: Kmin/Kmax 25G 100/400 KB, 40G 160/640, 100G 400/1600, 200G
+/// 800/3200, 400G 1600/6400 (×1000 B); DCI buffers 128 MiB, intra-DC 32 MiB.
 #[test]
 fn ecn_thresholds_and_buffers_per_link_rate() {
     let sc = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
@@ -74,7 +74,8 @@ fn ecn_thresholds_and_buffers_per_link_rate() {
 
 /// The HPCC-model window over the network's largest BDP, in 64 bits: on the repository's 8-DC
 /// file a DC3 → DC5 flow has a 700 ms RTT through 250 ms and 100 ms links, so the window is
-/// 100 Gb/s × 700 ms ≈ 8.75 GB (the artifact passes it as uint32 and gets 160 MB, lcmp.md §3).
+/// 100 Gb/s × 700 ms ≈ 8.75 GB (the artifact passes it as uint32 and gets 160 MB, `docs/lcmp.md`,
+/// network settings).
 #[test]
 fn windows_are_64_bit_over_long_haul_rtts() {
     for cc in ["dcqcn", "hpcc", "timely", "dctcp"] {
@@ -87,9 +88,9 @@ fn windows_are_64_bit_over_long_haul_rtts() {
     }
 }
 
-/// lcmp.md §6: the artifact's ideal FCT uses the minimum-delay equal-hop path and its bottleneck —
-/// for DC1 → DC8 on the repository's file the 25 G / 5 ms + 5 ms path via DC6: base RTT
-/// 2 × 10.006 ms + Σ 1000-byte serialisations (4 × 80 + 2 × 20 + 2 × 320 ns), then
+/// `docs/lcmp.md`, ideal FCT: the artifact's ideal FCT uses the minimum-delay equal-hop path and
+/// its bottleneck — for DC1 → DC8 on the repository's file the 25 G / 5 ms + 5 ms path via DC6:
+/// base RTT 2 × 10.006 ms + Σ 1000-byte serialisations (4 × 80 + 2 × 20 + 2 × 320 ns), then
 /// (size + ⌈size/1000⌉ · 48) · 8 / 25 Gb/s. On posCor the same path is 40 G.
 #[test]
 fn artifact_ideal_fct() {

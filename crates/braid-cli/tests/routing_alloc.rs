@@ -1,5 +1,5 @@
-//! Switch-side routing allocates nothing per packet in steady state (DESIGN.md, "Rules that keep
-//! it fast"): LCMP's flow-cache lookups, the congestion monitor, WCMP/UCMP table walks and
+//! Switch-side routing allocates nothing per packet in steady state (`docs/architecture.md`,
+//! hot-path rules): LCMP's flow-cache lookups, the congestion monitor, WCMP/UCMP table walks and
 //! adaptive routing's per-packet comparison reuse their state. A counting global allocator
 //! measures allocations while a loaded fat-tree (every switch runs the scheme: no DCIs) moves
 //! hundreds of thousands of packets.

@@ -98,10 +98,12 @@ fn each_scheme_uses_the_expected_links() {
     let dci1 = NodeId::from_idx(r.sim.topo().nodes.iter().position(|n| n.name == "dci176").unwrap());
     assert_eq!(r.sim.routing().lcmp_of(dci1).unwrap().stats.decisions, 96);
     assert!(r.sim.routing().stats.reverse_pins >= 96);
-    // LCMP, artifact profile: per-next-hop costs DC6 64, DC4 82, DC7 132 (lcmp.md §4.2).
+    // LCMP, artifact profile: per-next-hop costs DC6 64, DC4 82, DC7 132 (`docs/lcmp.md`,
+    // topologies).
     assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp-artifact", &flows, &[]))), ["DC4", "DC6", "DC7"]);
     // rm-alpha in the artifact profile: every C is 0 with empty queues, ties break by port
-    // index, so the three lowest-numbered uplinks DC2, DC3, DC4 are kept (lcmp.md §2.8).
+    // index, so the three lowest-numbered uplinks DC2, DC3, DC4 are kept (`docs/lcmp.md`, artifact
+    // profile).
     let r = poscor("lcmp-artifact", &flows, &["routing.alpha=0", "routing.beta=4"]);
     assert_eq!(used(&dc1_wan_bytes(&r)), ["DC2", "DC3", "DC4"]);
     // WCMP: weights ∝ capacity, every link used, the 200 G ones most.

@@ -1,7 +1,7 @@
 //! Network-wide parameters of a simulation: packet sizes, switch buffers, ECN, PFC, priority
 //! classes, the NIC reorder buffer and the routing mode.
 //!
-//! Defaults follow the HPCC ns-3 model where one exists (`shared/specs/baselines.md` §0): ECN
+//! Defaults follow the HPCC ns-3 model where one exists (`docs/baselines.md`, conventions): ECN
 //! marking at dequeue with RED-like Kmin/Kmax/Pmax scaled with the port rate (400 KB / 1600 KB /
 //! 0.2 at 100 Gb/s), a shared switch buffer, PFC with a dynamic XOFF threshold
 //! `free_buffer >> shift`.

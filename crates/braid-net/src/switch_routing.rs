@@ -2,9 +2,9 @@
 //! deciders of [`braid_proto::routing`] with the simulator's tables and ports.
 //!
 //! - Candidates are the routing table's minimum-hop next hops ([`crate::routes`]), as in the LCMP
-//!   artifact (lcmp.md §1: "candidate set = equal-hop-count next hops only").
+//!   artifact (`docs/lcmp.md`, where LCMP runs: "candidate set = equal-hop-count next hops only").
 //! - On topologies with DCI switches only the DCIs run the selected scheme; every other switch
-//!   uses ECMP (lcmp.md §1). Without DCIs the scheme runs on every switch.
+//!   uses ECMP (`docs/lcmp.md`, where LCMP runs). Without DCIs the scheme runs on every switch.
 //! - The control plane (`SwitchRouting::path_attrs`, see [`SwitchRouting::describe_candidates`]) computes, per (switch, destination), each
 //!   candidate's best remaining path — total one-way delay and bottleneck capacity over the
 //!   minimum-hop paths up to the destination DC's DCI (or the host) — and LCMP's `C_path` from it

@@ -1,8 +1,8 @@
 //! Flow hashing for multipath routing.
 //!
 //! MurmurHash3 x86_32 over the 12-byte key `{src ip, dst ip, sport | dport << 16}` (little-endian
-//! words), seeded per switch — the ECMP hash of the HPCC/LCMP ns-3 code (`shared/specs/lcmp.md`
-//! §2.5, baselines.md §10.1). Host `i` has IP `0x0b000001 + (i / 256) << 16 + (i % 256) << 8`,
+//! words), seeded per switch — the ECMP hash of the HPCC/LCMP ns-3 code (`docs/lcmp.md`,
+//! ECMP and UCMP). Host `i` has IP `0x0b000001 + (i / 256) << 16 + (i % 256) << 8`,
 //! as in that code, so results can be compared with its ECMP choices.
 
 /// The RoCEv2 UDP destination port.

@@ -19,7 +19,8 @@
 //! rounded to whole bytes and is at least 1 byte (the HPCC generator truncates; rounding keeps the
 //! sample mean equal to [`EmpiricalCdf::mean`]). The mean is the trapezoid rule over the points
 //! (HPCC `getAvg`), which is the exact mean of the piecewise-linear distribution the sampler draws
-//! from. Published means (LCMP spec §5): WebSearch 1,711,250 B; FbHdp 120,421 B; AliStorage 40,870 B.
+//! from. Published means (`docs/lcmp.md`, traffic generator): WebSearch 1,711,250 B;
+//! FbHdp 120,421 B; AliStorage 40,870 B.
 //!
 //! Built-ins (embedded at compile time from `data/cdf/`, so they need no files at run time):
 //! `websearch`, `hadoop`, `alistorage`, `cachefollower`; each file's header names its source.

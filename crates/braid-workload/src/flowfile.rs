@@ -21,10 +21,11 @@
 //! 5,2,64KB,0,1,0;1
 //! ```
 //!
-//! **HPCC** (`format = "hpcc"`, the ns-3 HPCC/LCMP flow file, lcmp.md §5): optional `#` comment
-//! lines, then the flow count, then one line per flow `src dst pg dport size start_s` (start in
-//! seconds, absolute). `pg` and `dport` are ignored. Node ids are taken as host indices, which holds
-//! for the HPCC/LCMP topology files (hosts are numbered first). The count must match.
+//! **HPCC** (`format = "hpcc"`, the ns-3 HPCC/LCMP flow file, `docs/lcmp.md`, traffic generator):
+//! optional `#` comment lines, then the flow count, then one line per flow `src dst pg dport size
+//! start_s` (start in seconds, absolute). `pg` and `dport` are ignored. Node ids are taken as host
+//! indices, which holds for the HPCC/LCMP topology files (hosts are numbered first). The count must
+//! match.
 //!
 //! **htsim connection matrix** (`format = "htsim"`, `sim/datacenter/connection_matrix.cpp`):
 //! header lines `Nodes N`, `Connections C`, optional `Triggers T`/`Failures F`, then lines
@@ -764,7 +765,7 @@ failure switch_type TOR switch_id 0 link_id 1
         assert_eq!(wl.flows.len(), 2774);
         wl.validate(128).unwrap();
         assert!(wl.validate(100).is_err());
-        // lcmp.md §5: 4.75 GB over a 10 ms arrival span starting at 2.0 s.
+        // `docs/lcmp.md`, traffic generator: 4.75 GB over a 10 ms arrival span starting at 2.0 s.
         let gb = wl.total_bytes() as f64 / 1e9;
         assert!((gb - 4.75).abs() < 0.01, "{gb}");
         let first = wl.flows.iter().map(|f| f.start).min().unwrap();

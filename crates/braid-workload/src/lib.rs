@@ -9,7 +9,7 @@
 //! - [`cdf`]: empirical flow-size CDFs (Braid and HPCC formats), with built-in Web Search, Hadoop,
 //!   Alibaba Storage and Cache Follower distributions embedded from `data/cdf/`.
 //! - [`poisson`]: Poisson arrivals calibrated to a target load on the host links (the HPCC/LCMP
-//!   generator's calibration, lcmp.md §5), intra- or inter-group (DC).
+//!   generator's calibration, `docs/lcmp.md`, traffic generator), intra- or inter-group (DC).
 //! - [`collective`]: ring all-reduce, all-gather, reduce-scatter, all-to-all and point-to-point
 //!   phases with data dependencies, and a MoE-training-like trace.
 //! - [`flowfile`]: replay of flow lists — Braid CSV, ns-3 HPCC flow files, htsim connection

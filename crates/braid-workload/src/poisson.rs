@@ -1,7 +1,7 @@
 //! Open-loop Poisson traffic with flow sizes from an empirical CDF, calibrated to a target load.
 //!
-//! Calibration (the HPCC/LCMP generator's, `traffic_gen*.py`, lcmp.md §5): every sending host runs an
-//! independent Poisson process whose mean inter-arrival time is
+//! Calibration (the HPCC/LCMP generator's, `traffic_gen*.py`, `docs/lcmp.md`, traffic generator):
+//! every sending host runs an independent Poisson process whose mean inter-arrival time is
 //!
 //! ```text
 //! mean_gap = mean_size · 8 / (load · host_link_rate)        [seconds; mean_size in bytes]

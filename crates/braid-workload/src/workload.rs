@@ -15,7 +15,8 @@
 //! later in the vector); [`Workload::validate`] rejects cycles, so every flow can eventually start.
 //!
 //! The design follows htsim's connection-matrix triggers (`trigger`, `send_done_trigger`) and
-//! ASTRA-sim-style dependency graphs, flattened into index arrays as DESIGN.md asks for hot state.
+//! ASTRA-sim-style dependency graphs, flattened into index arrays as `docs/architecture.md`
+//! (hot-path rules) asks for hot state.
 
 use braid_core::Time;
 

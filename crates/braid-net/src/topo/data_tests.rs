@@ -1,8 +1,10 @@
-//! Tests against the LCMP artifact's topology files (`specs/lcmp.md` §4.2, §4.3) and the converted
+//! Tests against the LCMP artifact's topology files (the 8-DC testbed of LCMP §6.1 and the
+//! 13-DC BSONetwork of §6.2; see `docs/lcmp.md`, topologies) and the converted
 //! copies shipped in `data/topologies/`.
 //!
-//! The artifact files are read from the shared data folder (`<repo>/../shared/data/lcmp/…`); tests
-//! that need them print a note and pass when it is absent. The shipped copies are regenerated with
+//! The artifact files are read at run time from a copy of the artifact's data placed beside the
+//! repository (`<repo>/../shared/data/lcmp/…`); tests that need them print a note and pass when it
+//! is absent. The shipped copies are regenerated with
 //! `BRAID_REGEN_DATA=1 cargo test -p braid-net regenerate_shipped_topologies`.
 
 use super::testutil::{count_shortest_paths, find, repo_data_dir, shared_data};
@@ -19,20 +21,20 @@ const SHIPPED: [(&str, &str, &str); 3] = [
     (
         REPO_8DC,
         "lcmp-8dc.topo",
-        "LCMP artifact 8-DC network, repo file topology_LeafSpine_MultiDC8.txt (specs/lcmp.md §4.2):\n\
+        "LCMP artifact 8-DC network, repo file topology_LeafSpine_MultiDC8.txt (LCMP §6.1; docs/lcmp.md):\n\
          DC1 and DC8 connect to DC2..DC7 at 200G/25ms, 200G/250ms, 100G/10ms, 100G/100ms, 25G/5ms, 25G/50ms.",
     ),
     (
         POSCOR_8DC,
         "lcmp-8dc-poscor.topo",
         "LCMP 8-DC \"posCor\" network, inferred from the published Fig 5 outputs\n\
-         (topology_LeafSpine_MultiDC8-posCor-inferred.txt, specs/lcmp.md §4.2):\n\
+         (topology_LeafSpine_MultiDC8-posCor-inferred.txt; docs/lcmp.md):\n\
          DC1 and DC8 connect to DC2..DC7 at 200G/25ms, 200G/100ms, 100G/10ms, 100G/40ms, 40G/5ms, 40G/20ms.",
     ),
     (
         REPO_13DC,
         "lcmp-13dc.topo",
-        "LCMP artifact 13-DC BSONetwork network, topology_LeafSpine_MultiDC13.txt (specs/lcmp.md §4.3).",
+        "LCMP artifact 13-DC BSONetwork network, topology_LeafSpine_MultiDC13.txt (LCMP §6.2, Fig 4b).",
     ),
 ];
 
@@ -55,7 +57,8 @@ fn graph_8dc(via: [(u64, u64); 6]) -> Vec<DcLink> {
 const VIA_REPO: [(u64, u64); 6] = [(200, 25), (200, 250), (100, 10), (100, 100), (25, 5), (25, 50)];
 const VIA_POSCOR: [(u64, u64); 6] = [(200, 25), (200, 100), (100, 10), (100, 40), (40, 5), (40, 20)];
 
-/// specs/lcmp.md §4.3, DC numbers 1-based as in the table.
+/// The 20 inter-DC links of the 13-DC BSONetwork (LCMP §6.2, Fig 4b; `docs/lcmp.md`, topologies),
+/// DC numbers 1-based.
 const TABLE_13DC: [(usize, usize, u64, u64); 20] = [
     (1, 3, 200, 1),
     (2, 3, 40, 1),

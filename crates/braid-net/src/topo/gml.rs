@@ -1,5 +1,6 @@
-//! Internet Topology Zoo GML importer (scenario kind `zoo-gml`), following `specs/baselines.md`
-//! §12: a DC per GML node, built with [`inter_dc`], DCI links from the GML edges.
+//! Internet Topology Zoo GML importer (scenario kind `zoo-gml`), as the LCMP paper builds
+//! its 13-DC network from the Zoo's BSONetworkSolutions map (LCMP §6.2): a DC per GML node, built
+//! with [`inter_dc`], DCI links from the GML edges.
 //!
 //! The parser is a small hand-written tokenizer plus a recursive-descent parser for the GML
 //! subset the Zoo uses: `key value` pairs where a value is an integer, a float, a `"string"`
@@ -213,7 +214,8 @@ pub fn parse_gml(text: &str) -> Result<Vec<(String, GmlValue)>, String> {
 /// Parameters of [`zoo_gml`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ZooParams {
-    /// The shape of each DC (default: `specs/lcmp.md` §4.1, 16 hosts, 4 leaves, 2 spines).
+    /// The shape of each DC (default: the LCMP testbed's DC, LCMP §6.1, 16 hosts, 4 leaves, 2
+    /// spines).
     pub intra: IntraDcParams,
     /// Capacity of an inter-DC link whose edge has no speed, or of every link when
     /// `use_link_speed` is off (default 100 Gb/s).

@@ -1,5 +1,5 @@
 //! Importer for the ns-3 HPCC / LCMP topology file format (scenario kind `hpcc-file`), as
-//! described in `specs/lcmp.md` §4:
+//! the LCMP artifact's topology files use it (LCMP §6.1, §6.2; `docs/lcmp.md`, topologies):
 //!
 //! ```text
 //! # comment lines start with '#' (anywhere in the file; a '#' also ends a line's content)

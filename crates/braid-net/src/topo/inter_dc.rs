@@ -1,7 +1,7 @@
 //! Inter-datacenter networks: one leaf-spine datacenter with a DCI switch per node of a DC graph,
-//! as in the LCMP artifact (`specs/lcmp.md` §4.1–§4.3: per DC 16 hosts, 4 leaves with 4 hosts
-//! each, 2 spines, 1 DCI; host–leaf 100 G/1 µs, leaf–spine 100 G/1 µs full mesh, spine–DCI
-//! 400 G/1 µs; DCIs wired by the graph's links).
+//! as in the LCMP testbed (LCMP §6.1 "Testbed topology", §6.2; `docs/lcmp.md`: per DC 16 hosts, 4
+//! leaves with 4 hosts each, 2 spines, 1 DCI; host–leaf 100 G/1 µs, leaf–spine 100 G/1 µs full
+//! mesh, spine–DCI 400 G/1 µs; DCIs wired by the graph's links).
 //!
 //! Node and link order follow the artifact's topology files, so that with the 8-DC or 13-DC graph
 //! the result equals the imported artifact file node for node and link for link (only the names
@@ -26,7 +26,8 @@ pub struct DcLink {
     pub delay: Time,
 }
 
-/// The shape of every datacenter in an inter-DC network. [`Default`] is `specs/lcmp.md` §4.1.
+/// The shape of every datacenter in an inter-DC network. [`Default`] is the LCMP testbed's DC
+/// (LCMP §6.1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct IntraDcParams {
     /// Hosts per DC (16). Host `j` of a DC hangs off leaf `j · leaves / hosts_per_dc`.

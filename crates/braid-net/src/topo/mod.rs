@@ -12,10 +12,10 @@
 //! | `clos3` | [`clos3`] | Rondo §6.2.1 "Simulation topology" (5 pods, 16 cores, 320 servers) |
 //! | `four-path` | [`four_path`] | Rondo Figure 2 (four parallel paths, §3) |
 //! | `testbed` | [`testbed`] | Rondo §6.1 "Testbed setup" / Figure 9a |
-//! | `inter-dc` | [`inter_dc()`] | LCMP artifact, `specs/lcmp.md` §4.1 (one leaf-spine DC per graph node) |
+//! | `inter-dc` | [`inter_dc()`] | LCMP §6.1 "Testbed topology", §6.2 (one leaf-spine DC per graph node) |
 //! | `file` | [`braid_file`] / [`to_braid_text`] | Braid's own topology format (see [`braid_format`]) |
-//! | `hpcc-file` | [`hpcc_file`] | ns-3 HPCC / LCMP topology format, `specs/lcmp.md` §4 |
-//! | `zoo-gml` | [`zoo_gml`] | Internet Topology Zoo GML, `specs/baselines.md` §12 |
+//! | `hpcc-file` | [`hpcc_file`] | ns-3 HPCC / LCMP topology format (`docs/lcmp.md`, topologies) |
+//! | `zoo-gml` | [`zoo_gml`] | Internet Topology Zoo GML (LCMP §6.2 "Real-world topology") |
 //!
 //! Conventions shared by the builders:
 //! - Hosts are created first, so host index `i` (as workloads use it) is `NodeId(i)`; then the

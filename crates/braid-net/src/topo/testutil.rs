@@ -71,8 +71,8 @@ pub fn neighbours(t: &Topology, x: NodeId) -> Vec<NodeId> {
         .collect()
 }
 
-/// `/work/shared`-style data folder (`<repo>/../shared/data`), or `None` (with a note printed) if
-/// it is absent.
+/// A file of the LCMP artifact's data, read from a copy placed beside the repository
+/// (`<repo>/../shared/data`), or `None` (with a note printed) if it is absent.
 pub fn shared_data(rel: &str) -> Option<String> {
     let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "..", "shared", "data", rel].iter().collect();
     match std::fs::read_to_string(&p) {

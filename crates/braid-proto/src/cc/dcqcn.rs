@@ -1,5 +1,5 @@
 //! DCQCN, Mellanox (CX4) variant, as in HPCC-ns3 `rdma-hw.cc` (the `*Mlx` functions) with the
-//! HPCC paper's `run.py --cc dcqcn` defaults — spec `baselines.md` §1.
+//! HPCC paper's `run.py --cc dcqcn` defaults — see `docs/baselines.md`, DCQCN.
 //!
 //! Reaction point only (marking is switch-side). State: current rate `R_C`, target rate `R_T`,
 //! `α`, the two CNP flags, `stage`, and three periodic timers:
@@ -39,7 +39,7 @@ use braid_core::{Knob, Rate, Time};
 
 const ALGO: &str = "dcqcn";
 
-/// Parameters of [`Dcqcn`] (spec §1 table; defaults are `run.py --cc dcqcn`).
+/// Parameters of [`Dcqcn`] (`docs/baselines.md`, DCQCN; defaults are `run.py --cc dcqcn`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DcqcnConfig {
     /// `T_α` (ALPHA_RESUME_INTERVAL): alpha timer period. Default 1 µs.
@@ -86,7 +86,7 @@ impl DcqcnConfig {
         "var_win",
     ];
 
-    /// The spec's defaults with the increase steps scaled to the env's line rate.
+    /// The `run.py` defaults with the increase steps scaled to the env's line rate.
     pub fn defaults_for(env: &CcEnv) -> DcqcnConfig {
         let bw = env.line_rate.gbps_f64();
         DcqcnConfig {

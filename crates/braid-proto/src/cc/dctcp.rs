@@ -1,7 +1,7 @@
-//! DCTCP (SIGCOMM'10) in two forms — spec `baselines.md` §4.
+//! DCTCP (SIGCOMM'10) in two forms — `docs/baselines.md`, DCTCP.
 //!
 //! **[`Dctcp`], rate-based, as in HPCC-ns3** `rdma-hw.cc` `HandleAckDctcp` (`run.py --cc dctcp`),
-//! spec §4a. Per ACK:
+//! `docs/baselines.md`, DCTCP, rate form. Per ACK:
 //! - count ECN echoes;
 //! - when `ack_seq > lastUpdateSeq` (a window of data is done) — "a new batch":
 //!   on the first such ACK just start a batch (`batchSize = snd_nxt/MTU + 1`), otherwise
@@ -13,7 +13,8 @@
 //!
 //! The window is HPCC-ns3's `HAS_WIN`/`VAR_WIN`: `max_bdp × R / line`.
 //!
-//! **[`DctcpWindow`], window-based, as in the DCTCP paper**, spec §4b. Per ACK:
+//! **[`DctcpWindow`], window-based, as in the DCTCP paper**, `docs/baselines.md`, DCTCP, window
+//! form. Per ACK:
 //! - accumulate acknowledged and CE-marked bytes; when `ack_seq` passes the end of the current
 //!   observation window (`snd_nxt` when it began), `α ← (1−g)α + g·F` with `F` the marked fraction;
 //! - leave CWR once `ack_seq` passes the `snd_nxt` recorded at the last cut;
@@ -38,7 +39,8 @@ use braid_core::{Knob, Rate, Time};
 const ALGO_RATE: &str = "dctcp";
 const ALGO_WIN: &str = "dctcp-window";
 
-/// Parameters of the rate-based [`Dctcp`] (spec §4a; defaults are `run.py --cc dctcp`).
+/// Parameters of the rate-based [`Dctcp`] (`docs/baselines.md`, DCTCP, rate form; defaults are
+/// `run.py --cc dctcp`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DctcpConfig {
     /// `g` (EWMA_GAIN). Default 1/16.
@@ -59,7 +61,7 @@ impl DctcpConfig {
     /// Knob names accepted by [`DctcpConfig::apply_knob`].
     pub const KNOBS: &'static [&'static str] = &["g", "rate_ai", "min_rate", "alpha_init", "window", "var_win"];
 
-    /// The spec's defaults.
+    /// The `run.py --cc dctcp` defaults.
     pub fn defaults_for(_env: &CcEnv) -> DctcpConfig {
         DctcpConfig {
             g: 1.0 / 16.0,
@@ -211,7 +213,7 @@ impl Dctcp {
     }
 }
 
-/// Parameters of the window-based [`DctcpWindow`] (spec §4b).
+/// Parameters of the window-based [`DctcpWindow`] (`docs/baselines.md`, DCTCP, window form).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DctcpWindowConfig {
     /// `g`. Default 1/16.

@@ -1,6 +1,6 @@
 //! HPCC (SIGCOMM'19) as in HPCC-ns3 `rdma-hw.cc` (`HandleAckHp`, `UpdateRateHp`, `FastReactHp`),
 //! single-rate mode (`MULTI_RATE 0`, `SAMPLE_FEEDBACK 0`) with `run.py --cc hp` defaults —
-//! spec `baselines.md` §2.
+//! See `docs/baselines.md`, HPCC.
 //!
 //! Per ACK carrying INT, with `T` the reference RTT and `B_i` the hop's line rate:
 //! - the first ACK stores the INT records and sets `lastUpdateSeq = snd_nxt`;
@@ -32,7 +32,7 @@ use braid_core::{IntHop, IntStack, Knob, Rate, Time};
 
 const ALGO: &str = "hpcc";
 
-/// Parameters of [`Hpcc`] (spec §2 table; defaults are `run.py --cc hp`).
+/// Parameters of [`Hpcc`] (`docs/baselines.md`, HPCC; defaults are `run.py --cc hp`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HpccConfig {
     /// η (U_TARGET): target utilisation. Default 0.95.
@@ -58,7 +58,7 @@ impl HpccConfig {
     pub const KNOBS: &'static [&'static str] =
         &["eta", "max_stage", "w_ai", "min_rate", "fast_react", "window", "var_win", "u_init"];
 
-    /// The spec's defaults with `W_AI` scaled to the env's line rate.
+    /// The `run.py` defaults with `W_AI` scaled to the env's line rate.
     pub fn defaults_for(env: &CcEnv) -> HpccConfig {
         let bw = env.line_rate.gbps_f64();
         HpccConfig {

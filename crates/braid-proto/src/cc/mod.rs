@@ -5,8 +5,8 @@
 //! clock. Algorithms with timers (DCQCN) report their next deadline through [`Cc::poll_timeout`];
 //! the driver calls [`Cc::on_timeout`] at (or after) that time. Spurious timeouts are no-ops.
 //!
-//! Parameters follow `shared/specs/baselines.md` §0–5 (the HPCC ns-3 code and htsim defaults);
-//! each is a knob settable by name with [`CcConfig::apply_knob`] (or the per-algorithm
+//! Parameters follow the HPCC ns-3 code and htsim defaults (`docs/baselines.md`, congestion
+//! control); each is a knob settable by name with [`CcConfig::apply_knob`] (or the per-algorithm
 //! `apply_knob` of [`DcqcnConfig`], [`HpccConfig`], …).
 //!
 //! | kind | module | form | spec |
@@ -124,17 +124,17 @@ impl CcEnv {
 pub enum CcKind {
     /// Line rate with a fixed (default unlimited) window: the reference transport.
     Fixed,
-    /// DCQCN, Mellanox variant (spec §1).
+    /// DCQCN, Mellanox variant (`docs/baselines.md`, DCQCN).
     Dcqcn,
-    /// HPCC (spec §2).
+    /// HPCC (`docs/baselines.md`, HPCC).
     Hpcc,
-    /// TIMELY (spec §3).
+    /// TIMELY (`docs/baselines.md`, TIMELY).
     Timely,
-    /// DCTCP, rate-based as in HPCC-ns3 (spec §4a).
+    /// DCTCP, rate-based as in HPCC-ns3 (`docs/baselines.md`, DCTCP, rate form).
     Dctcp,
-    /// DCTCP, window-based as in the paper (spec §4b).
+    /// DCTCP, window-based as in the paper (`docs/baselines.md`, DCTCP, window form).
     DctcpWindow,
-    /// Swift (spec §5).
+    /// Swift (`docs/baselines.md`, Swift).
     Swift,
     /// Rondo's ACK-rate-based congestion control (ARCC, Rondo §4.2.1). It is part of the
     /// `rondo` transport (per-path windows, probing, one flow pacer) and cannot be built as a

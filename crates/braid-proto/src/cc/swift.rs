@@ -1,4 +1,5 @@
-//! Swift (SIGCOMM'20) as in htsim `swift.cpp` (csg-htsim / UET-htsim) — spec `baselines.md` §5.
+//! Swift (SIGCOMM'20) as in htsim `swift.cpp` (csg-htsim / UET-htsim) — see `docs/baselines.md`,
+//! Swift.
 //!
 //! Window in bytes (may drop below one MSS, then paced), smoothed RTT, last decrease time and a
 //! retransmit counter. With `delay` the ACK's RTT sample:
@@ -35,7 +36,7 @@ use braid_core::{Knob, Rate, Time};
 
 const ALGO: &str = "swift";
 
-/// Parameters of [`Swift`] (spec §5, htsim defaults).
+/// Parameters of [`Swift`] (`docs/baselines.md`, Swift, htsim defaults).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwiftConfig {
     /// Additive increase, MSS per RTT. Default 1.0.

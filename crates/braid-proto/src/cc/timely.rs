@@ -1,5 +1,5 @@
 //! TIMELY (SIGCOMM'15) as in HPCC-ns3 `rdma-hw.cc` (`HandleAckTimely`, `UpdateRateTimely`) with
-//! `run.py --cc timely` defaults — spec `baselines.md` §3.
+//! `run.py --cc timely` defaults — see `docs/baselines.md`, TIMELY.
 //!
 //! The RTT sample is the ACK's [`AckEvent::rtt`] (the echoed data timestamp). The update runs once
 //! per RTT, on an ACK with `ack_seq > lastUpdateSeq`; the first such ACK only records the RTT:
@@ -21,7 +21,7 @@ use braid_core::{Knob, Rate, Time};
 
 const ALGO: &str = "timely";
 
-/// Parameters of [`Timely`] (spec §3 table; defaults are `run.py --cc timely`).
+/// Parameters of [`Timely`] (`docs/baselines.md`, TIMELY; defaults are `run.py --cc timely`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimelyConfig {
     /// `a`: EWMA weight of the newest RTT difference. Default 0.875.
@@ -64,7 +64,7 @@ impl TimelyConfig {
         "var_win",
     ];
 
-    /// The spec's defaults with δ and δ_HAI scaled to the env's line rate.
+    /// The `run.py` defaults with δ and δ_HAI scaled to the env's line rate.
     pub fn defaults_for(env: &CcEnv) -> TimelyConfig {
         let bw = env.line_rate.gbps_f64();
         TimelyConfig {

@@ -1,7 +1,7 @@
 //! Sender-side loss recovery: which PSN to send next, when a packet is declared lost, and the
 //! retransmission timer (sans-IO).
 //!
-//! Schemes (`shared/specs/baselines.md` §11, §8.4):
+//! Schemes (`docs/baselines.md`, loss recovery and UET):
 //! - **Go-back-N** (HPCC ns-3 `RecoverQueue`): a NAK for PSN `e` rewinds `snd_nxt` to `e`, and
 //!   everything from the hole on is sent again.
 //! - **Selective repeat**: the receiver NAKs every out-of-order arrival with its cumulative ACK; the
@@ -123,9 +123,10 @@ pub struct RecoveryConfig {
     pub tlp_min: Time,
     /// Go-back-N receiver: minimum time between NAKs for the same hole.
     pub nak_interval: Time,
-    /// Per-packet retransmission timers, as htsim's UET and EQDS sources keep them (spec §8.4,
-    /// §9): every outstanding packet times out `rto()` after its own (last) transmission, and an
-    /// expiry declares lost exactly the packets whose time is up, without exponential backoff.
+    /// Per-packet retransmission timers, as htsim's UET and EQDS sources keep them
+    /// (`docs/baselines.md`, UET and EQDS): every outstanding packet times out `rto()` after its
+    /// own (last) transmission, and an expiry declares lost exactly the packets whose time is up,
+    /// without exponential backoff.
     /// Off (the default): one flow timer restarted on progress (RFC 6298) that resends every
     /// outstanding packet when it fires. A sender's mode, not a scenario knob.
     pub rto_per_packet: bool,
@@ -141,7 +142,7 @@ pub struct RecoveryConfig {
 }
 
 impl RecoveryConfig {
-    /// Defaults for a scheme (IRN and TLP values from ConWeave-ns3 / Isekai, spec §11).
+    /// Defaults for a scheme (IRN and TLP values from ConWeave-ns3 / Isekai, `docs/baselines.md`).
     pub fn new(kind: RecoveryKind) -> RecoveryConfig {
         RecoveryConfig {
             kind,
@@ -431,7 +432,7 @@ impl Recovery {
     }
 
     /// Change the early-recovery OOD threshold at run time (UET's dynamic, window-derived
-    /// threshold; spec §8.4). Values below 1 are raised to 1.
+    /// threshold, as in UEC htsim). Values below 1 are raised to 1.
     pub fn set_er_threshold(&mut self, packets: u32) {
         self.sh.cfg.er_threshold = packets.max(1);
     }

@@ -5,7 +5,7 @@
 //! paper describes (64-bit, no overflow, sub-millisecond delay resolution) and, where the LCMP
 //! artifact computes something different, in the artifact's form (`*_artifact`), so the two
 //! profiles of [`super::lcmp`] can be compared on identical inputs. The artifact's constants are
-//! those of `shared/specs/lcmp.md` §2.1–2.3.
+//! those its switch code uses (`docs/lcmp.md`, artifact profile).
 
 use braid_core::Time;
 
@@ -102,7 +102,7 @@ pub fn queue_thresholds(capacity_bytes: u64) -> [u64; LEVELS] {
 }
 
 /// The artifact's queue thresholds: `5e9·i/10` stored in `uint32`, so the last one (4.5e9) wraps
-/// to 205,032,704 (lcmp.md §2.2).
+/// to 205,032,704 (`docs/lcmp.md`, artifact profile).
 pub fn queue_thresholds_artifact() -> [u64; LEVELS] {
     let mut t = [0u64; LEVELS];
     for (i, x) in t.iter_mut().enumerate() {
@@ -135,7 +135,7 @@ pub fn trend_update(trend: i64, delta: i64, k: u32) -> i64 {
 }
 
 /// Trend thresholds of a port of rate `rate_bps`: `(i+1)/10` of the bytes the port sends in one
-/// millisecond at line rate (paper Fig. 3, "Trend threshold"; lcmp.md §2.2).
+/// millisecond at line rate (paper Fig. 3, "Trend threshold"; `docs/lcmp.md`, artifact profile).
 pub fn trend_thresholds(rate_bps: u64) -> [u64; LEVELS] {
     let per_ms = rate_bps / 8 / 1000;
     let mut t = [0u64; LEVELS];
@@ -204,7 +204,8 @@ mod tests {
         assert_eq!(LEVEL_SCORE, [25, 51, 76, 102, 127, 153, 178, 204, 229, 255]);
     }
 
-    /// lcmp.md §2.1 "Derived delay costs": 0→0, 1→7, 5→39, 10→79, 25→199, 32→255, >32→255.
+    /// The artifact's delay costs (`docs/lcmp.md`, artifact profile): 0→0, 1→7, 5→39, 10→79,
+    /// 25→199, 32→255, >32→255.
     #[test]
     fn artifact_delay_costs() {
         let ms = Time::from_ms;
@@ -235,7 +236,8 @@ mod tests {
         assert_eq!(delay_score(Time::from_ms(300), max), 255);
     }
 
-    /// lcmp.md §2.1 "Derived capacity costs": 25 G→255, 40 G→230, 100 G→204, 200 G→128, 400 G→0.
+    /// The artifact's capacity costs (`docs/lcmp.md`, artifact profile): 25 G→255, 40 G→230,
+    /// 100 G→204, 200 G→128, 400 G→0.
     #[test]
     fn capacity_costs() {
         let g = |x: u64| x * 1_000_000_000;
@@ -249,9 +251,9 @@ mod tests {
         assert_eq!(capacity_score_artifact(g(40) - 1), 255);
     }
 
-    /// lcmp.md §2.8: DC1's DCI toward DC8 on the repository's 8-DC file, with the artifact's
-    /// constants (w_dl 3, w_bw 1, S_static 2, α 3, β 1, S_total 2): C_static, C with no
-    /// congestion and C with the largest reachable congestion cost (76).
+    /// `docs/lcmp.md`, artifact profile: DC1's DCI toward DC8 on the repository's 8-DC file, with
+    /// the artifact's constants (w_dl 3, w_bw 1, S_static 2, α 3, β 1, S_total 2): C_static, C with
+    /// no congestion and C with the largest reachable congestion cost (76).
     #[test]
     fn spec_table_2_8() {
         // (rate G, delay ms, delayCost, bwCost, C_static, C(cong=0), C(cong=76))
@@ -276,8 +278,8 @@ mod tests {
         }
     }
 
-    /// lcmp.md §4.2: on posCor, DC1's costs with no congestion are DC6 64, DC4 82, DC7 132,
-    /// DC2 135, DC3 167, DC5 181 (artifact form, per next hop).
+    /// `docs/lcmp.md`, topologies: on posCor, DC1's costs with no congestion are DC6 64, DC4 82,
+    /// DC7 132, DC2 135, DC3 167, DC5 181 (artifact form, per next hop).
     #[test]
     fn poscor_artifact_costs() {
         let rows = [(40, 5, 64), (100, 10, 82), (40, 20, 132), (200, 25, 135), (200, 100, 167), (100, 40, 181)];

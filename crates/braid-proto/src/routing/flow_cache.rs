@@ -8,7 +8,7 @@
 //! been idle that long and re-queueing the others with the current time. Each live entry is
 //! therefore examined at most once per timeout period, the FIFO stays in time order, and the cost
 //! per packet is O(budget). (The artifact instead scans the whole map on every packet,
-//! lcmp.md §2.4 step 1.)
+//! `docs/lcmp.md`, artifact profile.)
 //!
 //! The map uses a fixed, seedless hasher, so a run is deterministic; nothing iterates over it.
 

@@ -255,8 +255,8 @@ impl LcmpRouter {
                     (s.q, s.t, duration_penalty(s.dur, p.dp_shift))
                 }
                 Sampling::NewFlow => {
-                    // lcmp.md §2.4 step 3: sample all ports, then this candidate's levels, with
-                    // `interval_ms` = 1 (the previous sample was just taken).
+                    // `docs/lcmp.md`, artifact profile: sample all ports, then this candidate's
+                    // levels, with `interval_ms` = 1 (the previous sample was just taken).
                     self.artifact_sample_all(now, queues);
                     let qb = queues.get(c.port as usize).copied().unwrap_or(0);
                     let s = &mut self.ports[c.port as usize];
@@ -525,7 +525,7 @@ mod tests {
     }
 
     /// The artifact's on-demand sampling: n back-to-back samples per decision, so after the first
-    /// the trend only decays (lcmp.md §2.4 step 3, §6.2 item 4).
+    /// the trend only decays (`docs/lcmp.md`, artifact profile, sampling row).
     #[test]
     fn artifact_sampling_decays_the_trend() {
         let p = RoutingParams::for_kind(RoutingKind::LcmpArtifact).lcmp;

@@ -8,14 +8,14 @@
 //!
 //! | `routing.kind` | what | where |
 //! |---|---|---|
-//! | `ecmp` | per-flow MurmurHash3 of the 5-tuple seeded by the switch id (baselines.md §10.1) | [`crate::hash`] |
+//! | `ecmp` | per-flow MurmurHash3 of the 5-tuple seeded by the switch id (`docs/baselines.md`, switch routing) | [`crate::hash`] |
 //! | `entropy` | next hop = UDP source port mod fan-out (the Rondo testbed's steering) | driver |
-//! | `wcmp` | hash into a table with weights ∝ path capacity (baselines.md §10.2) | [`select`] |
-//! | `ucmp` | the LCMP artifact's UCMP: hash among the maximum-capacity next hops (lcmp.md §2.6) | [`select`] |
-//! | `ucmp-weighted` | a weighted UCMP: paths within a latency slack of the best, weights ∝ capacity (baselines.md §10.3, a guess there) | [`select`] |
+//! | `wcmp` | hash into a table with weights ∝ path capacity (`docs/baselines.md`, switch routing) | [`select`] |
+//! | `ucmp` | the LCMP artifact's UCMP: hash among the maximum-capacity next hops (`docs/lcmp.md`, ECMP and UCMP) | [`select`] |
+//! | `ucmp-weighted` | a weighted UCMP: paths within a latency slack of the best, weights ∝ capacity (`docs/baselines.md`, switch routing, a guess there) | [`select`] |
 //! | `lcmp` | LCMP as the paper designs it (EuroSys'26 §3) | [`lcmp`] |
-//! | `lcmp-artifact` | LCMP as its published artifact behaves (lcmp.md §1–2) | [`lcmp`] |
-//! | `adaptive` | RoCE adaptive routing: least-loaded eligible port per data packet by exact queue bytes, random ties; `quantized = true`: htsim's 4 levels (< 5/10/20 % of the port's buffer share, buffer / ports), recomputed per packet rather than every 0.1 µs; control packets ECMP-hashed (baselines.md §10.4) | [`select`] |
+//! | `lcmp-artifact` | LCMP as its published artifact behaves (`docs/lcmp.md`, artifact profile) | [`lcmp`] |
+//! | `adaptive` | RoCE adaptive routing: least-loaded eligible port per data packet by exact queue bytes, random ties; `quantized = true`: htsim's 4 levels (< 5/10/20 % of the port's buffer share, buffer / ports), recomputed per packet rather than every 0.1 µs; control packets ECMP-hashed (`docs/baselines.md`, switch routing) | [`select`] |
 //!
 //! On topologies with DCI switches only the DCIs run the selected scheme and every other switch
 //! uses ECMP (as in the LCMP artifact); on topologies without DCIs the scheme runs on every switch.
@@ -46,10 +46,10 @@
 //! | garbage collection | amortised, O(`gc_budget`) per packet | a full scan per packet (same expiry semantics: idle > `idle_timeout`, 2 s) | `idle_timeout`, `gc_budget` |
 //!
 //! Numeric knobs shared by both profiles, with the paper's defaults (the shifts are the values the
-//! artifact's runs used, lcmp.md §2.3): `alpha` 3, `beta` 1, `s_total` 2; `w_dl` 3, `w_lc` 1,
-//! `s_path` 2, `max_capacity` 400 Gb/s; `w_ql` 2, `w_tl` 1, `w_dp` 1, `s_cong` 2, `trend_k` 3,
-//! `dp_high` 204, `dp_low` 102, `dp_shift` 2; `cost_threshold` 204; `keep_percent` 50;
-//! `monitor_interval` 100 µs (the paper gives no value: "a modest cadence"); `idle_timeout` 2 s
+//! artifact's runs used, `docs/lcmp.md`, artifact profile): `alpha` 3, `beta` 1, `s_total` 2;
+//! `w_dl` 3, `w_lc` 1, `s_path` 2, `max_capacity` 400 Gb/s; `w_ql` 2, `w_tl` 1, `w_dp` 1, `s_cong`
+//! 2, `trend_k` 3, `dp_high` 204, `dp_low` 102, `dp_shift` 2; `cost_threshold` 204; `keep_percent`
+//! 50; `monitor_interval` 100 µs (the paper gives no value: "a modest cadence"); `idle_timeout` 2 s
 //! (the artifact's); `gc_budget` 2. The other kinds' knobs: `quantized` (adaptive, default false),
 //! `wcmp_table` (64), `ucmp_slack` (percent, 100).
 
@@ -328,7 +328,7 @@ impl LcmpParams {
         }
     }
 
-    /// The artifact's effective behaviour (lcmp.md §2).
+    /// The artifact's effective behaviour (`docs/lcmp.md`, artifact profile).
     pub fn artifact() -> LcmpParams {
         LcmpParams {
             max_delay: MaxDelay::Fixed(Time::from_ms(32)),
@@ -583,7 +583,7 @@ mod tests {
     }
 
     /// The artifact's key collides for hosts 0,1,2,3,8,9,10,11 sending to the same host with the
-    /// same ports (lcmp.md §2.5); the 5-tuple key does not.
+    /// same ports (`docs/lcmp.md`, ECMP and UCMP); the 5-tuple key does not.
     #[test]
     fn artifact_key_is_lossy() {
         let d = node_ip(120);

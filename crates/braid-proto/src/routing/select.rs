@@ -1,6 +1,6 @@
 //! Stateless per-packet selections: UCMP as the LCMP artifact implements it, WCMP, a weighted
-//! UCMP, and RoCE adaptive routing (baselines.md §10.2–10.4, lcmp.md §2.6). ECMP itself is
-//! `hash % n` over the candidates with [`crate::hash::ecmp_hash`].
+//! UCMP, and RoCE adaptive routing (`docs/baselines.md`, switch routing; `docs/lcmp.md`, ECMP and
+//! UCMP). ECMP itself is `hash % n` over the candidates with [`crate::hash::ecmp_hash`].
 //!
 //! Every function takes the candidates in the routing table's order and returns an index into
 //! them; none allocates.
@@ -18,24 +18,25 @@ pub struct PathAttr {
     pub path_bottleneck_bps: u64,
 }
 
-/// The artifact's UCMP (lcmp.md §2.6): keep the candidates whose link rate equals the largest,
-/// and hash among them. (The artifact caches the choice per flow; the hash is deterministic per
-/// flow, so the cache changes nothing but failure handling.)
+/// The artifact's UCMP (`docs/lcmp.md`, ECMP and UCMP): keep the candidates whose link rate equals
+/// the largest, and hash among them. (The artifact caches the choice per flow; the hash is
+/// deterministic per flow, so the cache changes nothing but failure handling.)
 pub fn ucmp(c: &[PathAttr], hash: u32) -> usize {
     let max = c.iter().map(|a| a.link_rate_bps).max().unwrap_or(0);
     let n = c.iter().filter(|a| a.link_rate_bps == max).count().max(1);
     nth_matching(c, hash as usize % n, |a| a.link_rate_bps == max)
 }
 
-/// WCMP (baselines.md §10.2): weights ∝ path capacity, reduced to at most `table` entries by
-/// rounding (each candidate keeps at least one), then `hash mod Σw` over cumulative weights.
+/// WCMP (`docs/baselines.md`, switch routing): weights ∝ path capacity, reduced to at most `table`
+/// entries by rounding (each candidate keeps at least one), then `hash mod Σw` over cumulative
+/// weights.
 pub fn wcmp(c: &[PathAttr], hash: u32, table: u32) -> usize {
     weighted(c, hash, table, |_| true)
 }
 
-/// A weighted UCMP for static topologies (baselines.md §10.3, a guess there): each path's uniform cost
-/// is its propagation delay; the paths within `slack_percent` % above the best share the traffic
-/// with weights ∝ capacity.
+/// A weighted UCMP for static topologies (`docs/baselines.md`, switch routing, a guess there): each
+/// path's uniform cost is its propagation delay; the paths within `slack_percent` % above the best
+/// share the traffic with weights ∝ capacity.
 pub fn ucmp_weighted(c: &[PathAttr], hash: u32, table: u32, slack_percent: u32) -> usize {
     let min = c.iter().map(|a| a.path_delay).min().unwrap_or(Time::ZERO);
     let limit = (min.ps() as u128 * (100 + slack_percent as u128) / 100).min(u64::MAX as u128) as u64;
@@ -98,8 +99,9 @@ pub fn quantize4(bytes: u64, capacity: u64) -> u64 {
     }
 }
 
-/// RoCE adaptive routing (baselines.md §10.4): the candidate with the smallest load, ties broken
-/// uniformly at random. `load(i)` is candidate `i`'s queue bytes (or its quantised level).
+/// RoCE adaptive routing (`docs/baselines.md`, switch routing): the candidate with the smallest
+/// load, ties broken uniformly at random. `load(i)` is candidate `i`'s queue bytes (or its
+/// quantised level).
 pub fn least_loaded(n: usize, load: impl Fn(usize) -> u64, rng: &mut Rng) -> usize {
     let mut min = u64::MAX;
     let mut ties = 0u64;

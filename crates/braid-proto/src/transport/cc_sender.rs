@@ -1,6 +1,6 @@
 //! The sender driven by one congestion controller, generic over its path policy: RoCE (one path,
 //! [`SinglePath`](super::roce::SinglePath)) and RRPS (round-robin spraying,
-//! [`RoundRobin`](super::rondo::rrps::RoundRobin)) are this one sender (baselines.md §0, §11;
+//! [`RoundRobin`](super::rondo::rrps::RoundRobin)) are this one sender (`docs/baselines.md`;
 //! Rondo §6.1).
 //!
 //! Behaviour, as in the HPCC ns-3 model: the flow starts at line rate (no slow start); after

@@ -1,7 +1,8 @@
 //! EQDS (Olteanu et al., NSDI'22) in RTS mode without packet trimming, as the Rondo paper's
 //! Appendix E compares it ("a receiver-driven transport, where the sender transmits data packets
 //! only after receiving credits … implemented in RTS mode without packet trimming support").
-//! Spec: `shared/specs/baselines.md` §9 (\[CODE]: UET-htsim / csg-htsim `eqds.cpp`, partly \[PAPER]).
+//! Details follow htsim's `eqds.cpp` (UEC htsim, csg-htsim), partly the EQDS paper; Braid's
+//! readings are in `docs/baselines.md`, EQDS.
 //!
 //! **Credits.** A flow starts by sending speculatively up to `credit_spec` bytes (default one BDP
 //! of the flow, `base_rtt × line rate`; htsim's default is 50 MTU, its experiments use about a

@@ -2,17 +2,17 @@
 //! "Baselines": "a per-path Swift-like congestion control, adjusting its window according to the
 //! path's RTT. It transmits packets on the path with the maximum available window. It uses PLB
 //! to remap persistently congested paths, a NIC congestion window to avoid buffer exhaustion and
-//! per-path RACK-TLP for loss recovery"). Spec: `shared/specs/baselines.md` §7 and §5 (\[PAPER] +
-//! the defaults of Google's public Falcon simulator Isekai).
+//! per-path RACK-TLP for loss recovery"). Details: the Falcon paper plus
+//! the defaults of Google's public Falcon simulator Isekai (`docs/baselines.md`, Falcon and Swift).
 //!
 //! **Paths.** A connection has `paths` logical paths (flow labels; default 4, the paper's Gen2
 //! degree of multipathing). Path `i` starts on UDP source port `base + i` (see
 //! `baseline_util`); PLB may move it to another port.
 //!
-//! **Per-path fabric window.** One [`Swift`] per path (the crate's Swift, spec §5), fed with the
-//! RTT of that path's ACKs. Defaults are Swift's with Isekai's window bounds: `max_cwnd` 256 MSS,
-//! flow scaling up to `fs_max` = 256 packets, and an initial window of one BDP split evenly over
-//! the paths \[GUESS: the initial per-path window is not in the spec]. With `transport.cc =
+//! **Per-path fabric window.** One [`Swift`] per path (the crate's Swift, as in htsim), fed with
+//! the RTT of that path's ACKs. Defaults are Swift's with Isekai's window bounds: `max_cwnd` 256
+//! MSS, flow scaling up to `fs_max` = 256 packets, and an initial window of one BDP split evenly
+//! over the paths \[GUESS: the initial per-path window is not published]. With `transport.cc =
 //! "swift"`, `transport.cc_params` override these per-path Swift knobs.
 //!
 //! **NIC window (receiver backpressure).** A per-connection window `ncwnd` (packets, Isekai:
@@ -22,7 +22,7 @@
 //! `ncwnd += ai/ncwnd`; above, at most once per smoothed RTT,
 //! `ncwnd ← ncwnd · max(1 − β(occ − target)/occ, 1 − max_md)`. A NAK saying the receiver's shared
 //! reorder buffer was full cuts `ncwnd` by `max_md` (at most once per RTT). \[GUESS: Isekai's
-//! "target level 15" is on a quantised scale the spec does not give; `ncwnd_target` defaults to
+//! "target level 15" is on a quantised scale Isekai does not publish; `ncwnd_target` defaults to
 //! one BDP in packets (NIC line rate × the network's largest base RTT, at least 8), the size of the
 //! shared reorder buffer Falcon provisions per the Rondo paper (§6.2.5, footnote 4).]
 //!

@@ -1,13 +1,13 @@
 //! MP-RDMA (Lu et al., NSDI'18) as the Rondo paper uses it as a baseline (§6 "Baselines": "a
 //! per-flow, ECN-driven congestion control. Its ACK-clocked path selection transmits packets over
 //! responding paths and temporarily prunes paths whose delayed ACKs indicate excessive OOD").
-//! Spec: `shared/specs/baselines.md` §6 (\[PAPER]; the unofficial ns-3 port was read for structure
-//! only).
+//! Follows the MP-RDMA paper (an unofficial ns-3 port was read for structure only); Braid's
+//! readings are in `docs/baselines.md`, MP-RDMA.
 //!
 //! **Window (per flow, in packets).** On every ACK: CE-marked ⇒ `cwnd −= 1/2`, else
 //! `cwnd += 1/cwnd`; clamped to `[min_cwnd, max_cwnd]`. A loss episode (a recovery entered by
 //! the loss-recovery scheme, or an RTO) multiplies `cwnd` by `loss_md` once \[GUESS: the paper's
-//! exact loss reaction is not in the spec].
+//! exact loss reaction is not given].
 //!
 //! **ACK-clocked path selection over virtual paths (VPs).** VP `i < paths` is UDP source port
 //! `base + i` (see `baseline_util`). An ACK that arrives on VP `p` lets
@@ -33,7 +33,7 @@
 //! transports and bounded by the NIC's shared reorder buffer instead (so every baseline is
 //! compared on the same receiver resource, Rondo Fig 14); the bitmap's effect on the sender is
 //! modelled with early recovery (`er`): a loss is inferred once the flow's OOD reaches L, i.e.
-//! when the bitmap is exhausted \[interpretation: the spec's synchronisation rule ("AACK advances
+//! when the bitmap is exhausted \[interpretation: the paper's synchronisation rule ("AACK advances
 //! over at most Δ PSNs; a hole found then is NACKed") would put the threshold at Δ; measured on
 //! the Rondo testbed that turns most queueing skew into spurious retransmissions and halves the
 //! goodput, see EXPERIMENTS.md; set `recovery_params.er_threshold` to Δ for that variant]. The
@@ -44,7 +44,7 @@
 //! from a large range]), `delta` (Δ, 32), `bitmap` (L, 64), `explore_prob` (0.01), `grow_explore` (true),
 //! `init_cwnd` (packets; default one BDP of the flow), `min_cwnd` (1), `max_cwnd` (packets,
 //! 100 000), `loss_md` (0.5). The ECN marking thresholds are the network's (`network.kmin`, …;
-//! the spec suggests DCQCN's \[GUESS]).
+//! the HPCC ns-3 defaults, as for DCQCN \[GUESS]).
 
 use std::collections::VecDeque;
 

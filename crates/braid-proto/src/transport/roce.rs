@@ -1,5 +1,5 @@
 //! The single-path RoCEv2-like reliable transport: any congestion control with any loss-recovery
-//! scheme (baselines.md §0, §11). With ECMP routing and DCQCN this is the "ECMP + DCQCN" baseline
+//! scheme (`docs/baselines.md`). With ECMP routing and DCQCN this is the "ECMP + DCQCN" baseline
 //! of the Rondo paper. It is the [`CcSender`] with the [`SinglePath`] policy: all packets of the
 //! flow carry one UDP source port, so ECMP pins the flow to one path.
 

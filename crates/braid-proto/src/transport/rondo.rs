@@ -59,10 +59,10 @@
 //!   path is added, while a standing queue that every path crosses (a joiner arriving at a busy
 //!   last hop) is not mistaken for propagation. `Tu` is per path too (`0.5·T_p`), so a long path
 //!   is not corrected several times per round trip of its own feedback.
-//! - **"Large" queue for the direct update**: `d_p > fast_drain·τq` with `fast_drain = 2`. The spec
-//!   says "d_p above target"; the paper only says "large", and its proofs (Appendix C.2–C.3)
-//!   assume the smoothed update in multiplicative-decrease epochs, which a threshold of 1 would
-//!   never allow.
+//! - **"Large" queue for the direct update**: `d_p > fast_drain·τq` with `fast_drain = 2`. A literal
+//!   reading would be "d_p above target"; the paper only says "large", and its proofs
+//!   (Appendix C.2–C.3) assume the smoothed update in multiplicative-decrease epochs, which a
+//!   threshold of 1 would never allow.
 //! - **The ACK-rate sample** counts one packet per data ACK or NAK arriving on the path (per-packet
 //!   ACKs; a drop at the receiver's full reorder buffer still crossed the network), plus probe
 //!   ACKs. The first ACKs arrive mid-interval, so a path's first update measures from its first

@@ -1,10 +1,10 @@
 //! UET (Ultra Ethernet Transport) as the Rondo paper uses it as a baseline (§6 "Baselines": "NSCC,
 //! a per-flow congestion control that adjusts its window using both ECN and RTT. Its REPS path
 //! selection learns path conditions from ACKs and caches paths for packet spraying. UET uses ER
-//! and RTO with dynamic thresholds for loss recovery"). Spec: `shared/specs/baselines.md` §8
-//! (\[CODE]: the official UEC htsim, `uec.cpp`, `uec_mp.cpp`, `buffer_reps.cpp`, `main_uec.cpp`).
+//! and RTO with dynamic thresholds for loss recovery"). Details follow the official UEC htsim
+//! (`uec.cpp`, `uec_mp.cpp`, `buffer_reps.cpp`, `main_uec.cpp`; `docs/baselines.md`, UET).
 //!
-//! **NSCC** (spec §8.2), per flow, in bytes. Network constants from the flow environment:
+//! **NSCC** (htsim `uec.cpp`), per flow, in bytes. Network constants from the flow environment:
 //! `RTT_net` = the network's largest base RTT, `BDP_net = RTT_net × line rate`,
 //! `target_Qdelay` = `RTT_net` (no trimming; knob `target_qdelay`), `a = BDP_net / (12 µs ×
 //! 100 Gb/s)`, `b = target_Qdelay / 12 µs`; gains `α_p = 4·MSS·a·b / target`, `fi = 5·MSS·a`,
@@ -29,8 +29,8 @@
 //! recovery is a quick-adapt trigger; an RTO sets `cwnd = max(cwnd − MTU, MTU)`.
 //! Send rule: `in_flight + MTU ≤ cwnd`; retransmissions may always go.
 //!
-//! **REPS** (spec §8.3, `ev_select = "reps"`, default): EV `i < paths` (default 64, htsim's
-//! `-paths`) is UDP source port `base + i` (`baseline_util`). A circular
+//! **REPS** (htsim `buffer_reps.cpp`, `ev_select = "reps"`, default): EV `i < paths` (default 64,
+//! htsim's `-paths`) is UDP source port `base + i` (`baseline_util`). A circular
 //! buffer of `reps_buffer` (8) EVs; an unmarked ACK recycles its EV (pushes it, fresh, over the
 //! oldest entry); marked or NAK'd ACKs do not. The next EV is: a random one while the
 //! exploration counter is positive; while frozen, the buffer's entries in turn; otherwise the
@@ -40,7 +40,7 @@
 //! the REPS paper and the Rondo brief use it on timeouts; knob `reps_freeze`, default on.]
 //! `ev_select = "oblivious"`: cycle through the EVs XOR-ed with a mask redrawn every cycle.
 //!
-//! **Loss recovery** (spec §8.4): early recovery with SLEEK's dynamic threshold
+//! **Loss recovery** (htsim `uec.cpp`): early recovery with SLEEK's dynamic threshold
 //! `max(min(1.5·cwnd, maxwnd), 5·MSS)/MSS` packets of OOD (the receiver's OOO count echoed in the
 //! ACK, or highest SACKed − cumulative ACK), or a fixed `ood_threshold`; plus per-packet RTOs of
 //! at least 100 µs (htsim's default) without backoff. SLEEK's probe packets are not modelled.
@@ -138,7 +138,7 @@ pub enum EvFeedback {
     Nack,
 }
 
-/// Recycled Entropy Packet Spraying state (spec §8.3).
+/// Recycled Entropy Packet Spraying state (htsim `buffer_reps.cpp`).
 #[derive(Clone, Debug)]
 pub struct Reps {
     n: u32,
@@ -247,7 +247,7 @@ impl Reps {
     }
 }
 
-/// NSCC state of one flow (spec §8.2), bytes and picoseconds as `f64`.
+/// NSCC state of one flow (htsim `uec.cpp`), bytes and picoseconds as `f64`.
 #[derive(Clone, Debug)]
 struct Nscc {
     mtu_bytes: f64,
