@@ -113,7 +113,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     let out_t = f.table("output")?.unwrap_or_else(|| Fields::new("output", &empty3));
     let output = parse_output(&out_t, topology.links.len())?;
     transport.header_bytes = net.header_bytes;
-    transport.validate().map_err(|e| format!("[transport] {e}"))?;
+    crate::transport_knobs::validate(&transport).map_err(|e| format!("[transport] {e}"))?;
     let link_events = match f.array("faults")? {
         Some(a) => parse_faults(a, &topology, seed, net.loss_rate)?,
         None => Vec::new(),
