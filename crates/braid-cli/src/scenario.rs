@@ -461,7 +461,7 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     let mut recovery = RecoveryConfig::new(rec_kind);
     if let Some(p) = f.table("recovery_params")? {
         for (k, v) in p.rest_as_knobs()? {
-            recovery.apply_knob(&k, &v).map_err(|e| format!("`transport.recovery_params.{k}`: {e}"))?;
+            crate::transport_knobs::recovery_knob(&mut recovery, &k, &v).map_err(|e| format!("`transport.recovery_params.{k}`: {e}"))?;
         }
     }
     // Everything else is transport-specific; the transport checks it.

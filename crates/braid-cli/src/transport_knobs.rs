@@ -11,6 +11,8 @@ use braid_proto::transport::{
 use braid_proto::cc::{CcEnv, CcKind};
 use braid_proto::transport::falcon::PathSelect;
 use braid_proto::transport::uet::EvSelect;
+use braid_proto::transport::rondo::{AlphaSide, Amount, PathSelection, RelTime};
+use braid_proto::recovery::RecoveryConfig;
 
 /// Knob names of the `mprdma` transport.
 pub const MPRDMA_KNOBS: &[&str] =
@@ -65,7 +67,7 @@ pub fn transport_spec(tc: &TransportConfig) -> Result<TransportSpec, String> {
         TransportKind::Falcon => TransportSpec::Falcon(falcon(tc)?),
         TransportKind::Uet => TransportSpec::Uet(uet(tc)?),
         TransportKind::Eqds => TransportSpec::Eqds(eqds(tc)?),
-        TransportKind::Rondo => TransportSpec::Rondo(RondoConfig::from_transport(tc)?),
+        TransportKind::Rondo => TransportSpec::Rondo(rondo(tc)?),
         TransportKind::Rrps => TransportSpec::Rrps(rrps(tc)?),
     })
 }
@@ -185,6 +187,195 @@ fn eqds(tc: &TransportConfig) -> Result<EqdsConfig, String> {
         ..d
     };
     Ok(c.with_recovery(&tc.recovery))
+}
+
+/// Knob names of the `rondo` transport.
+pub const RONDO_KNOBS: &[&str] = &[
+    "paths",
+    "path_selection",
+    "probing",
+    "scheduler",
+    "tu",
+    "q0",
+    "tau_q",
+    "alpha",
+    "alpha_side",
+    "gamma",
+    "w0",
+    "fast_drain",
+    "probe_phase",
+    "probe_trigger",
+    "probe_slack",
+    "delay_gain",
+    "stable_samples",
+    "stable_tol",
+    "max_skip",
+    "ts_interval",
+    "er_threshold",
+    "er_mode",
+];
+
+fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
+    let mut c = RondoConfig::defaults(tc.cc.clone(), tc.recovery, tc.header_bytes).map_err(|e| format!("`transport.cc`: {e}"))?;
+        for (k, v) in &tc.params {
+            let r: Result<(), String> = (|| {
+                match k.as_str() {
+                    "paths" => {
+                        let n = v.as_u64()?;
+                        if n == 0 || n > 256 {
+                            return Err(format!("must be between 1 and 256, got {n}"));
+                        }
+                        c.paths = n as u16;
+                    }
+                    "path_selection" => {
+                        c.path_selection = match v.as_str()? {
+                            "deficit" => PathSelection::Deficit,
+                            "random" => PathSelection::Random,
+                            s => return Err(format!("unknown value `{s}` (known: deficit, random)")),
+                        }
+                    }
+                    "probing" => {
+                        c.probing = v.as_bool()?;
+                        c.check_probing()?;
+                    }
+                    "scheduler" => c.scheduler = v.as_bool()?,
+                    "tu" => c.tu = rel_time(v)?,
+                    "q0" => c.q0 = amount(v)?,
+                    "tau_q" => c.tau_q = rel_time(v)?,
+                    "alpha" => c.alpha = unit_interval(v, false)?,
+                    "alpha_side" => c.alpha_side = alpha_side(v.as_str()?)?,
+                    "gamma" => c.gamma = unit_interval(v, false)?,
+                    "w0" => c.w0 = amount(v)?,
+                    "fast_drain" => c.fast_drain = v.as_nonneg_f64()?,
+                    "probe_phase" => {
+                        let x = v.as_nonneg_f64()?;
+                        if x == 0.0 {
+                            return Err("must be positive".into());
+                        }
+                        c.probe_phase = x
+                    }
+                    "probe_trigger" => {
+                        let n = v.as_u64()?;
+                        if n == 0 {
+                            return Err("must be at least 1".into());
+                        }
+                        c.probe_trigger = n.min(u32::MAX as u64) as u32
+                    }
+                    "probe_slack" => c.probe_slack = v.as_nonneg_f64()?,
+                    "delay_gain" => c.delay_gain = unit_interval(v, false)?,
+                    "stable_samples" => c.stable_samples = v.as_u64()?.min(u32::MAX as u64) as u32,
+                    "stable_tol" => c.stable_tol = rel_time(v)?,
+                    "max_skip" => c.max_skip = v.as_u64()?.min(u32::MAX as u64) as u32,
+                    "ts_interval" => c.ts_interval = rel_time(v)?,
+                    "er_threshold" => recovery_knob(&mut c.recovery, "er_threshold", v)?,
+                    "er_mode" => {
+                        c.er_per_packet = match v.as_str()? {
+                            "per-packet" => true,
+                            "episode" => false,
+                            s => return Err(format!("unknown value `{s}` (known: per-packet, episode)")),
+                        }
+                    }
+                    _ => return Err(format!("unknown field for transport `rondo` (known: {})", RONDO_KNOBS.join(", "))),
+                }
+                Ok(())
+            })();
+            r.map_err(|e| format!("`transport.{k}`: {e}"))?;
+        }
+    c.check_recovery().map_err(|e| format!("`transport.recovery`: {e}"))?;
+    Ok(c)
+}
+
+/// A duration relative to the base RTT: a duration with units (`"10us"`) or a positive multiple
+/// of the base RTT.
+fn rel_time(v: &Knob) -> Result<RelTime, String> {
+    if let Knob::Str(s) = v {
+        if let Ok(t) = braid_core::units::parse_duration(s) {
+            if t == Time::ZERO {
+                return Err("must be positive".into());
+            }
+            return Ok(RelTime::Abs(t));
+        }
+    }
+    let k = v.as_f64().map_err(|e| format!("{e} (give a multiple of the base RTT, or a duration such as \"10us\")"))?;
+    if !(k > 0.0 && k.is_finite()) {
+        return Err(format!("must be positive, got {k}"));
+    }
+    Ok(RelTime::Rtts(k))
+}
+
+/// An amount of data: a size with units (`"3KB"`) or a positive number of MTUs.
+fn amount(v: &Knob) -> Result<Amount, String> {
+    if let Knob::Str(s) = v {
+        if let Ok(b) = braid_core::units::parse_size(s) {
+            if b == 0 {
+                return Err("must be positive".into());
+            }
+            return Ok(Amount::Bytes(b));
+        }
+    }
+    let k = v.as_f64().map_err(|e| format!("{e} (give a number of MTUs, or a size such as \"3KB\")"))?;
+    if !(k > 0.0 && k.is_finite()) {
+        return Err(format!("must be positive, got {k}"));
+    }
+    Ok(Amount::Mtus(k))
+}
+
+/// A number in `(0, 1]`, or `[0, 1]` when `zero_ok`.
+fn unit_interval(v: &Knob, zero_ok: bool) -> Result<f64, String> {
+    let x = v.as_f64()?;
+    if !(x <= 1.0 && (x > 0.0 || (zero_ok && x == 0.0))) {
+        return Err(format!("must be in {}0, 1], got {x}", if zero_ok { "[" } else { "(" }));
+    }
+    Ok(x)
+}
+
+/// ARCC's `alpha_side`: `"sample"` or `"history"`.
+fn alpha_side(s: &str) -> Result<AlphaSide, String> {
+    match s {
+        "sample" => Ok(AlphaSide::Sample),
+        "history" => Ok(AlphaSide::History),
+        _ => Err(format!("unknown value `{s}` (known: sample, history)")),
+    }
+}
+
+/// Set the loss-recovery knob `key` of `[transport.recovery_params]` (or Rondo's `er_threshold`).
+pub fn recovery_knob(r: &mut RecoveryConfig, key: &str, v: &Knob) -> Result<(), String> {
+    let pos_time = |v: &Knob| -> Result<Time, String> {
+        let t = v.as_time()?;
+        if t == Time::ZERO {
+            return Err("must be positive".into());
+        }
+        Ok(t)
+    };
+    let res: Result<(), String> = (|| {
+        match key {
+            "rto_min" => r.rto_min = pos_time(v)?,
+            "rto_initial" => r.rto_initial = pos_time(v)?,
+            "rto_max" => r.rto_max = pos_time(v)?,
+            "irn_rto_low" => r.irn_rto_low = pos_time(v)?,
+            "irn_rto_high" => r.irn_rto_high = pos_time(v)?,
+            "irn_n" => r.irn_n = v.as_u64()? as u32,
+            "er_threshold" => {
+                let t = v.as_u64()?;
+                if t == 0 {
+                    return Err("must be at least 1 packet".into());
+                }
+                r.er_threshold = t as u32
+            }
+            "reo_frac" => r.reo_frac = v.as_nonneg_f64()?,
+            "min_reo" => r.min_reo = v.as_time()?,
+            "tlp_factor" => r.tlp_factor = v.as_nonneg_f64()?,
+            "tlp_min" => r.tlp_min = v.as_time()?,
+            "nak_interval" => r.nak_interval = v.as_time()?,
+            _ => {
+                return Err(format!(
+                    "unknown knob (known: rto_min, rto_initial, rto_max, irn_rto_low, irn_rto_high, irn_n, er_threshold, reo_frac, min_reo, tlp_factor, tlp_min, nak_interval)"
+                ))
+            }
+        }
+        Ok(())
+    })();
+    res.map_err(|e| format!("recovery knob `{key}`: {e}"))
 }
 
 /// Reads a transport's knobs from `TransportConfig::params`, rejecting unknown names; errors name
@@ -316,7 +507,7 @@ impl<'a> Knobs<'a> {
 mod tests {
     use super::*;
     use braid_proto::cc::CcConfig;
-    use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
+    use braid_proto::recovery::RecoveryKind;
 
     fn tcfg(kind: TransportKind, recovery: RecoveryKind, params: &[(&str, Knob)]) -> TransportConfig {
         TransportConfig {
