@@ -120,7 +120,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         max_bdp = max_bdp.max(p.bottleneck().bdp_bytes(rtt));
     }
     // The transport's knobs are read once here; each flow's sender is built from the typed spec.
-    let spec = sc.transport.spec().map_err(|e| format!("[transport] {e}"))?;
+    let spec = crate::transport_knobs::transport_spec(&sc.transport).map_err(|e| format!("[transport] {e}"))?;
     let rx_mode = Sim::rx_mode(sc.transport.receiver_buffers(), sc.transport.recovery.nak_interval);
     for (i, f) in wl.flows.iter().enumerate() {
         let p = sim.path_info(f.src, f.dst).expect("checked above");

@@ -2,6 +2,7 @@
 //!
 //! - [`fields`]: reading TOML tables field by field with errors that name the field.
 //! - [`scenario`]: the scenario file → a validated [`scenario::Scenario`].
+//! - [`transport_knobs`]: `[transport]` knobs → typed transport configurations.
 //! - [`build`]: scenario → simulator with senders and receivers.
 //! - [`run`]: run and write `summary.json`, `flows.csv`, time series.
 //! - [`bench`]: the fixed benchmark scenarios of `braid bench`.
@@ -15,7 +16,7 @@
 //! - [`table`]: readers for Braid's own `summary.json` and CSV files.
 //!
 //! Module dependencies form no cycle: `run` → `routing_out`, `pcap`, `build` → `scenario` →
-//! `fields`; `sweep` → `run`, `plot`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
+//! `transport_knobs`, `fields`; `sweep` → `run`, `plot`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
 //! `fields`.
 
 pub mod bench;
@@ -30,3 +31,4 @@ pub mod run;
 pub mod scenario;
 pub mod sweep;
 pub mod table;
+pub mod transport_knobs;

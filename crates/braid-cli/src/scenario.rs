@@ -136,7 +136,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     let out_t = f.table("output")?.unwrap_or_else(|| Fields::new("output", &empty3));
     let output = parse_output(&out_t, topology.links.len())?;
     transport.header_bytes = net.header_bytes;
-    transport.validate().map_err(|e| format!("[transport] {e}"))?;
+    crate::transport_knobs::validate(&transport).map_err(|e| format!("[transport] {e}"))?;
     let link_events = match f.array("faults")? {
         Some(a) => parse_faults(a, &topology, seed, net.loss_rate)?,
         None => Vec::new(),
@@ -505,7 +505,7 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     let mut recovery = RecoveryConfig::new(rec_kind);
     if let Some(p) = f.table("recovery_params")? {
         for (k, v) in p.rest_as_knobs()? {
-            recovery.apply_knob(&k, &v).map_err(|e| format!("`transport.recovery_params.{k}`: {e}"))?;
+            crate::transport_knobs::recovery_knob(&mut recovery, &k, &v).map_err(|e| format!("`transport.recovery_params.{k}`: {e}"))?;
         }
     }
     // Everything else is transport-specific; the transport checks it.

@@ -13,11 +13,11 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::cell::Cell;
 
-use braid_core::{Knob, PacketKind, Rate, Time};
+use braid_core::{PacketKind, Rate, Time};
 use braid_proto::cc::{CcConfig, CcEnv, CcKind};
 use braid_proto::receiver::{Receiver, RxMode, RxVerdict};
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
-use braid_proto::transport::{AckIn, RondoConfig, RondoSender, TransportConfig, TransportKind};
+use braid_proto::transport::{AckIn, RondoConfig, RondoSender};
 
 struct Counting;
 thread_local! {
@@ -75,14 +75,11 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
         max_bdp_bytes: 250_000,
         mtu_bytes: MTU,
     };
-    let tc = TransportConfig {
-        kind: TransportKind::Rondo,
-        cc: CcConfig::new(CcKind::Arcc),
-        recovery: RecoveryConfig::new(RecoveryKind::RackTlpPerPath),
-        header_bytes: 64,
-        params: vec![("paths".into(), Knob::Int(paths.len() as i64)), ("scheduler".into(), Knob::Bool(scheduler))],
+    let cfg = RondoConfig {
+        paths: paths.len() as u16,
+        scheduler,
+        ..RondoConfig::defaults(CcConfig::new(CcKind::Arcc), RecoveryConfig::new(RecoveryKind::RackTlpPerPath), 64).unwrap()
     };
-    let cfg = RondoConfig::from_transport(&tc).unwrap();
     let mut tx = RondoSender::new(&cfg, &env, pkts as u64 * MTU as u64, 49_152, Time::ZERO, 7).unwrap();
     let mut rx = Receiver::new(RxMode::Selective, pkts);
     let nic = Rate::from_gbps(100);

@@ -24,7 +24,7 @@
 //! Counters: retransmissions (packets sent again), timeouts, and recovery episodes. Spurious
 //! retransmissions are counted by the receiver (a copy arriving for a PSN already received).
 
-use braid_core::{Knob, PacketKind, Time};
+use braid_core::{PacketKind, Time};
 
 use crate::transport::events::{AckIn, TimerKind, TimerTable};
 
@@ -162,46 +162,6 @@ impl RecoveryConfig {
             hole_first: false,
             er_per_packet: false,
         }
-    }
-
-    /// Set a knob by name.
-    pub fn apply_knob(&mut self, key: &str, v: &Knob) -> Result<(), String> {
-        let pos_time = |v: &Knob| -> Result<Time, String> {
-            let t = v.as_time()?;
-            if t == Time::ZERO {
-                return Err("must be positive".into());
-            }
-            Ok(t)
-        };
-        let r: Result<(), String> = (|| {
-            match key {
-                "rto_min" => self.rto_min = pos_time(v)?,
-                "rto_initial" => self.rto_initial = pos_time(v)?,
-                "rto_max" => self.rto_max = pos_time(v)?,
-                "irn_rto_low" => self.irn_rto_low = pos_time(v)?,
-                "irn_rto_high" => self.irn_rto_high = pos_time(v)?,
-                "irn_n" => self.irn_n = v.as_u64()? as u32,
-                "er_threshold" => {
-                    let t = v.as_u64()?;
-                    if t == 0 {
-                        return Err("must be at least 1 packet".into());
-                    }
-                    self.er_threshold = t as u32
-                }
-                "reo_frac" => self.reo_frac = v.as_nonneg_f64()?,
-                "min_reo" => self.min_reo = v.as_time()?,
-                "tlp_factor" => self.tlp_factor = v.as_nonneg_f64()?,
-                "tlp_min" => self.tlp_min = v.as_time()?,
-                "nak_interval" => self.nak_interval = v.as_time()?,
-                _ => {
-                    return Err(format!(
-                        "unknown knob (known: rto_min, rto_initial, rto_max, irn_rto_low, irn_rto_high, irn_n, er_threshold, reo_frac, min_reo, tlp_factor, tlp_min, nak_interval)"
-                    ))
-                }
-            }
-            Ok(())
-        })();
-        r.map_err(|e| format!("recovery knob `{key}`: {e}"))
     }
 }
 

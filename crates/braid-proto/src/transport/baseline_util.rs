@@ -1,131 +1,12 @@
-//! Helpers shared by the multipath baselines (MP-RDMA, Falcon, UET, EQDS): reading
-//! transport-specific `[transport]` knobs with errors that name the field, mapping logical paths
-//! to UDP source ports, and picking a transport's native loss-recovery defaults.
-
-use braid_core::{Knob, Time};
+//! Helpers shared by the multipath baselines (MP-RDMA, Falcon, UET, EQDS): mapping logical paths
+//! to UDP source ports and picking a transport's native loss-recovery defaults.
 
 use crate::recovery::RecoveryConfig;
 #[cfg(test)]
 use crate::recovery::RecoveryKind;
 
 /// The largest number of logical paths (entropies) a baseline accepts.
-pub(crate) const MAX_PATHS: u32 = 4096;
-
-/// Reads a transport's knobs from `TransportConfig::params`, rejecting unknown names.
-pub(crate) struct Knobs<'a> {
-    transport: &'static str,
-    params: &'a [(String, Knob)],
-}
-
-impl<'a> Knobs<'a> {
-    /// Check every knob name against `known`; the error names the field and lists the known ones.
-    pub(crate) fn new(transport: &'static str, params: &'a [(String, Knob)], known: &[&str]) -> Result<Knobs<'a>, String> {
-        for (k, _) in params {
-            if !known.contains(&k.as_str()) {
-                return Err(format!(
-                    "unknown field `transport.{k}` for transport `{transport}` (known: {})",
-                    known.join(", ")
-                ));
-            }
-        }
-        Ok(Knobs { transport, params })
-    }
-
-    fn get(&self, name: &str) -> Option<&'a Knob> {
-        self.params.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v)
-    }
-
-    fn err(&self, name: &str, e: impl std::fmt::Display) -> String {
-        format!("`transport.{name}` (transport `{}`): {e}", self.transport)
-    }
-
-    /// An integer in `[lo, hi]`.
-    pub(crate) fn u32_in(&self, name: &str, default: u32, lo: u32, hi: u32) -> Result<u32, String> {
-        match self.get(name) {
-            None => Ok(default),
-            Some(v) => {
-                let x = v.as_u64().map_err(|e| self.err(name, e))?;
-                if x < lo as u64 || x > hi as u64 {
-                    return Err(self.err(name, format!("must be between {lo} and {hi}, got {x}")));
-                }
-                Ok(x as u32)
-            }
-        }
-    }
-
-    /// An optional integer in `[lo, hi]`.
-    pub(crate) fn opt_u32_in(&self, name: &str, lo: u32, hi: u32) -> Result<Option<u32>, String> {
-        if self.get(name).is_none() {
-            return Ok(None);
-        }
-        self.u32_in(name, lo, lo, hi).map(Some)
-    }
-
-    /// A real number in `[lo, hi]`.
-    pub(crate) fn f64_in(&self, name: &str, default: f64, lo: f64, hi: f64) -> Result<f64, String> {
-        match self.get(name) {
-            None => Ok(default),
-            Some(v) => {
-                let x = v.as_f64().map_err(|e| self.err(name, e))?;
-                if !(x.is_finite() && x >= lo && x <= hi) {
-                    return Err(self.err(name, format!("must be between {lo} and {hi}, got {x}")));
-                }
-                Ok(x)
-            }
-        }
-    }
-
-    /// An optional duration with units (`"10us"`); zero is rejected.
-    pub(crate) fn opt_time(&self, name: &str) -> Result<Option<Time>, String> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(v) => {
-                let t = v.as_time().map_err(|e| self.err(name, e))?;
-                if t == Time::ZERO {
-                    return Err(self.err(name, "must be positive"));
-                }
-                Ok(Some(t))
-            }
-        }
-    }
-
-    /// An optional size (bytes or a string with units); zero is rejected.
-    pub(crate) fn opt_bytes(&self, name: &str) -> Result<Option<u64>, String> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(v) => {
-                let b = v.as_bytes().map_err(|e| self.err(name, e))?;
-                if b == 0 {
-                    return Err(self.err(name, "must be positive"));
-                }
-                Ok(Some(b))
-            }
-        }
-    }
-
-    /// A boolean.
-    pub(crate) fn bool(&self, name: &str, default: bool) -> Result<bool, String> {
-        match self.get(name) {
-            None => Ok(default),
-            Some(v) => v.as_bool().map_err(|e| self.err(name, e)),
-        }
-    }
-
-    /// One of `choices` (default the first).
-    pub(crate) fn choice(&self, name: &str, choices: &[&'static str]) -> Result<&'static str, String> {
-        match self.get(name) {
-            None => Ok(choices[0]),
-            Some(v) => {
-                let s = v.as_str().map_err(|e| self.err(name, e))?;
-                choices
-                    .iter()
-                    .copied()
-                    .find(|c| *c == s)
-                    .ok_or_else(|| self.err(name, format!("unknown value `{s}` (known: {})", choices.join(", "))))
-            }
-        }
-    }
-}
+pub const MAX_PATHS: u32 = 4096;
 
 /// The UDP source port of logical path 0 for a flow whose base port is `entropy`, such that path
 /// `i < n` uses `base + i` and `base ≡ 0 (mod n)`: with entropy-indexed routing (next hop =
@@ -160,6 +41,7 @@ pub(crate) fn recovery_or_native(given: &RecoveryConfig, native: RecoveryConfig)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use braid_core::Time;
 
     #[test]
     fn entropy_base_aligns_and_stays_in_range() {
@@ -171,17 +53,6 @@ mod tests {
             }
         }
         assert_eq!(entropy_base(50_001, 4) % 4, 0);
-    }
-
-    #[test]
-    fn knobs_reject_unknown_and_bad_values() {
-        let p = vec![("paths".to_string(), Knob::Int(4)), ("bogus".to_string(), Knob::Int(1))];
-        let e = Knobs::new("falcon", &p, &["paths"]).err().unwrap();
-        assert!(e.contains("transport.bogus") && e.contains("falcon") && e.contains("paths"), "{e}");
-        let p = vec![("paths".to_string(), Knob::Int(0))];
-        let k = Knobs::new("falcon", &p, &["paths"]).unwrap();
-        let e = k.u32_in("paths", 4, 1, 64).unwrap_err();
-        assert!(e.contains("transport.paths"), "{e}");
     }
 
     fn ack(psn: u32, cum: u32, path: u16, sent: Time) -> crate::transport::AckIn<'static> {

@@ -38,13 +38,10 @@
 
 use braid_core::{PacketKind, Rng, Time};
 
-use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
-use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
+use super::baseline_util::{entropy_base, recovery_or_native};
+use super::{AckIn, FlowEnv, TxPacket};
 use crate::transport::sender_core::SenderCore;
 use crate::recovery::{RecoveryConfig, RecoveryKind};
-
-/// Knob names of the `eqds` transport.
-pub const EQDS_KNOBS: &[&str] = &["paths", "credit_spec", "rts"];
 
 /// Parameters of an EQDS sender (see the module docs).
 #[derive(Clone, Debug)]
@@ -60,21 +57,23 @@ pub struct EqdsConfig {
 }
 
 impl EqdsConfig {
-    /// Read the knobs of a `[transport]` table.
-    pub fn from_transport(cfg: &TransportConfig) -> Result<EqdsConfig, String> {
-        let k = Knobs::new("eqds", &cfg.params, EQDS_KNOBS)?;
-        if !cfg.cc.overrides.is_empty() {
-            return Err("`transport.cc_params`: transport `eqds` is receiver-driven and has no congestion control to tune".into());
-        }
+    /// EQDS's default parameters, with its native loss recovery (per-packet RTO of at least
+    /// 100 µs, no early recovery).
+    pub fn defaults() -> EqdsConfig {
+        EqdsConfig { paths: 256, credit_spec: None, rts: true, recovery: Self::native_recovery() }
+    }
+
+    fn native_recovery() -> RecoveryConfig {
         let mut native = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
         native.rto_min = Time::from_us(100);
         native.er_threshold = u32::MAX;
-        Ok(EqdsConfig {
-            paths: k.u32_in("paths", 256, 1, MAX_PATHS)?,
-            credit_spec: k.opt_bytes("credit_spec")?,
-            rts: k.bool("rts", true)?,
-            recovery: recovery_or_native(&cfg.recovery, native),
-        })
+        native
+    }
+
+    /// The scenario's loss recovery `given` over EQDS's native one.
+    pub fn with_recovery(mut self, given: &RecoveryConfig) -> EqdsConfig {
+        self.recovery = recovery_or_native(given, Self::native_recovery());
+        self
     }
 }
 
@@ -308,15 +307,13 @@ impl EqdsSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::TransportKind;
-    use braid_core::Knob;
 
     fn env(size: u64) -> FlowEnv {
         crate::transport::test_env(size, 9)
     }
 
-    fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
-        crate::transport::test_config(TransportKind::Eqds, RecoveryKind::EarlyRecovery, params)
+    fn resolved(c: EqdsConfig) -> EqdsConfig {
+        c.with_recovery(&RecoveryConfig::new(RecoveryKind::EarlyRecovery))
     }
 
     fn ack(kind: PacketKind, psn: u32, cum: u32, path: u16, sent: Time) -> AckIn<'static> {
@@ -325,7 +322,7 @@ mod tests {
 
     #[test]
     fn speculative_window_then_one_packet_per_pull() {
-        let cfg = EqdsConfig::from_transport(&tcfg(&[("credit_spec", Knob::Int(10_000))])).unwrap();
+        let cfg = resolved(EqdsConfig { credit_spec: Some(10_000), ..EqdsConfig::defaults() });
         assert_eq!(cfg.recovery.rto_min, Time::from_us(100));
         let mut s = EqdsSender::new(cfg, &env(1_000_000)).unwrap();
         let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
@@ -345,7 +342,7 @@ mod tests {
 
     #[test]
     fn rts_when_the_circulation_dies() {
-        let cfg = EqdsConfig::from_transport(&tcfg(&[("credit_spec", Knob::Int(3000))])).unwrap();
+        let cfg = resolved(EqdsConfig { credit_spec: Some(3000), ..EqdsConfig::defaults() });
         let mut s = EqdsSender::new(cfg, &env(100_000)).unwrap();
         let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
         assert_eq!(sent.len(), 3);
@@ -368,7 +365,7 @@ mod tests {
 
     #[test]
     fn rto_then_rts_for_the_lost_packets() {
-        let cfg = EqdsConfig::from_transport(&tcfg(&[("credit_spec", Knob::Int(4000))])).unwrap();
+        let cfg = resolved(EqdsConfig { credit_spec: Some(4000), ..EqdsConfig::defaults() });
         let mut s = EqdsSender::new(cfg, &env(100_000)).unwrap();
         let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
         assert_eq!(sent.len(), 4);
@@ -388,7 +385,7 @@ mod tests {
 
     #[test]
     fn evs_cycle_and_skip_penalised() {
-        let cfg = EqdsConfig::from_transport(&tcfg(&[("paths", Knob::Int(8)), ("credit_spec", Knob::Int(100_000))])).unwrap();
+        let cfg = resolved(EqdsConfig { paths: 8, credit_spec: Some(100_000), ..EqdsConfig::defaults() });
         let mut s = EqdsSender::new(cfg, &env(1_000_000)).unwrap();
         let mut seen = [0; 8];
         for _ in 0..8 {

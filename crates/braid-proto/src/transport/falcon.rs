@@ -46,29 +46,11 @@
 
 use braid_core::{PacketKind, Rng, Time};
 
-use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
-use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
-use crate::cc::{AckEvent, CcEnv, CcKind, Swift, SwiftConfig};
+use super::baseline_util::{entropy_base, recovery_or_native};
+use super::{AckIn, FlowEnv, TxPacket};
+use crate::cc::{AckEvent, CcEnv, Swift, SwiftConfig};
 use crate::transport::sender_core::SenderCore;
 use crate::recovery::{RecoveryConfig, RecoveryKind};
-
-/// Knob names of the `falcon` transport.
-pub const FALCON_KNOBS: &[&str] = &[
-    "paths",
-    "path_select",
-    "retx_same_path",
-    "ncwnd_init",
-    "ncwnd_min",
-    "ncwnd_max",
-    "ncwnd_target",
-    "ncwnd_ai",
-    "ncwnd_beta",
-    "ncwnd_max_md",
-    "plb",
-    "plb_rounds",
-    "plb_congested_frac",
-    "plb_target_mult",
-];
 
 /// How Falcon picks a path for each packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,54 +100,46 @@ pub struct FalconConfig {
 }
 
 impl FalconConfig {
-    /// Read the knobs of a `[transport]` table.
-    pub fn from_transport(cfg: &TransportConfig) -> Result<FalconConfig, String> {
-        let k = Knobs::new("falcon", &cfg.params, FALCON_KNOBS)?;
-        let swift_overrides = if cfg.cc.kind == CcKind::Swift {
-            cfg.cc.overrides.clone()
-        } else if cfg.cc.overrides.is_empty() {
-            Vec::new()
-        } else {
-            return Err(format!(
-                "`transport.cc_params`: transport `falcon` runs Swift on each path; set `transport.cc = \"swift\"` to tune it (got `{}`)",
-                cfg.cc.kind.name()
-            ));
-        };
+    /// Falcon's default parameters (no Swift overrides), with its native loss recovery
+    /// (per-path RACK-TLP, RTO at least 250 µs).
+    pub fn defaults() -> FalconConfig {
+        FalconConfig {
+            paths: 4,
+            select: PathSelect::MaxWindow,
+            retx_same_path: true,
+            swift_overrides: Vec::new(),
+            ncwnd_init: None,
+            ncwnd_min: 1.0,
+            ncwnd_max: 256.0,
+            ncwnd_target: None,
+            ncwnd_ai: 1.0,
+            ncwnd_beta: 0.8,
+            ncwnd_max_md: 0.5,
+            plb: true,
+            plb_rounds: 5,
+            plb_congested_frac: 0.5,
+            plb_target_mult: 1.01,
+            recovery: Self::native_recovery(),
+        }
+    }
+
+    fn native_recovery() -> RecoveryConfig {
         let mut native = RecoveryConfig::new(RecoveryKind::RackTlpPerPath);
         native.rto_min = Time::from_us(250);
-        let c = FalconConfig {
-            paths: k.u32_in("paths", 4, 1, MAX_PATHS)?,
-            select: match k.choice("path_select", &["max-window", "wrr"])? {
-                "wrr" => PathSelect::WeightedRoundRobin,
-                _ => PathSelect::MaxWindow,
-            },
-            retx_same_path: k.bool("retx_same_path", true)?,
-            swift_overrides,
-            ncwnd_init: if cfg.params.iter().any(|(n, _)| n == "ncwnd_init") {
-                Some(k.f64_in("ncwnd_init", 1.0, 1.0, 1e7)?)
-            } else {
-                None
-            },
-            ncwnd_min: k.f64_in("ncwnd_min", 1.0, 0.01, 1e7)?,
-            ncwnd_max: k.f64_in("ncwnd_max", 256.0, 1.0, 1e7)?,
-            ncwnd_target: if cfg.params.iter().any(|(n, _)| n == "ncwnd_target") {
-                Some(k.f64_in("ncwnd_target", 0.0, 0.0, 1e9)?)
-            } else {
-                None
-            },
-            ncwnd_ai: k.f64_in("ncwnd_ai", 1.0, 0.0, 1e6)?,
-            ncwnd_beta: k.f64_in("ncwnd_beta", 0.8, 0.0, 1.0)?,
-            ncwnd_max_md: k.f64_in("ncwnd_max_md", 0.5, 0.0, 1.0)?,
-            plb: k.bool("plb", true)?,
-            plb_rounds: k.u32_in("plb_rounds", 5, 1, 1 << 20)?,
-            plb_congested_frac: k.f64_in("plb_congested_frac", 0.5, 0.0, 1.0)?,
-            plb_target_mult: k.f64_in("plb_target_mult", 1.01, 0.0, 1e6)?,
-            recovery: recovery_or_native(&cfg.recovery, native),
-        };
-        if c.ncwnd_min > c.ncwnd_max {
-            return Err(format!("`transport.ncwnd_min` ({}) exceeds `transport.ncwnd_max` ({})", c.ncwnd_min, c.ncwnd_max));
+        native
+    }
+
+    /// The scenario's loss recovery `given` over Falcon's native one, after checking that the NIC
+    /// window bounds are consistent.
+    pub fn with_recovery(mut self, given: &RecoveryConfig) -> Result<FalconConfig, String> {
+        if self.ncwnd_min > self.ncwnd_max {
+            return Err(format!(
+                "the smallest NIC window ({} packets) exceeds the largest ({} packets)",
+                self.ncwnd_min, self.ncwnd_max
+            ));
         }
-        Ok(c)
+        self.recovery = recovery_or_native(given, Self::native_recovery());
+        Ok(self)
     }
 
     /// The Swift configuration of one path.
@@ -487,16 +461,14 @@ impl FalconSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::CcConfig;
-    use crate::transport::TransportKind;
     use braid_core::Knob;
 
     fn env() -> FlowEnv {
         crate::transport::test_env(10_000_000, 3)
     }
 
-    fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
-        crate::transport::test_config(TransportKind::Falcon, RecoveryKind::RackTlpPerPath, params)
+    fn resolved(c: FalconConfig) -> FalconConfig {
+        c.with_recovery(&RecoveryConfig::new(RecoveryKind::RackTlpPerPath)).unwrap()
     }
 
     fn ack(tx: &TxPacket, cum: u32, rtt: Time, now: Time, ood: u32) -> AckIn<'static> {
@@ -505,7 +477,7 @@ mod tests {
 
     #[test]
     fn defaults_and_spread_over_paths() {
-        let cfg = FalconConfig::from_transport(&tcfg(&[])).unwrap();
+        let cfg = resolved(FalconConfig::defaults());
         assert_eq!(cfg.recovery.kind, RecoveryKind::RackTlpPerPath);
         assert_eq!(cfg.recovery.rto_min, Time::from_us(250));
         let mut s = FalconSender::new(cfg, &env()).unwrap();
@@ -554,7 +526,7 @@ mod tests {
 
     #[test]
     fn slow_path_window_shrinks_and_traffic_moves() {
-        let cfg = FalconConfig::from_transport(&tcfg(&[("plb", Knob::Bool(false))])).unwrap();
+        let cfg = resolved(FalconConfig { plb: false, ..FalconConfig::defaults() });
         let mut s = FalconSender::new(cfg, &FlowEnv { size_bytes: 1_000_000_000, ..env() }).unwrap();
         // Path 3 has 40 µs of queueing, the others none.
         let per = drive(&mut s, |p| if p == 3 { Time::from_us(48) } else { Time::from_us(8) }, 20_000, 10_000);
@@ -564,7 +536,7 @@ mod tests {
 
     #[test]
     fn plb_repaths_a_persistently_congested_path() {
-        let cfg = FalconConfig::from_transport(&tcfg(&[])).unwrap();
+        let cfg = resolved(FalconConfig::defaults());
         let mut s = FalconSender::new(cfg, &FlowEnv { size_bytes: 1_000_000_000, ..env() }).unwrap();
         let e3 = s.path_entropy(3);
         // Path 3's RTT stays above the Swift target for any window it can reach.
@@ -575,7 +547,7 @@ mod tests {
 
     #[test]
     fn receiver_occupancy_shrinks_the_nic_window() {
-        let cfg = FalconConfig::from_transport(&tcfg(&[("ncwnd_target", Knob::Int(8)), ("plb", Knob::Bool(false))])).unwrap();
+        let cfg = resolved(FalconConfig { ncwnd_target: Some(8.0), plb: false, ..FalconConfig::defaults() });
         let mut s = FalconSender::new(cfg, &env()).unwrap();
         let w0 = s.ncwnd();
         let tx = s.poll_transmit(Time::ZERO).unwrap();
@@ -591,14 +563,8 @@ mod tests {
     }
 
     #[test]
-    fn cc_params_need_swift() {
-        let mut t = tcfg(&[]);
-        t.cc = CcConfig::new(CcKind::Dcqcn).with("ai", Knob::Float(2.0));
-        assert!(FalconConfig::from_transport(&t).is_err());
-        t.cc = CcConfig::new(CcKind::Swift).with("ai", Knob::Float(2.0));
-        let c = FalconConfig::from_transport(&t).unwrap();
+    fn swift_overrides_reach_every_path() {
+        let c = resolved(FalconConfig { swift_overrides: vec![("ai".into(), Knob::Float(2.0))], ..FalconConfig::defaults() });
         assert_eq!(c.swift_config(&CcEnv::reference_100g()).unwrap().ai, 2.0);
-        let e = FalconConfig::from_transport(&tcfg(&[("path_select", Knob::Str("best".into()))])).unwrap_err();
-        assert!(e.contains("transport.path_select"), "{e}");
     }
 }

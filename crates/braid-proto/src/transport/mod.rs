@@ -22,9 +22,13 @@ pub mod uet;
 pub mod eqds;
 pub mod rondo;
 
-use crate::cc::{CcConfig, CcEnv, CcKind};
+use crate::cc::{CcConfig, CcKind};
+#[cfg(test)]
+use crate::cc::CcEnv;
 use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
 use braid_core::{Knob, Time};
+
+pub use baseline_util::MAX_PATHS;
 
 pub use events::{AckIn, FlowEnv, TimerKind, TimerTable, TxPacket};
 pub use cc_sender::{CcSender, PathPolicy};
@@ -119,19 +123,6 @@ pub(crate) fn test_env(size_bytes: u64, seed: u64) -> FlowEnv {
     FlowEnv { cc: CcEnv::reference_100g(), size_bytes, entropy: 50_001, start: Time::ZERO, seed }
 }
 
-/// A `[transport]` configuration for unit tests: `kind` with a default CC, the given recovery,
-/// 48-byte headers and the given transport knobs.
-#[cfg(test)]
-pub(crate) fn test_config(kind: TransportKind, recovery: crate::recovery::RecoveryKind, params: &[(&str, Knob)]) -> TransportConfig {
-    TransportConfig {
-        kind,
-        cc: CcConfig::new(CcKind::Dcqcn),
-        recovery: RecoveryConfig::new(recovery),
-        header_bytes: 48,
-        params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-    }
-}
-
 /// A transport as a scenario configures it: the kind, its congestion control and loss recovery,
 /// and transport-specific knobs by name (`paths`, `probing`, … — each transport documents its own).
 #[derive(Clone, Debug)]
@@ -149,63 +140,14 @@ pub struct TransportConfig {
 }
 
 impl TransportConfig {
-    /// Read the transport-specific knobs once into the kind's typed configuration. Errors name
-    /// the scenario field at fault. Call once per scenario; [`TransportSpec::build`] then makes
-    /// each flow's sender without looking at a knob string again.
-    pub fn spec(&self) -> Result<TransportSpec, String> {
-        Ok(match self.kind {
-            TransportKind::Roce => {
-                // RoCE is single-path. `paths` is accepted (and has no effect) so that a multipath
-                // scenario can be rerun as the ECMP + DCQCN baseline by changing `transport.kind` only.
-                if let Some((k, _)) = self.params.iter().find(|(k, _)| k != "paths") {
-                    return Err(format!("unknown field `transport.{k}` for transport `roce`"));
-                }
-                TransportSpec::Roce(RoceConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes })
-            }
-            TransportKind::Mprdma => TransportSpec::Mprdma(MprdmaConfig::from_transport(self)?),
-            TransportKind::Falcon => TransportSpec::Falcon(FalconConfig::from_transport(self)?),
-            TransportKind::Uet => TransportSpec::Uet(UetConfig::from_transport(self)?),
-            TransportKind::Eqds => TransportSpec::Eqds(EqdsConfig::from_transport(self)?),
-            TransportKind::Rondo => TransportSpec::Rondo(RondoConfig::from_transport(self)?),
-            TransportKind::Rrps => {
-                let mut paths = 4u16;
-                for (k, v) in &self.params {
-                    match k.as_str() {
-                        "paths" => {
-                            let n = v.as_u64().map_err(|e| format!("`transport.paths`: {e}"))?;
-                            if n == 0 || n > 256 {
-                                return Err(format!("`transport.paths` must be between 1 and 256, got {n}"));
-                            }
-                            paths = n as u16;
-                        }
-                        _ => return Err(format!("unknown field `transport.{k}` for transport `rrps` (known: paths)")),
-                    }
-                }
-                TransportSpec::Rrps(RrpsConfig { cc: self.cc.clone(), recovery: self.recovery, header_bytes: self.header_bytes, paths })
-            }
-        })
-    }
-
-    /// Build the sender of one flow (reads the knobs again: prefer [`TransportConfig::spec`]
-    /// once, then [`TransportSpec::build`] per flow).
-    pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
-        self.spec()?.build(env)
-    }
-
-    /// Check every knob by building a sender for a reference 100 Gb/s environment.
-    pub fn validate(&self) -> Result<(), String> {
-        let env = FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 1 << 20, entropy: 49_152, start: Time::ZERO, seed: 1 };
-        self.build(&env).map(|_| ())
-    }
-
     /// Whether receivers hold out-of-order packets for this transport.
     pub fn receiver_buffers(&self) -> bool {
         self.recovery.kind.receiver_buffers()
     }
 }
 
-/// A transport's typed configuration, read once from a [`TransportConfig`]: what each flow's
-/// sender is built from.
+/// A transport's typed configuration, read once per scenario by the scenario layer: what each
+/// flow's sender is built from.
 #[derive(Clone, Debug)]
 pub enum TransportSpec {
     /// RoCE.

@@ -50,14 +50,10 @@ use std::collections::VecDeque;
 
 use braid_core::{PacketKind, Rng, Time};
 
-use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
-use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
+use super::baseline_util::{entropy_base, recovery_or_native};
+use super::{AckIn, FlowEnv, TxPacket};
 use crate::transport::sender_core::SenderCore;
 use crate::recovery::{RecoveryConfig, RecoveryKind};
-
-/// Knob names of the `mprdma` transport.
-pub const MPRDMA_KNOBS: &[&str] =
-    &["paths", "delta", "bitmap", "explore_prob", "grow_explore", "init_cwnd", "min_cwnd", "max_cwnd", "loss_md"];
 
 /// Parameters of an MP-RDMA sender (see the module docs).
 #[derive(Clone, Debug)]
@@ -87,34 +83,34 @@ pub struct MprdmaConfig {
 }
 
 impl MprdmaConfig {
-    /// Read the knobs of a `[transport]` table.
-    pub fn from_transport(cfg: &TransportConfig) -> Result<MprdmaConfig, String> {
-        let k = Knobs::new("mprdma", &cfg.params, MPRDMA_KNOBS)?;
-        let delta = k.u32_in("delta", 32, 1, 1 << 20)?;
-        let bitmap = k.u32_in("bitmap", 64, 1, 1 << 24)?;
-        let mut native = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
-        native.er_threshold = bitmap;
-        let c = MprdmaConfig {
-            paths: k.u32_in("paths", 64, 1, MAX_PATHS)?,
-            delta,
-            bitmap,
-            explore_prob: k.f64_in("explore_prob", 0.01, 0.0, 1.0)?,
-            grow_explore: k.bool("grow_explore", true)?,
-            init_cwnd: if cfg.params.iter().any(|(n, _)| n == "init_cwnd") {
-                Some(k.f64_in("init_cwnd", 1.0, 1.0, 1e7)?)
-            } else {
-                None
-            },
-            min_cwnd: k.f64_in("min_cwnd", 1.0, 1.0, 1e7)?,
-            max_cwnd: k.f64_in("max_cwnd", 100_000.0, 1.0, 1e9)?,
-            loss_md: k.f64_in("loss_md", 0.5, 0.0, 1.0)?,
-            recovery: recovery_or_native(&cfg.recovery, native),
-            header_bytes: cfg.header_bytes,
-        };
-        if c.min_cwnd > c.max_cwnd {
-            return Err(format!("`transport.min_cwnd` ({}) exceeds `transport.max_cwnd` ({})", c.min_cwnd, c.max_cwnd));
+    /// MP-RDMA's default parameters, with its native loss recovery (early recovery at the bitmap
+    /// length); `header_bytes` per packet on the wire.
+    pub fn defaults(header_bytes: u32) -> MprdmaConfig {
+        MprdmaConfig {
+            paths: 64,
+            delta: 32,
+            bitmap: 64,
+            explore_prob: 0.01,
+            grow_explore: true,
+            init_cwnd: None,
+            min_cwnd: 1.0,
+            max_cwnd: 100_000.0,
+            loss_md: 0.5,
+            recovery: RecoveryConfig::new(RecoveryKind::EarlyRecovery),
+            header_bytes,
         }
-        Ok(c)
+    }
+
+    /// The scenario's loss recovery `given` over MP-RDMA's native one (early recovery at the bitmap
+    /// length), after checking that the window bounds are consistent.
+    pub fn with_recovery(mut self, given: &RecoveryConfig) -> Result<MprdmaConfig, String> {
+        if self.min_cwnd > self.max_cwnd {
+            return Err(format!("the smallest window ({} packets) exceeds the largest ({} packets)", self.min_cwnd, self.max_cwnd));
+        }
+        let mut native = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
+        native.er_threshold = self.bitmap;
+        self.recovery = recovery_or_native(given, native);
+        Ok(self)
     }
 }
 
@@ -315,15 +311,13 @@ impl MprdmaSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::TransportKind;
-    use braid_core::Knob;
 
     fn env() -> FlowEnv {
         crate::transport::test_env(1_000_000, 7)
     }
 
-    fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
-        crate::transport::test_config(TransportKind::Mprdma, RecoveryKind::EarlyRecovery, params)
+    fn resolved(c: MprdmaConfig) -> MprdmaConfig {
+        c.with_recovery(&RecoveryConfig::new(RecoveryKind::EarlyRecovery)).unwrap()
     }
 
     fn ack(tx: &TxPacket, cum: u32, ecn: bool, sent: Time) -> AckIn<'static> {
@@ -333,7 +327,7 @@ mod tests {
 
     #[test]
     fn first_window_then_ack_clocking_on_the_same_vp() {
-        let cfg = MprdmaConfig::from_transport(&tcfg(&[("init_cwnd", Knob::Int(4)), ("paths", Knob::Int(8))])).unwrap();
+        let cfg = resolved(MprdmaConfig { init_cwnd: Some(4.0), paths: 8, ..MprdmaConfig::defaults(48) });
         assert_eq!(cfg.recovery.kind, RecoveryKind::EarlyRecovery);
         assert_eq!(cfg.recovery.er_threshold, 64);
         let mut s = MprdmaSender::new(cfg, &env()).unwrap();
@@ -358,12 +352,7 @@ mod tests {
 
     #[test]
     fn late_acks_clock_nothing() {
-        let cfg = MprdmaConfig::from_transport(&tcfg(&[
-            ("init_cwnd", Knob::Int(20)),
-            ("delta", Knob::Int(4)),
-            ("explore_prob", Knob::Float(0.0)),
-        ]))
-        .unwrap();
+        let cfg = resolved(MprdmaConfig { init_cwnd: Some(20.0), delta: 4, explore_prob: 0.0, ..MprdmaConfig::defaults(48) });
         let mut s = MprdmaSender::new(cfg, &env()).unwrap();
         let t0 = Time::ZERO;
         let sent: Vec<TxPacket> = (0..20).map(|_| s.poll_transmit(t0).unwrap()).collect();
@@ -374,11 +363,5 @@ mod tests {
         s.on_ack(Time::from_us(6), &ack(&sent[1], 0, false, t0));
         assert_eq!(s.late_acks(), 1);
         assert!(s.poll_transmit(Time::from_us(6)).is_none());
-    }
-
-    #[test]
-    fn unknown_knob_is_an_error() {
-        let e = MprdmaConfig::from_transport(&tcfg(&[("probing", Knob::Bool(true))])).unwrap_err();
-        assert!(e.contains("transport.probing") && e.contains("mprdma"), "{e}");
     }
 }

@@ -108,7 +108,7 @@ use braid_core::{Knob, PacketKind, Rng, Time};
 use crate::cc::{AckEvent, CcConfig, CcEnv, CcKind, Swift, SwiftConfig};
 use crate::transport::sender_core::SenderCore;
 use crate::recovery::RecoveryConfig;
-use crate::transport::{AckIn, TransportConfig, TxPacket};
+use crate::transport::{AckIn, TxPacket};
 use unsent::UnsentSet;
 
 /// The PSN every probe carries.
@@ -217,90 +217,26 @@ pub struct RondoConfig {
     pub er_per_packet: bool,
 }
 
-/// The `[transport]` fields `rondo` accepts.
-pub const RONDO_KNOBS: &[&str] = &[
-    "paths",
-    "path_selection",
-    "probing",
-    "scheduler",
-    "tu",
-    "q0",
-    "tau_q",
-    "alpha",
-    "alpha_side",
-    "gamma",
-    "w0",
-    "fast_drain",
-    "probe_phase",
-    "probe_trigger",
-    "probe_slack",
-    "delay_gain",
-    "stable_samples",
-    "stable_tol",
-    "max_skip",
-    "ts_interval",
-    "er_threshold",
-    "er_mode",
-];
-
-fn rel_time(v: &Knob) -> Result<RelTime, String> {
-    if let Knob::Str(s) = v {
-        if let Ok(t) = braid_core::units::parse_duration(s) {
-            if t == Time::ZERO {
-                return Err("must be positive".into());
-            }
-            return Ok(RelTime::Abs(t));
-        }
-    }
-    let k = v.as_f64().map_err(|e| format!("{e} (give a multiple of the base RTT, or a duration such as \"10us\")"))?;
-    if !(k > 0.0 && k.is_finite()) {
-        return Err(format!("must be positive, got {k}"));
-    }
-    Ok(RelTime::Rtts(k))
-}
-
-fn amount(v: &Knob) -> Result<Amount, String> {
-    if let Knob::Str(s) = v {
-        if let Ok(b) = braid_core::units::parse_size(s) {
-            if b == 0 {
-                return Err("must be positive".into());
-            }
-            return Ok(Amount::Bytes(b));
-        }
-    }
-    let k = v.as_f64().map_err(|e| format!("{e} (give a number of MTUs, or a size such as \"3KB\")"))?;
-    if !(k > 0.0 && k.is_finite()) {
-        return Err(format!("must be positive, got {k}"));
-    }
-    Ok(Amount::Mtus(k))
-}
-
-fn unit_interval(v: &Knob, zero_ok: bool) -> Result<f64, String> {
-    let x = v.as_f64()?;
-    if !(x <= 1.0 && (x > 0.0 || (zero_ok && x == 0.0))) {
-        return Err(format!("must be in {}0, 1], got {x}", if zero_ok { "[" } else { "(" }));
-    }
-    Ok(x)
-}
-
 impl RondoConfig {
-    /// Rondo's configuration from a scenario's transport table; errors name the field.
-    pub fn from_transport(tc: &TransportConfig) -> Result<RondoConfig, String> {
-        match tc.cc.kind {
+    /// Rondo's default parameters with congestion control `cc` (`arcc`, the default, or `swift`,
+    /// an ablation; capacity probing is on with ARCC), loss recovery `recovery` and
+    /// `header_bytes` per packet on the wire.
+    pub fn defaults(cc: CcConfig, recovery: RecoveryConfig, header_bytes: u32) -> Result<RondoConfig, String> {
+        match cc.kind {
             CcKind::Arcc | CcKind::Swift => {}
             other => {
                 return Err(format!(
-                    "`transport.cc`: transport `rondo` takes `cc = \"arcc\"` (its own controller, the default) or `\"swift\"` (per-path Swift, an ablation), not `{other}`"
+                    "transport `rondo` takes `cc = \"arcc\"` (its own controller, the default) or `\"swift\"` (per-path Swift, an ablation), not `{other}`"
                 ))
             }
         }
-        let mut c = RondoConfig {
-            cc: tc.cc.clone(),
-            recovery: tc.recovery,
-            header_bytes: tc.header_bytes,
+        Ok(RondoConfig {
+            probing: cc.kind == CcKind::Arcc,
+            cc,
+            recovery,
+            header_bytes,
             paths: 4,
             path_selection: PathSelection::Deficit,
-            probing: tc.cc.kind == CcKind::Arcc,
             scheduler: true,
             tu: RelTime::Rtts(0.5),
             q0: Amount::Mtus(3.0),
@@ -319,77 +255,23 @@ impl RondoConfig {
             max_skip: 4096,
             ts_interval: RelTime::Rtts(0.125),
             er_per_packet: true,
-        };
-        for (k, v) in &tc.params {
-            let r: Result<(), String> = (|| {
-                match k.as_str() {
-                    "paths" => {
-                        let n = v.as_u64()?;
-                        if n == 0 || n > 256 {
-                            return Err(format!("must be between 1 and 256, got {n}"));
-                        }
-                        c.paths = n as u16;
-                    }
-                    "path_selection" => {
-                        c.path_selection = match v.as_str()? {
-                            "deficit" => PathSelection::Deficit,
-                            "random" => PathSelection::Random,
-                            s => return Err(format!("unknown value `{s}` (known: deficit, random)")),
-                        }
-                    }
-                    "probing" => {
-                        c.probing = v.as_bool()?;
-                        if c.probing && tc.cc.kind != CcKind::Arcc {
-                            return Err("capacity probing needs ARCC's capacity estimate; use `cc = \"arcc\"` or `probing = false`".into());
-                        }
-                    }
-                    "scheduler" => c.scheduler = v.as_bool()?,
-                    "tu" => c.tu = rel_time(v)?,
-                    "q0" => c.q0 = amount(v)?,
-                    "tau_q" => c.tau_q = rel_time(v)?,
-                    "alpha" => c.alpha = unit_interval(v, false)?,
-                    "alpha_side" => c.alpha_side = AlphaSide::parse(v.as_str()?)?,
-                    "gamma" => c.gamma = unit_interval(v, false)?,
-                    "w0" => c.w0 = amount(v)?,
-                    "fast_drain" => c.fast_drain = v.as_nonneg_f64()?,
-                    "probe_phase" => {
-                        let x = v.as_nonneg_f64()?;
-                        if x == 0.0 {
-                            return Err("must be positive".into());
-                        }
-                        c.probe_phase = x
-                    }
-                    "probe_trigger" => {
-                        let n = v.as_u64()?;
-                        if n == 0 {
-                            return Err("must be at least 1".into());
-                        }
-                        c.probe_trigger = n.min(u32::MAX as u64) as u32
-                    }
-                    "probe_slack" => c.probe_slack = v.as_nonneg_f64()?,
-                    "delay_gain" => c.delay_gain = unit_interval(v, false)?,
-                    "stable_samples" => c.stable_samples = v.as_u64()?.min(u32::MAX as u64) as u32,
-                    "stable_tol" => c.stable_tol = rel_time(v)?,
-                    "max_skip" => c.max_skip = v.as_u64()?.min(u32::MAX as u64) as u32,
-                    "ts_interval" => c.ts_interval = rel_time(v)?,
-                    "er_threshold" => c.recovery.apply_knob("er_threshold", v)?,
-                    "er_mode" => {
-                        c.er_per_packet = match v.as_str()? {
-                            "per-packet" => true,
-                            "episode" => false,
-                            s => return Err(format!("unknown value `{s}` (known: per-packet, episode)")),
-                        }
-                    }
-                    _ => return Err(format!("unknown field for transport `rondo` (known: {})", RONDO_KNOBS.join(", "))),
-                }
-                Ok(())
-            })();
-            r.map_err(|e| format!("`transport.{k}`: {e}"))?;
+        })
+    }
+
+    /// Capacity probing needs ARCC's capacity estimate.
+    pub fn check_probing(&self) -> Result<(), String> {
+        if self.probing && self.cc.kind != CcKind::Arcc {
+            return Err("capacity probing needs ARCC's capacity estimate; use `cc = \"arcc\"` or `probing = false`".into());
         }
-        if !c.recovery.kind.receiver_buffers() {
-            return Err("`transport.recovery`: rondo sprays packets over paths and needs a selective scheme (er, sr, irn, rack-tlp, rack-tlp-per-path), not go-back-N".into());
+        Ok(())
+    }
+
+    /// Rondo sprays packets over paths: the loss recovery must be selective.
+    pub fn check_recovery(&self) -> Result<(), String> {
+        if !self.recovery.kind.receiver_buffers() {
+            return Err("rondo sprays packets over paths and needs a selective scheme (er, sr, irn, rack-tlp, rack-tlp-per-path), not go-back-N".into());
         }
-        Ok(c)
+        Ok(())
     }
 }
 

@@ -48,22 +48,10 @@
 
 use braid_core::{PacketKind, Rng, Time};
 
-use super::baseline_util::{entropy_base, recovery_or_native, Knobs, MAX_PATHS};
-use super::{AckIn, FlowEnv, TransportConfig, TxPacket};
+use super::baseline_util::{entropy_base, recovery_or_native};
+use super::{AckIn, FlowEnv, TxPacket};
 use crate::transport::sender_core::SenderCore;
 use crate::recovery::{RecoveryConfig, RecoveryKind};
-
-/// Knob names of the `uet` transport.
-pub const UET_KNOBS: &[&str] = &[
-    "paths",
-    "ev_select",
-    "reps_buffer",
-    "reps_freeze",
-    "reps_freeze_time",
-    "target_qdelay",
-    "ood_threshold",
-    "quick_adapt",
-];
 
 /// How UET picks the entropy value of each packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,32 +86,36 @@ pub struct UetConfig {
 }
 
 impl UetConfig {
-    /// Read the knobs of a `[transport]` table.
-    pub fn from_transport(cfg: &TransportConfig) -> Result<UetConfig, String> {
-        let k = Knobs::new("uet", &cfg.params, UET_KNOBS)?;
-        if !cfg.cc.overrides.is_empty() {
-            return Err("`transport.cc_params`: transport `uet` has its own congestion control (NSCC); its knobs are `transport` fields".into());
+    /// UET's default parameters, with its native loss recovery (early recovery, RTO at least
+    /// 100 µs).
+    pub fn defaults() -> UetConfig {
+        UetConfig {
+            paths: 64,
+            ev_select: EvSelect::Reps,
+            reps_buffer: 8,
+            reps_freeze: true,
+            reps_freeze_time: Time::from_ms(10),
+            target_qdelay: None,
+            ood_threshold: None,
+            quick_adapt: true,
+            recovery: Self::native_recovery(None),
         }
+    }
+
+    fn native_recovery(ood_threshold: Option<u32>) -> RecoveryConfig {
         let mut native = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
         native.rto_min = Time::from_us(100);
-        let ood_threshold = k.opt_u32_in("ood_threshold", 1, 1 << 24)?;
         if let Some(t) = ood_threshold {
             native.er_threshold = t;
         }
-        Ok(UetConfig {
-            paths: k.u32_in("paths", 64, 1, MAX_PATHS)?,
-            ev_select: match k.choice("ev_select", &["reps", "oblivious"])? {
-                "oblivious" => EvSelect::Oblivious,
-                _ => EvSelect::Reps,
-            },
-            reps_buffer: k.u32_in("reps_buffer", 8, 1, 1 << 16)?,
-            reps_freeze: k.bool("reps_freeze", true)?,
-            reps_freeze_time: k.opt_time("reps_freeze_time")?.unwrap_or(Time::from_ms(10)),
-            target_qdelay: k.opt_time("target_qdelay")?,
-            ood_threshold,
-            quick_adapt: k.bool("quick_adapt", true)?,
-            recovery: recovery_or_native(&cfg.recovery, native),
-        })
+        native
+    }
+
+    /// The scenario's loss recovery `given` over UET's native one (whose early-recovery threshold
+    /// is `ood_threshold` when set).
+    pub fn with_recovery(mut self, given: &RecoveryConfig) -> UetConfig {
+        self.recovery = recovery_or_native(given, Self::native_recovery(self.ood_threshold));
+        self
     }
 }
 
@@ -633,15 +625,13 @@ impl UetSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::TransportKind;
-    use braid_core::Knob;
 
     fn env() -> FlowEnv {
         crate::transport::test_env(10_000_000, 5)
     }
 
-    fn tcfg(params: &[(&str, Knob)]) -> TransportConfig {
-        crate::transport::test_config(TransportKind::Uet, RecoveryKind::EarlyRecovery, params)
+    fn resolved(c: UetConfig) -> UetConfig {
+        c.with_recovery(&RecoveryConfig::new(RecoveryKind::EarlyRecovery))
     }
 
     fn ack(tx: &TxPacket, cum: u32, ecn: bool, sent: Time) -> AckIn<'static> {
@@ -678,7 +668,7 @@ mod tests {
 
     #[test]
     fn nscc_constants_and_initial_window() {
-        let cfg = UetConfig::from_transport(&tcfg(&[])).unwrap();
+        let cfg = resolved(UetConfig::defaults());
         assert_eq!(cfg.recovery.kind, RecoveryKind::EarlyRecovery);
         assert_eq!(cfg.recovery.rto_min, Time::from_us(100));
         let s = UetSender::new(cfg, &env()).unwrap();
@@ -689,7 +679,7 @@ mod tests {
 
     #[test]
     fn marked_acks_above_target_cut_the_window() {
-        let mut s = UetSender::new(UetConfig::from_transport(&tcfg(&[])).unwrap(), &env()).unwrap();
+        let mut s = UetSender::new(resolved(UetConfig::defaults()), &env()).unwrap();
         let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
         assert_eq!(sent.len(), 150);
         let w0 = s.window_bytes();
@@ -705,7 +695,7 @@ mod tests {
 
     #[test]
     fn unmarked_low_delay_acks_keep_the_window_high() {
-        let mut s = UetSender::new(UetConfig::from_transport(&tcfg(&[])).unwrap(), &env()).unwrap();
+        let mut s = UetSender::new(resolved(UetConfig::defaults()), &env()).unwrap();
         // Every packet is acknowledged 9 µs after it is sent (1 µs of queuing), unmarked.
         let mut pending: std::collections::BTreeMap<(Time, u32), TxPacket> = Default::default();
         let mut cum = 0;
@@ -729,8 +719,8 @@ mod tests {
 
     #[test]
     fn ev_blocks_count_distinct_evs() {
-        let p = [("paths", Knob::Int(8)), ("ev_select", Knob::Str("oblivious".into()))];
-        let mut s = UetSender::new(UetConfig::from_transport(&tcfg(&p)).unwrap(), &env()).unwrap();
+        let cfg = resolved(UetConfig { paths: 8, ev_select: EvSelect::Oblivious, ..UetConfig::defaults() });
+        let mut s = UetSender::new(cfg, &env()).unwrap();
         for _ in 0..20 {
             s.poll_transmit(Time::ZERO).unwrap();
         }

@@ -24,17 +24,6 @@ pub enum AlphaSide {
     History,
 }
 
-impl AlphaSide {
-    /// Parse `"sample"` or `"history"`.
-    pub fn parse(s: &str) -> Result<AlphaSide, String> {
-        match s {
-            "sample" => Ok(AlphaSide::Sample),
-            "history" => Ok(AlphaSide::History),
-            _ => Err(format!("unknown value `{s}` (known: sample, history)")),
-        }
-    }
-}
-
 /// ARCC's parameters for one flow, resolved to packets and seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ArccParams {
