@@ -76,13 +76,7 @@ impl Sim {
                 if pk.int > 0 {
                     self.ints.free(pk.int - 1);
                 }
-                if fl.sender.is_complete() {
-                    self.complete_flow(now, f);
-                    return;
-                }
-                self.arm_flow_timer(now, f);
-                let port = self.hosts[h as usize].port;
-                self.pump(now, port);
+                self.after_sender_fed(now, f, h);
             }
             PacketKind::Pull | PacketKind::Rts => {
                 self.pull_on_control(now, h, pk);
@@ -214,15 +208,24 @@ impl Sim {
                     hops: pk.hops,
                 };
                 fl.sender.on_ack(now, &ack);
-                if fl.sender.is_complete() {
-                    self.complete_flow(now, f);
-                    return;
-                }
-                self.arm_flow_timer(now, f);
-                let port = self.hosts[h as usize].port;
-                self.pump(now, port);
+                self.after_sender_fed(now, f, h);
             }
             _ => {}
         }
+    }
+}
+
+impl Sim {
+    /// After a sender took an ACK or a pull: complete its flow, or re-arm its timer and let its
+    /// NIC send what the sender may send now.
+    #[inline]
+    fn after_sender_fed(&mut self, now: Time, f: FlowId, h: u32) {
+        if self.flows[f.idx()].sender.is_complete() {
+            self.complete_flow(now, f);
+            return;
+        }
+        self.arm_flow_timer(now, f);
+        let port = self.hosts[h as usize].port;
+        self.pump(now, port);
     }
 }
