@@ -107,6 +107,9 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     let wire = (mtu + sc.net.header_bytes) as u64;
     let ack = sc.net.ack_bytes as u64;
     // The network's largest base RTT and BDP over the pairs the workload uses (HPCC's T and W).
+    // The BDP is the sender NIC's line rate times the pair's base RTT, as HPCC (SIGCOMM 2019) sets
+    // W_init = B_NIC × T — not the path's bottleneck, which on a sprayed multipath network is one
+    // path's share of what the sender can have in flight.
     let pairs: BTreeSet<(u32, u32)> = wl.flows.iter().map(|f| (f.src, f.dst)).collect();
     let mut max_rtt = Time::ZERO;
     let mut max_bdp = 0u64;
@@ -117,7 +120,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         check_path_time(&p, wire as u128 + ack as u128, || format!("hosts {s} → {d}"))?;
         let rtt = p.base_rtt(wire, ack);
         max_rtt = max_rtt.max(rtt);
-        max_bdp = max_bdp.max(p.bottleneck().bdp_bytes(rtt));
+        max_bdp = max_bdp.max(p.hops[0].0.bdp_bytes(rtt));
     }
     // The transport's knobs are read once here; each flow's sender is built from the typed spec.
     let spec = crate::transport_knobs::transport_spec(&sc.transport).map_err(|e| format!("[transport] {e}"))?;

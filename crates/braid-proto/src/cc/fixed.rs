@@ -1,9 +1,17 @@
 //! A fixed controller: pace at a constant rate (the line rate by default) with a fixed window
-//! (unlimited by default). It is the reference transport's "no congestion control" and a
-//! building block for tests; it ignores every signal.
+//! (one bandwidth-delay product of the network by default). It is the reference transport's "no
+//! congestion control" and a building block for tests; it ignores every signal.
 //!
-//! Knobs: `window` (bytes, plain integer or `"64KB"`; default unlimited, `u64::MAX`) and `rate`
-//! (default the env's line rate; values above the line rate are capped to it).
+//! Knobs: `window` (bytes, plain integer or `"64KB"`, or `"unlimited"`; default the network's
+//! largest host-pair BDP at the NIC line rate, HPCC's `W_init = B_NIC × T`) and `rate` (default
+//! the env's line rate; values above the line rate are capped to it).
+//!
+//! Why a window by default: a sender that ignores every signal and has no window offers line rate
+//! forever. Over paths slower than its NIC the queues grow without bound, reordering outgrows any
+//! receiver's reorder buffer, the receiver discards what it cannot hold and the retransmissions
+//! join the same queues: congestion collapse (RRPS over the Rondo testbed, §6.1, delivered 2.4 MB
+//! of 20 MB in 24 ms that way). One BDP keeps the oblivious sender ACK-clocked, which is how the
+//! paper's RRPS reaches the throughput its slowest path allows.
 
 use super::knob;
 use super::{AckEvent, CcEnv};
@@ -24,14 +32,15 @@ impl FixedConfig {
     /// Knob names accepted by [`FixedConfig::apply_knob`].
     pub const KNOBS: &'static [&'static str] = &["window", "rate"];
 
-    /// Unlimited window at the line rate.
+    /// One BDP of the network (at least one packet) at the line rate.
     pub fn defaults_for(env: &CcEnv) -> FixedConfig {
-        FixedConfig { window: u64::MAX, rate: env.line_rate }
+        FixedConfig { window: env.max_bdp_bytes.max(u64::from(env.mtu_bytes)), rate: env.line_rate }
     }
 
     /// Sets one knob by name.
     pub fn apply_knob(&mut self, key: &str, v: &Knob) -> Result<(), String> {
         match key {
+            "window" if matches!(v, Knob::Str(w) if w == "unlimited") => self.window = u64::MAX,
             "window" => self.window = knob::pos_bytes(ALGO, key, v)?,
             "rate" => self.rate = knob::pos_rate(ALGO, key, v)?,
             _ => return Err(knob::unknown(ALGO, key, Self::KNOBS)),
@@ -94,7 +103,7 @@ mod tests {
     fn fixed_ignores_everything() {
         let env = CcEnv::reference_100g();
         let mut c = FixedCc::new(FixedConfig::defaults_for(&env), &env);
-        assert_eq!(c.window_bytes(), u64::MAX);
+        assert_eq!(c.window_bytes(), env.max_bdp_bytes, "one BDP by default");
         assert_eq!(c.rate(), env.line_rate);
         let ev = AckEvent {
             now: Time::from_us(1),
@@ -122,5 +131,7 @@ mod tests {
         let mut cfg = FixedConfig::defaults_for(&env);
         assert!(cfg.apply_knob("window", &Knob::Int(0)).is_err());
         assert!(cfg.apply_knob("window", &Knob::Int(-5)).is_err());
+        cfg.apply_knob("window", &Knob::Str("unlimited".into())).unwrap();
+        assert_eq!(FixedCc::new(cfg, &env).window_bytes(), u64::MAX);
     }
 }

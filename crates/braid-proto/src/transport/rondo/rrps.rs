@@ -1,8 +1,9 @@
 //! Round-robin packet spraying (RRPS), the congestion-oblivious baseline of Rondo's testbed
 //! (§6.1, Fig 9): packet `i` of a flow goes out on logical path `i mod paths`, whatever the paths'
 //! state. Rate and window come from an ordinary congestion controller — by default `fixed` (line
-//! rate, optionally a fixed window) — and losses are repaired by the configured recovery
-//! (selective repeat by default). Retransmissions take the next path in the rotation too. It is
+//! rate and one BDP of window by default) — and losses are repaired by the configured recovery
+//! (per-path RACK-TLP by default: each path's packets go out in order, so a per-path gap is loss,
+//! not the cross-path reordering spraying causes). Retransmissions take the next path in the rotation too. It is
 //! the [`CcSender`] with the [`RoundRobin`] policy.
 //!
 //! Logical path `p` uses UDP source port `(entropy & 0xFF00) + p`, as Rondo does, so with
