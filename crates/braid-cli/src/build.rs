@@ -110,12 +110,15 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     // The BDP is the sender NIC's line rate times the pair's base RTT, as HPCC (SIGCOMM 2019) sets
     // W_init = B_NIC × T — not the path's bottleneck, which on a sprayed multipath network is one
     // path's share of what the sender can have in flight.
-    let pairs: BTreeSet<(u32, u32)> = wl.flows.iter().map(|f| (f.src, f.dst)).collect();
+    // Paths are those of the network when each flow starts: the scenario's link events up to then
+    // (a `[[faults]]` entry at 0 µs adding delay, say) are in its base RTT and ideal FCT.
+    sim.add_link_events(&sc.link_events);
+    let pairs: BTreeSet<(u32, u32, Time)> = wl.flows.iter().map(|f| (f.src, f.dst, f.start)).collect();
     let mut max_rtt = Time::ZERO;
     let mut max_bdp = 0u64;
-    for &(s, d) in &pairs {
+    for &(s, d, at) in &pairs {
         let p = sim
-            .path_info(s, d)
+            .path_info_at(s, d, at)
             .ok_or_else(|| format!("host {s} cannot reach host {d}: the topology has no path between them"))?;
         check_path_time(&p, wire as u128 + ack as u128, || format!("hosts {s} → {d}"))?;
         let rtt = p.base_rtt(wire, ack);
@@ -126,7 +129,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     let spec = crate::transport_knobs::transport_spec(&sc.transport).map_err(|e| format!("[transport] {e}"))?;
     let rx_mode = Sim::rx_mode(sc.transport.receiver_buffers(), sc.transport.recovery.nak_interval);
     for (i, f) in wl.flows.iter().enumerate() {
-        let p = sim.path_info(f.src, f.dst).expect("checked above");
+        let p = sim.path_info_at(f.src, f.dst, f.start).expect("checked above");
         let pkts = f.size_bytes.div_ceil(mtu as u64).max(1);
         let total_wire = f.size_bytes as u128 + pkts as u128 * sc.net.header_bytes as u128;
         check_path_time(&p, total_wire + wire as u128 + ack as u128, || format!("[workload] flow {i}"))?;
@@ -151,7 +154,6 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             sim.add_dependency(FlowId(i as u32), FlowId(d));
         }
     }
-    sim.add_link_events(&sc.link_events);
     let stall = sc.limits.stall_timeout.unwrap_or_else(|| {
         Time::from_ps(max_rtt.ps().saturating_mul(crate::scenario::DEFAULT_STALL_RTTS)).max(crate::scenario::MIN_STALL_TIMEOUT)
     });

@@ -73,6 +73,35 @@ type BestMemo = HashMap<u32, Option<(Rate, Time, Vec<(Rate, Time)>)>>;
 /// The best path (see [`PathInfo`]) from node `src` to host `dst` (node `dst_node`) over the
 /// minimum-hop next hops of `routes`; `None` if unreachable.
 pub fn best_path(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
+    let states: Vec<PortState> = ports.iter().map(PortState::of).collect();
+    best_path_over(routes, &states, src, dst, dst_node)
+}
+
+/// What [`best_path_over`] reads of a port: where it leads, its rate and delay, and whether it is
+/// up. A copy, so that the path can be computed for the network as a scenario's link events will
+/// have changed it (see `Sim::path_info_at`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PortState {
+    /// The node at the other end.
+    pub peer: NodeId,
+    /// Line rate.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Time,
+    /// Whether the link is up.
+    pub up: bool,
+}
+
+impl PortState {
+    /// The state of `port` now.
+    pub fn of(port: &Port) -> PortState {
+        PortState { peer: port.peer, rate: port.rate, delay: port.delay, up: port.up }
+    }
+}
+
+/// [`best_path`] over port states `ports` (indexed like the simulator's ports); ports that are
+/// down are not taken.
+pub fn best_path_over(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
     let mut memo = BestMemo::new();
     let r = best_from(routes, ports, src, dst, dst_node, &mut memo)?;
     Some(PathInfo { hops: r.2 })
@@ -80,7 +109,7 @@ pub fn best_path(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, dst_nod
 
 fn best_from(
     routes: &Routes,
-    ports: &[Port],
+    ports: &[PortState],
     node: NodeId,
     dst: u32,
     dst_node: NodeId,
@@ -95,6 +124,9 @@ fn best_from(
     let mut best: Option<(Rate, Time, Vec<(Rate, Time)>)> = None;
     for &p in routes.next_hops(node, dst) {
         let port = &ports[p.idx()];
+        if !port.up {
+            continue;
+        }
         if let Some((r, d, mut hops)) = best_from(routes, ports, port.peer, dst, dst_node, memo) {
             let r2 = r.min(port.rate);
             let d2 = d + port.delay;

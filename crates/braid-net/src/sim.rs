@@ -26,12 +26,12 @@ mod switch;
 use std::collections::HashMap;
 
 use braid_core::rng::stream;
-use braid_core::{Arena, EventQueue, FlowId, IntStack, LinkId, NodeId, Packet, PortId, Rng, Time};
+use braid_core::{Arena, EventQueue, FlowId, IntStack, LinkId, NodeId, Packet, PortId, Rate, Rng, Time};
 use braid_proto::pull_pacer::PullPacers;
 use braid_proto::receiver::{Receiver, RxMode};
 use braid_proto::transport::{PathSample, Sender};
 
-use crate::config::{LinkEvent, NetConfig};
+use crate::config::{LinkChange, LinkEvent, NetConfig};
 use crate::port::Port;
 use crate::routes::{Graph, Routes};
 use crate::sampling::Samples;
@@ -196,6 +196,10 @@ pub struct Sim {
     /// active).
     progress_at: Time,
     path_cache: HashMap<(u32, u32), PathInfo>,
+    /// [`Sim::path_info_at`]'s paths, by (source, destination, link events in effect).
+    path_cache_at: HashMap<(u32, u32, usize), Option<PathInfo>>,
+    /// The port states after the first `.0` link events, for [`Sim::path_info_at`].
+    port_states_at: Option<(usize, Vec<crate::path::PortState>)>,
     master_seed: u64,
     /// Receiver-side pull pacers (EQDS).
     pull_pacers: PullPacers,
@@ -295,6 +299,8 @@ impl Sim {
             stall_timeout: None,
             progress_at: Time::ZERO,
             path_cache: HashMap::new(),
+            path_cache_at: HashMap::new(),
+            port_states_at: None,
             master_seed: seed,
             pull_pacers: PullPacers::default(),
             cfg,
@@ -340,6 +346,45 @@ impl Sim {
         let info = crate::path::best_path(&self.routes, &self.ports, self.hosts[src as usize].node, dst, dst_node)?;
         self.path_cache.insert((src, dst), info.clone());
         Some(info)
+    }
+
+    /// The best path from host `src` to host `dst` as the network is at time `at`: the link
+    /// events added so far (see [`Sim::add_link_events`]) that take effect at or before `at` —
+    /// a `[[faults]]` entry at 0 µs, say — change its rates and delays and take down links out
+    /// of it. Without such events it is [`Sim::path_info`]. `None` if unreachable. (A link taken
+    /// down is skipped, but routes are not recomputed around it: if every minimum-hop path is
+    /// down, the path of the intact network is returned.)
+    pub fn path_info_at(&mut self, src: u32, dst: u32, at: Time) -> Option<PathInfo> {
+        // Link events are kept sorted by time, so the first `epoch` of them are those in effect.
+        let epoch = self.link_events.partition_point(|e| e.at <= at);
+        if !self.link_events[..epoch].iter().any(|e| !matches!(e.change, LinkChange::Loss(_))) {
+            return self.path_info(src, dst);
+        }
+        if let Some(p) = self.path_cache_at.get(&(src, dst, epoch)) {
+            return p.clone();
+        }
+        if self.port_states_at.as_ref().is_none_or(|(e, _)| *e != epoch) {
+            let mut states: Vec<crate::path::PortState> = self.ports.iter().map(crate::path::PortState::of).collect();
+            for e in &self.link_events[..epoch] {
+                for p in [2 * e.link as usize, 2 * e.link as usize + 1] {
+                    let st = &mut states[p];
+                    match e.change {
+                        LinkChange::Down => st.up = false,
+                        LinkChange::Up => st.up = true,
+                        LinkChange::Rate(bps) => st.rate = Rate(bps.max(1)),
+                        LinkChange::Delay(d) => st.delay = d,
+                        LinkChange::Loss(_) => {}
+                    }
+                }
+            }
+            self.port_states_at = Some((epoch, states));
+        }
+        let states = &self.port_states_at.as_ref().expect("just set").1;
+        let dst_node = self.hosts[dst as usize].node;
+        let info = crate::path::best_path_over(&self.routes, states, self.hosts[src as usize].node, dst, dst_node)
+            .or_else(|| self.path_info(src, dst));
+        self.path_cache_at.insert((src, dst, epoch), info.clone());
+        info
     }
 
     /// The LCMP artifact's ideal FCT of `size` bytes from host `src` to host `dst` (see
@@ -397,6 +442,10 @@ impl Sim {
         for e in evs {
             self.link_events.push(*e);
         }
+        // Stable: events at the same time keep the order they were given in.
+        self.link_events.sort_by_key(|e| e.at);
+        self.path_cache_at.clear();
+        self.port_states_at = None;
     }
 
     /// Flows completed so far.
