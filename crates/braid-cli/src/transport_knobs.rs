@@ -195,6 +195,7 @@ pub const RONDO_KNOBS: &[&str] = &[
     "path_selection",
     "probing",
     "scheduler",
+    "scheduler_start",
     "tu",
     "q0",
     "tau_q",
@@ -239,6 +240,13 @@ fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
                         c.check_probing()?;
                     }
                     "scheduler" => c.scheduler = v.as_bool()?,
+                    "scheduler_start" => {
+                        c.scheduler_from_first_samples = match v.as_str()? {
+                            "stable" => false,
+                            "first-samples" => true,
+                            s => return Err(format!("unknown value `{s}` (known: stable, first-samples)")),
+                        }
+                    }
                     "tu" => c.tu = rel_time(v)?,
                     "q0" => c.q0 = amount(v)?,
                     "tau_q" => c.tau_q = rel_time(v)?,

@@ -84,8 +84,21 @@
 //! - **Probe credits** raise the window (not a one-shot send token), so the pacer counts them too;
 //!   they end on the path's first update that includes probe ACKs, or with the phase.
 //! - **Stability gate**: while a path's delay samples are unstable the previous skips stay in force
-//!   (zero before the first stable computation) rather than switching the scheduler off, so one
-//!   outlier does not release the whole `R̄·ΔD` of reordering.
+//!   rather than switching the scheduler off, so one outlier does not release the whole `R̄·ΔD` of
+//!   reordering.
+//! - **Before the gate first opens** (§4.3: "enables packet scheduling only after the
+//!   forward-delay estimate remains stable for several consecutive samples"): read literally
+//!   (the default), skips are zero through the start-up, whose swinging queues keep the gate shut
+//!   for ~10 RTTs — and the start-up's `R̄·ΔD` then sets the whole run's maximum OOD (four-path
+//!   set-up, ΔD = 10 µs: 198 packets with the scheduler as without). `scheduler_start =
+//!   "first-samples"` computes skips as soon as every path has one sample, from each path's
+//!   smallest sample (probes carry a timestamp request too, so a slow path's first probe ACK
+//!   gives its delay before the update that opens its window), until the gate opens. Measured
+//!   (issue 13): four-path max OOD 102 / 231 / 257 / 217 at ΔD = 10 / 15 / 20 / 25 µs (198 / 327
+//!   / 411 / 393 without the scheduler), testbed +10 µs mean OOD 3.4 (4.9) — but under 32-to-1
+//!   incast the first samples differ by the burst's queue, not by propagation, and a skip of 1
+//!   leaves a hole that paths with sub-packet windows take long to fill: max OOD 67 instead of 0.
+//!   Hence not the default yet.
 //! - **Early Recovery**: §2.2 defines it per packet ("retransmits an unacknowledged packet when the
 //!   gap between its PSN and the highest acknowledged PSN exceeds a fixed threshold"); the shared
 //!   recovery's default ER enters an episode and resends every hole below the highest SACK, which
@@ -184,6 +197,11 @@ pub struct RondoConfig {
     pub probing: bool,
     /// `scheduler`: packet scheduler on (default) or off.
     pub scheduler: bool,
+    /// `scheduler_start`: when the scheduler starts skipping — `"stable"` (default: only once
+    /// the stability gate opens, the literal §4.3 reading) or `"first-samples"` (as soon as
+    /// every path has one forward-delay sample, from the smallest sample of each path, until the
+    /// gate first opens; experimental, see the module docs).
+    pub scheduler_from_first_samples: bool,
     /// `tu`: ARCC update interval (default 0.5 base RTT).
     pub tu: RelTime,
     /// `q0`: margin cap (default 3 MTU).
@@ -243,6 +261,7 @@ impl RondoConfig {
             paths: 4,
             path_selection: PathSelection::Deficit,
             scheduler: true,
+            scheduler_from_first_samples: false,
             tu: RelTime::Rtts(0.5),
             q0: Amount::Mtus(3.0),
             tau_q: RelTime::Rtts(0.04),
@@ -353,6 +372,8 @@ struct PathState {
     z: f64,
     /// Forward delay estimate and stability.
     fwd_s: f64,
+    /// Smallest forward-delay sample, of data echoes and probe ACKs (∞ before the first).
+    fwd_min_s: f64,
     fwd_n: u32,
     stable: u32,
     /// Earliest time the next data packet on the path may carry a timestamp request.
@@ -414,6 +435,9 @@ pub struct RondoSender {
     tu_rel: RelTime,
     probe_rr: usize,
     sched_on: bool,
+    /// The stability gate has opened once (skips from the EWMA estimates since).
+    sched_stable: bool,
+    cfg_sched_first_samples: bool,
     rng: Rng,
     stats: RondoStats,
 }
@@ -486,6 +510,7 @@ impl RondoSender {
                     quiet: 0,
                     z: 0.0,
                     fwd_s: 0.0,
+                    fwd_min_s: f64::INFINITY,
                     fwd_n: 0,
                     stable: 0,
                     ts_next: if cfg.scheduler { start } else { Time::MAX },
@@ -530,6 +555,8 @@ impl RondoSender {
             tu_rel: cfg.tu,
             probe_rr: 0,
             sched_on: false,
+            sched_stable: false,
+            cfg_sched_first_samples: cfg.scheduler_from_first_samples,
             rng: Rng::new(seed),
             stats: RondoStats::default(),
         };
@@ -676,7 +703,9 @@ impl RondoSender {
                         entropy: self.paths[p].entropy,
                         path: p as u16,
                         retx: false,
-                        timestamped: false,
+                        // Every probe carries a timestamp request: its echo is the path's first
+                        // forward-delay sample, often before any data ACK (see `compute_skips`).
+                        timestamped: self.scheduler && self.cfg_sched_first_samples,
                         last: false,
                     });
                 }
@@ -704,6 +733,10 @@ impl RondoSender {
             if let Some(ps) = self.paths.get_mut(p) {
                 ps.probe_acks += 1;
                 ps.first_ack_at.get_or_insert(now);
+                if self.scheduler && self.cfg_sched_first_samples {
+                    let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
+                    ps.fwd_min_s = ps.fwd_min_s.min(d);
+                }
                 if ps.credit_open {
                     ps.extra += 1.0;
                     self.recompute_pacer();
@@ -736,6 +769,7 @@ impl RondoSender {
         if ps.ts_pending.front().is_some_and(|e| e.1 == ack.ts_sent && e.0 == ack.psn) {
             ps.ts_pending.pop_front();
             let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
+            ps.fwd_min_s = ps.fwd_min_s.min(d);
             if ps.fwd_n == 0 {
                 ps.fwd_s = d;
                 ps.stable = 1;
@@ -886,25 +920,39 @@ impl RondoSender {
         self.refresh_samples(now);
     }
 
-    /// Eq 7 for every path. Skips are recomputed only while every path's forward-delay estimate
-    /// is stable (the last `stable_samples` samples within `stable_tol` of it); otherwise the
-    /// previous skips stay in force (zero until the first stable computation), so one outlier
-    /// does not switch the scheduler off and a real delay change is picked up once the new
-    /// estimates settle.
+    /// Eq 7 for every path. Skips are recomputed from the EWMA estimates while every path's
+    /// forward-delay estimate is stable (the last `stable_samples` samples within `stable_tol` of
+    /// it); otherwise the previous skips stay in force, so one outlier does not switch the
+    /// scheduler off and a real delay change is picked up once the new estimates settle. Before
+    /// the gate first opens, skips come from each path's smallest sample (`scheduler_start =
+    /// "first-samples"`, the default) or are zero (`"stable"`).
     fn compute_skips(&mut self) {
-        let n = self.paths.len();
-        let k = self.cfg_stable_samples.max(1);
-        let stable = self.scheduler && self.paths.iter().all(|p| p.fwd_n > 0 && p.stable >= k);
-        if !stable {
+        if !self.scheduler {
             return;
         }
-        self.sched_on = true;
-        for p in 0..n {
+        let k = self.cfg_stable_samples.max(1);
+        let stable = self.paths.iter().all(|p| p.fwd_n > 0 && p.stable >= k);
+        if stable {
+            self.sched_stable = true;
+            self.sched_on = true;
+            self.set_skips(|p| p.fwd_s);
+        } else if !self.sched_stable && self.cfg_sched_first_samples && self.paths.iter().all(|p| p.fwd_min_s.is_finite()) {
+            // Until the gate first opens: each path's smallest sample, its propagation plus the
+            // least queue it has shown, which the start-up's swinging queues do not move.
+            self.sched_on = true;
+            self.set_skips(|p| p.fwd_min_s);
+        }
+    }
+
+    /// Eq 7 with forward delays `fwd` of the paths.
+    fn set_skips(&mut self, fwd: impl Fn(&PathState) -> f64) {
+        for p in 0..self.paths.len() {
             let mut s = 0.0;
-            let dp = self.paths[p].fwd_s;
+            let dp = fwd(&self.paths[p]);
             for (q, o) in self.paths.iter().enumerate() {
-                if q != p && dp > o.fwd_s {
-                    s += o.window() / o.srtt_s.max(1e-12) * (dp - o.fwd_s);
+                let dq = fwd(o);
+                if q != p && dp > dq {
+                    s += o.window() / o.srtt_s.max(1e-12) * (dp - dq);
                 }
             }
             self.paths[p].skip = (s.floor() as u64).min(self.cfg_max_skip as u64) as u32;
