@@ -2,6 +2,7 @@
 //!
 //! - [`fields`]: reading TOML tables field by field with errors that name the field.
 //! - [`scenario`]: the scenario file → a validated [`scenario::Scenario`].
+//! - [`kinds`]: kinded tables — per-kind sub-tables and which fields the active kind uses.
 //! - [`transport_knobs`]: `[transport]` knobs → typed transport configurations.
 //! - [`build`]: scenario → simulator with senders and receivers.
 //! - [`run`]: run and write `summary.json`, `flows.csv`, time series.
@@ -16,12 +17,13 @@
 //! - [`table`]: readers for Braid's own `summary.json` and CSV files.
 //!
 //! Module dependencies form no cycle: `run` → `routing_out`, `pcap`, `build` → `scenario` →
-//! `transport_knobs`, `fields`; `sweep` → `run`, `plot`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
+//! `kinds`, `transport_knobs`, `fields`; `sweep` → `run`, `plot`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
 //! `fields`.
 
 pub mod bench;
 pub mod build;
 pub mod fields;
+pub mod kinds;
 pub mod pcap;
 pub mod plot;
 pub mod report;

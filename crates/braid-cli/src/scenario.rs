@@ -16,6 +16,7 @@ use braid_workload::{WorkloadSpec, MAX_START};
 use toml::Table;
 
 use crate::fields::{apply_set, Fields};
+use crate::kinds::{self, Split};
 
 /// What to record besides `summary.json` and `flows.csv`.
 #[derive(Clone, Debug, Default)]
@@ -103,13 +104,20 @@ pub fn load(path: &Path, sets: &[String], seed: Option<u64>) -> Result<Scenario,
 /// when they do not exist relative to the working directory.
 pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Result<Scenario, String> {
     let mut root: Table = text.parse().map_err(|e: toml::de::Error| format!("malformed TOML: {}", e.message().trim()))?;
+    let file_kinds: Vec<Option<String>> = kinds::TABLES
+        .iter()
+        .map(|spec| root.get(spec.name).and_then(toml::Value::as_table).and_then(|t| kinds::kind_of(spec, t)).map(str::to_string))
+        .collect();
     for s in sets {
+        kinds::check_set_target(&root, s)?;
         apply_set(&mut root, s)?;
     }
     if let Some(s) = seed {
         root.insert("seed".into(), toml::Value::Integer(s as i64));
     }
-    let resolved_toml = toml::to_string(&root).unwrap_or_default();
+    let splits = select_kinds(&mut root, &file_kinds, sets)?;
+    let [topo_k, tr_k, rt_k, wl_k] = [0, 1, 2, 3].map(|i| &splits[i].active);
+    let resolved_toml = kinds::dropped_note(&splits) + &toml::to_string(&root).unwrap_or_default();
     let f = Fields::new("", &root);
     let name = f.str("name")?.unwrap_or("unnamed").to_string();
     let seed = f.uint("seed")?.unwrap_or(1);
@@ -118,25 +126,26 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         return Err("`stop` must be positive".into());
     }
     let topo_t = f.table("topology")?.ok_or("missing table [topology]")?;
-    let (topology, topology_kind) = parse_topology(&topo_t, base)?;
+    let (topology, topology_kind) = parse_topology(&topo_t, base).map_err(|e| topo_k.locate(e))?;
     let empty = Table::new();
     let net_t = f.table("network")?.unwrap_or_else(|| Fields::new("network", &empty));
     let mut net = parse_network(&net_t)?;
     let tr_t = f.table("transport")?.ok_or("missing table [transport]")?;
-    let mut transport = parse_transport(&tr_t)?;
+    let mut transport = parse_transport(&tr_t).map_err(|e| tr_k.locate(e))?;
     if transport.cc.kind == CcKind::Hpcc {
         net.int_enabled = true;
     }
     let empty2 = Table::new();
     let rt_t = f.table("routing")?.unwrap_or_else(|| Fields::new("routing", &empty2));
-    (net.routing, net.routing_params) = parse_routing(&rt_t)?;
+    (net.routing, net.routing_params) = parse_routing(&rt_t).map_err(|e| rt_k.locate(e))?;
     let wl_t = f.table("workload")?.ok_or("missing table [workload]")?;
-    let workload = parse_workload(&wl_t, base)?;
+    let workload = parse_workload(&wl_t, base).map_err(|e| wl_k.locate(e))?;
     let empty3 = Table::new();
     let out_t = f.table("output")?.unwrap_or_else(|| Fields::new("output", &empty3));
     let output = parse_output(&out_t, topology.links.len())?;
     transport.header_bytes = net.header_bytes;
-    crate::transport_knobs::validate(&transport).map_err(|e| format!("[transport] {e}"))?;
+    crate::transport_knobs::validate(&transport).map_err(|e| tr_k.locate(format!("[transport] {e}")))?;
+    check_inactive_kinds(&splits, base, net.header_bytes)?;
     let link_events = match f.array("faults")? {
         Some(a) => parse_faults(a, &topology, seed, net.loss_rate)?,
         None => Vec::new(),
@@ -154,6 +163,45 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         ));
     }
     Ok(Scenario { name, seed, stop, topology, topology_kind, net, transport, workload, output, link_events, limits, resolved_toml })
+}
+
+/// Split each kinded table (`crate::kinds`) into its active kind's fields, which replace the
+/// table in `root` (what the run uses and `scenario.resolved.toml` records), and the fields of
+/// other kinds, checked later by [`check_inactive_kinds`]. `file_kinds` are the kinds the file
+/// wrote, in the order of [`kinds::TABLES`].
+fn select_kinds(root: &mut Table, file_kinds: &[Option<String>], sets: &[String]) -> Result<Vec<Split>, String> {
+    let mut splits = Vec::with_capacity(kinds::TABLES.len());
+    for (spec, file_kind) in kinds::TABLES.iter().zip(file_kinds) {
+        let set_fields: Vec<String> = sets.iter().filter_map(|a| kinds::set_field(spec, a)).collect();
+        let split = match root.get(spec.name).and_then(toml::Value::as_table) {
+            Some(t) => kinds::split(spec, t, file_kind.as_deref(), &set_fields)?,
+            None => kinds::split(spec, &Table::new(), None, &[])?,
+        };
+        if root.get(spec.name).is_some_and(toml::Value::is_table) {
+            root.insert(spec.name.to_string(), toml::Value::Table(split.active.table.clone()));
+        }
+        splits.push(split);
+    }
+    Ok(splits)
+}
+
+/// Validate the fields of every inactive kind as if that kind were active; errors say which kind
+/// and name the field where it is written (`transport.uet.foo`).
+fn check_inactive_kinds(splits: &[Split], base: &Path, header_bytes: u32) -> Result<(), String> {
+    for i in splits.iter().flat_map(|s| &s.inactive) {
+        let f = Fields::new(i.table_name, &i.table);
+        let checked = match i.table_name {
+            "topology" => parse_topology(&f, base).map(|_| ()),
+            "transport" => parse_transport(&f).and_then(|mut tc| {
+                tc.header_bytes = header_bytes;
+                crate::transport_knobs::validate(&tc).map_err(|e| format!("[transport] {e}"))
+            }),
+            "routing" => parse_routing(&f).map(|_| ()),
+            _ => parse_workload(&f, base).map(|_| ()),
+        };
+        checked.map_err(|e| format!("{} kind `{}` (inactive in this run): {}", i.table_name, i.kind, i.locate(e)))?;
+    }
+    Ok(())
 }
 
 fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
