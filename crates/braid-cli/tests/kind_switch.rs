@@ -111,9 +111,14 @@ fn set_fields_belong_to_the_running_kind() {
     let sc = scenario::load(&root.join("examples/rondo-testbed.toml"), &sets, None).unwrap();
     let window = sc.transport.cc.overrides.iter().find(|(k, _)| k == "window").map(|(_, v)| v.as_u64().unwrap());
     assert_eq!(window, Some(braid_core::units::parse_size("64KB").unwrap()));
-    // Without --set, RRPS's window comes from `[transport.rrps]`.
+    // Without --set the example runs RRPS at its defaults (issue 12: they must work)…
     let sc = scenario::load(&root.join("examples/rondo-testbed.toml"), &["transport.kind=rrps".into()], None).unwrap();
-    assert!(sc.transport.cc.overrides.iter().any(|(k, _)| k == "window"));
+    assert!(!sc.transport.cc.overrides.iter().any(|(k, _)| k == "window"));
+    // …and a `[transport.rrps]` sub-table gives RRPS its window when RRPS runs.
+    let text = format!("{BASE}[transport.rrps]\nwindow = \"32KB\"\n");
+    let sc = parse(&text, &["transport.kind=rrps"]).unwrap();
+    let window = sc.transport.cc.overrides.iter().find(|(k, _)| k == "window").map(|(_, v)| v.as_u64().unwrap());
+    assert_eq!(window, Some(32_000));
 }
 
 const BASE: &str = r#"
