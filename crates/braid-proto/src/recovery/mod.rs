@@ -19,7 +19,12 @@
 //!
 //! Every scheme has an RTO backstop: `max(rto_min, SRTT + 4·RTTVAR)` (RFC 6298), doubling on each
 //! expiry up to `rto_max`; on expiry go-back-N rewinds to the cumulative ACK and the selective
-//! schemes resend every un-SACKed outstanding packet.
+//! schemes resend every un-SACKed outstanding packet. A selective scheme's RTO is checked for
+//! being spurious (Eifel, RFC 3522): if the ACK that first moves the cumulative point past the
+//! oldest packet it declared lost echoes a send time from before the RTO, that packet's original
+//! arrived — the RTO only mistook a long queue (a deep DCI buffer before the first RTT sample)
+//! for loss. The packets it declared lost and that were not yet resent are in flight again, and
+//! [`AckSummary::spurious_rto`] tells the sender to undo its controller's reaction (RFC 4015).
 //!
 //! Counters: retransmissions (packets sent again), timeouts, and recovery episodes. Spurious
 //! retransmissions are counted by the receiver (a copy arriving for a PSN already received).
@@ -174,6 +179,8 @@ pub struct RecoveryStats {
     pub timeouts: u64,
     /// Recovery episodes entered (IRN, ER) or fast retransmits (SR, RACK).
     pub recoveries: u64,
+    /// RTO expiries found spurious and undone (see [`AckSummary::spurious_rto`]).
+    pub spurious_rtos: u64,
 }
 
 
@@ -188,6 +195,12 @@ pub struct AckSummary {
     pub rtt: Option<Time>,
     /// A loss was detected (recovery entered or a packet queued for retransmission).
     pub loss: bool,
+    /// The last RTO was spurious (Eifel detection, RFC 3522: the ACK that first moved the
+    /// cumulative point past the oldest packet the RTO declared lost echoes a send time from
+    /// before the RTO, so that packet's original copy arrived). The packets it declared lost and
+    /// that were not sent again are in flight again; the sender should undo the controller's
+    /// reaction to the RTO (RFC 4015).
+    pub spurious_rto: bool,
 }
 
 
@@ -257,6 +270,9 @@ pub(crate) struct Shared {
     pub timers: TimerTable,
     /// Counters.
     pub stats: RecoveryStats,
+    /// The last RTO of a selective scheme, while its verdict is open: (when it fired, the
+    /// cumulative point then).
+    pub rto_open: Option<(Time, u32)>,
 }
 
 /// Per-flow loss-recovery state: the shared scoreboard and RTO ([`Shared`]) and the scheme's
@@ -277,6 +293,7 @@ impl Recovery {
                 rtt: RttEstimator::new(),
                 timers: TimerTable::default(),
                 stats: RecoveryStats::default(),
+                rto_open: None,
             },
             detector: LossDetector::new(&cfg),
         }
@@ -446,6 +463,16 @@ impl Recovery {
         let b = &mut self.sh.board;
         // Cumulative part.
         let cum = ack.cum_ack.min(b.max_sent.max(ack.cum_ack.min(b.total)));
+        if let Some((fired_at, una_then)) = self.sh.rto_open {
+            if cum > una_then {
+                self.sh.rto_open = None;
+                if ack.ts_sent < fired_at && !is_nak {
+                    b.unmark_lost_unsent();
+                    self.sh.stats.spurious_rtos += 1;
+                    sum.spurious_rto = true;
+                }
+            }
+        }
         if cum > b.una {
             sum.newly_acked += b.advance_to(cum);
             sum.advanced = true;
@@ -531,7 +558,14 @@ impl Recovery {
             self.sh.stats.timeouts += 1;
             match self.detector {
                 LossDetector::GoBackN => gbn::on_rto(&mut self.sh.board),
-                _ => self.sh.board.mark_all_lost(),
+                _ => {
+                    // The verdict on the first RTO of a run of expiries stays open until the
+                    // cumulative point moves (see `AckSummary::spurious_rto`).
+                    if self.sh.rto_open.is_none() {
+                        self.sh.rto_open = Some((now, self.sh.board.una));
+                    }
+                    self.sh.board.mark_all_lost()
+                }
             }
             self.sh.rtt.backoff += 1;
             self.sh.timers.set(TimerKind::Rto, Some(now + self.rto()));
@@ -626,6 +660,34 @@ mod tests {
             assert_eq!(r.next_psn(), Some((p, true)));
         }
         assert_eq!(r.rto(), Time::from_ms(2));
+    }
+
+    #[test]
+    fn a_spurious_rto_is_detected_and_undone() {
+        // Four packets sent at 0; the RTO fires at 1 ms; one is resent; then the ACK for the
+        // ORIGINAL PSN 0 (echoing send time 0, before the RTO) arrives: spurious (Eifel).
+        let mut r = Recovery::new(RecoveryConfig::new(RecoveryKind::SelectiveRepeat), 4);
+        send_n(&mut r, 4, Time::ZERO);
+        assert!(r.on_timeout(Time::from_ms(1)));
+        assert_eq!(r.outstanding(), 0);
+        assert_eq!(r.next_psn(), Some((0, true)));
+        r.on_sent(Time::from_ms(1), 0, 0);
+        let s = r.on_ack(Time::from_us(1200), &ack(PacketKind::Ack, 0, 1, Time::ZERO));
+        assert!(s.spurious_rto);
+        assert_eq!(r.stats().spurious_rtos, 1);
+        // PSNs 1–3 were never sent again: they are in flight again, nothing is queued.
+        assert_eq!(r.outstanding(), 3);
+        assert_eq!(r.next_psn(), None, "nothing to resend, no new data left");
+        // A genuine RTO: the ACK that moves the cumulative point echoes the resent copy.
+        let mut r = Recovery::new(RecoveryConfig::new(RecoveryKind::SelectiveRepeat), 4);
+        send_n(&mut r, 4, Time::ZERO);
+        assert!(r.on_timeout(Time::from_ms(1)));
+        let (p, _) = r.next_psn().unwrap();
+        r.on_sent(Time::from_ms(1), p, 0);
+        let s = r.on_ack(Time::from_us(1010), &ack(PacketKind::Ack, 0, 1, Time::from_ms(1)));
+        assert!(!s.spurious_rto);
+        assert_eq!(r.stats().spurious_rtos, 0);
+        assert_eq!(r.next_psn(), Some((1, true)), "the other packets stay queued for retransmission");
     }
 
     #[test]

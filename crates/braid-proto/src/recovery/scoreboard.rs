@@ -260,6 +260,21 @@ impl Scoreboard {
         }
     }
 
+    /// Undo an RTO found spurious: every packet declared lost and not yet sent again is in flight
+    /// again (its original copy is still in the network); stale queue entries are skipped by
+    /// [`Scoreboard::pop_retx`].
+    pub fn unmark_lost_unsent(&mut self) {
+        for p in self.una..self.max_sent {
+            let Some(s) = self.slot_mut(p) else { continue };
+            if s.lost && !s.sacked && s.tx > 0 {
+                s.lost = false;
+                let sp = s.path;
+                self.outstanding += 1;
+                self.path_inc(sp);
+            }
+        }
+    }
+
     /// Go-back-N: everything sent from `from` on is lost (not queued: it is sent again as new
     /// data), and the next new PSN goes back to `from`.
     pub fn rewind(&mut self, from: u32) {

@@ -14,7 +14,7 @@ use braid_core::Time;
 use super::sender_core::SenderCore;
 use super::events::{AckIn, TxPacket};
 use crate::cc::{AckEvent, Cc, CcKind};
-use crate::recovery::{Recovery, RecoveryStats};
+use crate::recovery::{AckSummary, Recovery, RecoveryStats};
 
 /// Which logical path (and UDP source port) each packet of a [`CcSender`] takes.
 pub trait PathPolicy: Clone + std::fmt::Debug {
@@ -29,6 +29,9 @@ pub struct CcSender<P: PathPolicy> {
     header_bytes: u32,
     policy: P,
     cc: Cc,
+    /// The controller as it was before the RTO whose verdict is open, restored if the RTO proves
+    /// spurious (RFC 4015's response to Eifel detection).
+    cc_before_rto: Option<Cc>,
     next_tx_at: Time,
 }
 
@@ -36,7 +39,7 @@ impl<P: PathPolicy> CcSender<P> {
     /// A sender over `core` with controller `cc`, adding `header_bytes` per packet on the wire,
     /// that may start at `start`.
     pub(crate) fn with_parts(core: SenderCore, cc: Cc, header_bytes: u32, policy: P, start: Time) -> CcSender<P> {
-        CcSender { core, header_bytes, policy, cc, next_tx_at: start }
+        CcSender { core, header_bytes, policy, cc, cc_before_rto: None, next_tx_at: start }
     }
 
     fn window_allows(&self) -> bool {
@@ -70,7 +73,14 @@ impl<P: PathPolicy> CcSender<P> {
     /// See [`crate::transport::Sender::on_ack`].
     pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
         let mtu_bytes = self.core.mtu_bytes();
-        feed_ack(&mut self.core.rec, &mut self.cc, mtu_bytes, now, ack);
+        let sum = feed_ack(&mut self.core.rec, &mut self.cc, mtu_bytes, now, ack);
+        if sum.spurious_rto {
+            if let Some(cc) = self.cc_before_rto.take() {
+                self.cc = cc;
+            }
+        } else if sum.advanced {
+            self.cc_before_rto = None;
+        }
     }
 
     /// See [`crate::transport::Sender::poll_timeout`].
@@ -92,6 +102,9 @@ impl<P: PathPolicy> CcSender<P> {
         if rec.poll_timeout().is_some_and(|t| t <= now) {
             rec.on_timeout(now);
             if rec.stats().timeouts > before {
+                if self.cc_before_rto.is_none() {
+                    self.cc_before_rto = Some(self.cc.clone());
+                }
                 self.cc.on_rto(now);
             }
         }
@@ -121,7 +134,7 @@ impl<P: PathPolicy> CcSender<P> {
 
 /// Give an ACK to loss recovery first, then to the congestion control (told of a detected loss
 /// too). Packets count `mtu_bytes` each for the controller.
-fn feed_ack(rec: &mut Recovery, cc: &mut Cc, mtu_bytes: u32, now: Time, ack: &AckIn) {
+fn feed_ack(rec: &mut Recovery, cc: &mut Cc, mtu_bytes: u32, now: Time, ack: &AckIn) -> AckSummary {
     let sum = rec.on_ack(now, ack);
     let mtu = mtu_bytes as u64;
     cc.on_ack(&AckEvent {
@@ -137,6 +150,7 @@ fn feed_ack(rec: &mut Recovery, cc: &mut Cc, mtu_bytes: u32, now: Time, ack: &Ac
     if sum.loss {
         cc.on_nak(now);
     }
+    sum
 }
 
 /// Whether `rec`'s outstanding packets of `mtu_bytes` leave room for one more under `cc`'s window.

@@ -131,6 +131,8 @@ pub struct MprdmaSender {
     last_explore: Option<Time>,
     last_recoveries: u64,
     last_timeouts: u64,
+    /// The window before the RTO whose verdict is open, restored if it proves spurious.
+    cwnd_before_rto: Option<f64>,
     rng: Rng,
     late_acks: u64,
     explorations: u64,
@@ -156,6 +158,7 @@ impl MprdmaSender {
             last_explore: None,
             last_recoveries: 0,
             last_timeouts: 0,
+            cwnd_before_rto: None,
             rng: Rng::new(env.seed),
             late_acks: 0,
             explorations: 0,
@@ -214,7 +217,14 @@ impl MprdmaSender {
         }
         let was_retx = self.core.rec.tx_count(ack.psn) > 1;
         let late = !was_retx && self.max_acked_psn.is_some_and(|m| ack.psn.saturating_add(self.cfg.delta) <= m);
-        self.core.rec.on_ack(now, ack);
+        let sum = self.core.rec.on_ack(now, ack);
+        if sum.spurious_rto {
+            if let Some(w) = self.cwnd_before_rto.take() {
+                self.cwnd = self.cwnd.max(w);
+            }
+        } else if sum.advanced {
+            self.cwnd_before_rto = None;
+        }
         if !ack.rx_buffer_full {
             self.max_acked_psn = Some(self.max_acked_psn.map_or(ack.psn, |m| m.max(ack.psn)));
         }
@@ -273,6 +283,7 @@ impl MprdmaSender {
         self.core.rec.on_timeout(now);
         let st = self.core.rec.stats();
         if st.timeouts > self.last_timeouts {
+            self.cwnd_before_rto.get_or_insert(self.cwnd);
             self.cwnd = (self.cwnd * self.cfg.loss_md).clamp(self.cfg.min_cwnd, self.cfg.max_cwnd);
             // Restart the clock: the resent packets go on random VPs.
             self.clocked.clear();
