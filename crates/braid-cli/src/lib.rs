@@ -14,9 +14,10 @@
 //! - [`report`]: `braid report DIR` — a self-contained `index.html`.
 //! - [`routing_out`]: routing-study outputs (`slowdown_bins.csv`, `fct.txt`, `link_util.csv`).
 //! - [`pcap`]: `output.pcap` — packets crossing chosen links as a RoCEv2 pcap file.
+//! - [`offered_load`]: the workload's offered load on the topology's cuts (overload warnings).
 //! - [`table`]: readers for Braid's own `summary.json` and CSV files.
 //!
-//! Module dependencies form no cycle: `run` → `routing_out`, `pcap`, `build` → `scenario` →
+//! Module dependencies form no cycle: `run` → `routing_out`, `pcap`, `offered_load`, `build` → `scenario` →
 //! `kinds`, `transport_knobs`, `fields`; `sweep` → `run`, `plot`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
 //! `fields`.
 
@@ -24,6 +25,7 @@ pub mod bench;
 pub mod build;
 pub mod fields;
 pub mod kinds;
+pub mod offered_load;
 pub mod pcap;
 pub mod plot;
 pub mod report;

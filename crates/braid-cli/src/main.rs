@@ -121,7 +121,12 @@ fn main() -> ExitCode {
             };
             // A stale summary from an earlier run must not pass for this one.
             let _ = std::fs::remove_file(out.join("summary.json"));
-            let r = match run::run(&sc, !quiet) {
+            let warn = |load: &braid_cli::offered_load::OfferedLoad| {
+                for w in load.warnings(5) {
+                    eprintln!("{w}");
+                }
+            };
+            let r = match run::run_with(&sc, !quiet, warn) {
                 Ok(r) => r,
                 Err(e) => return fail(&e),
             };

@@ -15,6 +15,7 @@ use braid_net::stats::DropReason;
 use braid_workload::Workload;
 
 use crate::build::build;
+use crate::offered_load::{offered_load, OfferedLoad};
 use crate::scenario::Scenario;
 
 /// The outcome of a run, in memory.
@@ -33,7 +34,16 @@ pub struct RunResult {
 
 /// Build and run a scenario. `progress` shows a bar on stderr for runs longer than a second.
 pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
+    run_with(sc, progress, |_| {})
+}
+
+/// [`run`], calling `before_run` with the workload's offered load on the topology's cuts
+/// ([`crate::offered_load`]) after the build and before the first event (`braid run` warns there).
+/// The offered load is also recorded in the summary (`offered_load`).
+pub fn run_with(sc: &Scenario, progress: bool, before_run: impl FnOnce(&OfferedLoad)) -> Result<RunResult, String> {
     let (mut sim, workload) = build(sc)?;
+    let load = offered_load(&sc.topology, &sc.workload, &workload);
+    before_run(&load);
     for &l in &sc.output.pcap {
         sim.capture_link(braid_core::LinkId::from_idx(l as usize));
     }
@@ -82,6 +92,7 @@ pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
     let summary = summarize(sc, &sim, &workload, &flows, end, wall_s);
     let mut r = RunResult { sim, workload, flows, summary, end };
     crate::routing_out::summarize_routing(&mut r.summary, sc, &r.sim, &r.flows);
+    r.summary.set("offered_load", load.summary_value());
     Ok(r)
 }
 

@@ -2,7 +2,7 @@
 //! Ethernet/IPv4/UDP/RoCEv2 BTH headers. The round trip is checked with tshark (Debian package
 //! `tshark`; `.ci/run` installs it): UDP port 4791, data PSNs 0..n−1 in order, RC SEND opcodes,
 //! ACKNOWLEDGE (17) with an AETH for ACKs, and probes as SEND Only with Immediate (5) under Rondo.
-//! Without tshark the test fails when `CI` is set and skips with a note otherwise.
+//! Without tshark the tshark tests fail, unless `BRAID_SKIP_TSHARK=1` says to skip them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,15 +14,18 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
+/// Whether to run the tshark checks: yes when tshark runs; no when it does not and
+/// `BRAID_SKIP_TSHARK=1` says to skip them; otherwise the test fails, naming the tool and the
+/// variable.
 fn have_tshark() -> bool {
-    let ok = Command::new("tshark").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !ok {
-        if std::env::var_os("CI").is_some() {
-            panic!("tshark is not installed; .ci/run must install it (apt-get install tshark)");
-        }
-        eprintln!("note: tshark not found; skipping the pcap round-trip check (install the Debian package `tshark`)");
+    if Command::new("tshark").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return true;
     }
-    ok
+    if std::env::var("BRAID_SKIP_TSHARK").as_deref() == Ok("1") {
+        eprintln!("note: tshark not found; skipping the pcap round-trip check (BRAID_SKIP_TSHARK=1)");
+        return false;
+    }
+    panic!("tshark is not installed (Debian package `tshark`; .ci/run installs it); set BRAID_SKIP_TSHARK=1 to skip this check");
 }
 
 const SCENARIO: &str = r#"
@@ -140,13 +143,12 @@ fn pcap_probes_are_distinguishable() {
         .find(|l| l.contains("\"probes_sent\""))
         .and_then(|l| l.split(':').nth(1))
         .map(|v| v.trim().trim_end_matches(',').parse().unwrap())
-        .unwrap_or(0);
-    if sent == 0 {
-        eprintln!("note: this Rondo run sent no probes; nothing to check");
-    } else {
-        assert!(probes > 0, "probes were sent but none is in the capture");
-        assert!(rows.iter().filter(|r| r[0] == "5").all(|r| r[1].contains("50524f42") || r[1].contains("50:52:4f:42")), "{rows:?}");
-    }
+        .unwrap_or_else(|| panic!("no probes_sent in summary.json:\n{summary}"));
+    // A 2 MB Rondo flow probes its paths at start: the scenario is chosen so that it does.
+    assert!(sent > 0, "this Rondo run sent no probes; the scenario must make it probe:\n{summary}");
+    assert!(probes > 0, "{sent} probes were sent but none is in the capture");
+    assert!(probes as u64 >= sent, "{sent} probes sent, {probes} in the capture of the sender's link (every probe crosses it)");
+    assert!(rows.iter().filter(|r| r[0] == "5").all(|r| r[1].contains("50524f42") || r[1].contains("50:52:4f:42")), "{rows:?}");
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -313,16 +313,13 @@ mod tests {
     #[test]
     fn shipped_files_match_hpcc_originals() {
         // The built-ins are the LCMP artifact's percent files converted to fractions.
-        let base = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/lcmp/flowCDF/");
         for (file, name) in [
             ("WebSearch_distribution.txt", "websearch"),
             ("FbHdp_distribution2015.txt", "hadoop"),
             ("AliStorage2019.txt", "alistorage"),
         ] {
-            let Ok(text) = std::fs::read_to_string(format!("{base}{file}")) else {
-                eprintln!("skipping: {file} not present");
-                continue;
-            };
+            let Some(path) = crate::shared_data::shared_file(&format!("lcmp/flowCDF/{file}")) else { return };
+            let text = std::fs::read_to_string(&path).unwrap();
             let orig = EmpiricalCdf::parse(file, &text, CdfFormat::Hpcc).unwrap();
             let auto = EmpiricalCdf::parse(file, &text, CdfFormat::Auto).unwrap();
             let ours = EmpiricalCdf::builtin(name).unwrap();

@@ -753,14 +753,8 @@ failure switch_type TOR switch_id 0 link_id 1
 
     #[test]
     fn real_lcmp_flow_file() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/data/lcmp/8DC-hetero/traffic_WebSearch_8DC-0.3util.txt"
-        );
-        if !Path::new(path).exists() {
-            eprintln!("skipping: {path} not present");
-            return;
-        }
+        let Some(file) = crate::shared_data::shared_file("lcmp/8DC-hetero/traffic_WebSearch_8DC-0.3util.txt") else { return };
+        let path = file.to_str().unwrap();
         let wl = load_flow_file(Path::new(path), FlowFileFormat::Hpcc).unwrap();
         assert_eq!(wl.flows.len(), 2774);
         wl.validate(128).unwrap();

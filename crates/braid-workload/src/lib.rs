@@ -30,6 +30,9 @@ pub mod poisson;
 pub mod spec;
 pub mod workload;
 
+#[cfg(test)]
+mod shared_data;
+
 pub use cdf::{CdfFormat, EmpiricalCdf, BUILTIN_CDFS};
 pub use collective::{CollectiveBuilder, CollectiveOp};
 pub use flowfile::{load_flow_file, parse_flow_file, write_braid_csv, write_hpcc, FlowFileFormat};

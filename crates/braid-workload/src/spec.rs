@@ -639,14 +639,8 @@ mod tests {
 
     #[test]
     fn real_lcmp_file_via_spec() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/data/lcmp/8DC-hetero/traffic_WebSearch_8DC-0.3util.txt"
-        );
-        if !Path::new(path).exists() {
-            eprintln!("skipping: {path} not present");
-            return;
-        }
+        let Some(file) = crate::shared_data::shared_file("lcmp/8DC-hetero/traffic_WebSearch_8DC-0.3util.txt") else { return };
+        let path = file.to_str().unwrap();
         let spec = WorkloadSpec::from_table("flow-file", &kv(&[("file", s(path)), ("format", s("hpcc"))])).unwrap();
         let groups: Vec<u32> = (0..128).map(|h| h / 16).collect();
         let wl = spec.generate(128, &groups, 0).unwrap();
