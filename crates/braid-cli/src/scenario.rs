@@ -539,11 +539,16 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
             cc.overrides.push((k, v));
         }
     }
-    if let Some(w) = f.size("window")? {
+    let window = if f.str("window").ok().flatten() == Some("unlimited") {
+        Some(braid_core::Knob::Str("unlimited".into()))
+    } else {
+        f.size("window")?.map(|w| braid_core::Knob::Int(w as i64))
+    };
+    if let Some(w) = window {
         if cc_kind != CcKind::Fixed {
             return Err("`transport.window` applies to `cc = \"fixed\"`; set the window of other controllers in `transport.cc_params`".into());
         }
-        cc.overrides.push(("window".into(), braid_core::Knob::Int(w as i64)));
+        cc.overrides.push(("window".into(), w));
     }
     cc.validate().map_err(|e| format!("`transport.cc_params`: {e}"))?;
     let rec_kind = match f.str("recovery")? {

@@ -93,6 +93,9 @@ buffer = "4MB"
 [transport]
 kind = "roce"
 cc = "fixed"
+# Line rate without a window (the fixed controller's default is one BDP): the incast must
+# overrun the receiver's port so that PFC acts.
+window = "unlimited"
 recovery = "gbn"
 [workload]
 kind = "incast"
