@@ -273,6 +273,8 @@ pub(crate) struct Shared {
     /// The last RTO of a selective scheme, while its verdict is open: (when it fired, the
     /// cumulative point then).
     pub rto_open: Option<(Time, u32)>,
+    /// The packets that RTO declared lost (filled on an RTO, which is rare; not per packet).
+    pub rto_marked: Vec<u32>,
 }
 
 /// Per-flow loss-recovery state: the shared scoreboard and RTO ([`Shared`]) and the scheme's
@@ -294,6 +296,7 @@ impl Recovery {
                 timers: TimerTable::default(),
                 stats: RecoveryStats::default(),
                 rto_open: None,
+                rto_marked: Vec::new(),
             },
             detector: LossDetector::new(&cfg),
         }
@@ -467,7 +470,7 @@ impl Recovery {
             if cum > una_then {
                 self.sh.rto_open = None;
                 if ack.ts_sent < fired_at && !is_nak {
-                    b.unmark_lost_unsent();
+                    b.unmark_lost(&self.sh.rto_marked);
                     self.sh.stats.spurious_rtos += 1;
                     sum.spurious_rto = true;
                 }
@@ -563,8 +566,9 @@ impl Recovery {
                     // cumulative point moves (see `AckSummary::spurious_rto`).
                     if self.sh.rto_open.is_none() {
                         self.sh.rto_open = Some((now, self.sh.board.una));
+                        self.sh.rto_marked.clear();
                     }
-                    self.sh.board.mark_all_lost()
+                    self.sh.board.mark_all_lost_into(&mut self.sh.rto_marked)
                 }
             }
             self.sh.rtt.backoff += 1;

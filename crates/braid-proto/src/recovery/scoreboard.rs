@@ -253,18 +253,22 @@ impl Scoreboard {
         true
     }
 
-    /// Declare every packet in flight lost and queue it (the selective schemes' RTO).
-    pub fn mark_all_lost(&mut self) {
+    /// Declare every packet in flight lost, queue it, and append its PSN to `marked` (the
+    /// selective schemes' RTO, remembering what it declared).
+    pub fn mark_all_lost_into(&mut self, marked: &mut Vec<u32>) {
         for p in self.una..self.max_sent {
-            self.mark_lost(p);
+            if self.mark_lost(p) {
+                marked.push(p);
+            }
         }
     }
 
-    /// Undo an RTO found spurious: every packet declared lost and not yet sent again is in flight
-    /// again (its original copy is still in the network); stale queue entries are skipped by
-    /// [`Scoreboard::pop_retx`].
-    pub fn unmark_lost_unsent(&mut self) {
-        for p in self.una..self.max_sent {
+    /// Undo an RTO found spurious: each of `marked` (the packets it declared lost) that is still
+    /// lost — not acknowledged, not sent again — is in flight again (its original copy is still
+    /// in the network); stale queue entries are skipped by [`Scoreboard::pop_retx`]. Packets
+    /// declared lost by loss detection before the RTO stay lost.
+    pub fn unmark_lost(&mut self, marked: &[u32]) {
+        for &p in marked {
             let Some(s) = self.slot_mut(p) else { continue };
             if s.lost && !s.sacked && s.tx > 0 {
                 s.lost = false;
