@@ -7,7 +7,6 @@
 //! parses but is too large or too slow for the simulator gets an error, not an out-of-memory abort,
 //! an arithmetic overflow or a minutes-long table computation.
 
-use std::collections::BTreeSet;
 
 use braid_core::rng::stream;
 use braid_core::{FlowId, Rng, Time};
@@ -113,23 +112,24 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     // Paths are those of the network when each flow starts: the scenario's link events up to then
     // (a `[[faults]]` entry at 0 µs adding delay, say) are in its base RTT and ideal FCT.
     sim.add_link_events(&sc.link_events);
-    let pairs: BTreeSet<(u32, u32, Time)> = wl.flows.iter().map(|f| (f.src, f.dst, f.start)).collect();
+    let mut paths = Vec::with_capacity(wl.flows.len());
     let mut max_rtt = Time::ZERO;
     let mut max_bdp = 0u64;
-    for &(s, d, at) in &pairs {
+    for f in &wl.flows {
+        let (s, d) = (f.src, f.dst);
         let p = sim
-            .path_info_at(s, d, at)
+            .path_info_at(s, d, f.start)
             .ok_or_else(|| format!("host {s} cannot reach host {d}: the topology has no path between them"))?;
         check_path_time(&p, wire as u128 + ack as u128, || format!("hosts {s} → {d}"))?;
         let rtt = p.base_rtt(wire, ack);
         max_rtt = max_rtt.max(rtt);
         max_bdp = max_bdp.max(p.hops[0].0.bdp_bytes(rtt));
+        paths.push(p);
     }
     // The transport's knobs are read once here; each flow's sender is built from the typed spec.
     let spec = crate::transport_knobs::transport_spec(&sc.transport).map_err(|e| format!("[transport] {e}"))?;
     let rx_mode = Sim::rx_mode(sc.transport.receiver_buffers(), sc.transport.recovery.nak_interval);
-    for (i, f) in wl.flows.iter().enumerate() {
-        let p = sim.path_info_at(f.src, f.dst, f.start).expect("checked above");
+    for (i, (f, p)) in wl.flows.iter().zip(paths).enumerate() {
         let pkts = f.size_bytes.div_ceil(mtu as u64).max(1);
         let total_wire = f.size_bytes as u128 + pkts as u128 * sc.net.header_bytes as u128;
         check_path_time(&p, total_wire + wire as u128 + ack as u128, || format!("[workload] flow {i}"))?;

@@ -20,12 +20,12 @@ use braid_net::sim::RunEnd;
 
 /// How many times the makespan floor a cell of a lossless scenario may take. The floor ignores
 /// path pinning, queueing, congestion-control start-up and the sharing of fabric links. Measured
-/// worst cells (seed as below): 10.2 — MP-RDMA on the inter-DC scenario (the 7.6 MB flow DC0 →
-/// DC2 meets a 3 ms queue at the 25 Gb/s DCI link before its first ACK, the 1 ms initial RTO
-/// fires spuriously and MP-RDMA restarts its ACK clock on random paths; the window itself is
-/// restored when the RTO is found spurious — DCTCP's window form went from 12.6 to 5.3 with that);
-/// 10.2 — RoCE with DCQCN on the testbed (the flow is hashed onto the 10 Gb/s path, 7.2 × the
-/// 70 Gb/s floor at line rate, and DCQCN tuned for 100 Gb/s keeps ~70 % of it).
+/// worst cells (seeds as below): 10.2 — RoCE with DCQCN on the testbed (the flow is hashed onto
+/// the 10 Gb/s path, 7.2 × the 70 Gb/s floor at line rate, and DCQCN tuned for 100 Gb/s keeps
+/// ~70 % of it); 7.5 — MP-RDMA on the inter-DC scenario (the 7.6 MB flow DC0 → DC2 meets a 3 ms
+/// queue at the 25 Gb/s DCI link before its first ACK and the 1 ms initial RTO fires; the RTO is
+/// found spurious and the window restored, but MP-RDMA restarts its ACK clock on random paths —
+/// 10.2 without the restore; DCTCP's window form went from 12.6 to 5.3 the same way).
 const BOUND: f64 = 15.0;
 /// The bound on the scenario with 1 % random loss and a failed link: a single-path transport
 /// that loses a retransmission or a tail packet waits for its RTO (hundreds of µs) on a run whose
@@ -233,13 +233,9 @@ fn makespan_floor(r: &braid_cli::run::RunResult, sc: &braid_cli::scenario::Scena
 /// (Edmonds–Karp; the scenarios are small).
 fn max_flow_bps(topo: &braid_net::Topology, s: usize, t: usize) -> f64 {
     let n = topo.nodes.len();
-    // Arc 2i is a → b of link i, 2i + 1 is b → a; residual capacities.
+    // Residual capacity of each arc (see `arcs`).
     let mut cap: Vec<f64> = topo.links.iter().flat_map(|l| [l.rate.bps() as f64; 2]).collect();
-    let mut adj: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
-    for (i, l) in topo.links.iter().enumerate() {
-        adj[l.a.idx()].push((l.b.idx(), 2 * i));
-        adj[l.b.idx()].push((l.a.idx(), 2 * i + 1));
-    }
+    let adj = arcs(topo);
     let mut total = 0.0;
     loop {
         let mut via: Vec<Option<usize>> = vec![None; n];
@@ -280,9 +276,21 @@ fn max_flow_bps(topo: &braid_net::Topology, s: usize, t: usize) -> f64 {
     }
 }
 
+/// Per node, its outgoing arcs `(neighbour, arc)`: arc `2i` is link `i` from `a` to `b`, arc
+/// `2i + 1` from `b` to `a`.
+fn arcs(topo: &braid_net::Topology) -> Vec<Vec<(usize, usize)>> {
+    let mut adj: Vec<Vec<(usize, usize)>> = vec![Vec::new(); topo.nodes.len()];
+    for (i, l) in topo.links.iter().enumerate() {
+        adj[l.a.idx()].push((l.b.idx(), 2 * i));
+        adj[l.b.idx()].push((l.a.idx(), 2 * i + 1));
+    }
+    adj
+}
+
 /// The smallest one-way propagation delay from node `s` to node `t` (Dijkstra).
 fn shortest_delay(topo: &braid_net::Topology, s: usize, t: usize) -> Time {
     let n = topo.nodes.len();
+    let adj = arcs(topo);
     let mut dist = vec![u64::MAX; n];
     let mut heap = std::collections::BinaryHeap::from([std::cmp::Reverse((0u64, s))]);
     dist[s] = 0;
@@ -290,9 +298,8 @@ fn shortest_delay(topo: &braid_net::Topology, s: usize, t: usize) -> Time {
         if d > dist[u] {
             continue;
         }
-        for l in &topo.links {
-            let v = if l.a.idx() == u { l.b.idx() } else if l.b.idx() == u { l.a.idx() } else { continue };
-            let nd = d + l.delay.ps();
+        for &(v, arc) in &adj[u] {
+            let nd = d + topo.links[arc / 2].delay.ps();
             if nd < dist[v] {
                 dist[v] = nd;
                 heap.push(std::cmp::Reverse((nd, v)));

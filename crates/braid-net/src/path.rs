@@ -73,8 +73,9 @@ type BestMemo = HashMap<u32, Option<(Rate, Time, Vec<(Rate, Time)>)>>;
 /// The best path (see [`PathInfo`]) from node `src` to host `dst` (node `dst_node`) over the
 /// minimum-hop next hops of `routes`; `None` if unreachable.
 pub fn best_path(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
-    let states: Vec<PortState> = ports.iter().map(PortState::of).collect();
-    best_path_over(routes, &states, src, dst, dst_node)
+    let mut memo = BestMemo::new();
+    let r = best_from(routes, &|i| PortState::of(&ports[i]), src, dst, dst_node, &mut memo)?;
+    Some(PathInfo { hops: r.2 })
 }
 
 /// What [`best_path_over`] reads of a port: where it leads, its rate and delay, and whether it is
@@ -103,13 +104,14 @@ impl PortState {
 /// down are not taken.
 pub fn best_path_over(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
     let mut memo = BestMemo::new();
-    let r = best_from(routes, ports, src, dst, dst_node, &mut memo)?;
+    let r = best_from(routes, &|i| ports[i], src, dst, dst_node, &mut memo)?;
     Some(PathInfo { hops: r.2 })
 }
 
-fn best_from(
+/// The best path from `node`, reading port `i`'s state as `port_fn(i)`.
+fn best_from<F: Fn(usize) -> PortState>(
     routes: &Routes,
-    ports: &[PortState],
+    port_fn: &F,
     node: NodeId,
     dst: u32,
     dst_node: NodeId,
@@ -123,11 +125,11 @@ fn best_from(
     }
     let mut best: Option<(Rate, Time, Vec<(Rate, Time)>)> = None;
     for &p in routes.next_hops(node, dst) {
-        let port = &ports[p.idx()];
+        let port = port_fn(p.idx());
         if !port.up {
             continue;
         }
-        if let Some((r, d, mut hops)) = best_from(routes, ports, port.peer, dst, dst_node, memo) {
+        if let Some((r, d, mut hops)) = best_from(routes, port_fn, port.peer, dst, dst_node, memo) {
             let r2 = r.min(port.rate);
             let d2 = d + port.delay;
             let better = match &best {
