@@ -502,6 +502,11 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
     if let Some(l) = f.prob("loss_rate")? {
         n.loss_rate = l;
     }
+    n.loss_forward_only = match f.str("loss_on")? {
+        None | Some("all") => false,
+        Some("forward") => true,
+        Some(s) => return Err(format!("`network.loss_on`: unknown value `{s}` (known: all, forward)")),
+    };
     f.finish(&[
         "mtu",
         "header",
@@ -523,6 +528,7 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
         "int",
         "reorder_buffer",
         "loss_rate",
+        "loss_on",
     ])?;
     Ok(n)
 }

@@ -277,10 +277,11 @@ fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
                     "ts_interval" => c.ts_interval = rel_time(v)?,
                     "er_threshold" => recovery_knob(&mut c.recovery, "er_threshold", v)?,
                     "er_mode" => {
-                        c.er_per_packet = match v.as_str()? {
-                            "per-packet" => true,
-                            "episode" => false,
-                            s => return Err(format!("unknown value `{s}` (known: per-packet, episode)")),
+                        (c.er_per_packet, c.er_path_confirm) = match v.as_str()? {
+                            "per-packet" => (true, false),
+                            "per-path" => (true, true),
+                            "episode" => (false, false),
+                            s => return Err(format!("unknown value `{s}` (known: per-packet, per-path, episode)")),
                         }
                     }
                     _ => return Err(format!("unknown field for transport `rondo` (known: {})", RONDO_KNOBS.join(", "))),

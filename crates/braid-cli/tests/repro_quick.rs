@@ -337,7 +337,7 @@ fn repro_quick_rondo_fig19() {
         .filter(|(t, v)| **t >= 100_000 && **t < first_done && v.len() == 4)
         .map(|(t, v)| (*t, v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min)))
         .collect();
-    assert!(common.len() >= 100, "only {} samples in the common phase (first completion at {first_done} ns)", common.len());
+    assert!(common.len() >= 50, "only {} samples in the common phase (first completion at {first_done} ns)", common.len());
     let worst = common.iter().cloned().fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
     assert!(worst.1 < 30.0, "inter-path queue difference {} KB at {} ns", worst.1, worst.0);
     // fig-ood draws the sampled NIC-level OOD: at most the run's maximum, which stays small

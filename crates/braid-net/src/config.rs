@@ -97,6 +97,9 @@ pub struct NetConfig {
     pub routing_params: RoutingParams,
     /// Random drop probability on every link (per packet, both directions).
     pub loss_rate: f64,
+    /// `loss_on = "forward"`: the random loss spares ACKs, NAKs and CNPs (a switch configured to
+    /// drop data, as in Rondo §2.2's set-up); `"all"` (default) drops any packet.
+    pub loss_forward_only: bool,
 }
 
 impl Default for NetConfig {
@@ -116,6 +119,7 @@ impl Default for NetConfig {
             routing: RoutingMode::Ecmp,
             routing_params: RoutingParams::default(),
             loss_rate: 0.0,
+            loss_forward_only: false,
         }
     }
 }

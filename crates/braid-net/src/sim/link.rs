@@ -63,7 +63,7 @@ impl Sim {
         if !self.capture_ports.is_empty() && self.capture_ports[port.idx()] {
             self.captured.push((now, port.0, *pk));
         }
-        if p.loss > 0.0 && self.port_rng[port.idx()].bernoulli(p.loss) {
+        if p.loss > 0.0 && (!self.cfg.loss_forward_only || pk.kind.is_forward()) && self.port_rng[port.idx()].bernoulli(p.loss) {
             self.drop_packet(now, pkt, DropReason::LinkLoss);
             return;
         }

@@ -8,6 +8,13 @@
 //!   whose latest copy was sent before the acknowledged copy of `h` is declared lost, each on its
 //!   own. The send-time condition keeps a retransmission from being declared lost again by ACKs of
 //!   packets sent before it.
+//! - **per packet, path-confirmed** (`RecoveryConfig::er_path_confirm`, `er_mode = "per-path"`):
+//!   the per-packet rule, and a packet sent later *on the same logical path* has been delivered.
+//!   A logical path is one FIFO route, so that later delivery means this packet was lost, not
+//!   overtaken; the PSN gap alone cannot tell the two apart once the paths' delays differ by more
+//!   than the threshold's worth of packets (EXPERIMENTS.md, "Rondo under heterogeneity"). A
+//!   path that delivers nothing more (a failed link on its route, the tail of a flow) confirms
+//!   nothing, so a packet outstanding for twice its path's last RTT counts as confirmed too.
 
 use braid_core::Time;
 
@@ -16,10 +23,14 @@ use super::scoreboard::Scoreboard;
 use super::{AckCtx, Shared};
 
 /// Early Recovery state.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct EarlyRecovery {
     /// Judge each packet by its own PSN gap instead of entering episodes.
     pub per_packet: bool,
+    /// Per packet, and only once a later copy on the packet's own path was delivered.
+    pub path_confirm: bool,
+    /// Per path: send time of the latest-sent delivered copy and its RTT (path-confirmed form).
+    pub path_latest: Vec<(Time, Time)>,
     /// The episode (episode form).
     pub episode: Episode,
 }
@@ -29,8 +40,24 @@ impl EarlyRecovery {
     pub fn on_ack(&mut self, ctx: &AckCtx, sh: &mut Shared) -> bool {
         let threshold = sh.cfg.er_threshold;
         let board = &mut sh.board;
+        if self.path_confirm {
+            if ctx.delivered.is_some() {
+                // The copy this ACK answers (its echoed send time and path), not the latest copy
+                // on the scoreboard: when an original arrives after its retransmission left on
+                // another path, the retransmission's path has confirmed nothing.
+                let (sent_at, path) = (ctx.ack.ts_sent, ctx.ack.path);
+                let i = path as usize;
+                if self.path_latest.len() <= i {
+                    self.path_latest.resize(i + 1, (Time::ZERO, Time::ZERO));
+                }
+                if sent_at >= self.path_latest[i].0 {
+                    self.path_latest[i] = (sent_at, ctx.now.saturating_sub(sent_at));
+                }
+            }
+        }
         if self.per_packet {
-            if ctx.sack_valid && gap_losses(ctx.ack.psn, ctx.ack.ts_sent, threshold, board) {
+            let confirm = if self.path_confirm { Some((ctx.now, self.path_latest.as_slice())) } else { None };
+            if ctx.sack_valid && gap_losses(ctx.ack.psn, ctx.ack.ts_sent, threshold, confirm, board) {
                 sh.stats.recoveries += 1;
                 return true;
             }
@@ -44,8 +71,10 @@ impl EarlyRecovery {
     }
 }
 
-/// The per-packet rule for an ACK of `h` whose copy was sent at `h_sent`.
-fn gap_losses(h: u32, h_sent: Time, threshold: u32, board: &mut Scoreboard) -> bool {
+/// The per-packet rule for an ACK of `h` whose copy was sent at `h_sent`; with `confirm` (now,
+/// and per path the send time and RTT of the latest delivered copy), only packets overtaken on
+/// their own path or outstanding for twice its RTT.
+fn gap_losses(h: u32, h_sent: Time, threshold: u32, confirm: Option<(Time, &[(Time, Time)])>, board: &mut Scoreboard) -> bool {
     let thr = threshold.max(1);
     if h < board.una.saturating_add(thr) {
         return false;
@@ -55,7 +84,10 @@ fn gap_losses(h: u32, h_sent: Time, threshold: u32, board: &mut Scoreboard) -> b
     let mut x = board.una;
     while x < end {
         if let Some(s) = board.slot(x) {
-            if !s.sacked && !s.lost && s.tx > 0 && s.sent_at < h_sent && board.mark_lost(x) {
+            let overtaken = confirm.is_none_or(|(now, c)| {
+                c.get(s.path as usize).is_some_and(|&(t, rtt)| t > s.sent_at || (rtt > Time::ZERO && now.saturating_sub(s.sent_at) > rtt.mul_f64(2.0)))
+            });
+            if !s.sacked && !s.lost && s.tx > 0 && s.sent_at < h_sent && overtaken && board.mark_lost(x) {
                 any = true;
             }
         }

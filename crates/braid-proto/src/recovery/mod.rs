@@ -144,6 +144,9 @@ pub struct RecoveryConfig {
     /// Early Recovery judges each packet by its own PSN gap (Rondo §2.2) instead of entering
     /// episodes; see the `er` module. A sender's mode.
     pub er_per_packet: bool,
+    /// Per-packet Early Recovery also needs a later delivery on the packet's own path; see the
+    /// `er` module. A sender's mode.
+    pub er_path_confirm: bool,
 }
 
 impl RecoveryConfig {
@@ -166,6 +169,7 @@ impl RecoveryConfig {
             rto_per_packet: false,
             hole_first: false,
             er_per_packet: false,
+            er_path_confirm: false,
         }
     }
 }
@@ -229,7 +233,7 @@ impl LossDetector {
             RecoveryKind::RackTlp => LossDetector::RackTlp(RackTlp::new(false)),
             RecoveryKind::RackTlpPerPath => LossDetector::RackTlp(RackTlp::new(true)),
             RecoveryKind::EarlyRecovery => {
-                LossDetector::EarlyRecovery(EarlyRecovery { per_packet: cfg.er_per_packet, episode: Episode::default() })
+                LossDetector::EarlyRecovery(EarlyRecovery { per_packet: cfg.er_per_packet || cfg.er_path_confirm, path_confirm: cfg.er_path_confirm, path_latest: Vec::new(), episode: Episode::default() })
             }
         }
     }

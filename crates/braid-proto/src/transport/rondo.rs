@@ -32,13 +32,15 @@
 //! - **Packet scheduler** (§4.3, Eq 7, Appendix C.4): a data packet per path carries a timestamp
 //!   request every `ts_interval` (`Tu/4`); the echo gives the forward delay `D_p = ts_rx − ts_sent`
 //!   (EWMA, gain `delay_gain`). While every path's last `stable_samples` (3) samples stayed within
-//!   `stable_tol` (0.05 T) of its estimate, skips are recomputed on every update:
+//!   `stable_tol` (0.05 T) of its estimate, skips are recomputed on every update (before that,
+//!   from arrival-aligned first samples; see below):
 //!   `skip_p = ⌊Σ_{p'≠p} (W_p'/RTT_p')·max(D_p − D_p', 0)⌋`; a new-data transmission on `p`
 //!   carries the `(skip_p + 1)`-th smallest unsent PSN ([`unsent::UnsentSet`]). Retransmissions
 //!   go before new data and keep their PSN.
 //! - **Loss recovery** (§2.2, §6.2.5): the shared [`Recovery`] — Early Recovery with a 4-packet
-//!   threshold by default, in the paper's per-packet form ([`RecoveryConfig::er_per_packet`];
-//!   `er_mode = "episode"` for the shared episode form), or any selective scheme by
+//!   threshold by default, per packet and confirmed on the packet's own path
+//!   ([`RecoveryConfig::er_path_confirm`]; `er_mode = "per-packet"` for the paper's literal rule,
+//!   `"episode"` for the shared episode form), or any selective scheme by
 //!   `transport.recovery` — with its RTO backstop. The receiver side (per-packet ACKs with PSN and
 //!   path, probe ACKs flagged, the NIC's shared reorder buffer, in-order delivery, NAKs on buffer
 //!   overflow) is the simulator's, unchanged.
@@ -88,21 +90,45 @@
 //!   reordering.
 //! - **Before the gate first opens** (§4.3: "enables packet scheduling only after the
 //!   forward-delay estimate remains stable for several consecutive samples"): read literally
-//!   (the default), skips are zero through the start-up, whose swinging queues keep the gate shut
-//!   for ~10 RTTs — and the start-up's `R̄·ΔD` then sets the whole run's maximum OOD (four-path
-//!   set-up, ΔD = 10 µs: 198 packets with the scheduler as without). `scheduler_start =
-//!   "first-samples"` computes skips as soon as every path has one sample, from each path's
-//!   smallest sample (probes carry a timestamp request too, so a slow path's first probe ACK
-//!   gives its delay before the update that opens its window), until the gate opens. Measured
-//!   (issue 13): four-path max OOD 102 / 231 / 257 / 217 at ΔD = 10 / 15 / 20 / 25 µs (198 / 327
-//!   / 411 / 393 without the scheduler), testbed +10 µs mean OOD 3.4 (4.9) — but under 32-to-1
-//!   incast the first samples differ by the burst's queue, not by propagation, and a skip of 1
-//!   leaves a hole that paths with sub-packet windows take long to fill: max OOD 67 instead of 0.
-//!   Hence not the default yet.
+//!   (`scheduler_start = "stable"`), skips are zero through the start-up, whose swinging queues
+//!   keep the gate shut for ~10 RTTs — and the start-up's `R̄·ΔD` then sets the whole run's
+//!   maximum OOD (four-path set-up, ΔD = 20 µs: 214 packets with the scheduler, 249 without). The
+//!   default, `"first-samples"`, schedules from the first samples: the differences `D_p − D_q`
+//!   are taken from samples that *arrived* at the receiver close together ([`aligned`]), which a
+//!   queue every path shares does not move (at the start of an incast the first samples of
+//!   identical paths differ by microseconds), data with data and probe with probe (probes carry a
+//!   timestamp request, so a long path's first probe ACK gives its delay before its first data
+//!   echo). A difference counts once it exceeds its pair's arrival gap. Skips follow each new
+//!   pairing at once until the gate opens; from then on the EWMA estimates as before. Measured
+//!   (issue 13): four-path max OOD 68 / 31 / 55 / 99 at ΔD = 10 / 15 / 20 / 25 µs (132 / 188 /
+//!   249 / 303 without the scheduler), 32-to-1 incast still 0, testbed +10 µs mean OOD 2.9 (4.9
+//!   with `"stable"`).
+//! - **Start-up probing on long paths** (§4.2.2, "at flow startup, each path starts with an
+//!   initial window W0, and probes for additional capacity"): the phase lasts `probe_phase` ×
+//!   (the hint + the path's excess RTT over the flow's best path), and does not end before the
+//!   path's first data ACK — timed from the topology's hint alone, a path longer than the hint
+//!   stopped probing before its first probe ACK returned. On a path more than twice the hint's
+//!   length the first ARCC update that includes probe ACKs measures over one base RTT of the
+//!   path, so the probe ACKs have clocked out about `r̂·T` of data (one extra packet each) before
+//!   `W = r̂·T + q` is set: a shorter first sample made the window jump from
+//!   `W0` to `W*` at once, a burst that all flows sharing the path made together (four-path
+//!   set-up, +20 µs: a 226 KB queue on the slow path and 190 packets of OOD).
+//! - **The tail** (Eq 7 asks for the `(skip_p + 1)`-th smallest unsent PSN): when fewer remain,
+//!   path `p` takes no new data — every PSN left arrives earlier on a faster path, and the slow
+//!   path could only carry the last one, late (an OOD of `R·ΔD` and a later finish at the end of
+//!   every flow). Retransmissions still go on any open path.
 //! - **Early Recovery**: §2.2 defines it per packet ("retransmits an unacknowledged packet when the
 //!   gap between its PSN and the highest acknowledged PSN exceeds a fixed threshold"); the shared
-//!   recovery's default ER enters an episode and resends every hole below the highest SACK, which
-//!   under Rondo's residual reordering of a few packets retransmits far more (EXPERIMENTS.md).
+//!   recovery's episode form resends every hole below the highest SACK, which under Rondo's
+//!   residual reordering retransmits far more (EXPERIMENTS.md). The default, `er_mode =
+//!   "per-path"`, adds one condition to the per-packet rule: a packet sent later *on the same
+//!   logical path* has been delivered. A logical path is one FIFO route, so that delivery means
+//!   loss, not reordering. Without it (`er_mode = "per-packet"`, the literal rule) every packet
+//!   overtaken by more than 4 is resent, and the resent copies take the send opportunities the
+//!   scheduler counted on for the lowest PSNs, which reorders the stream further: on the Clos
+//!   with +20 µs on 5 % of fabric links, 64,000 of 1.28 M packets were resent, all spuriously
+//!   (0 with the path condition), and on a homogeneous Clos permutation at 0.1 % loss 1.9 %
+//!   (0.27 %; paper, Fig 16: 0.05 %). The loss-recovery delay is the same (16.4 vs 16.4 µs).
 //! - **`cc = "swift"`** (the "per-path Swift" ablation of Fig 21): each path runs
 //!   [`crate::cc::Swift`] (initial window one flow BDP split over the paths) instead of ARCC; the
 //!   pacer, path selection and scheduler are unchanged; probing is unavailable (it needs ARCC's
@@ -112,6 +138,7 @@
 //! are sized up front or grow once; `tests/rondo_sansio.rs` counts allocations), no trait
 //! objects; ARCC and the skips run once per path per `Tu`.
 
+pub mod aligned;
 pub mod arcc;
 pub mod rrps;
 pub mod unsent;
@@ -127,7 +154,12 @@ use crate::cc::{AckEvent, CcConfig, CcEnv, CcKind, Swift, SwiftConfig};
 use crate::transport::sender_core::SenderCore;
 use crate::recovery::RecoveryConfig;
 use crate::transport::{AckIn, TxPacket};
+use aligned::StartupDelays;
 use unsent::UnsentSet;
+
+/// Most logical paths for which the start-up scheduler keeps its pairwise table (`n²` entries and
+/// a ring of samples per path); with more, the scheduler starts at the stability gate.
+const MAX_ALIGNED_PATHS: usize = 32;
 
 /// The PSN every probe carries.
 pub const PROBE_PSN: u32 = u32::MAX;
@@ -197,10 +229,10 @@ pub struct RondoConfig {
     pub probing: bool,
     /// `scheduler`: packet scheduler on (default) or off.
     pub scheduler: bool,
-    /// `scheduler_start`: when the scheduler starts skipping — `"stable"` (default: only once
-    /// the stability gate opens, the literal §4.3 reading) or `"first-samples"` (as soon as
-    /// every path has one forward-delay sample, from the smallest sample of each path, until the
-    /// gate first opens; experimental, see the module docs).
+    /// `scheduler_start`: when the scheduler starts skipping — `"first-samples"` (default: from
+    /// arrival-aligned first samples until the stability gate first opens, see the module docs;
+    /// flows of more than 32 logical paths start at the gate) or `"stable"` (only once the gate
+    /// opens, the literal §4.3 reading).
     pub scheduler_from_first_samples: bool,
     /// `tu`: ARCC update interval (default 0.5 base RTT).
     pub tu: RelTime,
@@ -235,9 +267,13 @@ pub struct RondoConfig {
     /// `ts_interval`: a data packet per path carries a timestamp request at most this often
     /// (default 0.125 base RTT, i.e. `Tu/4`).
     pub ts_interval: RelTime,
-    /// `er_mode`: `"per-packet"` (default, the paper's rule, [`RecoveryConfig::er_per_packet`]) or
-    /// `"episode"` (the shared UET-style episodes) for `recovery = "er"`.
+    /// `er_mode` for `recovery = "er"`: `"per-path"` (default: per packet, confirmed by a later
+    /// delivery on the packet's path), `"per-packet"` (the paper's literal rule,
+    /// [`RecoveryConfig::er_per_packet`]) or `"episode"` (the shared UET-style episodes).
     pub er_per_packet: bool,
+    /// `er_mode = "per-path"`: per packet, confirmed by a later delivery on the packet's own
+    /// path ([`RecoveryConfig::er_path_confirm`]).
+    pub er_path_confirm: bool,
 }
 
 impl RondoConfig {
@@ -261,7 +297,7 @@ impl RondoConfig {
             paths: 4,
             path_selection: PathSelection::Deficit,
             scheduler: true,
-            scheduler_from_first_samples: false,
+            scheduler_from_first_samples: true,
             tu: RelTime::Rtts(0.5),
             q0: Amount::Mtus(3.0),
             tau_q: RelTime::Rtts(0.04),
@@ -279,6 +315,7 @@ impl RondoConfig {
             max_skip: 4096,
             ts_interval: RelTime::Rtts(0.125),
             er_per_packet: true,
+            er_path_confirm: true,
         })
     }
 
@@ -364,6 +401,9 @@ struct PathState {
     rtt_seeded: bool,
     /// End of the current probing phase (`Time::ZERO`: none).
     probe_until: Time,
+    /// The start-up probing phase is running: it lasts `probe_phase` base RTTs *of this path*,
+    /// so it is stretched once the path's first RTT sample shows it longer than the hint.
+    startup_probe: bool,
     credit_open: bool,
     /// Extra window from probe ACKs (packets).
     extra: f64,
@@ -372,8 +412,6 @@ struct PathState {
     z: f64,
     /// Forward delay estimate and stability.
     fwd_s: f64,
-    /// Smallest forward-delay sample, of data echoes and probe ACKs (∞ before the first).
-    fwd_min_s: f64,
     fwd_n: u32,
     stable: u32,
     /// Earliest time the next data packet on the path may carry a timestamp request.
@@ -437,7 +475,9 @@ pub struct RondoSender {
     sched_on: bool,
     /// The stability gate has opened once (skips from the EWMA estimates since).
     sched_stable: bool,
-    cfg_sched_first_samples: bool,
+    /// Arrival-aligned delay differences for the start-up scheduler (`scheduler_start =
+    /// "first-samples"`; `None` otherwise).
+    aligned: Option<StartupDelays>,
     rng: Rng,
     stats: RondoStats,
 }
@@ -446,7 +486,7 @@ impl RondoSender {
     /// A sender for one flow of `env.size_bytes` bytes.
     pub fn new(cfg: &RondoConfig, env: &CcEnv, size_bytes: u64, entropy: u16, start: Time, seed: u64) -> Result<RondoSender, String> {
         env.check()?;
-        let core = SenderCore::new(size_bytes, env.mtu_bytes, RecoveryConfig { er_per_packet: cfg.er_per_packet, ..cfg.recovery })?;
+        let core = SenderCore::new(size_bytes, env.mtu_bytes, RecoveryConfig { er_per_packet: cfg.er_per_packet, er_path_confirm: cfg.er_path_confirm, ..cfg.recovery })?;
         let mtu = core.mtu_bytes();
         let pkts = core.msg.packets as u64;
         if env.base_rtt == Time::ZERO {
@@ -505,12 +545,12 @@ impl RondoSender {
                     srtt_s: t_env.secs_f64(),
                     rtt_seeded: false,
                     probe_until,
+                    startup_probe: cfg.probing,
                     credit_open: cfg.probing,
                     extra: 0.0,
                     quiet: 0,
                     z: 0.0,
                     fwd_s: 0.0,
-                    fwd_min_s: f64::INFINITY,
                     fwd_n: 0,
                     stable: 0,
                     ts_next: if cfg.scheduler { start } else { Time::MAX },
@@ -556,7 +596,7 @@ impl RondoSender {
             probe_rr: 0,
             sched_on: false,
             sched_stable: false,
-            cfg_sched_first_samples: cfg.scheduler_from_first_samples,
+            aligned: (cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS).then(|| StartupDelays::new(n)),
             rng: Rng::new(seed),
             stats: RondoStats::default(),
         };
@@ -588,22 +628,34 @@ impl RondoSender {
         self.paths[p].sent.len() as u32
     }
 
+    /// Open window of path `p` for the next transmission. At the tail of a flow a path whose
+    /// skip reaches past the last unsent PSN is closed to new data: Eq 7 asks for the
+    /// `(skip_p + 1)`-th smallest unsent PSN and there is none — every PSN left arrives earlier
+    /// on a faster path, while the slow path could only carry the last one late (an OOD of
+    /// `R·ΔD` at the end of every flow, and a later finish).
     #[inline]
-    fn open(&self, p: usize) -> f64 {
-        (self.paths[p].window() - self.inflight(p) as f64).max(0.0)
+    fn open(&self, p: usize, new_data: bool) -> f64 {
+        let ps = &self.paths[p];
+        if new_data && self.sched_on && ps.skip > 0 && ps.skip >= self.unsent.remaining() {
+            return 0.0;
+        }
+        (ps.window() - self.inflight(p) as f64).max(0.0)
     }
 
+    /// Some path is open for the next transmission (a queued retransmission goes first).
     fn any_open(&self) -> bool {
-        (0..self.paths.len()).any(|p| self.open(p) > 0.0)
+        let new_data = !self.core.rec.has_retx();
+        (0..self.paths.len()).any(|p| self.open(p, new_data) > 0.0)
     }
 
-    /// Path of the next transmission (deficit or random); `None` when every window is closed.
-    fn choose_path(&mut self) -> Option<usize> {
+    /// Path of the next transmission (deficit or random), new data or a retransmission; `None`
+    /// when every window is closed.
+    fn choose_path(&mut self, new_data: bool) -> Option<usize> {
         let n = self.paths.len();
         let mut sum = 0.0;
         let mut count = 0usize;
         for p in 0..n {
-            let o = self.open(p);
+            let o = self.open(p, new_data);
             if o > 0.0 {
                 sum += o;
                 count += 1;
@@ -616,7 +668,7 @@ impl RondoSender {
             PathSelection::Random => {
                 let mut k = self.rng.index(count);
                 for p in 0..n {
-                    if self.open(p) > 0.0 {
+                    if self.open(p, new_data) > 0.0 {
                         if k == 0 {
                             return Some(p);
                         }
@@ -629,7 +681,7 @@ impl RondoSender {
                 let mut best: Option<usize> = None;
                 let lim = n as f64;
                 for p in 0..n {
-                    let o = self.open(p);
+                    let o = self.open(p, new_data);
                     if o > 0.0 {
                         let z = (self.paths[p].z + o / sum).min(lim);
                         self.paths[p].z = z;
@@ -660,7 +712,9 @@ impl RondoSender {
         if now >= self.next_tx_at && self.any_open() {
             let retx = self.core.rec.next_retx();
             if retx.is_some() || self.unsent.remaining() > 0 {
-                let p = self.choose_path().expect("a window is open");
+                // A stale queued retransmission may have vanished: then new data, which the
+                // tail rule may hold back.
+                let Some(p) = self.choose_path(retx.is_none()) else { return None };
                 let (psn, is_retx) = match retx {
                     Some(r) => (r, true),
                     None => {
@@ -703,9 +757,9 @@ impl RondoSender {
                         entropy: self.paths[p].entropy,
                         path: p as u16,
                         retx: false,
-                        // Every probe carries a timestamp request: its echo is the path's first
-                        // forward-delay sample, often before any data ACK (see `compute_skips`).
-                        timestamped: self.scheduler && self.cfg_sched_first_samples,
+                        // With the start-up scheduler every probe asks for a timestamp: on a
+                        // long path the first probe ACKs return before the first data echo.
+                        timestamped: self.aligned.is_some(),
                         last: false,
                     });
                 }
@@ -733,13 +787,16 @@ impl RondoSender {
             if let Some(ps) = self.paths.get_mut(p) {
                 ps.probe_acks += 1;
                 ps.first_ack_at.get_or_insert(now);
-                if self.scheduler && self.cfg_sched_first_samples {
-                    let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
-                    ps.fwd_min_s = ps.fwd_min_s.min(d);
-                }
                 if ps.credit_open {
                     ps.extra += 1.0;
                     self.recompute_pacer();
+                }
+                if let Some(al) = &mut self.aligned {
+                    if ack.ts_rx > Time::ZERO && !self.sched_stable {
+                        let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
+                        al.probe.add(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
+                        self.compute_skips();
+                    }
                 }
             }
             return;
@@ -747,6 +804,7 @@ impl RondoSender {
         let sum = self.core.rec.on_ack(now, ack);
         let mtu = self.core.msg.mtu_bytes as u64;
         let Some(ps) = self.paths.get_mut(p) else { return };
+        let mut sampled = false;
         while ps.sent.front().is_some_and(|&t| t <= ack.ts_sent) {
             ps.sent.pop_front();
         }
@@ -769,7 +827,10 @@ impl RondoSender {
         if ps.ts_pending.front().is_some_and(|e| e.1 == ack.ts_sent && e.0 == ack.psn) {
             ps.ts_pending.pop_front();
             let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
-            ps.fwd_min_s = ps.fwd_min_s.min(d);
+            sampled = true;
+            if let Some(al) = &mut self.aligned {
+                al.data.add(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
+            }
             if ps.fwd_n == 0 {
                 ps.fwd_s = d;
                 ps.stable = 1;
@@ -796,6 +857,11 @@ impl RondoSender {
             });
             ps.w = sw.cwnd() / mtu as f64;
             self.recompute_pacer();
+        }
+        if sampled && self.aligned.is_some() && !self.sched_stable {
+            // Start-up scheduling follows every new pairing at once, not only at the next
+            // update: the credits the first ACKs open would otherwise go unscheduled.
+            self.compute_skips();
         }
     }
 
@@ -861,14 +927,30 @@ impl RondoSender {
             }
             let inflight = ps.sent.len() as f64;
             let oldest = ps.sent.front().copied().unwrap_or(Time::MAX);
+            let mut hold = false;
             if let PathCc::Arcc(a) = &mut ps.cc {
-                // The first update measures from the first ACK if that came mid-interval (but
-                // over at least half an interval).
+                // The first update measures from the first ACK if that came mid-interval, over
+                // half an interval — but on a path more than twice as long as the topology's
+                // hint, over one base RTT of the path when probe ACKs are in it: until then each
+                // probe ACK clocks out one extra data packet (§4.2.2), so when `W = r̂·T + q` is
+                // first set the path already carries about `r̂·T`. A short first sample on such
+                // a path makes the window jump from `W0` to a pipe many times the hint's at once,
+                // a burst into the path. (On paths of the hint's length the longer sample would
+                // only let the credits of many flows starting together pile onto one queue.)
+                let long_path = ps.min_rtt != Time::MAX && ps.min_rtt > self.t_env.mul_f64(2.0);
+                let first_span = if long_path && ps.probe_acks > 0 && ps.credit_open { ps.base_rtt } else { Time::from_ps(tu.ps() / 2) };
+                // On a long path the ACKs keep accumulating until then (`hold`); on others the
+                // first update that finds its first ACK before the previous update uses the
+                // interval, as before.
                 let span = match ps.first_ack_at {
                     _ if a.seeded => interval,
-                    Some(f) if f <= last => interval,
-                    Some(f) if now.saturating_sub(f) >= Time::from_ps(tu.ps() / 2) => now.saturating_sub(f).secs_f64(),
-                    _ => 0.0,
+                    Some(f) if f <= last && !long_path => interval,
+                    Some(f) if now.saturating_sub(f) >= first_span => now.saturating_sub(f).secs_f64(),
+                    Some(_) => {
+                        hold = long_path;
+                        0.0
+                    }
+                    None => 0.0,
                 };
                 if span > 0.0 {
                     let sample = (ps.acks + ps.probe_acks) as f64 / span;
@@ -881,6 +963,27 @@ impl RondoSender {
                         ps.credit_open = false;
                         ps.extra = 0.0;
                     }
+                }
+            }
+            if self.probing && ps.startup_probe {
+                // §4.2.2: at start-up "each path starts with an initial window W0, and probes
+                // for additional capacity" — for three base RTTs of the path. Timed from the
+                // topology's hint alone, a path longer than the hint (a slower route, added
+                // delay) would stop probing before its first probe ACK came back, lose its
+                // credits, and then jump from W0 to W* in one update: a burst into one path
+                // that every sharing flow makes at once (four-path set-up, +20 µs: 226 KB).
+                // The path's length is the hint plus its excess over the flow's best path: a
+                // standing queue that every path crosses (flows joining a full link) must not
+                // stretch the phase, or the credits of many joiners pile onto that queue.
+                let excess = if ps.min_rtt == Time::MAX { Time::ZERO } else { ps.min_rtt - best };
+                let mut end = self.start + (self.t_env + excess).mul_f64(self.cfg_probe_phase);
+                if ps.min_rtt == Time::MAX {
+                    // No data ACK yet: the path's RTT is still unknown.
+                    end = end.max(now + tu);
+                }
+                ps.probe_until = ps.probe_until.max(end);
+                if now >= ps.probe_until {
+                    ps.startup_probe = false;
                 }
             }
             if self.probing {
@@ -904,8 +1007,10 @@ impl RondoSender {
                     ps.quiet = 0;
                 }
             }
-            ps.acks = 0;
-            ps.probe_acks = 0;
+            if !hold {
+                ps.acks = 0;
+                ps.probe_acks = 0;
+            }
             if self.scheduler {
                 // An echo not back after 4 base RTTs is lost with its packet or ACK.
                 let stale = now.saturating_sub(ps.base_rtt.mul_f64(4.0));
@@ -924,8 +1029,8 @@ impl RondoSender {
     /// forward-delay estimate is stable (the last `stable_samples` samples within `stable_tol` of
     /// it); otherwise the previous skips stay in force, so one outlier does not switch the
     /// scheduler off and a real delay change is picked up once the new estimates settle. Before
-    /// the gate first opens, skips come from each path's smallest sample (`scheduler_start =
-    /// "first-samples"`, the default) or are zero (`"stable"`).
+    /// the gate first opens, skips come from the arrival-aligned differences ([`aligned`];
+    /// `scheduler_start = "first-samples"`, the default) or are zero (`"stable"`).
     fn compute_skips(&mut self) {
         if !self.scheduler {
             return;
@@ -936,11 +1041,21 @@ impl RondoSender {
             self.sched_stable = true;
             self.sched_on = true;
             self.set_skips(|p| p.fwd_s);
-        } else if !self.sched_stable && self.cfg_sched_first_samples && self.paths.iter().all(|p| p.fwd_min_s.is_finite()) {
-            // Until the gate first opens: each path's smallest sample, its propagation plus the
-            // least queue it has shown, which the start-up's swinging queues do not move.
+        } else if !self.sched_stable && self.aligned.as_ref().is_some_and(|a| a.ready()) {
+            // Until the gate first opens: the arrival-aligned differences ([`aligned`]), which a
+            // queue shared by all paths does not move.
             self.sched_on = true;
-            self.set_skips(|p| p.fwd_min_s);
+            let al = self.aligned.take().expect("checked");
+            for p in 0..self.paths.len() {
+                let mut s = 0.0;
+                for (q, o) in self.paths.iter().enumerate() {
+                    if q != p {
+                        s += o.window() / o.srtt_s.max(1e-12) * al.resolved_excess(p, q);
+                    }
+                }
+                self.paths[p].skip = (s.floor() as u64).min(self.cfg_max_skip as u64) as u32;
+            }
+            self.aligned = Some(al);
         }
     }
 
