@@ -1040,34 +1040,25 @@ impl RondoSender {
         if stable {
             self.sched_stable = true;
             self.sched_on = true;
-            self.set_skips(|p| p.fwd_s);
+            self.set_skips(|ps, p, q| (ps[p].fwd_s - ps[q].fwd_s).max(0.0));
         } else if !self.sched_stable && self.aligned.as_ref().is_some_and(|a| a.ready()) {
             // Until the gate first opens: the arrival-aligned differences ([`aligned`]), which a
             // queue shared by all paths does not move.
             self.sched_on = true;
             let al = self.aligned.take().expect("checked");
-            for p in 0..self.paths.len() {
-                let mut s = 0.0;
-                for (q, o) in self.paths.iter().enumerate() {
-                    if q != p {
-                        s += o.window() / o.srtt_s.max(1e-12) * al.resolved_excess(p, q);
-                    }
-                }
-                self.paths[p].skip = (s.floor() as u64).min(self.cfg_max_skip as u64) as u32;
-            }
+            self.set_skips(|_, p, q| al.resolved_excess(p, q));
             self.aligned = Some(al);
         }
     }
 
-    /// Eq 7 with forward delays `fwd` of the paths.
-    fn set_skips(&mut self, fwd: impl Fn(&PathState) -> f64) {
+    /// Eq 7 with `excess(paths, p, q)` = how much later than on path `q` a packet sent now on
+    /// path `p` arrives (0 when not later).
+    fn set_skips(&mut self, excess: impl Fn(&[PathState], usize, usize) -> f64) {
         for p in 0..self.paths.len() {
             let mut s = 0.0;
-            let dp = fwd(&self.paths[p]);
             for (q, o) in self.paths.iter().enumerate() {
-                let dq = fwd(o);
-                if q != p && dp > dq {
-                    s += o.window() / o.srtt_s.max(1e-12) * (dp - dq);
+                if q != p {
+                    s += o.window() / o.srtt_s.max(1e-12) * excess(&self.paths, p, q);
                 }
             }
             self.paths[p].skip = (s.floor() as u64).min(self.cfg_max_skip as u64) as u32;
