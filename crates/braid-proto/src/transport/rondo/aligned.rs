@@ -17,8 +17,13 @@
 //! pair of paths until their data samples pair up (on a long path the first probe ACKs return
 //! before the first data echo).
 //!
+//! A pair's estimate is the median of its last three pairings (see
+//! [`AlignedDelays::resolved_excess`]): on paths of equal delay, a packet that met a passing burst
+//! on its own path arrives microseconds late next to one that did not, and that single pairing
+//! must not set a skip.
+//!
 //! Fixed memory per flow: a ring of the last [`RING`] samples per path and an `n × n` table of
-//! the latest difference of each pair, sized when the sender is built.
+//! the last three differences of each pair, sized when the sender is built.
 
 /// Samples kept per path.
 pub const RING: usize = 32;
@@ -48,21 +53,51 @@ impl Ring {
     }
 }
 
+/// Pairings kept per ordered pair of paths: the estimate is the median of the last three.
+pub const PAIRINGS: usize = 3;
+
+/// The last [`PAIRINGS`] resolved differences of one ordered pair of paths.
+#[derive(Clone, Copy, Debug, Default)]
+struct PairHistory {
+    /// Resolved `D_p − D_q` of each pairing: the difference when it exceeds the pair's arrival
+    /// gap, else 0 (seconds).
+    resolved_s: [f64; PAIRINGS],
+    /// Pairings seen (saturating).
+    count: u32,
+}
+
+impl PairHistory {
+    fn push(&mut self, resolved_s: f64) {
+        self.resolved_s.copy_within(0..PAIRINGS - 1, 1);
+        self.resolved_s[0] = resolved_s;
+        self.count = self.count.saturating_add(1);
+    }
+
+    /// The median of the pairings kept; with two, the smaller (a difference must be seen twice).
+    fn estimate(&self) -> f64 {
+        let r = &self.resolved_s;
+        match self.count {
+            0 => 0.0,
+            1 => r[0],
+            2 => r[0].min(r[1]),
+            _ => r[0].max(r[1]).min(r[0].min(r[1]).max(r[2])),
+        }
+    }
+}
+
 /// Pairwise, arrival-aligned forward-delay differences of a flow's paths.
 #[derive(Clone, Debug)]
 pub struct AlignedDelays {
     n: usize,
     rings: Vec<Ring>,
-    /// `diff[p·n + q]` = latest estimate of `D_p − D_q` (NaN: none yet), seconds.
-    diff: Vec<f64>,
-    /// Arrival gap of the pair the estimate came from: its error bound, seconds.
-    err: Vec<f64>,
+    /// `pairs[p·n + q]`: the recent pairings of `p` with `q` (`D_p − D_q`).
+    pairs: Vec<PairHistory>,
 }
 
 impl AlignedDelays {
     /// For `n` paths.
     pub fn new(n: usize) -> AlignedDelays {
-        AlignedDelays { n, rings: vec![Ring::new(); n], diff: vec![f64::NAN; n * n], err: vec![0.0; n * n] }
+        AlignedDelays { n, rings: vec![Ring::new(); n], pairs: vec![PairHistory::default(); n * n] }
     }
 
     /// A data packet on path `p` arrived at the receiver at `rx_s` after a one-way delay of
@@ -76,10 +111,9 @@ impl AlignedDelays {
             if let Some((rx_q, d_q)) = self.rings[q].nearest(rx_s) {
                 let gap = (rx_s - rx_q).abs();
                 if gap <= align_s {
-                    self.diff[p * self.n + q] = d_s - d_q;
-                    self.diff[q * self.n + p] = d_q - d_s;
-                    self.err[p * self.n + q] = gap;
-                    self.err[q * self.n + p] = gap;
+                    let d = d_s - d_q;
+                    self.pairs[p * self.n + q].push(if d > gap { d } else { 0.0 });
+                    self.pairs[q * self.n + p].push(if -d > gap { -d } else { 0.0 });
                 }
             }
         }
@@ -98,17 +132,14 @@ impl AlignedDelays {
 
     /// A difference of `p` and `q` has been measured.
     pub fn known(&self, p: usize, q: usize) -> bool {
-        !self.diff[p * self.n + q].is_nan()
+        self.pairs[p * self.n + q].count > 0
     }
 
-    /// `D_p − D_q` when it is known and larger than its error bound, else 0.
+    /// `D_p − D_q` beyond the arrival gaps of its pairings: the median of the last three
+    /// pairings' resolved differences (the smaller of two), so that one pairing of packets
+    /// caught in a passing burst does not move the schedule; 0 when not known.
     pub fn resolved_excess(&self, p: usize, q: usize) -> f64 {
-        let d = self.diff[p * self.n + q];
-        if d.is_nan() || d <= self.err[p * self.n + q] {
-            0.0
-        } else {
-            d
-        }
+        self.pairs[p * self.n + q].estimate()
     }
 }
 
@@ -172,5 +203,27 @@ mod tests {
         a.add(1, 10.4e-6, 6.3e-6, 1e-6);
         assert!(a.ready());
         assert_eq!(a.resolved_excess(1, 0), 0.0);
+    }
+
+    #[test]
+    fn one_pairing_caught_in_a_burst_does_not_make_a_difference() {
+        // Two paths of equal delay (8 µs); one pairing where path 1's packet met a burst (+5 µs).
+        let mut a = AlignedDelays::new(2);
+        a.add(0, 10.0e-6, 8.0e-6, 1e-6);
+        a.add(1, 10.2e-6, 8.0e-6, 1e-6);
+        a.add(0, 20.0e-6, 8.0e-6, 1e-6);
+        a.add(1, 20.3e-6, 13.0e-6, 1e-6);
+        assert_eq!(a.resolved_excess(1, 0), 0.0, "median of 0, 5 µs is not 5 µs");
+        a.add(0, 30.0e-6, 8.0e-6, 1e-6);
+        a.add(1, 30.1e-6, 8.05e-6, 1e-6);
+        assert_eq!(a.resolved_excess(1, 0), 0.0);
+        // A persistent 10 µs difference is taken once two of the last three pairings show it.
+        for k in 0..2 {
+            let t = 40.0e-6 + k as f64 * 10.0e-6;
+            a.add(0, t, 8.0e-6, 1e-6);
+            a.add(1, t + 0.2e-6, 18.0e-6, 1e-6);
+        }
+        assert!((a.resolved_excess(1, 0) - 10.0e-6).abs() < 1e-12, "{}", a.resolved_excess(1, 0));
+        assert_eq!(a.resolved_excess(0, 1), 0.0);
     }
 }
