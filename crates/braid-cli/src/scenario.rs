@@ -507,6 +507,17 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
         Some("forward") => true,
         Some(s) => return Err(format!("`network.loss_on`: unknown value `{s}` (known: all, forward)")),
     };
+    if let Some(b) = f.bool("trim")? {
+        n.trim.enabled = b;
+    }
+    n.trim.size_bytes = n.header_bytes.max(1);
+    if let Some(t) = f.size("trim_size")? {
+        let packet = n.mtu_bytes as u64 + n.header_bytes as u64;
+        if t == 0 || t > packet {
+            return Err(format!("`network.trim_size` must be between 1 and a full packet ({packet} bytes), got {t}"));
+        }
+        n.trim.size_bytes = t as u32;
+    }
     f.finish(&[
         "mtu",
         "header",
@@ -529,6 +540,8 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
         "reorder_buffer",
         "loss_rate",
         "loss_on",
+        "trim",
+        "trim_size",
     ])?;
     Ok(n)
 }

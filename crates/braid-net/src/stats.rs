@@ -94,6 +94,11 @@ pub struct SimStats {
     pub app_bytes_delivered: u64,
     /// Time of the last message delivery.
     pub last_delivery: Time,
+    /// Data packets trimmed to their header by switches (`network.trim`).
+    pub trims: u64,
+    /// Trimmed data packets that reached their destination host (each either NACKed or, for
+    /// transports that do not handle trims, discarded there): no longer in flight, not delivered.
+    pub trimmed_arrived: u64,
 }
 
 /// An exact histogram of small non-negative integers (counts indexed by value), with a tail

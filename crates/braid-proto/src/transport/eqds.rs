@@ -245,9 +245,12 @@ impl EqdsSender {
                 self.highest_pull = ack.psn;
             }
             PacketKind::Ack | PacketKind::Nak if !ack.probe => {
+                // A trimmed packet's NACK: recovery queues it for retransmission (sent on the
+                // next credit; its receiver queued a pull for it), and its path is penalised
+                // as after an ECN echo (htsim `EqdsSrc::processNack`, `penalizePath(ev, 1)`).
                 self.core.rec.on_ack(now, ack);
                 self.spec = 0;
-                if ack.ecn {
+                if ack.ecn || ack.trimmed {
                     if let Some(p) = self.penalty.get_mut(ack.path as usize) {
                         *p = 1;
                     }

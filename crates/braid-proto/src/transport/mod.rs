@@ -336,6 +336,14 @@ impl Sender {
     pub fn wants_pulls(&self) -> bool {
         matches!(self, Sender::Eqds(_))
     }
+    /// Whether this transport reacts to trimmed packets (NDP-style switch trimming): its
+    /// receiver NAKs a trimmed header at once and its sender resends the packet (UET, EQDS).
+    /// For the others the receiving NIC discards a trimmed packet as if it had been dropped,
+    /// and their own loss recovery repairs it.
+    #[inline]
+    pub fn handles_trims(&self) -> bool {
+        matches!(self, Sender::Uet(_) | Sender::Eqds(_))
+    }
     /// Per-logical-path control state for time series (Rondo); empty for other senders.
     pub fn path_samples(&self) -> &[PathSample] {
         match self {

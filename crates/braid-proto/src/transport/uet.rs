@@ -408,6 +408,27 @@ impl Nscc {
         }
     }
 
+    /// A NACK for a trimmed packet of `nacked` bytes (htsim `updateCwndOnNack_NSCC`): a delay
+    /// sample of `base_rtt + RTT_net` (the trimming threshold's estimate) enters the average as
+    /// a marked sample; quick adapt is triggered; unless it fires (or the bytes are ignored
+    /// after an earlier one), `cwnd −= nacked`. `newly` bytes the NACK's cumulative ACK covered
+    /// count as achieved.
+    fn on_nack(&mut self, now: f64, newly: f64, nacked: f64, in_flight: f64) {
+        self.achieved_bytes += newly;
+        self.bytes_ignored += nacked;
+        let delay = self.rtt_net_ps;
+        self.avg_delay_ps = (1.0 - self.delay_alpha) * self.avg_delay_ps + self.delay_alpha * delay;
+        self.qa_trigger = true;
+        let ignoring = self.bytes_ignored < self.bytes_to_ignore;
+        if ignoring || self.quick_adapt(now, in_flight) {
+            self.inc_bytes = 0.0;
+            self.received_bytes = 0.0;
+            return;
+        }
+        self.cwnd_bytes -= nacked;
+        self.clamp();
+    }
+
     fn on_rto(&mut self) {
         self.cwnd_bytes = (self.cwnd_bytes - self.mtu_bytes).max(self.mtu_bytes);
     }
@@ -436,6 +457,13 @@ pub struct UetSender {
     /// [`UetSender::take_ev_blocks`].
     ev_blocks: u64,
     ev_blocks_distinct: u64,
+    /// A trimmed packet has been NACKed: the network trims, and (as in htsim, where only
+    /// SLEEK's loss-recovery mode lets retransmissions past the window) retransmissions obey
+    /// the window unless an RTO queued them.
+    trims_seen: bool,
+    /// An RTO queued retransmissions that may go regardless of the window.
+    rto_retx: bool,
+    trims_nacked: u64,
 }
 
 impl UetSender {
@@ -463,6 +491,9 @@ impl UetSender {
             ev_block_pkts: 0,
             ev_blocks: 0,
             ev_blocks_distinct: 0,
+            trims_seen: false,
+            rto_retx: false,
+            trims_nacked: 0,
             cfg,
         })
     }
@@ -471,8 +502,16 @@ impl UetSender {
         self.core.rec.outstanding() as f64 * self.core.msg.mtu_bytes as f64
     }
 
+    /// Queued retransmissions may go regardless of the window (always, unless the network
+    /// trims; see `trims_seen`).
+    fn retx_skips_window(&self) -> bool {
+        !self.trims_seen || self.rto_retx
+    }
+
     fn may_send(&self) -> bool {
-        self.core.rec.has_data() && (self.core.rec.has_retx() || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd_bytes)
+        self.core.rec.has_data()
+            && ((self.core.rec.has_retx() && self.retx_skips_window())
+                || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd_bytes)
     }
 
     fn next_ev(&mut self, now: Time) -> u16 {
@@ -515,9 +554,12 @@ impl UetSender {
             return None;
         }
         let (psn, retx) = self.core.rec.next_psn()?;
-        if !retx && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd_bytes {
+        if (!retx || !self.retx_skips_window()) && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd_bytes {
             self.core.rec.unget(psn, retx);
             return None;
+        }
+        if self.rto_retx && !self.core.rec.has_retx() {
+            self.rto_retx = false;
         }
         let ev = self.next_ev(now);
         self.note_ev(ev);
@@ -545,6 +587,10 @@ impl UetSender {
         }
         let sum = self.core.rec.on_ack(now, ack);
         let newly = sum.newly_acked as f64 * self.core.msg.mtu_bytes as f64;
+        if ack.trimmed {
+            self.on_trim_nack(now, ack, newly);
+            return;
+        }
         let raw = now.saturating_sub(ack.ts_sent).ps() as f64;
         let fb = if ack.rx_buffer_full {
             EvFeedback::Nack
@@ -560,6 +606,26 @@ impl UetSender {
         self.nscc.on_ack(now.ps() as f64, newly, raw, ack.ecn, ack.rx_buffer_full, sum.loss, in_flight);
     }
 
+    /// A NACK for a trimmed packet (htsim `UecSrc::processNack`): recovery has queued the packet
+    /// for retransmission; REPS counts a last-hop trim as a good path (recycling the EV, or an
+    /// ECN one if CE-echoed) and an earlier trim as a NACK'd path; NSCC reacts as
+    /// [`Nscc::on_nack`].
+    fn on_trim_nack(&mut self, now: Time, ack: &AckIn, newly: f64) {
+        self.trims_seen = true;
+        self.trims_nacked += 1;
+        let fb = match (ack.trim_last_hop, ack.ecn) {
+            (true, false) => EvFeedback::Good,
+            (true, true) => EvFeedback::Ecn,
+            (false, _) => EvFeedback::Nack,
+        };
+        if self.cfg.ev_select == EvSelect::Reps {
+            self.reps.feedback(ack.path, fb);
+        }
+        let in_flight = self.in_flight();
+        let nacked = self.core.msg.payload_of(ack.psn) as f64;
+        self.nscc.on_nack(now.ps() as f64, newly, nacked, in_flight);
+    }
+
     /// See [`crate::transport::Sender::poll_timeout`].
     pub fn poll_timeout(&self) -> Option<Time> {
         self.core.rec.poll_timeout()
@@ -570,6 +636,7 @@ impl UetSender {
         self.core.rec.on_timeout(now);
         let st = self.core.rec.stats();
         if st.timeouts > self.last_timeouts {
+            self.rto_retx = true;
             self.nscc.on_rto();
             self.reps.on_timeout(now);
         }
@@ -597,6 +664,10 @@ impl UetSender {
     pub fn reset_delay_stats(&mut self) {
         self.nscc.delay_sum_ps = 0.0;
         self.nscc.delay_n = 0;
+    }
+    /// NACKs for trimmed packets received so far.
+    pub fn trims_nacked(&self) -> u64 {
+        self.trims_nacked
     }
     /// Quick adapts so far.
     pub fn quick_adapts(&self) -> u64 {
