@@ -144,6 +144,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     let out_t = f.table("output")?.unwrap_or_else(|| Fields::new("output", &empty3));
     let output = parse_output(&out_t, topology.links.len())?;
     transport.header_bytes = net.header_bytes;
+    transport.network_trims = net.trim.enabled;
     crate::transport_knobs::validate(&transport).map_err(|e| tr_k.locate(format!("[transport] {e}")))?;
     check_inactive_kinds(&splits, base, net.header_bytes)?;
     let link_events = match f.array("faults")? {
@@ -582,7 +583,7 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     }
     // Everything else is transport-specific; the transport checks it.
     let params = f.rest_as_knobs()?;
-    Ok(TransportConfig { kind, cc, recovery, header_bytes: 0, params })
+    Ok(TransportConfig { kind, cc, recovery, header_bytes: 0, network_trims: false, params })
 }
 
 /// `[routing]`: `kind` (default `ecmp`) and the knobs of [`RoutingParams`] (LCMP weights and

@@ -2,7 +2,7 @@
 //! routing picks, admission into the shared buffer (dynamic threshold, per-class limits),
 //! PFC PAUSE/RESUME by ingress accounting, ECN (RED-like) and INT marking at dequeue, and,
 //! with `network.trim`, NDP-style packet trimming instead of dropping at a full data queue
-//! (Handley et al., SIGCOMM'17; `docs/scenario.md`).
+//! (Handley et al., SIGCOMM'17; `docs/baselines.md`, packet trimming).
 
 use braid_core::packet::flags;
 use braid_core::{Arena, IntHop, IntStack, NodeId, Packet, PacketKind, PktId, PortId, Rng, Time};
@@ -142,6 +142,7 @@ impl Sim {
         if trim_tail {
             let victim = self.ports[port.idx()].queues[c].pop_back().expect("data queue is not empty");
             self.release(port, c, victim);
+            self.stats.trims_of_queued += 1;
             self.trim_into_header_queue(now, node, port, victim);
             if self.refusal(node, port, pkt).is_none() {
                 self.admit(now, node, port, pkt);

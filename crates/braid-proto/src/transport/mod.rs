@@ -139,6 +139,9 @@ pub struct TransportConfig {
     pub recovery: RecoveryConfig,
     /// Header bytes added to each packet's payload on the wire.
     pub header_bytes: u32,
+    /// The network trims packets instead of dropping them (`network.trim`): transports that
+    /// react to trimmed packets may tune themselves for it (UET's NSCC target delay).
+    pub network_trims: bool,
     /// Transport-specific knobs.
     pub params: Vec<(String, Knob)>,
 }
