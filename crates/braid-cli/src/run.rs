@@ -189,6 +189,10 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
         .map(|r| (r.name().to_string(), Value::Int(sim.stats().data_dropped[*r as usize] as i128)))
         .collect();
     s.set("drops", Value::Obj(drops));
+    if sim.cfg().trim.enabled {
+        s.int("trims", sim.stats().trims);
+        s.int("trimmed_received", sim.stats().trimmed_arrived);
+    }
     s.set("conservation_ok", Value::Bool(sim.conservation().is_ok()));
     let mut slow: Vec<f64> = done.iter().filter_map(|f| f.slowdown()).collect();
     slow.sort_by(f64::total_cmp);

@@ -144,6 +144,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     let out_t = f.table("output")?.unwrap_or_else(|| Fields::new("output", &empty3));
     let output = parse_output(&out_t, topology.links.len())?;
     transport.header_bytes = net.header_bytes;
+    transport.network_trims = net.trim.enabled;
     crate::transport_knobs::validate(&transport).map_err(|e| tr_k.locate(format!("[transport] {e}")))?;
     check_inactive_kinds(&splits, base, net.header_bytes)?;
     let link_events = match f.array("faults")? {
@@ -507,6 +508,17 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
         Some("forward") => true,
         Some(s) => return Err(format!("`network.loss_on`: unknown value `{s}` (known: all, forward)")),
     };
+    if let Some(b) = f.bool("trim")? {
+        n.trim.enabled = b;
+    }
+    n.trim.size_bytes = n.header_bytes.max(1);
+    if let Some(t) = f.size("trim_size")? {
+        let packet = n.mtu_bytes as u64 + n.header_bytes as u64;
+        if t == 0 || t > packet {
+            return Err(format!("`network.trim_size` must be between 1 and a full packet ({packet} bytes), got {t}"));
+        }
+        n.trim.size_bytes = t as u32;
+    }
     f.finish(&[
         "mtu",
         "header",
@@ -529,6 +541,8 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
         "reorder_buffer",
         "loss_rate",
         "loss_on",
+        "trim",
+        "trim_size",
     ])?;
     Ok(n)
 }
@@ -569,7 +583,7 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     }
     // Everything else is transport-specific; the transport checks it.
     let params = f.rest_as_knobs()?;
-    Ok(TransportConfig { kind, cc, recovery, header_bytes: 0, params })
+    Ok(TransportConfig { kind, cc, recovery, header_bytes: 0, network_trims: false, params })
 }
 
 /// `[routing]`: `kind` (default `ecmp`) and the knobs of [`RoutingParams`] (LCMP weights and

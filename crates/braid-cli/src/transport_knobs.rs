@@ -169,6 +169,7 @@ fn uet(tc: &TransportConfig) -> Result<UetConfig, String> {
         target_qdelay: k.opt_time("target_qdelay")?.or(d.target_qdelay),
         ood_threshold: ood_threshold.or(d.ood_threshold),
         quick_adapt: k.bool("quick_adapt", d.quick_adapt)?,
+        network_trims: tc.network_trims,
         ..d
     };
     Ok(c.with_recovery(&tc.recovery))
@@ -524,6 +525,7 @@ mod tests {
             cc: CcConfig::new(CcKind::Dcqcn),
             recovery: RecoveryConfig::new(recovery),
             header_bytes: 48,
+            network_trims: false,
             params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
         }
     }

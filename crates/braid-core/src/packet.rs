@@ -50,6 +50,12 @@ pub mod flags {
     pub const LAST: u8 = 16;
     /// The receiver's reorder buffer was full: this NAK reports a drop at the receiver.
     pub const RX_BUFFER_FULL: u8 = 32;
+    /// Data: a switch trimmed the packet to its header (NDP-style trimming, Handley et al.,
+    /// SIGCOMM'17); its payload is gone. NAK: it reports such a trimmed packet.
+    pub const TRIMMED: u8 = 64;
+    /// With [`TRIMMED`]: the trim happened at the last hop (the egress port facing the
+    /// destination host), so the path up to there was not the congested part (UET REPS).
+    pub const TRIM_LAST_HOP: u8 = 128;
 }
 
 /// One hop's in-band telemetry, stamped at dequeue (HPCC).

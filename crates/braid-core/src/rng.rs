@@ -41,6 +41,8 @@ pub mod stream {
     pub const LINK: u64 = 5;
     /// Heterogeneity injection (choosing links to slow down, fail, …).
     pub const FAULTS: u64 = 6;
+    /// A switch egress port's packet trimming (which packet a full queue trims).
+    pub const TRIM: u64 = 7;
 }
 
 /// Xoshiro256++ generator.

@@ -65,6 +65,28 @@ impl Default for PfcConfig {
     }
 }
 
+/// NDP-style packet trimming at switch egress queues (Handley et al., SIGCOMM'17; the UET
+/// behaviour htsim's `CompositeQueue` models). Off by default: full queues drop.
+///
+/// When on, each switch port's data class is the low-priority queue and trimmed headers share
+/// the control class (ACKs, NAKs, pulls), served first. A data packet arriving at a full data
+/// queue is trimmed with probability ½; otherwise the most recently queued data packet is trimmed
+/// and the arrival queued. A trimmed packet keeps its header fields and becomes `size_bytes`
+/// long; if the header queue (twice the data-queue limit) is full too, it is dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrimConfig {
+    /// Trim instead of dropping.
+    pub enabled: bool,
+    /// Size of a trimmed packet on the wire.
+    pub size_bytes: u32,
+}
+
+impl Default for TrimConfig {
+    fn default() -> Self {
+        TrimConfig { enabled: false, size_bytes: 64 }
+    }
+}
+
 /// Every network-wide parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetConfig {
@@ -100,6 +122,8 @@ pub struct NetConfig {
     /// `loss_on = "forward"`: the random loss spares ACKs, NAKs and CNPs (a switch configured to
     /// drop data, as in Rondo §2.2's set-up); `"all"` (default) drops any packet.
     pub loss_forward_only: bool,
+    /// Packet trimming at switch egress queues (off by default).
+    pub trim: TrimConfig,
 }
 
 impl Default for NetConfig {
@@ -120,6 +144,7 @@ impl Default for NetConfig {
             routing_params: RoutingParams::default(),
             loss_rate: 0.0,
             loss_forward_only: false,
+            trim: TrimConfig::default(),
         }
     }
 }

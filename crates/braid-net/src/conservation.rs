@@ -1,6 +1,8 @@
 //! Conservation of data packets: every data packet a host injects is, at the end, delivered to
 //! its receiver (accepted in order or into the reorder buffer), dropped with a
-//! [`DropReason`](crate::stats::DropReason), or still in flight. An independent count over the
+//! [`DropReason`](crate::stats::DropReason), arrived at its receiver trimmed to its header
+//! (`network.trim`; a trimmed packet in a queue or on a link is still in flight), or still in
+//! flight. An independent count over the
 //! port queues and the packet arena checks the counters.
 
 use braid_core::{Arena, Packet, PacketKind};
@@ -11,14 +13,14 @@ use crate::stats::SimStats;
 
 /// Data packets still in the network (in queues or on links), by the counters.
 pub fn data_in_flight(stats: &SimStats) -> u64 {
-    stats.data_injected - stats.data_delivered - stats.data_dropped.iter().sum::<u64>()
+    stats.data_injected - stats.data_delivered - stats.data_dropped.iter().sum::<u64>() - stats.trimmed_arrived
 }
 
 /// Check conservation of data packets by an independent count: every live packet in the arena
 /// is either queued at some port or on a wire; data packets injected must equal delivered +
 /// dropped + those still live. Returns a description of the mismatch, if any.
 pub fn check(stats: &SimStats, ports: &[Port], pkts: &Arena<Packet>) -> Result<(), String> {
-    let dropped: u64 = stats.data_dropped.iter().sum();
+    let dropped: u64 = stats.data_dropped.iter().sum::<u64>() + stats.trimmed_arrived;
     let injected = stats.data_injected;
     let delivered = stats.data_delivered;
     // Count live data packets by walking the queues; packets on the wire are live in the
@@ -35,12 +37,12 @@ pub fn check(stats: &SimStats, ports: &[Port], pkts: &Arena<Packet>) -> Result<(
     }
     let live = pkts.live() as u64;
     if injected < delivered + dropped {
-        return Err(format!("more data packets accounted ({delivered} delivered + {dropped} dropped) than injected ({injected})"));
+        return Err(format!("more data packets accounted ({delivered} delivered + {dropped} dropped or trimmed) than injected ({injected})"));
     }
     let in_flight = injected - delivered - dropped;
     if in_flight < queued_data || in_flight > live {
         return Err(format!(
-            "data packets: injected {injected} ≠ delivered {delivered} + dropped {dropped} + in flight (queued {queued_data}, live packets {live})"
+            "data packets: injected {injected} ≠ delivered {delivered} + dropped or trimmed {dropped} + in flight (queued {queued_data}, live packets {live})"
         ));
     }
     Ok(())

@@ -10,7 +10,7 @@
 //! - `sim/nic.rs`: host NICs — round-robin pulling of packets from the flows' senders, pacing
 //!   wake-ups, the receiver-side pull pacers (EQDS);
 //! - `sim/switch.rs`: switches — forwarding, admission into the shared buffer, PFC, ECN/INT
-//!   marking at dequeue;
+//!   marking at dequeue, packet trimming (`network.trim`);
 //! - `sim/link.rs`: links — port scheduling, transmission, the wire queue, random loss, drops,
 //!   scheduled link changes;
 //! - `sim/receive.rs`: a packet reaching a host — handed to the flow's receiver (whose reply is
@@ -161,6 +161,8 @@ pub struct Sim {
     node_rng: Vec<Rng>,
     /// Random streams per port (link loss).
     port_rng: Vec<Rng>,
+    /// Random streams per port for packet trimming (empty when `network.trim` is off).
+    trim_rng: Vec<Rng>,
     /// Next-hop tables.
     routes: Routes,
     /// Switch-side routing: the scheme, LCMP routers, the control plane's path table.
@@ -275,6 +277,11 @@ impl Sim {
             hash_seed: (0..n as u32).collect(),
             node_rng: (0..n as u64).map(|i| Rng::derive(seed, stream::SWITCH, i)).collect(),
             port_rng: (0..n_ports as u64).map(|i| Rng::derive(seed, stream::LINK, i)).collect(),
+            trim_rng: if cfg.trim.enabled {
+                (0..n_ports as u64).map(|i| Rng::derive(seed, stream::TRIM, i)).collect()
+            } else {
+                Vec::new()
+            },
             buffer_used: vec![0; n],
             buffer_cap,
             ports,

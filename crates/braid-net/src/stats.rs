@@ -94,6 +94,14 @@ pub struct SimStats {
     pub app_bytes_delivered: u64,
     /// Time of the last message delivery.
     pub last_delivery: Time,
+    /// Data packets trimmed to their header by switches (`network.trim`).
+    pub trims: u64,
+    /// Of which the trimmed packet was the most recently queued one, displaced by an arrival
+    /// (the others are arrivals trimmed on the spot).
+    pub trims_of_queued: u64,
+    /// Trimmed data packets that reached their destination host (each either NACKed or, for
+    /// transports that do not handle trims, discarded there): no longer in flight, not delivered.
+    pub trimmed_arrived: u64,
 }
 
 /// An exact histogram of small non-negative integers (counts indexed by value), with a tail

@@ -291,6 +291,22 @@ impl Receiver {
         (out, Some(Self::reply(now, data, kind, reply_flags, out.cum_ack, out.ood)))
     }
 
+    /// The reply to a data packet that a switch trimmed to its header (NDP-style trimming; UEC
+    /// htsim `UecSink::processTrimmed`, EQDS likewise): a NAK for its PSN at once, flagged
+    /// `TRIMMED` (and `TRIM_LAST_HOP` when `last_hop`), echoing a CE mark. If the packet was
+    /// already received (an earlier copy arrived), an ACK instead. The receiver's state does
+    /// not change: nothing was delivered.
+    pub fn on_trimmed(&self, now: Time, data: &DataIn, last_hop: bool) -> AckOut {
+        let ecn = if data.ecn_ce { flags::ECN_ECHO } else { 0 };
+        let psn = data.psn;
+        let have = psn < self.next_expected || (psn > self.next_expected && self.is_held(psn));
+        if have {
+            return Self::reply(now, data, PacketKind::Ack, ecn, self.next_expected, self.ood());
+        }
+        let trim = flags::TRIMMED | if last_hop { flags::TRIM_LAST_HOP } else { 0 };
+        Self::reply(now, data, PacketKind::Nak, ecn | trim, self.next_expected, self.ood())
+    }
+
     /// The reply to a probe: an ACK flagged `PROBE_ACK` carrying the cumulative ACK (probes carry
     /// no data and do not change the receiver's state).
     pub fn on_probe(&self, now: Time, probe: &DataIn) -> AckOut {
@@ -400,6 +416,22 @@ mod tests {
         assert_eq!((n.kind, n.flags), (PacketKind::Nak, flags::ECN_ECHO | flags::RX_BUFFER_FULL));
         let p = r.on_probe(Time::ZERO, &DataIn { ecn_ce: false, ..data(u32::MAX) });
         assert_eq!((p.kind, p.flags, p.cum_ack, p.ood), (PacketKind::Ack, flags::PROBE_ACK, 1, 0));
+    }
+
+    #[test]
+    fn trimmed_packets_are_nakked_unless_already_received() {
+        let mut r = sel(5);
+        r.on_data(Time::ZERO, 0, true);
+        r.on_data(Time::ZERO, 2, true);
+        let n = r.on_trimmed(Time::from_us(3), &data(1), true);
+        assert_eq!((n.kind, n.psn, n.cum_ack), (PacketKind::Nak, 1, 1));
+        assert_eq!(n.flags, flags::ECN_ECHO | flags::TRIMMED | flags::TRIM_LAST_HOP);
+        let n = r.on_trimmed(Time::ZERO, &DataIn { ecn_ce: false, ..data(3) }, false);
+        assert_eq!((n.kind, n.flags), (PacketKind::Nak, flags::TRIMMED));
+        // Already have 0 and 2: a plain ACK; and nothing changed.
+        assert_eq!(r.on_trimmed(Time::ZERO, &data(2), false).kind, PacketKind::Ack);
+        assert_eq!(r.on_trimmed(Time::ZERO, &data(0), false).kind, PacketKind::Ack);
+        assert_eq!((r.next_expected(), r.rbo()), (1, 1));
     }
 
     #[test]

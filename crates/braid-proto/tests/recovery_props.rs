@@ -115,6 +115,8 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
                     ood,
                     probe: false,
                     rx_buffer_full: full,
+                    trimmed: false,
+                    trim_last_hop: false,
                     int: None,
                     hops: 1,
                 };

@@ -137,6 +137,8 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
                     ood,
                     probe,
                     rx_buffer_full: false,
+                    trimmed: false,
+                    trim_last_hop: false,
                     int: None,
                     hops: 2,
                 };

@@ -1,8 +1,11 @@
 //! Switches (the HPCC ns-3 switch model, Rondo §6.1): forwarding over the egress that switch
 //! routing picks, admission into the shared buffer (dynamic threshold, per-class limits),
-//! PFC PAUSE/RESUME by ingress accounting, and ECN (RED-like) and INT marking at dequeue.
+//! PFC PAUSE/RESUME by ingress accounting, ECN (RED-like) and INT marking at dequeue, and,
+//! with `network.trim`, NDP-style packet trimming instead of dropping at a full data queue
+//! (Handley et al., SIGCOMM'17; `docs/baselines.md`, packet trimming).
 
-use braid_core::{Arena, IntHop, IntStack, NodeId, Packet, PktId, PortId, Rng, Time};
+use braid_core::packet::flags;
+use braid_core::{Arena, IntHop, IntStack, NodeId, Packet, PacketKind, PktId, PortId, Rng, Time};
 
 use super::{Ev, Sim};
 use crate::config::{NetConfig, CLASS_CONTROL, CLASS_DATA};
@@ -48,18 +51,35 @@ impl Sim {
         self.enqueue(now, node, egress, pkt);
     }
 
-    /// Admit `pkt` into `port`'s queue at switch `node` (or drop it), then pump the port.
+    /// Admit `pkt` into `port`'s queue at switch `node` (or drop it, or, with `network.trim`,
+    /// trim), then pump the port.
     fn enqueue(&mut self, now: Time, node: NodeId, port: PortId, pkt: PktId) {
+        if let Some(r) = self.refusal(node, port, pkt) {
+            let pk = self.pkts.get(pkt.0);
+            let trimmable = pk.kind == PacketKind::Data && pk.prio == CLASS_DATA && r != DropReason::LinkDown;
+            if self.cfg.trim.enabled && trimmable {
+                self.trim_on_overflow(now, node, port, pkt);
+            } else {
+                self.drop_packet(now, pkt, r);
+            }
+            return;
+        }
+        self.admit(now, node, port, pkt);
+        self.pump(now, port);
+    }
+
+    /// Why `port` at switch `node` cannot take `pkt` now, if it cannot: the link is down, the
+    /// class's byte limit, or the shared buffer (its free space, or the port's dynamic share).
+    fn refusal(&self, node: NodeId, port: PortId, pkt: PktId) -> Option<DropReason> {
         let pk = self.pkts.get(pkt.0);
         let size = pk.size_bytes as u64;
         let c = pk.prio as usize;
-        let ingress = PortId(pk.ingress);
         let lossless = self.cfg.pfc.enabled && c == CLASS_DATA as usize;
         let used = self.buffer_used[node.idx()];
         let cap = self.buffer_cap[node.idx()];
         let p = &self.ports[port.idx()];
-        let limit = self.cfg.class_limit_bytes[c];
-        let reason = if !p.up {
+        let limit = self.class_limit(c);
+        if !p.up {
             Some(DropReason::LinkDown)
         } else if limit > 0 && p.q_bytes[c] + size > limit {
             Some(DropReason::ClassLimit)
@@ -69,11 +89,30 @@ impl Sim {
             Some(DropReason::BufferFull)
         } else {
             None
-        };
-        if let Some(r) = reason {
-            self.drop_packet(now, pkt, r);
-            return;
         }
+    }
+
+    /// The byte limit of class `c`'s queue on each port (0 = none). With trimming on, the
+    /// control class, which also holds trimmed headers, is limited to twice the data class's
+    /// limit unless it has a limit of its own (htsim `CompositeQueue`: `2 × maxsize`).
+    #[inline]
+    fn class_limit(&self, c: usize) -> u64 {
+        let limit = self.cfg.class_limit_bytes[c];
+        if self.cfg.trim.enabled && c == CLASS_CONTROL as usize && limit == 0 {
+            2 * self.cfg.class_limit_bytes[CLASS_DATA as usize]
+        } else {
+            limit
+        }
+    }
+
+    /// Queue `pkt` on `port` at switch `node` (it was admitted): buffer and PFC accounting; a
+    /// PAUSE goes upstream when the ingress passes XOFF.
+    fn admit(&mut self, now: Time, node: NodeId, port: PortId, pkt: PktId) {
+        let pk = self.pkts.get(pkt.0);
+        let size = pk.size_bytes as u64;
+        let c = pk.prio as usize;
+        let ingress = PortId(pk.ingress);
+        let lossless = self.cfg.pfc.enabled && c == CLASS_DATA as usize;
         let p = &mut self.ports[port.idx()];
         p.queues[c].push_back(pkt);
         p.q_bytes[c] += size;
@@ -89,14 +128,64 @@ impl Sim {
                 self.stats.pfc_pauses_sent += 1;
             }
         }
+    }
+
+    /// The data packet `pkt` found `port`'s data queue full and trimming is on (NDP, Handley et
+    /// al., SIGCOMM'17; htsim `CompositeQueue::receivePacket`): with probability ½ (the port's
+    /// own random stream) it is trimmed; otherwise the most recently queued data packet is
+    /// trimmed and `pkt` takes its place (if it then fits: a larger arrival than the packet it
+    /// displaced is trimmed as well, so the data queue never exceeds its limit). A trimmed
+    /// packet goes to the control class (served first), or is dropped if that is full too.
+    fn trim_on_overflow(&mut self, now: Time, node: NodeId, port: PortId, pkt: PktId) {
+        let c = CLASS_DATA as usize;
+        let trim_tail = !self.ports[port.idx()].queues[c].is_empty() && self.trim_rng[port.idx()].bernoulli(0.5);
+        if trim_tail {
+            let victim = self.ports[port.idx()].queues[c].pop_back().expect("data queue is not empty");
+            self.release(port, c, victim);
+            self.stats.trims_of_queued += 1;
+            self.trim_into_header_queue(now, node, port, victim);
+            if self.refusal(node, port, pkt).is_none() {
+                self.admit(now, node, port, pkt);
+                self.pump(now, port);
+                return;
+            }
+        }
+        self.trim_into_header_queue(now, node, port, pkt);
         self.pump(now, port);
+    }
+
+    /// Cut `pkt` to its header (`network.trim_size` bytes, flagged `TRIMMED`, and
+    /// `TRIM_LAST_HOP` when `port` faces a host) and queue it in the control class of `port`,
+    /// or drop it if that queue is full too.
+    fn trim_into_header_queue(&mut self, now: Time, node: NodeId, port: PortId, pkt: PktId) {
+        let last_hop = self.is_host[self.ports[port.idx()].peer.idx()];
+        let pk = self.pkts.get_mut(pkt.0);
+        pk.size_bytes = self.cfg.trim.size_bytes;
+        pk.payload_bytes = 0;
+        pk.prio = CLASS_CONTROL;
+        pk.flags |= flags::TRIMMED | if last_hop { flags::TRIM_LAST_HOP } else { 0 };
+        self.stats.trims += 1;
+        let key = ((pk.flow.0 as u64) << 32) | pk.psn as u64;
+        self.lost_at.entry(key).or_insert(now);
+        match self.refusal(node, port, pkt) {
+            Some(r) => self.drop_packet(now, pkt, r),
+            None => self.admit(now, node, port, pkt),
+        }
     }
 
     /// Remove the head packet of class `c` at `port`, releasing buffer and PFC accounting (a
     /// RESUME goes upstream when the ingress drops below XON).
     pub(super) fn dequeue(&mut self, port: PortId, c: usize) -> PktId {
+        let pkt = self.ports[port.idx()].queues[c].pop_front().expect("class has a packet");
+        self.release(port, c, pkt);
+        pkt
+    }
+
+    /// `pkt` of class `c` has just been taken out of `port`'s queue: release its bytes from the
+    /// queue, the switch's shared buffer and the PFC ingress accounting (a RESUME goes upstream
+    /// when the ingress drops below XON).
+    fn release(&mut self, port: PortId, c: usize, pkt: PktId) {
         let p = &mut self.ports[port.idx()];
-        let pkt = p.queues[c].pop_front().expect("class has a packet");
         let node = p.node;
         let size = self.pkts.get(pkt.0).size_bytes as u64;
         p.q_bytes[c] -= size;
@@ -118,7 +207,6 @@ impl Sim {
                 }
             }
         }
-        pkt
     }
 
     /// PFC XOFF threshold of `node`: fixed, or the dynamic `free buffer >> shift`.

@@ -465,8 +465,15 @@ impl Recovery {
         }
         let rtt = now.saturating_sub(ack.ts_sent);
         sum.rtt = Some(rtt);
-        self.sh.rtt.sample(rtt);
+        // A trimmed packet's NAK skipped the queues its payload would have waited in: no RTT
+        // sample (htsim's NACK handling takes none either).
+        if !ack.trimmed {
+            self.sh.rtt.sample(rtt);
+        }
         let is_nak = ack.kind == PacketKind::Nak;
+        // The receiver reports that the packet itself did not arrive (no room in its reorder
+        // buffer, or a switch trimmed it to its header).
+        let not_received = ack.rx_buffer_full || ack.trimmed;
         let b = &mut self.sh.board;
         // Cumulative part.
         let cum = ack.cum_ack.min(b.max_sent.max(ack.cum_ack.min(b.total)));
@@ -487,7 +494,7 @@ impl Recovery {
         }
         // Selective part: the acknowledged PSN itself arrived (not for go-back-N, whose receiver
         // discards out-of-order packets, and not when the receiver dropped it for lack of buffer).
-        let sack_valid = self.sh.cfg.kind != RecoveryKind::GoBackN && !ack.rx_buffer_full;
+        let sack_valid = self.sh.cfg.kind != RecoveryKind::GoBackN && !not_received;
         let mut delivered = None;
         if sack_valid && ack.psn >= b.una && ack.psn < b.max_sent {
             delivered = b.sack(ack.psn);
@@ -498,12 +505,14 @@ impl Recovery {
         if b.highest_sacked_plus1 < b.una {
             b.highest_sacked_plus1 = b.una;
         }
-        // Receiver dropped the packet for lack of reorder buffer: it must be sent again.
-        if ack.rx_buffer_full && b.mark_lost(ack.psn) {
+        // Receiver dropped the packet for lack of reorder buffer, or got only its trimmed header:
+        // it must be sent again.
+        if not_received && b.mark_lost(ack.psn) {
             sum.loss = true;
         }
-        // Scheme-specific loss detection.
-        let ctx = AckCtx { now, ack, is_nak, sack_valid, delivered };
+        // Scheme-specific loss detection. A trimmed packet's NAK names only that packet, not a
+        // hole at the cumulative ACK, so the schemes see it as a plain acknowledgement.
+        let ctx = AckCtx { now, ack, is_nak: is_nak && !ack.trimmed, sack_valid, delivered };
         let sh = &mut self.sh;
         let lost = match &mut self.detector {
             LossDetector::GoBackN => gbn::on_ack(&ctx, sh),

@@ -32,6 +32,11 @@
 //! per-packet RTOs, 100 µs minimum), as in htsim's RTS mode; another `transport.recovery` can be
 //! chosen (e.g. `rack-tlp` to also use SACK holes).
 //!
+//! **Trimming** (`network.trim`, the EQDS paper's native mode; htsim `EqdsSink::processTrimmed`,
+//! `EqdsSrc::processNack`): when the network trims, the receiver NACKs a trimmed header and
+//! queues a pull for its retransmission; the sender queues the packet for retransmission (sent
+//! on the next credit), stops speculating and penalises the entropy as after an ECN echo.
+//!
 //! Knobs: `paths` (256), `credit_spec` (bytes, default one BDP), `rts` (true; false: never send
 //! an RTS, so a flow whose credit circulation dies waits for an RTO to retransmit … and then
 //! stalls — only for experiments).
@@ -245,9 +250,12 @@ impl EqdsSender {
                 self.highest_pull = ack.psn;
             }
             PacketKind::Ack | PacketKind::Nak if !ack.probe => {
+                // A trimmed packet's NACK: recovery queues it for retransmission (sent on the
+                // next credit; its receiver queued a pull for it), and its path is penalised
+                // as after an ECN echo (htsim `EqdsSrc::processNack`, `penalizePath(ev, 1)`).
                 self.core.rec.on_ack(now, ack);
                 self.spec = 0;
-                if ack.ecn {
+                if ack.ecn || ack.trimmed {
                     if let Some(p) = self.penalty.get_mut(ack.path as usize) {
                         *p = 1;
                     }

@@ -52,6 +52,11 @@ pub struct AckIn<'a> {
     pub probe: bool,
     /// The receiver dropped the data packet because its reorder buffer was full.
     pub rx_buffer_full: bool,
+    /// This NAK reports a data packet a switch trimmed to its header (NDP/UET trimming): the
+    /// payload was lost in the network, the header reached the receiver.
+    pub trimmed: bool,
+    /// With `trimmed`: the trim happened at the last hop (the port facing the receiver).
+    pub trim_last_hop: bool,
     /// INT stack of the data packet (HPCC).
     pub int: Option<&'a IntStack>,
     /// Switch hops the data packet took.
@@ -89,6 +94,8 @@ impl AckIn<'static> {
             ood: 0,
             probe: false,
             rx_buffer_full: false,
+            trimmed: false,
+            trim_last_hop: false,
             int: None,
             hops,
         }

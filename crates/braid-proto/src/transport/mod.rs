@@ -139,6 +139,9 @@ pub struct TransportConfig {
     pub recovery: RecoveryConfig,
     /// Header bytes added to each packet's payload on the wire.
     pub header_bytes: u32,
+    /// The network trims packets instead of dropping them (`network.trim`): transports that
+    /// react to trimmed packets may tune themselves for it (UET's NSCC target delay).
+    pub network_trims: bool,
     /// Transport-specific knobs.
     pub params: Vec<(String, Knob)>,
 }
@@ -335,6 +338,14 @@ impl Sender {
     #[inline]
     pub fn wants_pulls(&self) -> bool {
         matches!(self, Sender::Eqds(_))
+    }
+    /// Whether this transport reacts to trimmed packets (NDP-style switch trimming): its
+    /// receiver NAKs a trimmed header at once and its sender resends the packet (UET, EQDS).
+    /// For the others the receiving NIC discards a trimmed packet as if it had been dropped,
+    /// and their own loss recovery repairs it.
+    #[inline]
+    pub fn handles_trims(&self) -> bool {
+        matches!(self, Sender::Uet(_) | Sender::Eqds(_))
     }
     /// Per-logical-path control state for time series (Rondo); empty for other senders.
     pub fn path_samples(&self) -> &[PathSample] {

@@ -6,7 +6,7 @@
 //!
 //! **NSCC** (htsim `uec.cpp`), per flow, in bytes. Network constants from the flow environment:
 //! `RTT_net` = the network's largest base RTT, `BDP_net = RTT_net × line rate`,
-//! `target_Qdelay` = `RTT_net` (no trimming; knob `target_qdelay`), `a = BDP_net / (12 µs ×
+//! `target_Qdelay` = `RTT_net` (0.75 · `RTT_net` when the network trims; knob `target_qdelay`), `a = BDP_net / (12 µs ×
 //! 100 Gb/s)`, `b = target_Qdelay / 12 µs`; gains `α_p = 4·MSS·a·b / target`, `fi = 5·MSS·a`,
 //! `η = 0.15·MSS·a`, `γ = 0.8`, `fi_scale = 0.25·a`, delay EWMA gain 0.0125. Per flow
 //! `base_rtt` (two-point unloaded RTT, lowered by any smaller sample), `maxwnd = 1.5 · base_rtt ·
@@ -27,7 +27,16 @@
 //! A NAK reporting a drop at the receiver's full reorder buffer is handled like htsim's NACK
 //! (a quick-adapt trigger, and `cwnd −= MTU` if quick adapt did not fire); a loss found by early
 //! recovery is a quick-adapt trigger; an RTO sets `cwnd = max(cwnd − MTU, MTU)`.
-//! Send rule: `in_flight + MTU ≤ cwnd`; retransmissions may always go.
+//! Send rule: `in_flight + MTU ≤ cwnd`; retransmissions may always go — except once the network
+//! has trimmed one of the flow's packets, when only an RTO's retransmissions skip the window
+//! (htsim lets retransmissions past the window only in SLEEK's loss-recovery mode).
+//!
+//! **Trimmed packets** (`network.trim`, htsim `UecSrc::processNack` / `updateCwndOnNack_NSCC`):
+//! the receiver NACKs a trimmed header at once; the sender queues the packet for
+//! retransmission, feeds the delay average a sample of `RTT_net` (a `base_rtt + RTT_net` RTT),
+//! triggers quick adapt, and otherwise (and unless the bytes fall in quick adapt's ignored span)
+//! sets `cwnd −= the packet's bytes`. REPS treats a NACK for a trim at the last hop as an ACK
+//! (its EV is recycled, unless CE-echoed) and an earlier trim as a NACK'd path.
 //!
 //! **REPS** (htsim `buffer_reps.cpp`, `ev_select = "reps"`, default): EV `i < paths` (default 64,
 //! htsim's `-paths`) is UDP source port `base + i` (`baseline_util`). A circular
@@ -75,7 +84,8 @@ pub struct UetConfig {
     pub reps_freeze: bool,
     /// How long a freeze lasts.
     pub reps_freeze_time: Time,
-    /// NSCC target queuing delay (`None`: the network's largest base RTT).
+    /// NSCC target queuing delay (`None`: the network's largest base RTT, or 0.75 of it when
+    /// the network trims, as htsim's `initNsccParams`).
     pub target_qdelay: Option<Time>,
     /// Fixed early-recovery threshold, packets (`None`: SLEEK's dynamic one).
     pub ood_threshold: Option<u32>,
@@ -83,6 +93,8 @@ pub struct UetConfig {
     pub quick_adapt: bool,
     /// Loss recovery.
     pub recovery: RecoveryConfig,
+    /// The network trims packets instead of dropping them (`network.trim`).
+    pub network_trims: bool,
 }
 
 impl UetConfig {
@@ -99,6 +111,7 @@ impl UetConfig {
             ood_threshold: None,
             quick_adapt: true,
             recovery: Self::native_recovery(None),
+            network_trims: false,
         }
     }
 
@@ -126,7 +139,7 @@ pub enum EvFeedback {
     Good,
     /// ECN-marked ACK.
     Ecn,
-    /// NAK (drop at the receiver).
+    /// NAK (drop at the receiver, or a packet trimmed before the last hop).
     Nack,
 }
 
@@ -275,11 +288,11 @@ struct Nscc {
 }
 
 impl Nscc {
-    fn new(env: &FlowEnv, target: Option<Time>, qa: bool) -> Nscc {
+    fn new(env: &FlowEnv, target: Option<Time>, qa: bool, trims: bool) -> Nscc {
         let mtu = env.cc.mtu_bytes.max(1) as f64;
         let line_bytes_per_ps = env.cc.line_rate.bps_f64() / 8.0 * 1e-12;
         let rtt_net = env.cc.max_rtt.max(env.cc.base_rtt).ps().max(1) as f64;
-        let target = target.map_or(rtt_net, |t| t.ps() as f64);
+        let target = target.map_or(if trims { 0.75 * rtt_net } else { rtt_net }, |t| t.ps() as f64);
         let bdp_net = rtt_net * line_bytes_per_ps;
         let bdp_ref = 12e6 * (100e9 / 8.0 * 1e-12);
         let a = bdp_net / bdp_ref;
@@ -408,6 +421,27 @@ impl Nscc {
         }
     }
 
+    /// A NACK for a trimmed packet of `nacked` bytes (htsim `updateCwndOnNack_NSCC`): a delay
+    /// sample of `base_rtt + RTT_net` (the trimming threshold's estimate) enters the average as
+    /// a marked sample; quick adapt is triggered; unless it fires (or the bytes are ignored
+    /// after an earlier one), `cwnd −= nacked`. `newly` bytes the NACK's cumulative ACK covered
+    /// count as achieved.
+    fn on_nack(&mut self, now: f64, newly: f64, nacked: f64, in_flight: f64) {
+        self.achieved_bytes += newly;
+        self.bytes_ignored += nacked;
+        let delay = self.rtt_net_ps;
+        self.avg_delay_ps = (1.0 - self.delay_alpha) * self.avg_delay_ps + self.delay_alpha * delay;
+        self.qa_trigger = true;
+        let ignoring = self.bytes_ignored < self.bytes_to_ignore;
+        if ignoring || self.quick_adapt(now, in_flight) {
+            self.inc_bytes = 0.0;
+            self.received_bytes = 0.0;
+            return;
+        }
+        self.cwnd_bytes -= nacked;
+        self.clamp();
+    }
+
     fn on_rto(&mut self) {
         self.cwnd_bytes = (self.cwnd_bytes - self.mtu_bytes).max(self.mtu_bytes);
     }
@@ -436,6 +470,13 @@ pub struct UetSender {
     /// [`UetSender::take_ev_blocks`].
     ev_blocks: u64,
     ev_blocks_distinct: u64,
+    /// A trimmed packet has been NACKed: the network trims, and (as in htsim, where only
+    /// SLEEK's loss-recovery mode lets retransmissions past the window) retransmissions obey
+    /// the window unless an RTO queued them.
+    trims_seen: bool,
+    /// An RTO queued retransmissions that may go regardless of the window.
+    rto_retx: bool,
+    trims_nacked: u64,
 }
 
 impl UetSender {
@@ -451,7 +492,7 @@ impl UetSender {
             line_bps: env.cc.line_rate.bps(),
             base: entropy_base(env.entropy, cfg.paths),
             start: env.start,
-            nscc: Nscc::new(env, cfg.target_qdelay, cfg.quick_adapt),
+            nscc: Nscc::new(env, cfg.target_qdelay, cfg.quick_adapt, cfg.network_trims),
             reps: Reps::new(cfg.paths, cfg.reps_buffer as usize, cfg.reps_freeze, cfg.reps_freeze_time),
             rng,
             obl_idx: 0,
@@ -463,6 +504,9 @@ impl UetSender {
             ev_block_pkts: 0,
             ev_blocks: 0,
             ev_blocks_distinct: 0,
+            trims_seen: false,
+            rto_retx: false,
+            trims_nacked: 0,
             cfg,
         })
     }
@@ -471,8 +515,16 @@ impl UetSender {
         self.core.rec.outstanding() as f64 * self.core.msg.mtu_bytes as f64
     }
 
+    /// Queued retransmissions may go regardless of the window (always, unless the network
+    /// trims; see `trims_seen`).
+    fn retx_skips_window(&self) -> bool {
+        !self.trims_seen || self.rto_retx
+    }
+
     fn may_send(&self) -> bool {
-        self.core.rec.has_data() && (self.core.rec.has_retx() || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd_bytes)
+        self.core.rec.has_data()
+            && ((self.core.rec.has_retx() && self.retx_skips_window())
+                || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd_bytes)
     }
 
     fn next_ev(&mut self, now: Time) -> u16 {
@@ -515,9 +567,12 @@ impl UetSender {
             return None;
         }
         let (psn, retx) = self.core.rec.next_psn()?;
-        if !retx && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd_bytes {
+        if (!retx || !self.retx_skips_window()) && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd_bytes {
             self.core.rec.unget(psn, retx);
             return None;
+        }
+        if self.rto_retx && !self.core.rec.has_retx() {
+            self.rto_retx = false;
         }
         let ev = self.next_ev(now);
         self.note_ev(ev);
@@ -545,6 +600,10 @@ impl UetSender {
         }
         let sum = self.core.rec.on_ack(now, ack);
         let newly = sum.newly_acked as f64 * self.core.msg.mtu_bytes as f64;
+        if ack.trimmed {
+            self.on_trim_nack(now, ack, newly);
+            return;
+        }
         let raw = now.saturating_sub(ack.ts_sent).ps() as f64;
         let fb = if ack.rx_buffer_full {
             EvFeedback::Nack
@@ -560,6 +619,26 @@ impl UetSender {
         self.nscc.on_ack(now.ps() as f64, newly, raw, ack.ecn, ack.rx_buffer_full, sum.loss, in_flight);
     }
 
+    /// A NACK for a trimmed packet (htsim `UecSrc::processNack`): recovery has queued the packet
+    /// for retransmission; REPS counts a last-hop trim as a good path (recycling the EV, or an
+    /// ECN one if CE-echoed) and an earlier trim as a NACK'd path; NSCC reacts as
+    /// [`Nscc::on_nack`].
+    fn on_trim_nack(&mut self, now: Time, ack: &AckIn, newly: f64) {
+        self.trims_seen = true;
+        self.trims_nacked += 1;
+        let fb = match (ack.trim_last_hop, ack.ecn) {
+            (true, false) => EvFeedback::Good,
+            (true, true) => EvFeedback::Ecn,
+            (false, _) => EvFeedback::Nack,
+        };
+        if self.cfg.ev_select == EvSelect::Reps {
+            self.reps.feedback(ack.path, fb);
+        }
+        let in_flight = self.in_flight();
+        let nacked = self.core.msg.payload_of(ack.psn) as f64;
+        self.nscc.on_nack(now.ps() as f64, newly, nacked, in_flight);
+    }
+
     /// See [`crate::transport::Sender::poll_timeout`].
     pub fn poll_timeout(&self) -> Option<Time> {
         self.core.rec.poll_timeout()
@@ -570,6 +649,7 @@ impl UetSender {
         self.core.rec.on_timeout(now);
         let st = self.core.rec.stats();
         if st.timeouts > self.last_timeouts {
+            self.rto_retx = true;
             self.nscc.on_rto();
             self.reps.on_timeout(now);
         }
@@ -597,6 +677,10 @@ impl UetSender {
     pub fn reset_delay_stats(&mut self) {
         self.nscc.delay_sum_ps = 0.0;
         self.nscc.delay_n = 0;
+    }
+    /// NACKs for trimmed packets received so far.
+    pub fn trims_nacked(&self) -> u64 {
+        self.trims_nacked
     }
     /// Quick adapts so far.
     pub fn quick_adapts(&self) -> u64 {
@@ -715,6 +799,44 @@ mod tests {
         }
         assert_eq!(s.window_bytes(), 150_000);
         assert_eq!(s.quick_adapts(), 0);
+    }
+
+    #[test]
+    fn trimmed_nacks_resend_cut_the_window_and_recycle_only_last_hop_evs() {
+        let cfg = resolved(UetConfig { network_trims: true, ..UetConfig::defaults() });
+        let mut s = UetSender::new(cfg, &env()).unwrap();
+        // Trimming: the target is 0.75 × the network RTT (8 µs here).
+        assert_eq!(s.target_qdelay(), Time::from_us(6));
+        let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        let w0 = s.window_bytes();
+        let nack = |tx: &TxPacket, last_hop: bool| AckIn {
+            trimmed: true,
+            trim_last_hop: last_hop,
+            ..AckIn::plain(PacketKind::Nak, tx.psn, 0, tx.path, Time::ZERO, 2)
+        };
+        // An early-path trim: resent, window cut by the packet's bytes, EV not recycled.
+        s.on_ack(Time::from_us(5), &nack(&sent[3], false));
+        assert_eq!(s.trims_nacked(), 1);
+        assert_eq!(s.window_bytes(), w0 - s.core.msg.mtu_bytes as u64);
+        assert_eq!(s.core.rec.pending_retx().collect::<Vec<_>>(), vec![3]);
+        assert_eq!(s.core.rec.stats().timeouts, 0);
+        // A window-full sender does not resend past the window (htsim without SLEEK) …
+        assert!(s.poll_transmit(Time::from_us(5)).is_none());
+        // … until ACKs open it.
+        s.on_ack(Time::from_us(9), &ack(&sent[0], 1, false, Time::from_us(1)));
+        s.on_ack(Time::from_us(9), &ack(&sent[1], 2, false, Time::from_us(1)));
+        let r = s.poll_transmit(Time::from_us(9)).expect("the trimmed packet goes again");
+        assert_eq!((r.psn, r.retx), (3, true));
+        // A last-hop trim recycles its EV into the REPS buffer; the early one did not: the
+        // fresh entries are now the second ACK's EV and the last-hop trim's, nothing else.
+        s.on_ack(Time::from_us(10), &nack(&sent[5], true));
+        let mut rng = Rng::new(9);
+        let mut reps = s.reps().clone();
+        let before = reps.recycled();
+        let t = Time::from_us(10);
+        assert_eq!((reps.next(t, &mut rng), reps.next(t, &mut rng)), (sent[1].path, sent[5].path));
+        reps.next(t, &mut rng);
+        assert_eq!(reps.recycled(), before + 2);
     }
 
     #[test]
