@@ -46,6 +46,7 @@ pub const UET_KNOBS: &[&str] = &[
     "target_qdelay",
     "ood_threshold",
     "quick_adapt",
+    "ack_every_bytes",
 ];
 
 /// Knob names of the `eqds` transport.
@@ -169,6 +170,7 @@ fn uet(tc: &TransportConfig) -> Result<UetConfig, String> {
         target_qdelay: k.opt_time("target_qdelay")?.or(d.target_qdelay),
         ood_threshold: ood_threshold.or(d.ood_threshold),
         quick_adapt: k.bool("quick_adapt", d.quick_adapt)?,
+        ack_every_bytes: k.opt_bytes("ack_every_bytes")?.unwrap_or(d.ack_every_bytes),
         network_trims: tc.network_trims,
         ..d
     };

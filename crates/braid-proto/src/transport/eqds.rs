@@ -4,15 +4,24 @@
 //! Details follow htsim's `eqds.cpp` (UEC htsim, csg-htsim), partly the EQDS paper; Braid's
 //! readings are in `docs/baselines.md`, EQDS.
 //!
-//! **Credits.** A flow starts by sending speculatively up to `credit_spec` bytes (default one BDP
-//! of the flow, `base_rtt × line rate`; htsim's default is 50 MTU, its experiments use about a
-//! BDP). The first ACK discards what is left of the speculative credit (htsim
-//! `clearSpeculativeCredit`); from then on the sender sends one packet per **pull**. The
-//! receiver's NIC runs one pull pacer (in the simulator, `braid-net`) at 0.99 × its link rate,
-//! round robin over the flows that have pulls pending, and queues one pull per data packet or
-//! RTS it receives (an RTS asks for as many pulls as it says). A pull carries the flow's
-//! cumulative pull count in its PSN field, so a lost pull is made up by the next one; each pull
-//! grants one packet (htsim: `credit_per_pull` = 4 KB = one MSS at its 4 KB MTU).
+//! **Credits.** A flow starts by sending speculatively up to `credit_spec` bytes (default
+//! [`HTSIM_CWND_PKTS`] = 50 packets, htsim's `cwnd` default, `main_eqds.cpp`; earlier Braid
+//! versions defaulted to one BDP of the flow). The first ACK discards what is left of the
+//! speculative credit (htsim `clearSpeculativeCredit`); from then on the sender sends one packet per **pull**. Every data
+//! packet carries a **pull target** (htsim `EqdsSrc::computePullTarget`): the pulls received so
+//! far plus the credit the sender wants — its backlog of unsent new packets, at most
+//! `credit_spec` (htsim caps it at `min(cwnd + MTU, maxwnd)` = `cwnd`, its window being its
+//! maximum) — less the credit it holds. The receiver's NIC runs one pull pacer (in the simulator,
+//! `braid-net`; `crate::pull_pacer`) at 0.99 × its link rate, round robin over the flows that
+//! are owed pulls, and pulls a flow until its pull count reaches the highest target it has seen,
+//! plus one pull per trimmed packet and as many as an RTS asks for. So a flow with data left
+//! keeps about `credit_spec` of credit requested whatever the RTT, and its receiver keeps
+//! pulling at the pacer's rate (earlier Braid versions queued one pull per arriving packet,
+//! which held a flow's credit at one BDP and let its rate fall when round trips lengthened). A
+//! pull carries the flow's cumulative pull count in its PSN field, so a lost pull is made up by
+//! the next one; each pull grants one packet (htsim: `credit_per_pull` = 4 KB = one MSS at its
+//! 4 KB MTU). htsim's "slow pulls" to idle flows and its priority for retransmission pulls are
+//! not modelled.
 //!
 //! **RTS mode (no trimming).** Full queues drop. Loss is found by per-packet retransmission
 //! timers (htsim: each packet times out `max(100 µs, SRTT + 4·RTTVAR)` after it was sent; no
@@ -37,7 +46,7 @@
 //! queues a pull for its retransmission; the sender queues the packet for retransmission (sent
 //! on the next credit), stops speculating and penalises the entropy as after an ECN echo.
 //!
-//! Knobs: `paths` (256), `credit_spec` (bytes, default one BDP), `rts` (true; false: never send
+//! Knobs: `paths` (256), `credit_spec` (bytes, default 50 packets), `rts` (true; false: never send
 //! an RTS, so a flow whose credit circulation dies waits for an RTO to retransmit … and then
 //! stalls — only for experiments).
 
@@ -48,12 +57,17 @@ use super::{AckIn, FlowEnv, TxPacket};
 use crate::transport::sender_core::SenderCore;
 use crate::recovery::{RecoveryConfig, RecoveryKind};
 
+/// htsim's default EQDS window (`cwnd`, in packets; `main_eqds.cpp`): the speculative credit a
+/// flow starts with and the most credit it asks for.
+pub const HTSIM_CWND_PKTS: u32 = 50;
+
 /// Parameters of an EQDS sender (see the module docs).
 #[derive(Clone, Debug)]
 pub struct EqdsConfig {
     /// Number of entropy values sprayed over.
     pub paths: u32,
-    /// Initial speculative credit, bytes (`None`: one BDP of the flow).
+    /// Initial speculative credit and cap of the credit asked for, bytes (`None`:
+    /// [`HTSIM_CWND_PKTS`] packets).
     pub credit_spec: Option<u64>,
     /// Send RTS packets.
     pub rts: bool,
@@ -119,7 +133,7 @@ impl EqdsSender {
         let core = SenderCore::new(env.size_bytes, env.cc.mtu_bytes, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
         let mtu = core.mtu_bytes();
         let pkts = core.msg.packets as u64;
-        let spec_bytes = cfg.credit_spec.unwrap_or(env.cc.bdp_bytes());
+        let spec_bytes = cfg.credit_spec.unwrap_or(HTSIM_CWND_PKTS as u64 * mtu as u64);
         let spec_pkts = (spec_bytes.div_ceil(mtu as u64)).clamp(1, u32::MAX as u64 / 2) as u32;
         let mut rng = Rng::new(env.seed);
         let ev_span = cfg.paths.next_power_of_two();
@@ -147,6 +161,15 @@ impl EqdsSender {
             pulls: 0,
             cfg,
         })
+    }
+
+    /// The cumulative pull number to ask the receiver for (htsim `EqdsSrc::computePullTarget`):
+    /// the pulls received so far plus what the sender wants to hold — its backlog of new
+    /// packets, at most `credit_spec` (htsim's `cwnd` = `maxwnd`) — less the credit it holds.
+    pub fn pull_target(&self) -> u32 {
+        let backlog = self.total_pkts.saturating_sub(self.core.rec.nxt());
+        let want = backlog.min(self.spec_pkts);
+        self.highest_pull.saturating_add(want.saturating_sub(self.credit + self.spec))
     }
 
     fn rts_interval(&self) -> Time {
@@ -203,7 +226,8 @@ impl EqdsSender {
                 if !self.core.rec.has_retx() {
                     self.rto_pending = false;
                 }
-                return Some(self.core.data_packet(psn, retx, ev, self.base + ev, self.core.msg.payload_of(psn)));
+                let tx = self.core.data_packet(psn, retx, ev, self.base + ev, self.core.msg.payload_of(psn));
+                return Some(TxPacket { pull_target: self.pull_target(), ..tx });
             }
         }
         if self.rts_due(now) {
@@ -226,6 +250,8 @@ impl EqdsSender {
                 retx: false,
                 timestamped: false,
                 last: false,
+                ack_request: false,
+                pull_target: 0,
             });
         }
         None
@@ -400,5 +426,28 @@ mod tests {
             seen[s.poll_transmit(Time::ZERO).unwrap().path as usize] += 1;
         }
         assert_eq!(seen, [1; 8], "one cycle is a permutation");
+    }
+
+    #[test]
+    fn data_packets_ask_for_credit_up_to_the_backlog_target() {
+        let cfg = resolved(EqdsConfig { credit_spec: Some(10_000), ..EqdsConfig::defaults() });
+        let mut s = EqdsSender::new(cfg, &env(1_000_000)).unwrap();
+        let mtu = s.core.mtu_bytes() as u64;
+        let spec = 10_000u64.div_ceil(mtu) as u32;
+        // Speculative phase: every packet sent raises the target by one (credit spent, backlog large).
+        let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        let targets: Vec<u32> = sent.iter().map(|t| t.pull_target).collect();
+        assert_eq!(targets, (1..=spec).collect::<Vec<_>>());
+        // The first ACK clears the speculative credit; pull #2 arrives: the next packet asks for
+        // `spec` pulls beyond the 2 received, less the one credit still held after it.
+        s.on_ack(Time::from_us(8), &ack(PacketKind::Ack, 0, 1, sent[0].path, Time::ZERO));
+        s.on_ack(Time::from_us(8), &ack(PacketKind::Pull, 2, 1, 0, Time::ZERO));
+        let tx = s.poll_transmit(Time::from_us(8)).unwrap();
+        assert_eq!(tx.pull_target, 2 + spec - 1);
+        // Near the end the target follows the backlog, not the cap.
+        let small = resolved(EqdsConfig { credit_spec: Some(100_000), ..EqdsConfig::defaults() });
+        let mut s = EqdsSender::new(small, &env(3 * mtu)).unwrap();
+        let t: Vec<u32> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).map(|t| t.pull_target).collect();
+        assert_eq!(t, [0, 0, 0], "three packets, all covered by speculative credit");
     }
 }

@@ -188,6 +188,15 @@ impl TransportSpec {
             TransportSpec::Rrps(c) => Sender::Rrps(RrpsSender::new(c, &env.cc, env.size_bytes, env.entropy, env.start)?),
         })
     }
+
+    /// The receivers of this transport coalesce ACKs, one per this many accepted wire bytes
+    /// (UET's `ack_every_bytes`; see [`crate::receiver`]); `None`: one ACK per packet.
+    pub fn ack_every_bytes(&self) -> Option<u64> {
+        match self {
+            TransportSpec::Uet(c) if c.ack_every_bytes > 0 => Some(c.ack_every_bytes),
+            _ => None,
+        }
+    }
 }
 
 /// A flow's sender.
