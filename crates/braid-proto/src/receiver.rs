@@ -382,6 +382,14 @@ impl Receiver {
         Self::reply(now, data, PacketKind::Nak, ecn | trim, self.next_expected, self.ood())
     }
 
+    /// The reply to an RTS (receiver-driven transports) reaching a receiver that already has
+    /// every packet: its sender still waits for an acknowledgement (the last ACKs were lost), so
+    /// a plain cumulative ACK, naming the last PSN, instead of pulls.
+    pub fn on_rts_complete(&self, now: Time, rts: &DataIn) -> AckOut {
+        let last = DataIn { psn: self.next_expected.saturating_sub(1), ecn_ce: false, ..*rts };
+        Self::reply(now, &last, PacketKind::Ack, 0, self.next_expected, 0)
+    }
+
     /// The reply to a probe: an ACK flagged `PROBE_ACK` carrying the cumulative ACK (probes carry
     /// no data and do not change the receiver's state).
     pub fn on_probe(&self, now: Time, probe: &DataIn) -> AckOut {

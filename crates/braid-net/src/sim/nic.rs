@@ -127,11 +127,15 @@ impl Sim {
         self.pump(now, port);
     }
 
-    /// A data packet `pk` of flow `f` reached its receiver at host `h`: a receiver-driven flow is
-    /// pulled up to the packet's pull target, plus one pull when the packet was trimmed (htsim
-    /// `EqdsSink::handlePullTarget`, `processTrimmed`).
+    /// A data packet `pk` of flow `f` reached its receiver at host `h`: a receiver-driven flow gets
+    /// one pull queued, or, with pull targets, is pulled up to the packet's pull target plus one
+    /// pull when the packet was trimmed (htsim `EqdsSink::handlePullTarget`, `processTrimmed`).
     pub(super) fn pull_on_data(&mut self, now: Time, h: u32, f: FlowId, pk: &Packet) {
         if !self.flows.get(f.idx()).is_some_and(|fl| fl.sender.wants_pulls()) || !is_pulled(&self.flows[f.idx()]) {
+            return;
+        }
+        if !self.flows[f.idx()].sender.pulls_to_target() {
+            self.request_pulls(now, h, f, 1, pk.entropy);
             return;
         }
         let (hosts, flows) = (self.hosts.len(), self.flows.len());

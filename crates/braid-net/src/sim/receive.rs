@@ -226,7 +226,21 @@ impl Sim {
         match pk.kind {
             PacketKind::Rts => {
                 self.pull_pacers.note_rts();
-                if self.flows[f.idx()].sender.wants_pulls() {
+                let fl = &self.flows[f.idx()];
+                if fl.sender.wants_pulls() && fl.receiver.is_complete() && fl.finish.is_none() {
+                    // The receiver has everything; its sender lost the last ACKs: ACK again.
+                    let rts = DataIn {
+                        psn: pk.psn,
+                        path: pk.path,
+                        entropy: pk.entropy,
+                        ecn_ce: false,
+                        ts_sent: pk.ts_sent,
+                        hops: pk.hops,
+                        ack_request: false,
+                    };
+                    let reply = fl.receiver.on_rts_complete(now, &rts);
+                    self.send_reply(now, h, &Packet { int: 0, ..pk }, &reply);
+                } else if fl.sender.wants_pulls() {
                     self.request_pulls(now, h, f, pk.psn.max(1), pk.entropy);
                 }
             }

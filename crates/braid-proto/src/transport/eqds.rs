@@ -4,24 +4,28 @@
 //! Details follow htsim's `eqds.cpp` (UEC htsim, csg-htsim), partly the EQDS paper; Braid's
 //! readings are in `docs/baselines.md`, EQDS.
 //!
-//! **Credits.** A flow starts by sending speculatively up to `credit_spec` bytes (default
-//! [`HTSIM_CWND_PKTS`] = 50 packets, htsim's `cwnd` default, `main_eqds.cpp`; earlier Braid
-//! versions defaulted to one BDP of the flow). The first ACK discards what is left of the
-//! speculative credit (htsim `clearSpeculativeCredit`); from then on the sender sends one packet per **pull**. Every data
-//! packet carries a **pull target** (htsim `EqdsSrc::computePullTarget`): the pulls received so
-//! far plus the credit the sender wants — its backlog of unsent new packets, at most
-//! `credit_spec` (htsim caps it at `min(cwnd + MTU, maxwnd)` = `cwnd`, its window being its
-//! maximum) — less the credit it holds. The receiver's NIC runs one pull pacer (in the simulator,
-//! `braid-net`; `crate::pull_pacer`) at 0.99 × its link rate, round robin over the flows that
-//! are owed pulls, and pulls a flow until its pull count reaches the highest target it has seen,
-//! plus one pull per trimmed packet and as many as an RTS asks for. So a flow with data left
-//! keeps about `credit_spec` of credit requested whatever the RTT, and its receiver keeps
-//! pulling at the pacer's rate (earlier Braid versions queued one pull per arriving packet,
-//! which held a flow's credit at one BDP and let its rate fall when round trips lengthened). A
-//! pull carries the flow's cumulative pull count in its PSN field, so a lost pull is made up by
-//! the next one; each pull grants one packet (htsim: `credit_per_pull` = 4 KB = one MSS at its
-//! 4 KB MTU). htsim's "slow pulls" to idle flows and its priority for retransmission pulls are
-//! not modelled.
+//! **Credits.** A flow starts by sending speculatively up to `credit_spec` bytes (default one BDP
+//! of the flow, `base_rtt × line rate`; htsim's default is its `cwnd`, 50 packets). The first
+//! ACK discards what is left of the speculative credit (htsim `clearSpeculativeCredit`); from
+//! then on the sender sends one packet per **pull**. The receiver's NIC runs one pull pacer (in
+//! the simulator, `braid-net`; `crate::pull_pacer`) at 0.99 × its link rate, round robin over
+//! the flows owed pulls. By default it queues one pull per data packet that arrives (and per
+//! trimmed header), plus as many as an RTS asks for. With `pull_targets = true` it follows
+//! htsim instead (`EqdsSrc::computePullTarget`, `EqdsSink::handlePullTarget`): every data packet
+//! carries a **pull target** — the pulls received so far plus the credit the sender wants, its
+//! backlog of unsent new packets capped at `credit_spec` (htsim caps it at
+//! `min(cwnd + MTU, maxwnd)` = `cwnd`), less the credit it holds — and the pacer pulls the flow
+//! until its pull count reaches the highest target seen (plus one pull per trimmed packet and
+//! what an RTS asks for). A flow with data left then keeps about `credit_spec` of credit
+//! requested whatever the RTT, where per-arrival pulls hold its credit at `credit_spec` in
+//! circulation and let its rate fall as `credit_spec / RTT` when queues lengthen the RTT.
+//! (Not the default: on the Rondo testbed's paths of 25/20/15/10 Gb/s the oblivious spray then
+//! overfills the slow path — 60 Gb/s at 50 packets of credit, a collapse to under 2 Gb/s at a
+//! few more.) htsim's "slow pulls" to idle flows and its priority for retransmission pulls are
+//! not modelled. A pull carries the flow's cumulative pull count in its PSN field, so a lost
+//! pull is made up by the next one; each pull grants one packet (htsim: `credit_per_pull` =
+//! 4 KB = one MSS at its 4 KB MTU). An RTS reaching a receiver that already has every packet
+//! (its sender lost the last ACKs) is answered with a cumulative ACK.
 //!
 //! **RTS mode (no trimming).** Full queues drop. Loss is found by per-packet retransmission
 //! timers (htsim: each packet times out `max(100 µs, SRTT + 4·RTTVAR)` after it was sent; no
@@ -46,7 +50,7 @@
 //! queues a pull for its retransmission; the sender queues the packet for retransmission (sent
 //! on the next credit), stops speculating and penalises the entropy as after an ECN echo.
 //!
-//! Knobs: `paths` (256), `credit_spec` (bytes, default 50 packets), `rts` (true; false: never send
+//! Knobs: `paths` (256), `credit_spec` (bytes, default one BDP), `pull_targets` (false), `rts` (true; false: never send
 //! an RTS, so a flow whose credit circulation dies waits for an RTO to retransmit … and then
 //! stalls — only for experiments).
 
@@ -57,18 +61,17 @@ use super::{AckIn, FlowEnv, TxPacket};
 use crate::transport::sender_core::SenderCore;
 use crate::recovery::{RecoveryConfig, RecoveryKind};
 
-/// htsim's default EQDS window (`cwnd`, in packets; `main_eqds.cpp`): the speculative credit a
-/// flow starts with and the most credit it asks for.
-pub const HTSIM_CWND_PKTS: u32 = 50;
-
 /// Parameters of an EQDS sender (see the module docs).
 #[derive(Clone, Debug)]
 pub struct EqdsConfig {
     /// Number of entropy values sprayed over.
     pub paths: u32,
-    /// Initial speculative credit and cap of the credit asked for, bytes (`None`:
-    /// [`HTSIM_CWND_PKTS`] packets).
+    /// Initial speculative credit and cap of the credit asked for, bytes (`None`: one BDP of
+    /// the flow).
     pub credit_spec: Option<u64>,
+    /// Data packets carry htsim's pull target and the receiver pulls up to it (see the module
+    /// docs); false: one pull per arriving packet.
+    pub pull_targets: bool,
     /// Send RTS packets.
     pub rts: bool,
     /// Loss recovery.
@@ -79,7 +82,7 @@ impl EqdsConfig {
     /// EQDS's default parameters, with its native loss recovery (per-packet RTO of at least
     /// 100 µs, no early recovery).
     pub fn defaults() -> EqdsConfig {
-        EqdsConfig { paths: 256, credit_spec: None, rts: true, recovery: Self::native_recovery() }
+        EqdsConfig { paths: 256, credit_spec: None, pull_targets: false, rts: true, recovery: Self::native_recovery() }
     }
 
     fn native_recovery() -> RecoveryConfig {
@@ -133,7 +136,7 @@ impl EqdsSender {
         let core = SenderCore::new(env.size_bytes, env.cc.mtu_bytes, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
         let mtu = core.mtu_bytes();
         let pkts = core.msg.packets as u64;
-        let spec_bytes = cfg.credit_spec.unwrap_or(HTSIM_CWND_PKTS as u64 * mtu as u64);
+        let spec_bytes = cfg.credit_spec.unwrap_or(env.cc.bdp_bytes());
         let spec_pkts = (spec_bytes.div_ceil(mtu as u64)).clamp(1, u32::MAX as u64 / 2) as u32;
         let mut rng = Rng::new(env.seed);
         let ev_span = cfg.paths.next_power_of_two();
@@ -227,7 +230,8 @@ impl EqdsSender {
                     self.rto_pending = false;
                 }
                 let tx = self.core.data_packet(psn, retx, ev, self.base + ev, self.core.msg.payload_of(psn));
-                return Some(TxPacket { pull_target: self.pull_target(), ..tx });
+                let pull_target = if self.cfg.pull_targets { self.pull_target() } else { 0 };
+                return Some(TxPacket { pull_target, ..tx });
             }
         }
         if self.rts_due(now) {
@@ -430,7 +434,7 @@ mod tests {
 
     #[test]
     fn data_packets_ask_for_credit_up_to_the_backlog_target() {
-        let cfg = resolved(EqdsConfig { credit_spec: Some(10_000), ..EqdsConfig::defaults() });
+        let cfg = resolved(EqdsConfig { credit_spec: Some(10_000), pull_targets: true, ..EqdsConfig::defaults() });
         let mut s = EqdsSender::new(cfg, &env(1_000_000)).unwrap();
         let mtu = s.core.mtu_bytes() as u64;
         let spec = 10_000u64.div_ceil(mtu) as u32;
@@ -445,7 +449,7 @@ mod tests {
         let tx = s.poll_transmit(Time::from_us(8)).unwrap();
         assert_eq!(tx.pull_target, 2 + spec - 1);
         // Near the end the target follows the backlog, not the cap.
-        let small = resolved(EqdsConfig { credit_spec: Some(100_000), ..EqdsConfig::defaults() });
+        let small = resolved(EqdsConfig { credit_spec: Some(100_000), pull_targets: true, ..EqdsConfig::defaults() });
         let mut s = EqdsSender::new(small, &env(3 * mtu)).unwrap();
         let t: Vec<u32> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).map(|t| t.pull_target).collect();
         assert_eq!(t, [0, 0, 0], "three packets, all covered by speculative credit");

@@ -348,6 +348,11 @@ impl Sender {
     pub fn wants_pulls(&self) -> bool {
         matches!(self, Sender::Eqds(_))
     }
+    /// Whether its receiver pulls up to the pull target its data packets carry (EQDS with
+    /// `pull_targets`; [`crate::pull_pacer`]) rather than once per arriving packet.
+    pub fn pulls_to_target(&self) -> bool {
+        matches!(self, Sender::Eqds(s) if s.config().pull_targets)
+    }
     /// Whether this transport reacts to trimmed packets (NDP-style switch trimming): its
     /// receiver NAKs a trimmed header at once and its sender resends the packet (UET, EQDS).
     /// For the others the receiving NIC discards a trimmed packet as if it had been dropped,

@@ -106,7 +106,8 @@ pub struct UetConfig {
     pub network_trims: bool,
     /// The receiver acknowledges once per this many accepted wire bytes (htsim `UecSink`'s
     /// `_bytes_unacked_threshold`, 16,384 B), and at once in the cases of
-    /// [`crate::receiver`]'s ACK coalescing; 0 = one ACK per packet.
+    /// [`crate::receiver`]'s ACK coalescing; 0 = Braid's earlier policy, an ACK per in-order
+    /// packet and a NAK per out-of-order one (no SACK bitmap).
     pub ack_every_bytes: u64,
 }
 
