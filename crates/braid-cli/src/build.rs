@@ -145,7 +145,10 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         let entropy = entropy_from(&mut rng);
         let fenv = FlowEnv { cc: env, size_bytes: f.size_bytes, entropy, start: f.start, seed: rng.next_u64() };
         let sender = spec.build(&fenv).map_err(|e| format!("flow {i}: {e}"))?;
-        let receiver = Receiver::new(rx_mode, pkts as u32);
+        let receiver = match spec.ack_every_bytes() {
+            Some(every) => Receiver::new(rx_mode, pkts as u32).with_ack_coalescing(every, wire as u64),
+            None => Receiver::new(rx_mode, pkts as u32),
+        };
         let ideal = p.ideal_fct(f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes);
         sim.add_flow(f.src, f.dst, f.size_bytes, f.start, sender, receiver, ideal, f.tag);
     }

@@ -46,10 +46,11 @@ pub const UET_KNOBS: &[&str] = &[
     "target_qdelay",
     "ood_threshold",
     "quick_adapt",
+    "ack_every_bytes",
 ];
 
 /// Knob names of the `eqds` transport.
-pub const EQDS_KNOBS: &[&str] = &["paths", "credit_spec", "rts"];
+pub const EQDS_KNOBS: &[&str] = &["paths", "credit_spec", "rts", "pull_targets"];
 
 /// Read the transport-specific knobs of `tc` once into the kind's typed configuration. Errors
 /// name the scenario field at fault.
@@ -169,6 +170,7 @@ fn uet(tc: &TransportConfig) -> Result<UetConfig, String> {
         target_qdelay: k.opt_time("target_qdelay")?.or(d.target_qdelay),
         ood_threshold: ood_threshold.or(d.ood_threshold),
         quick_adapt: k.bool("quick_adapt", d.quick_adapt)?,
+        ack_every_bytes: k.u32_in("ack_every_bytes", d.ack_every_bytes as u32, 0, 1 << 30)? as u64,
         network_trims: tc.network_trims,
         ..d
     };
@@ -184,6 +186,7 @@ fn eqds(tc: &TransportConfig) -> Result<EqdsConfig, String> {
     let c = EqdsConfig {
         paths: k.u32_in("paths", d.paths, 1, MAX_PATHS)?,
         credit_spec: k.opt_bytes("credit_spec")?.or(d.credit_spec),
+        pull_targets: k.bool("pull_targets", d.pull_targets)?,
         rts: k.bool("rts", d.rts)?,
         ..d
     };

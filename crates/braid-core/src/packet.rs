@@ -44,6 +44,10 @@ pub mod flags {
     pub const ECN_ECHO: u8 = 2;
     /// The ACK acknowledges a probe.
     pub const PROBE_ACK: u8 = 4;
+    /// Data packets only (it shares its bit with [`PROBE_ACK`], which only ACKs carry): the
+    /// sender asks for an immediate acknowledgement (UET's `ar` bit; receivers that coalesce
+    /// ACKs answer it at once).
+    pub const ACK_REQUEST: u8 = 4;
     /// The data packet carries a forward-delay timestamp the receiver should echo.
     pub const TIMESTAMPED: u8 = 8;
     /// The packet is the last of its message.
@@ -140,4 +144,10 @@ pub struct Packet {
     /// arena, 0 when it carries none (data: stamped by switches; ACK: taken over from the data
     /// packet). Kept out of line so that packets stay small when no scheme uses INT.
     pub int: u32,
+    /// ACK: selective-acknowledgement bitmap, bit `i` set ⇔ PSN `cum_ack + 1 + i` was received
+    /// (0 when the receiver sends none; see `braid_proto::receiver`).
+    pub sack: u64,
+    /// Data of a receiver-driven flow (EQDS): the sender's pull target, the cumulative pull
+    /// number its receiver should pull up to (`braid_proto::pull_pacer`).
+    pub pull_target: u32,
 }

@@ -3,9 +3,15 @@
 //!
 //! One pacer per receiving host sends at most one pull per full packet time (MTU + header) at
 //! [`PULL_RATE_FRACTION`] of the NIC's link rate, round robin over the flows with pulls pending.
-//! A flow gets one pull queued per data packet that reaches its receiver and as many as an RTS
-//! asks for (its PSN field); a pull carries the flow's cumulative pull count (its pull number)
-//! and is sent on the UDP source port of the flow's latest data packet or RTS. This follows the
+//! Every data packet carries its sender's **pull target** (htsim `EqdsSrc::computePullTarget`):
+//! the cumulative pull number the receiver should reach so that the sender holds, in credit and
+//! in pulls still to come, what it asks for ([`PullPacers::request_to_target`]; the receiver
+//! keeps pulling while its pull count is below the highest target seen, htsim
+//! `EqdsSink::handlePullTarget` / `backlog()`). On top of that a trimmed packet queues one pull
+//! and an RTS as many as it asks for (its PSN field) ([`PullPacers::request`], htsim's
+//! `_retx_backlog`); every pull sent counts towards the target too. A pull carries the flow's
+//! cumulative pull count (its pull number) and is sent on the UDP source port of the flow's
+//! latest data packet or RTS. This follows the
 //! EQDS design of the Rondo paper's baselines (Rondo §6.1) and EQDS's pull pacing (NSDI '22, §3).
 //!
 //! The driver asks the flow's sender whether it takes part
@@ -40,8 +46,10 @@ pub struct PullPacers {
     armed: Vec<bool>,
     /// Per host: the earliest time of its next pull.
     next_at: Vec<Time>,
-    /// Per flow: pulls queued, not yet sent.
+    /// Per flow: pulls queued by [`PullPacers::request`], not yet sent.
     pending: Vec<u32>,
+    /// Per flow: the highest pull target seen (a cumulative pull number).
+    target: Vec<u32>,
     /// Per flow: pulls sent (the cumulative pull number).
     sent: Vec<u32>,
     /// Per flow: UDP source port of its pulls (that of its latest data packet or RTS).
@@ -61,6 +69,7 @@ impl PullPacers {
         }
         if self.pending.len() < flows {
             self.pending.resize(flows, 0);
+            self.target.resize(flows, 0);
             self.sent.resize(flows, 0);
             self.entropy.resize(flows, 0);
         }
@@ -74,10 +83,39 @@ impl PullPacers {
         self.ensure(n_hosts, n_flows);
         let (hi, fi) = (host as usize, flow as usize);
         self.entropy[fi] = entropy;
-        if self.pending[fi] == 0 {
+        if self.due(fi) == 0 {
             self.queues[hi].push_back(flow);
         }
         self.pending[fi] = self.pending[fi].saturating_add(n);
+        self.arm(now, hi)
+    }
+
+    /// A data packet of `flow` carrying the pull target `target` (a cumulative pull number)
+    /// reached receiving host `host`: the flow is pulled until its pull count reaches the highest
+    /// target seen. Arguments and return value as [`PullPacers::request`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn request_to_target(&mut self, now: Time, host: u32, flow: u32, target: u32, entropy: u16, n_hosts: usize, n_flows: usize) -> Option<Time> {
+        self.ensure(n_hosts, n_flows);
+        let (hi, fi) = (host as usize, flow as usize);
+        self.entropy[fi] = entropy;
+        if target <= self.target[fi] {
+            return None;
+        }
+        let was_due = self.due(fi) > 0;
+        self.target[fi] = target;
+        if was_due || self.due(fi) == 0 {
+            return None;
+        }
+        self.queues[hi].push_back(flow);
+        self.arm(now, hi)
+    }
+
+    /// Pulls `flow` is owed: those queued plus what its target is ahead of its pull count.
+    fn due(&self, fi: usize) -> u32 {
+        self.pending[fi].saturating_add(self.target[fi].saturating_sub(self.sent[fi]))
+    }
+
+    fn arm(&mut self, now: Time, hi: usize) -> Option<Time> {
         if self.armed[hi] {
             return None;
         }
@@ -99,17 +137,18 @@ impl PullPacers {
         self.armed[hi] = false;
         while let Some(f) = self.queues[hi].pop_front() {
             let fi = f as usize;
-            if self.pending[fi] == 0 {
+            if self.due(fi) == 0 {
                 continue;
             }
             if !is_pulled(f) {
                 self.pending[fi] = 0;
+                self.target[fi] = self.sent[fi];
                 continue;
             }
-            self.pending[fi] -= 1;
+            self.pending[fi] = self.pending[fi].saturating_sub(1);
             self.sent[fi] += 1;
             self.pulls_sent += 1;
-            if self.pending[fi] > 0 {
+            if self.due(fi) > 0 {
                 self.queues[hi].push_back(f);
             }
             self.next_at[hi] = now + full_packet_time.mul_f64(1.0 / PULL_RATE_FRACTION);
@@ -160,5 +199,32 @@ mod tests {
         assert_eq!(p.on_tick(Time::from_ns(200), 0, gap, |f| f != 0), None);
         assert_eq!(p.rearm(Time::from_ns(200), 0), None);
         assert_eq!(p.pulls_sent(), 2);
+    }
+
+    #[test]
+    fn pulls_follow_the_highest_target() {
+        let mut p = PullPacers::default();
+        let gap = Time::from_ns(99);
+        // Target 3: three pulls, then nothing; a lower target adds nothing.
+        assert_eq!(p.request_to_target(Time::ZERO, 0, 0, 3, 5, 1, 1), Some(Time::ZERO));
+        assert_eq!(p.request_to_target(Time::ZERO, 0, 0, 2, 5, 1, 1), None);
+        let mut numbers = vec![];
+        let mut t = Time::ZERO;
+        while let Some(x) = p.on_tick(t, 0, gap, |_| true) {
+            numbers.push(x.pull_number);
+            match p.rearm(t, 0) {
+                Some(next) => t = next,
+                None => break,
+            }
+        }
+        assert_eq!(numbers, [1, 2, 3]);
+        // A trimmed packet's extra pull counts towards the target: target 5 after it gives one more.
+        assert!(p.request(t, 0, 0, 1, 5, 1, 1).is_some());
+        assert_eq!(p.on_tick(t, 0, gap, |_| true).unwrap().pull_number, 4);
+        assert_eq!(p.rearm(t, 0), None);
+        let t2 = p.request_to_target(t, 0, 0, 5, 5, 1, 1).expect("one pull owed");
+        assert_eq!(p.on_tick(t2, 0, gap, |_| true).unwrap().pull_number, 5);
+        assert_eq!(p.rearm(t2, 0), None);
+        assert_eq!(p.pulls_sent(), 5);
     }
 }

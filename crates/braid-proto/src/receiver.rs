@@ -19,6 +19,15 @@
 //! sender running selective repeat can react — senders running other recovery schemes read it as
 //! a SACK).
 //!
+//! **ACK coalescing** ([`Receiver::with_ack_coalescing`], UET as the UEC htsim's `UecSink`): in
+//! selective mode the receiver acknowledges once per `every_bytes` of accepted wire bytes
+//! (16,384 B by default, about one ACK per four 4 KB packets) instead of per packet, and at once
+//! when the packet was CE-marked, is the flow's first, is a duplicate, carries the sender's
+//! ACK-request bit ([`flags::ACK_REQUEST`]; again once the out-of-order packets have drained
+//! after such a request), or completes the message. An out-of-order arrival is not NAKed; every
+//! reply is an ACK carrying a SACK bitmap of the 64 PSNs after the cumulative ACK
+//! ([`AckOut::sack`]), so the sender learns of every packet the coalesced ACK covers.
+//!
 //! The reply itself is built here too: [`Receiver::on_data_packet`] and [`Receiver::on_probe`]
 //! return an [`AckOut`] — kind, flags, cumulative ACK, OOD and the echoed fields of the data
 //! packet — which the driver only wraps into a packet and queues on the NIC's control class.
@@ -99,6 +108,8 @@ pub struct DataIn {
     pub ts_sent: Time,
     /// Switch hops it took.
     pub hops: u8,
+    /// The sender asked for an immediate acknowledgement ([`flags::ACK_REQUEST`]).
+    pub ack_request: bool,
 }
 
 /// An acknowledgement (ACK, NAK or probe ACK) the receiver wants sent back to the sender: a plain
@@ -125,6 +136,23 @@ pub struct AckOut {
     pub ts_rx: Time,
     /// Switch hops the data packet took.
     pub hops: u8,
+    /// SACK bitmap: bit `i` set ⇔ PSN `cum_ack + 1 + i` has been received (only from a
+    /// coalescing receiver; 0 otherwise).
+    pub sack: u64,
+}
+
+/// ACK coalescing state of a receiver (see the module docs).
+#[derive(Clone, Copy, Debug)]
+struct AckCoalescing {
+    /// Acknowledge once this many wire bytes were accepted since the last ACK.
+    every_bytes: u64,
+    /// Wire bytes one data packet counts for.
+    wire_bytes: u64,
+    /// Wire bytes accepted since the last ACK.
+    accepted_bytes: u64,
+    /// An ACK request arrived while packets were out of order: acknowledge again once they
+    /// have drained.
+    ack_request: bool,
 }
 
 /// Per-flow receiver state.
@@ -142,6 +170,7 @@ pub struct Receiver {
     last_nak_at: Option<Time>,
     max_ood: u32,
     duplicates: u64,
+    coalescing: Option<AckCoalescing>,
 }
 
 impl Receiver {
@@ -158,7 +187,19 @@ impl Receiver {
             last_nak_at: None,
             max_ood: 0,
             duplicates: 0,
+            coalescing: None,
         }
+    }
+
+    /// Coalesce ACKs (selective mode): one per `every_bytes` of accepted data, each data packet
+    /// counting `wire_bytes`, plus the immediate cases of the module docs. `every_bytes = 0`
+    /// keeps one ACK per packet.
+    pub fn with_ack_coalescing(mut self, every_bytes: u64, wire_bytes: u64) -> Receiver {
+        if every_bytes > 0 && self.mode == RxMode::Selective {
+            self.coalescing =
+                Some(AckCoalescing { every_bytes, wire_bytes: wire_bytes.max(1), accepted_bytes: 0, ack_request: false });
+        }
+        self
     }
 
     /// The next expected PSN (everything below has been delivered in order).
@@ -278,6 +319,9 @@ impl Receiver {
     /// (flagged `RX_BUFFER_FULL` when the shared reorder buffer had no room), or none (a
     /// suppressed go-back-N NAK). A CE mark is echoed.
     pub fn on_data_packet(&mut self, now: Time, data: &DataIn, buffer_has_room: bool) -> (RxOutcome, Option<AckOut>) {
+        if self.coalescing.is_some() {
+            return self.on_data_coalesced(now, data, buffer_has_room);
+        }
         let out = self.on_data(now, data.psn, buffer_has_room);
         let mut reply_flags = if data.ecn_ce { flags::ECN_ECHO } else { 0 };
         if out.verdict == RxVerdict::DroppedBufferFull {
@@ -289,6 +333,37 @@ impl Receiver {
             RxReply::None => return (out, None),
         };
         (out, Some(Self::reply(now, data, kind, reply_flags, out.cum_ack, out.ood)))
+    }
+
+    /// [`Receiver::on_data_packet`] with ACK coalescing on (see the module docs).
+    fn on_data_coalesced(&mut self, now: Time, data: &DataIn, buffer_has_room: bool) -> (RxOutcome, Option<AckOut>) {
+        let first = self.max_seen_plus1 == 0;
+        let out = self.on_data(now, data.psn, buffer_has_room);
+        let Some(c) = self.coalescing.as_mut() else { return (out, None) };
+        let ecn = if data.ecn_ce { flags::ECN_ECHO } else { 0 };
+        let (kind, reply_flags) = match out.verdict {
+            RxVerdict::DroppedBufferFull => (PacketKind::Nak, ecn | flags::RX_BUFFER_FULL),
+            RxVerdict::DroppedOutOfOrder | RxVerdict::Duplicate => (PacketKind::Ack, ecn),
+            RxVerdict::InOrder { .. } | RxVerdict::Buffered => {
+                c.accepted_bytes += c.wire_bytes;
+                let mut now_due = first || data.ecn_ce || c.accepted_bytes >= c.every_bytes;
+                if data.ack_request {
+                    now_due = true;
+                    c.ack_request = true;
+                }
+                if matches!(out.verdict, RxVerdict::InOrder { .. }) && self.rbo == 0 && c.ack_request {
+                    now_due = true;
+                    c.ack_request = false;
+                }
+                if !now_due && self.next_expected < self.total_pkts {
+                    return (out, None);
+                }
+                (PacketKind::Ack, ecn)
+            }
+        };
+        c.accepted_bytes = 0;
+        let sack = self.held.front().copied().unwrap_or(0);
+        (out, Some(AckOut { sack, ..Self::reply(now, data, kind, reply_flags, out.cum_ack, out.ood) }))
     }
 
     /// The reply to a data packet that a switch trimmed to its header (NDP-style trimming; UEC
@@ -305,6 +380,14 @@ impl Receiver {
         }
         let trim = flags::TRIMMED | if last_hop { flags::TRIM_LAST_HOP } else { 0 };
         Self::reply(now, data, PacketKind::Nak, ecn | trim, self.next_expected, self.ood())
+    }
+
+    /// The reply to an RTS (receiver-driven transports) reaching a receiver that already has
+    /// every packet: its sender still waits for an acknowledgement (the last ACKs were lost), so
+    /// a plain cumulative ACK, naming the last PSN, instead of pulls.
+    pub fn on_rts_complete(&self, now: Time, rts: &DataIn) -> AckOut {
+        let last = DataIn { psn: self.next_expected.saturating_sub(1), ecn_ce: false, ..*rts };
+        Self::reply(now, &last, PacketKind::Ack, 0, self.next_expected, 0)
     }
 
     /// The reply to a probe: an ACK flagged `PROBE_ACK` carrying the cumulative ACK (probes carry
@@ -326,6 +409,7 @@ impl Receiver {
             ts_sent: data.ts_sent,
             ts_rx: now,
             hops: data.hops,
+            sack: 0,
         }
     }
 }
@@ -401,7 +485,7 @@ mod tests {
     }
 
     fn data(psn: u32) -> DataIn {
-        DataIn { psn, path: 3, entropy: 7, ecn_ce: true, ts_sent: Time::from_us(1), hops: 2 }
+        DataIn { psn, path: 3, entropy: 7, ecn_ce: true, ts_sent: Time::from_us(1), hops: 2, ack_request: false }
     }
 
     #[test]
@@ -445,5 +529,37 @@ mod tests {
         let o = r.on_data(Time::from_us(11), 4, true);
         assert_eq!(o.reply, RxReply::Nak);
         assert_eq!(r.rbo(), 0);
+    }
+
+    #[test]
+    fn coalescing_acks_once_per_16_kb_and_at_once_when_asked() {
+        // 4,150-byte packets: 16,384 B are reached on the 4th packet.
+        let mut r = sel(20).with_ack_coalescing(16_384, 4150);
+        let plain = |psn| DataIn { ecn_ce: false, ..data(psn) };
+        let acks = |r: &mut Receiver, psns: &[u32]| -> Vec<Option<AckOut>> {
+            psns.iter().map(|&p| r.on_data_packet(Time::ZERO, &plain(p), true).1).collect()
+        };
+        // The first packet is acknowledged at once, then every 4th.
+        let got = acks(&mut r, &[0, 1, 2, 3, 4, 5, 6, 7]);
+        let acked: Vec<bool> = got.iter().map(|a| a.is_some()).collect();
+        assert_eq!(acked, [true, false, false, false, true, false, false, false]);
+        // Out of order (9, 10 before 8): no NAK; the 16 KB ACK (at 9) carries the SACK bitmap.
+        let a = acks(&mut r, &[9])[0].expect("16 KB since the last ACK");
+        assert_eq!((a.kind, a.cum_ack, a.sack), (PacketKind::Ack, 8, 0b1));
+        assert!(acks(&mut r, &[10])[0].is_none());
+        // A CE-marked packet is acknowledged at once and echoed.
+        let (_, a) = r.on_data_packet(Time::ZERO, &data(11), true);
+        assert_eq!(a.unwrap().flags, flags::ECN_ECHO);
+        // An ACK request while 8 is missing: acknowledged now, and again once 8 fills the hole.
+        let (_, a) = r.on_data_packet(Time::ZERO, &DataIn { ack_request: true, ..plain(12) }, true);
+        assert!(a.is_some());
+        let a = acks(&mut r, &[8])[0].expect("the hole filled after an ACK request");
+        assert_eq!((a.cum_ack, a.sack), (13, 0));
+        // A duplicate is acknowledged at once; so is the packet completing the message.
+        assert!(acks(&mut r, &[3])[0].is_some());
+        let got = acks(&mut r, &[13, 14, 15, 16, 17, 18, 19]);
+        let acked: Vec<bool> = got.iter().map(|a| a.is_some()).collect();
+        assert_eq!(acked, [false, false, false, true, false, false, true]);
+        assert!(r.is_complete());
     }
 }

@@ -119,6 +119,7 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
                     trim_last_hop: false,
                     int: None,
                     hops: 1,
+                    sack: 0,
                 };
                 tx.on_ack(now, &a);
             }

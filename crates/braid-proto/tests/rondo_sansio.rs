@@ -141,6 +141,7 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
                     trim_last_hop: false,
                     int: None,
                     hops: 2,
+                    sack: 0,
                 };
                 tx.on_ack(now, &a);
                 if tx.is_complete() {

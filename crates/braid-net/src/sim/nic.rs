@@ -53,6 +53,9 @@ impl Sim {
                     if tx.last {
                         fl_flags |= flags::LAST;
                     }
+                    if tx.ack_request {
+                        fl_flags |= flags::ACK_REQUEST;
+                    }
                     if is_probe {
                         fl.probes_sent += 1;
                     }
@@ -68,6 +71,7 @@ impl Sim {
                         flags: fl_flags,
                         size_bytes: size,
                         payload_bytes: payload,
+                        pull_target: tx.pull_target,
                         src: self.hosts[h as usize].node,
                         dst: self.hosts[fl.dst_host as usize].node,
                         flow: f,
@@ -123,11 +127,23 @@ impl Sim {
         self.pump(now, port);
     }
 
-    /// A data packet of flow `f` reached its receiver at host `h`: a receiver-driven flow gets
-    /// one pull queued.
-    pub(super) fn pull_on_data(&mut self, now: Time, h: u32, f: FlowId, entropy: u16) {
-        if self.flows.get(f.idx()).is_some_and(|fl| fl.sender.wants_pulls()) {
-            self.request_pulls(now, h, f, 1, entropy);
+    /// A data packet `pk` of flow `f` reached its receiver at host `h`: a receiver-driven flow gets
+    /// one pull queued, or, with pull targets, is pulled up to the packet's pull target plus one
+    /// pull when the packet was trimmed (htsim `EqdsSink::handlePullTarget`, `processTrimmed`).
+    pub(super) fn pull_on_data(&mut self, now: Time, h: u32, f: FlowId, pk: &Packet) {
+        if !self.flows.get(f.idx()).is_some_and(|fl| fl.sender.wants_pulls()) || !is_pulled(&self.flows[f.idx()]) {
+            return;
+        }
+        if !self.flows[f.idx()].sender.pulls_to_target() {
+            self.request_pulls(now, h, f, 1, pk.entropy);
+            return;
+        }
+        let (hosts, flows) = (self.hosts.len(), self.flows.len());
+        if let Some(t) = self.pull_pacers.request_to_target(now, h, f.0, pk.pull_target, pk.entropy, hosts, flows) {
+            self.q.push(t, Ev::PullTick { host: h });
+        }
+        if pk.flags & flags::TRIMMED != 0 {
+            self.request_pulls(now, h, f, 1, pk.entropy);
         }
     }
 

@@ -30,7 +30,7 @@ impl Sim {
             PacketKind::Data if pk.flags & flags::TRIMMED != 0 => self.receive_trimmed(now, h, pkt),
             PacketKind::Data | PacketKind::Probe => {
                 if pk.kind == PacketKind::Data {
-                    self.pull_on_data(now, h, f, pk.entropy);
+                    self.pull_on_data(now, h, f, &pk);
                 }
                 let data = DataIn {
                     psn: pk.psn,
@@ -39,6 +39,7 @@ impl Sim {
                     ecn_ce: pk.ecn_ce,
                     ts_sent: pk.ts_sent,
                     hops: pk.hops,
+                    ack_request: pk.kind == PacketKind::Data && pk.flags & flags::ACK_REQUEST != 0,
                 };
                 let reply = if pk.kind == PacketKind::Probe {
                     self.stats.probes_acked += 1;
@@ -81,6 +82,7 @@ impl Sim {
                     trim_last_hop: pk.flags & flags::TRIM_LAST_HOP != 0,
                     int: if pk.int > 0 { Some(self.ints.get(pk.int - 1)) } else { None },
                     hops: pk.hops,
+                    sack: pk.sack,
                 };
                 fl.sender.on_ack(now, &ack);
                 if pk.int > 0 {
@@ -113,8 +115,16 @@ impl Sim {
             }
             return;
         }
-        self.pull_on_data(now, h, f, pk.entropy);
-        let data = DataIn { psn: pk.psn, path: pk.path, entropy: pk.entropy, ecn_ce: pk.ecn_ce, ts_sent: pk.ts_sent, hops: pk.hops };
+        self.pull_on_data(now, h, f, &pk);
+        let data = DataIn {
+            psn: pk.psn,
+            path: pk.path,
+            entropy: pk.entropy,
+            ecn_ce: pk.ecn_ce,
+            ts_sent: pk.ts_sent,
+            hops: pk.hops,
+            ack_request: false,
+        };
         let reply = self.flows[f.idx()].receiver.on_trimmed(now, &data, pk.flags & flags::TRIM_LAST_HOP != 0);
         self.send_reply(now, h, &pk, &reply);
     }
@@ -199,6 +209,7 @@ impl Sim {
             ts_sent: a.ts_sent,
             ts_rx: a.ts_rx,
             hops: a.hops,
+            sack: a.sack,
             int: data.int,
             ..Packet::default()
         };
@@ -215,7 +226,21 @@ impl Sim {
         match pk.kind {
             PacketKind::Rts => {
                 self.pull_pacers.note_rts();
-                if self.flows[f.idx()].sender.wants_pulls() {
+                let fl = &self.flows[f.idx()];
+                if fl.sender.wants_pulls() && fl.receiver.is_complete() && fl.finish.is_none() {
+                    // The receiver has everything; its sender lost the last ACKs: ACK again.
+                    let rts = DataIn {
+                        psn: pk.psn,
+                        path: pk.path,
+                        entropy: pk.entropy,
+                        ecn_ce: false,
+                        ts_sent: pk.ts_sent,
+                        hops: pk.hops,
+                        ack_request: false,
+                    };
+                    let reply = fl.receiver.on_rts_complete(now, &rts);
+                    self.send_reply(now, h, &Packet { int: 0, ..pk }, &reply);
+                } else if fl.sender.wants_pulls() {
                     self.request_pulls(now, h, f, pk.psn.max(1), pk.entropy);
                 }
             }
@@ -239,6 +264,7 @@ impl Sim {
                     trim_last_hop: false,
                     int: None,
                     hops: pk.hops,
+                    sack: 0,
                 };
                 fl.sender.on_ack(now, &ack);
                 self.after_sender_fed(now, f, h);

@@ -502,6 +502,17 @@ impl Recovery {
                 sum.newly_acked += 1;
             }
         }
+        // A coalescing receiver's SACK bitmap: bit i ⇔ PSN `cum_ack + 1 + i` arrived.
+        if sack_valid && ack.sack != 0 {
+            let mut bits = ack.sack;
+            while bits != 0 {
+                let psn = ack.cum_ack.saturating_add(1 + bits.trailing_zeros());
+                bits &= bits - 1;
+                if psn >= b.una && psn < b.max_sent && b.sack(psn).is_some() {
+                    sum.newly_acked += 1;
+                }
+            }
+        }
         if b.highest_sacked_plus1 < b.una {
             b.highest_sacked_plus1 = b.una;
         }

@@ -5,14 +5,27 @@
 //! readings are in `docs/baselines.md`, EQDS.
 //!
 //! **Credits.** A flow starts by sending speculatively up to `credit_spec` bytes (default one BDP
-//! of the flow, `base_rtt × line rate`; htsim's default is 50 MTU, its experiments use about a
-//! BDP). The first ACK discards what is left of the speculative credit (htsim
-//! `clearSpeculativeCredit`); from then on the sender sends one packet per **pull**. The
-//! receiver's NIC runs one pull pacer (in the simulator, `braid-net`) at 0.99 × its link rate,
-//! round robin over the flows that have pulls pending, and queues one pull per data packet or
-//! RTS it receives (an RTS asks for as many pulls as it says). A pull carries the flow's
-//! cumulative pull count in its PSN field, so a lost pull is made up by the next one; each pull
-//! grants one packet (htsim: `credit_per_pull` = 4 KB = one MSS at its 4 KB MTU).
+//! of the flow, `base_rtt × line rate`; htsim's default is its `cwnd`, 50 packets). The first
+//! ACK discards what is left of the speculative credit (htsim `clearSpeculativeCredit`); from
+//! then on the sender sends one packet per **pull**. The receiver's NIC runs one pull pacer (in
+//! the simulator, `braid-net`; `crate::pull_pacer`) at 0.99 × its link rate, round robin over
+//! the flows owed pulls. By default it queues one pull per data packet that arrives (and per
+//! trimmed header), plus as many as an RTS asks for. With `pull_targets = true` it follows
+//! htsim instead (`EqdsSrc::computePullTarget`, `EqdsSink::handlePullTarget`): every data packet
+//! carries a **pull target** — the pulls received so far plus the credit the sender wants, its
+//! backlog of unsent new packets capped at `credit_spec` (htsim caps it at
+//! `min(cwnd + MTU, maxwnd)` = `cwnd`), less the credit it holds — and the pacer pulls the flow
+//! until its pull count reaches the highest target seen (plus one pull per trimmed packet and
+//! what an RTS asks for). A flow with data left then keeps about `credit_spec` of credit
+//! requested whatever the RTT, where per-arrival pulls hold its credit at `credit_spec` in
+//! circulation and let its rate fall as `credit_spec / RTT` when queues lengthen the RTT.
+//! (Not the default: on the Rondo testbed's paths of 25/20/15/10 Gb/s the oblivious spray then
+//! overfills the slow path — 60 Gb/s at 50 packets of credit, a collapse to under 2 Gb/s at a
+//! few more.) htsim's "slow pulls" to idle flows and its priority for retransmission pulls are
+//! not modelled. A pull carries the flow's cumulative pull count in its PSN field, so a lost
+//! pull is made up by the next one; each pull grants one packet (htsim: `credit_per_pull` =
+//! 4 KB = one MSS at its 4 KB MTU). An RTS reaching a receiver that already has every packet
+//! (its sender lost the last ACKs) is answered with a cumulative ACK.
 //!
 //! **RTS mode (no trimming).** Full queues drop. Loss is found by per-packet retransmission
 //! timers (htsim: each packet times out `max(100 µs, SRTT + 4·RTTVAR)` after it was sent; no
@@ -37,7 +50,7 @@
 //! queues a pull for its retransmission; the sender queues the packet for retransmission (sent
 //! on the next credit), stops speculating and penalises the entropy as after an ECN echo.
 //!
-//! Knobs: `paths` (256), `credit_spec` (bytes, default one BDP), `rts` (true; false: never send
+//! Knobs: `paths` (256), `credit_spec` (bytes, default one BDP), `pull_targets` (false), `rts` (true; false: never send
 //! an RTS, so a flow whose credit circulation dies waits for an RTO to retransmit … and then
 //! stalls — only for experiments).
 
@@ -53,8 +66,12 @@ use crate::recovery::{RecoveryConfig, RecoveryKind};
 pub struct EqdsConfig {
     /// Number of entropy values sprayed over.
     pub paths: u32,
-    /// Initial speculative credit, bytes (`None`: one BDP of the flow).
+    /// Initial speculative credit and cap of the credit asked for, bytes (`None`: one BDP of
+    /// the flow).
     pub credit_spec: Option<u64>,
+    /// Data packets carry htsim's pull target and the receiver pulls up to it (see the module
+    /// docs); false: one pull per arriving packet.
+    pub pull_targets: bool,
     /// Send RTS packets.
     pub rts: bool,
     /// Loss recovery.
@@ -65,7 +82,7 @@ impl EqdsConfig {
     /// EQDS's default parameters, with its native loss recovery (per-packet RTO of at least
     /// 100 µs, no early recovery).
     pub fn defaults() -> EqdsConfig {
-        EqdsConfig { paths: 256, credit_spec: None, rts: true, recovery: Self::native_recovery() }
+        EqdsConfig { paths: 256, credit_spec: None, pull_targets: false, rts: true, recovery: Self::native_recovery() }
     }
 
     fn native_recovery() -> RecoveryConfig {
@@ -149,6 +166,15 @@ impl EqdsSender {
         })
     }
 
+    /// The cumulative pull number to ask the receiver for (htsim `EqdsSrc::computePullTarget`):
+    /// the pulls received so far plus what the sender wants to hold — its backlog of new
+    /// packets, at most `credit_spec` (htsim's `cwnd` = `maxwnd`) — less the credit it holds.
+    pub fn pull_target(&self) -> u32 {
+        let backlog = self.total_pkts.saturating_sub(self.core.rec.nxt());
+        let want = backlog.min(self.spec_pkts);
+        self.highest_pull.saturating_add(want.saturating_sub(self.credit + self.spec))
+    }
+
     fn rts_interval(&self) -> Time {
         self.core.rec.srtt().unwrap_or(self.core.rec.config().rto_min)
     }
@@ -203,7 +229,9 @@ impl EqdsSender {
                 if !self.core.rec.has_retx() {
                     self.rto_pending = false;
                 }
-                return Some(self.core.data_packet(psn, retx, ev, self.base + ev, self.core.msg.payload_of(psn)));
+                let tx = self.core.data_packet(psn, retx, ev, self.base + ev, self.core.msg.payload_of(psn));
+                let pull_target = if self.cfg.pull_targets { self.pull_target() } else { 0 };
+                return Some(TxPacket { pull_target, ..tx });
             }
         }
         if self.rts_due(now) {
@@ -226,6 +254,8 @@ impl EqdsSender {
                 retx: false,
                 timestamped: false,
                 last: false,
+                ack_request: false,
+                pull_target: 0,
             });
         }
         None
@@ -400,5 +430,28 @@ mod tests {
             seen[s.poll_transmit(Time::ZERO).unwrap().path as usize] += 1;
         }
         assert_eq!(seen, [1; 8], "one cycle is a permutation");
+    }
+
+    #[test]
+    fn data_packets_ask_for_credit_up_to_the_backlog_target() {
+        let cfg = resolved(EqdsConfig { credit_spec: Some(10_000), pull_targets: true, ..EqdsConfig::defaults() });
+        let mut s = EqdsSender::new(cfg, &env(1_000_000)).unwrap();
+        let mtu = s.core.mtu_bytes() as u64;
+        let spec = 10_000u64.div_ceil(mtu) as u32;
+        // Speculative phase: every packet sent raises the target by one (credit spent, backlog large).
+        let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
+        let targets: Vec<u32> = sent.iter().map(|t| t.pull_target).collect();
+        assert_eq!(targets, (1..=spec).collect::<Vec<_>>());
+        // The first ACK clears the speculative credit; pull #2 arrives: the next packet asks for
+        // `spec` pulls beyond the 2 received, less the one credit still held after it.
+        s.on_ack(Time::from_us(8), &ack(PacketKind::Ack, 0, 1, sent[0].path, Time::ZERO));
+        s.on_ack(Time::from_us(8), &ack(PacketKind::Pull, 2, 1, 0, Time::ZERO));
+        let tx = s.poll_transmit(Time::from_us(8)).unwrap();
+        assert_eq!(tx.pull_target, 2 + spec - 1);
+        // Near the end the target follows the backlog, not the cap.
+        let small = resolved(EqdsConfig { credit_spec: Some(100_000), pull_targets: true, ..EqdsConfig::defaults() });
+        let mut s = EqdsSender::new(small, &env(3 * mtu)).unwrap();
+        let t: Vec<u32> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).map(|t| t.pull_target).collect();
+        assert_eq!(t, [0, 0, 0], "three packets, all covered by speculative credit");
     }
 }

@@ -27,6 +27,12 @@ pub struct TxPacket {
     pub timestamped: bool,
     /// Last packet of the message.
     pub last: bool,
+    /// Ask the receiver for an immediate acknowledgement (UET's `ar` bit; only receivers that
+    /// coalesce ACKs read it).
+    pub ack_request: bool,
+    /// Receiver-driven transports (EQDS): the cumulative pull number the receiver should pull
+    /// up to (see [`crate::pull_pacer`]); 0 otherwise.
+    pub pull_target: u32,
 }
 
 /// An acknowledgement (or NAK) as the sender sees it.
@@ -61,6 +67,9 @@ pub struct AckIn<'a> {
     pub int: Option<&'a IntStack>,
     /// Switch hops the data packet took.
     pub hops: u8,
+    /// Selective-acknowledgement bitmap: bit `i` set ⇔ PSN `cum_ack + 1 + i` was received (0
+    /// from receivers that acknowledge every packet).
+    pub sack: u64,
 }
 
 /// What a sender is built for: one flow on one path environment.
@@ -98,6 +107,7 @@ impl AckIn<'static> {
             trim_last_hop: false,
             int: None,
             hops,
+            sack: 0,
         }
     }
 }

@@ -188,6 +188,15 @@ impl TransportSpec {
             TransportSpec::Rrps(c) => Sender::Rrps(RrpsSender::new(c, &env.cc, env.size_bytes, env.entropy, env.start)?),
         })
     }
+
+    /// The receivers of this transport coalesce ACKs, one per this many accepted wire bytes
+    /// (UET's `ack_every_bytes`; see [`crate::receiver`]); `None`: one ACK per packet.
+    pub fn ack_every_bytes(&self) -> Option<u64> {
+        match self {
+            TransportSpec::Uet(c) if c.ack_every_bytes > 0 => Some(c.ack_every_bytes),
+            _ => None,
+        }
+    }
 }
 
 /// A flow's sender.
@@ -338,6 +347,11 @@ impl Sender {
     #[inline]
     pub fn wants_pulls(&self) -> bool {
         matches!(self, Sender::Eqds(_))
+    }
+    /// Whether its receiver pulls up to the pull target its data packets carry (EQDS with
+    /// `pull_targets`; [`crate::pull_pacer`]) rather than once per arriving packet.
+    pub fn pulls_to_target(&self) -> bool {
+        matches!(self, Sender::Eqds(s) if s.config().pull_targets)
     }
     /// Whether this transport reacts to trimmed packets (NDP-style switch trimming): its
     /// receiver NAKs a trimmed header at once and its sender resends the packet (UET, EQDS).

@@ -761,6 +761,8 @@ impl RondoSender {
                         // long path the first probe ACKs return before the first data echo.
                         timestamped: self.aligned.is_some(),
                         last: false,
+                        ack_request: false,
+                        pull_target: 0,
                     });
                 }
             }

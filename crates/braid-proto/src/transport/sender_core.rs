@@ -88,6 +88,8 @@ impl SenderCore {
             retx,
             timestamped: false,
             last: self.msg.is_last(psn),
+            ack_request: false,
+            pull_target: 0,
         }
     }
 

@@ -38,6 +38,16 @@
 //! sets `cwnd −= the packet's bytes`. REPS treats a NACK for a trim at the last hop as an ACK
 //! (its EV is recycled, unless CE-echoed) and an earlier trim as a NACK'd path.
 //!
+//! **ACKs** (htsim `UecSink::processData`; knob `ack_every_bytes`: 16,384 gives htsim's policy,
+//! as `examples/uet-htsim.toml` sets; the default 0 keeps an ACK per packet, with which every UET
+//! row of the Rondo figures was run, `EXPERIMENTS.md`): with it the receiver coalesces ACKs, one per 16 KB of accepted wire bytes (every 4th 4 KB packet), each carrying
+//! the cumulative ACK and a SACK bitmap, and acknowledges at once a CE-marked packet, the first
+//! and a duplicate packet, the packet completing the message and one that carries the
+//! ACK-request bit — set, as htsim's `ar`, on retransmissions, on the last new packet and on a
+//! packet that fills the window (`in_flight + MTU ≥ cwnd`). Per ACK the sender takes one RTT
+//! sample (the packet that triggered it), gives NSCC every byte it newly acknowledges
+//! (cumulatively or in the bitmap) and REPS that packet's EV.
+//!
 //! **REPS** (htsim `buffer_reps.cpp`, `ev_select = "reps"`, default): EV `i < paths` (default 64,
 //! htsim's `-paths`) is UDP source port `base + i` (`baseline_util`). A circular
 //! buffer of `reps_buffer` (8) EVs; an unmarked ACK recycles its EV (pushes it, fresh, over the
@@ -95,6 +105,11 @@ pub struct UetConfig {
     pub recovery: RecoveryConfig,
     /// The network trims packets instead of dropping them (`network.trim`).
     pub network_trims: bool,
+    /// The receiver acknowledges once per this many accepted wire bytes (htsim `UecSink`'s
+    /// `_bytes_unacked_threshold`, 16,384 B), and at once in the cases of
+    /// [`crate::receiver`]'s ACK coalescing; 0 = Braid's earlier policy, an ACK per in-order
+    /// packet and a NAK per out-of-order one (no SACK bitmap).
+    pub ack_every_bytes: u64,
 }
 
 impl UetConfig {
@@ -112,6 +127,7 @@ impl UetConfig {
             quick_adapt: true,
             recovery: Self::native_recovery(None),
             network_trims: false,
+            ack_every_bytes: 0,
         }
     }
 
@@ -576,7 +592,12 @@ impl UetSender {
         }
         let ev = self.next_ev(now);
         self.note_ev(ev);
-        Some(self.core.send_data(now, psn, retx, ev, self.base + ev))
+        let tx = self.core.send_data(now, psn, retx, ev, self.base + ev);
+        // htsim's `ar` bit: a retransmission, the last new packet, or one that fills the window
+        // asks the (coalescing) receiver for an immediate ACK.
+        let mtu = self.core.msg.mtu_bytes as f64;
+        let ack_request = retx || !self.core.rec.has_new_data() || self.in_flight() + mtu >= self.nscc.cwnd_bytes;
+        Some(TxPacket { ack_request, ..tx })
     }
 
     /// See [`crate::transport::Sender::next_send_time`].
