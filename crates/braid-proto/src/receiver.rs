@@ -21,7 +21,7 @@
 //!
 //! **ACK coalescing** ([`Receiver::with_ack_coalescing`], UET as the UEC htsim's `UecSink`): in
 //! selective mode the receiver acknowledges once per `every_bytes` of accepted wire bytes
-//! (16,384 B by default, about one ACK per four 4 KB packets) instead of per packet, and at once
+//! (htsim: 16,384 B, about one ACK per four 4 KB packets) instead of per packet, and at once
 //! when the packet was CE-marked, is the flow's first, is a duplicate, carries the sender's
 //! ACK-request bit ([`flags::ACK_REQUEST`]; again once the out-of-order packets have drained
 //! after such a request), or completes the message. An out-of-order arrival is not NAKed; every
