@@ -257,7 +257,7 @@ fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
                     "alpha" => c.alpha = unit_interval(v, false)?,
                     "alpha_side" => c.alpha_side = alpha_side(v.as_str()?)?,
                     "gamma" => c.gamma = unit_interval(v, false)?,
-                    "w0" => c.w0 = amount(v)?,
+                    "w0" => c.w0 = Some(amount(v)?),
                     "fast_drain" => c.fast_drain = v.as_nonneg_f64()?,
                     "probe_phase" => {
                         let x = v.as_nonneg_f64()?;

@@ -11,7 +11,7 @@
 //!   `Q_p = inflight_p − r̂_p·T_p`, delay `d_p = Q_p/r̂_p`; margin AIMD toward `τq` (`+q0/4` up to
 //!   `q0`, or `×τq/d_p`); target `W*_p = r̂_p·T_p + q_p`; set directly on a large queue, else
 //!   `W ← (1−γ)W + γW*`. Defaults §6.2.1: `Tu = 0.5·T`, `q0 = 3 MTU`, `τq = 0.04·max base RTT`,
-//!   `α = 0.8`, `γ = 0.5`; `W0 = 2 MTU` per path.
+//!   `α = 0.8`, `γ = 0.5`; `W0 = 2 MTU` per path with probing (one line-rate BDP over the paths without it: [`RondoConfig::w0`]).
 //! - **One flow pacer** (§4.2.1): data leaves at most at `Σ_p W_p/T_p` (one packet every
 //!   `1/rate`, at most one gap of catch-up); windows bound each path's inflight.
 //! - **Capacity probing** (§4.2.2): MTU-sized [`PacketKind::Probe`] packets with the reserved PSN
@@ -246,8 +246,12 @@ pub struct RondoConfig {
     pub alpha_side: AlphaSide,
     /// `gamma`: window EWMA gain (default 0.5).
     pub gamma: f64,
-    /// `w0`: initial window per path (default 2 MTU).
-    pub w0: Amount,
+    /// `w0`: initial window per path. Unset (`None`): 2 MTU with capacity probing (§4.2.2: each
+    /// path starts at `W0` and probes for the rest), and one line-rate BDP split over the paths
+    /// without it — the capacity-agnostic start of the baselines (§3.2, Fig 3), which is what the
+    /// "w/o probing" variants of the Fig 21 ablation need: with `W0` = 2 MTU and no probing ARCC
+    /// can grow only by its margin (`q0/4` per update) and a 2 MB flow takes ~4× its ideal FCT.
+    pub w0: Option<Amount>,
     /// `fast_drain`: direct window update when `d_p > fast_drain·τq` (default 2).
     pub fast_drain: f64,
     /// `probe_phase`: length of a probing phase in path base RTTs (default 3).
@@ -304,7 +308,7 @@ impl RondoConfig {
             alpha: 0.8,
             alpha_side: AlphaSide::History,
             gamma: 0.5,
-            w0: Amount::Mtus(2.0),
+            w0: None,
             fast_drain: 2.0,
             probe_phase: 3.0,
             probe_trigger: 5,
@@ -317,6 +321,15 @@ impl RondoConfig {
             er_per_packet: true,
             er_path_confirm: true,
         })
+    }
+
+    /// The initial window per path in packets of `mtu` bytes (see [`RondoConfig::w0`]).
+    pub fn initial_window_pkts(&self, env: &CcEnv, mtu: u32) -> f64 {
+        match self.w0 {
+            Some(a) => a.packets(mtu),
+            None if self.probing => 2.0,
+            None => (env.bdp_bytes() as f64 / mtu.max(1) as f64 / self.paths.max(1) as f64).max(1.0),
+        }
     }
 
     /// Capacity probing needs ARCC's capacity estimate.
@@ -501,7 +514,7 @@ impl RondoSender {
             alpha: cfg.alpha,
             alpha_side: cfg.alpha_side,
             gamma: cfg.gamma,
-            w0: cfg.w0.packets(mtu),
+            w0: cfg.initial_window_pkts(env, mtu),
             fast_drain: cfg.fast_drain,
             w_min: 1.0 / 16.0,
         };
