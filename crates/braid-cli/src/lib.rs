@@ -8,6 +8,8 @@
 //! - [`run`]: run and write `summary.json`, `flows.csv`, time series.
 //! - [`bench`]: the fixed benchmark scenarios of `braid bench`.
 //! - [`sweep`]: `braid sweep PLAN.toml` — grids of overrides × seeds in parallel, `runs.csv`.
+//! - [`compare`]: `braid compare SCENARIO --vary …` — variants side by side in one table (a sweep
+//!   without a plan file).
 //! - [`repro`]: `braid repro ID` — paper figures from plan files in `repro/`.
 //! - [`plot`]: figures (PNG + SVG, embedded font) from sweep results and run time series:
 //!   plan schema, runs.csv queries, figure building and rendering in separate modules.
@@ -18,11 +20,12 @@
 //! - [`table`]: readers for Braid's own `summary.json` and CSV files.
 //!
 //! Module dependencies form no cycle: `run` → `routing_out`, `pcap`, `offered_load`, `build` → `scenario` →
-//! `kinds`, `transport_knobs`, `fields`; `sweep` → `run`, `plot`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
+//! `kinds`, `transport_knobs`, `fields`; `sweep` → `run`, `plot`; `compare` → `sweep`, `report`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
 //! `fields`.
 
 pub mod bench;
 pub mod build;
+pub mod compare;
 pub mod fields;
 pub mod kinds;
 pub mod offered_load;

@@ -10,11 +10,48 @@ use clap::{Parser, Subcommand};
 
 use braid_cli::{bench, plot, report, repro, run, scenario, sweep};
 
+/// The verbs, grouped, with one example each (`braid`, `braid --help`).
+const OVERVIEW: &str = "\
+Run and compare:
+  run       run one scenario: summary.json, flows.csv, time series
+              braid run examples/quickstart.toml --out out/run
+  compare   variants side by side: one table, figures, index.html
+              braid compare examples/spray-slow-spine.toml --vary transport.kind=rondo,uet,roce
+              braid compare examples/plans/quickstart.toml --out out/quickstart
+  sweep     a plan's grid of overrides x seeds, in parallel, resumable (runs.csv)
+              braid sweep PLAN.toml --out out/sweep
+  validate  check a scenario (and --set overrides) without running it
+              braid validate examples/lcmp-8dc.toml --set routing.kind=ecmp
+
+Reproduce the papers:
+  repro     a paper figure from repro/<id>.toml: runs, figures, report (--list shows all)
+              braid repro rondo-fig4 --quick
+
+Inspect:
+  plot      draw the time series of a run (queues, OOD, goodput, paths) as PNG + SVG
+              braid plot out/run
+  report    a self-contained index.html for a run, sweep or repro folder
+              braid report out/run
+  links     a scenario's link ids (for [[faults]] and output.pcap = [...], the pcap capture)
+              braid links examples/quickstart.toml
+
+Speed:
+  bench     the fixed benchmark scenarios: events/s, packet-hops/s, memory
+              braid bench --only permutation-k8
+
+`braid <verb> --help` gives a verb's options. Scenarios: README.md, docs/tutorial.md.";
+
 #[derive(Parser)]
-#[command(name = "braid", version, about = "Braid: a deterministic packet-level simulator for multipath datacenter networking")]
+#[command(
+    name = "braid",
+    version,
+    about = "Braid: a deterministic packet-level simulator for multipath networking in and between datacenters",
+    after_help = OVERVIEW,
+    help_template = "{about}\n\n{usage-heading} {usage}{after-help}\n\nOptions:\n{options}\n"
+)]
 struct Cli {
     #[command(subcommand)]
-    cmd: Cmd,
+    cmd: Option<Cmd>,
 }
 
 #[derive(Subcommand)]
@@ -43,6 +80,33 @@ enum Cmd {
         /// Override any field (as for `run`).
         #[arg(long = "set", value_name = "TABLE.FIELD=VALUE")]
         sets: Vec<String>,
+    },
+    /// Run variants of a scenario side by side and print one table (a sweep without a plan file):
+    /// `braid compare SCENARIO --vary transport.kind=rondo,uet,roce`; or a plan with [[case]]s.
+    Compare {
+        /// A scenario file (TOML), or a sweep plan with [[case]]s (examples/plans/).
+        target: PathBuf,
+        /// `table.field=value1,value2,…` (repeatable: every combination runs).
+        #[arg(long = "vary", value_name = "TABLE.FIELD=V1,V2,…")]
+        vary: Vec<String>,
+        /// A named variant: `'LABEL: table.field=value; table.field=value'` (repeatable).
+        #[arg(long = "case", value_name = "'LABEL: FIELD=V; …'")]
+        cases: Vec<String>,
+        /// Seeds: `1,2,3` or `1..3` (each row is the mean over them).
+        #[arg(long)]
+        seeds: Option<String>,
+        /// Output folder (default: out/compare/<file name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// At most this many runs at once (default: the number of cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Table columns: summary.json fields or `a/b` ratios, comma-separated.
+        #[arg(long)]
+        columns: Option<String>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Run a scenario over a grid of overrides and seeds, in parallel, resumably; writes
     /// OUT/runs/<run>/ and OUT/runs.csv (see `braid_cli::sweep` for the plan format).
@@ -113,7 +177,12 @@ enum Cmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.cmd {
+    let Some(cmd) = cli.cmd else {
+        use clap::CommandFactory;
+        let _ = Cli::command().print_help();
+        return ExitCode::SUCCESS;
+    };
+    match cmd {
         Cmd::Run { scenario: path, out, seed, sets, quiet } => {
             let sc = match scenario::load(&path, &sets, seed) {
                 Ok(s) => s,
@@ -164,6 +233,30 @@ fn main() -> ExitCode {
             },
             Err(e) => fail(&e),
         },
+        Cmd::Compare { target, vary, cases, seeds, out, jobs, columns, quiet } => {
+            let args = braid_cli::compare::Args { target, vary, cases, seeds, out, jobs, columns, quiet };
+            match braid_cli::compare::run(&args) {
+                Ok(o) => {
+                    print!("{}", o.table);
+                    println!("runs.csv, compare.csv, figures and index.html in {}", o.out.display());
+                    for (n, e) in &o.failed {
+                        eprintln!("error: run `{n}`: {e}");
+                    }
+                    for e in &o.figure_errors {
+                        eprintln!("error: {e}");
+                    }
+                    if o.failed.is_empty() && o.figure_errors.is_empty() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::from(1)
+                    }
+                }
+                Err((code, e)) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(code)
+                }
+            }
+        }
         Cmd::Sweep { plan, out, jobs, quiet } => cmd_sweep(&plan, out, jobs, quiet),
         Cmd::Repro { id, list, out, quick, jobs, plans, quiet } => cmd_repro(id, list, out, quick, jobs, plans, quiet),
         Cmd::Plot { run_dir } => match plot::plot_run_dir(&run_dir) {
@@ -234,24 +327,16 @@ fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usi
                 eprintln!("error: run `{n}`: {e}");
             }
             let mut fig_failed = false;
-            if !figures.is_empty() {
-                match plot::Results::load(&out) {
-                    Ok(res) => {
-                        for f in &figures {
-                            match plot::build_figure(f, &res).and_then(|fig| plot::write_figure(&fig, &out.join(format!("fig-{}", f.name)))) {
-                                Ok(files) => println!("{}", files[0].display()),
-                                Err(e) => {
-                                    fig_failed = true;
-                                    eprintln!("error: figure `{}`: {e}", f.name);
-                                }
-                            }
-                        }
-                    }
+            for f in sweep::draw_figures(&out, &figures) {
+                match f {
+                    Ok(p) => println!("{}", p.display()),
                     Err(e) => {
                         fig_failed = true;
                         eprintln!("error: {e}");
                     }
                 }
+            }
+            if !figures.is_empty() {
                 if let Err(e) = report::write_report(&out) {
                     eprintln!("error: {e}");
                 }

@@ -180,6 +180,11 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
         meta_row("command", &format!("braid repro {id}{} --out {}", if quick { " --quick" } else { "" }, dir.display()));
     }
     h.push_str("</table>\n");
+    // The comparison table of `braid compare`.
+    if let Ok(t) = fs::read_to_string(dir.join("compare.txt")) {
+        h.push_str("<h2>Comparison (compare.csv)</h2>\n");
+        h.push_str(&format!("<pre>{}</pre>\n", esc(&t)));
+    }
     // Figures.
     let mut figs = files_with(dir, "fig-", ".png");
     figs.extend(files_with(dir, "plot-", ".png"));

@@ -67,6 +67,10 @@ pub const WALL_CLOCK_FIELDS: &[&str] = &["wall_s", "events_per_sec", "packet_hop
 /// The keys a sweep plan may have at its top level.
 pub const PLAN_KEYS: &[&str] = &["scenario", "seeds", "set", "grid", "case"];
 
+/// Further top-level keys a plan file may carry: `[[figure]]`s (drawn by `braid sweep`) and the
+/// comparison table's `title`, `note` and `columns` (`braid compare`, [`crate::compare`]).
+pub const PLAN_EXTRA_KEYS: &[&str] = &["figure", "title", "note", "columns"];
+
 /// A named variant of the plan (`[[case]]`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Case {
@@ -269,7 +273,7 @@ impl Plan {
     pub fn load(path: &Path) -> Result<Plan, String> {
         let text = fs::read_to_string(path).map_err(|e| format!("cannot read plan `{}`: {e}", path.display()))?;
         let t: Table = text.parse().map_err(|e: toml::de::Error| format!("{}: malformed TOML: {}", path.display(), e.message().trim()))?;
-        Plan::from_table(&t, path, &["figure"]).map_err(|e| format!("{}: {e}", path.display()))
+        Plan::from_table(&t, path, PLAN_EXTRA_KEYS).map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// The `[[figure]]`s of a plan file (as in repro plans; `braid sweep` draws them).
@@ -556,6 +560,26 @@ pub fn execute(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenario>, opt: &Op
     report.failed = failed;
     write_runs_csv(&opt.out, plan, runs, &report.failed)?;
     Ok(report)
+}
+
+/// Draw a plan's `[[figure]]`s from `out/runs.csv` into `out/fig-<name>.png/.svg/.csv`. Returns
+/// each figure's PNG path or its error, in order.
+pub fn draw_figures(out: &Path, figures: &[FigureSpec]) -> Vec<Result<PathBuf, String>> {
+    if figures.is_empty() {
+        return Vec::new();
+    }
+    match crate::plot::Results::load(out) {
+        Ok(res) => figures
+            .iter()
+            .map(|f| {
+                crate::plot::build_figure(f, &res)
+                    .and_then(|fig| crate::plot::write_figure(&fig, &out.join(format!("fig-{}", f.name))))
+                    .map(|files| files[0].clone())
+                    .map_err(|e| format!("figure `{}`: {e}", f.name))
+            })
+            .collect(),
+        Err(e) => vec![Err(e)],
+    }
 }
 
 fn copy_inputs(plan: &Plan, out: &Path) -> Result<(), String> {
