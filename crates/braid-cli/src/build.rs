@@ -126,9 +126,14 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         max_bdp = max_bdp.max(p.hops[0].0.bdp_bytes(rtt));
         paths.push(p);
     }
+    if let braid_net::config::WindowBdp::Ns3 { wrap } = sc.net.window_bdp {
+        (max_rtt, max_bdp) = sim.ns3_max_rtt_bdp(mtu, wrap);
+    }
     // The transport's knobs are read once here; each flow's sender is built from the typed spec.
     let spec = crate::transport_knobs::transport_spec(&sc.transport).map_err(|e| format!("[transport] {e}"))?;
     let rx_mode = Sim::rx_mode(sc.transport.receiver_buffers(), sc.transport.recovery.nak_interval);
+    let pairs: Vec<(u32, u32)> = wl.flows.iter().map(|f| (f.src, f.dst)).collect();
+    let sports = flow_entropies(sc, &pairs);
     for (i, (f, p)) in wl.flows.iter().zip(paths).enumerate() {
         let pkts = f.size_bytes.div_ceil(mtu as u64).max(1);
         let total_wire = f.size_bytes as u128 + pkts as u128 * sc.net.header_bytes as u128;
@@ -140,15 +145,18 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             max_rtt,
             max_bdp_bytes: max_bdp.max(1),
             mtu_bytes: mtu,
+            tx_time_floor_ns: sc.net.tx_time_floor_ns,
         };
         let mut rng = Rng::derive(sc.seed, stream::FLOW, i as u64);
-        let entropy = entropy_from(&mut rng);
+        let _ = entropy_from(&mut rng); // the random source port's draw, made in every mode
+        let entropy = sports[i];
         let fenv = FlowEnv { cc: env, size_bytes: f.size_bytes, entropy, start: f.start, seed: rng.next_u64() };
         let sender = spec.build(&fenv).map_err(|e| format!("flow {i}: {e}"))?;
         let receiver = match spec.ack_every_bytes() {
             Some(every) => Receiver::new(rx_mode, pkts as u32).with_ack_coalescing(every, wire as u64),
             None => Receiver::new(rx_mode, pkts as u32),
-        };
+        }
+        .with_duplicate_acks(sc.transport.recovery.ack_duplicates);
         let ideal = p.ideal_fct(f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes);
         sim.add_flow(f.src, f.dst, f.size_bytes, f.start, sender, receiver, ideal, f.tag);
     }
@@ -169,7 +177,24 @@ fn entropy_from(rng: &mut Rng) -> u16 {
     49_152 + rng.below(16_384) as u16
 }
 
-/// The UDP source port (ECMP entropy) [`build`] gives flow `i` of a scenario with seed `seed`.
-pub fn flow_entropy(seed: u64, i: usize) -> u16 {
-    entropy_from(&mut Rng::derive(seed, stream::FLOW, i as u64))
+/// The UDP source port (ECMP entropy) [`build`] gives each flow, whose (source, destination)
+/// hosts are `pairs` in workload order: a random
+/// ephemeral port (the first draw of the flow's random stream), or with `network.sport =
+/// "ns3-pair-counter"` the ns-3 HPCC fork's `10000 + n`, where `n` counts the earlier flows of
+/// the same (source, destination) pair in workload order (16 bits, wrapping).
+pub fn flow_entropies(sc: &Scenario, pairs: &[(u32, u32)]) -> Vec<u16> {
+    if sc.net.sport_pair_counter {
+        let mut seen: std::collections::HashMap<(u32, u32), u16> = std::collections::HashMap::new();
+        pairs
+            .iter()
+            .map(|&pair| {
+                let n = seen.entry(pair).or_insert(0);
+                let port = 10_000u16.wrapping_add(*n);
+                *n = n.wrapping_add(1);
+                port
+            })
+            .collect()
+    } else {
+        (0..pairs.len()).map(|i| entropy_from(&mut Rng::derive(sc.seed, stream::FLOW, i as u64))).collect()
+    }
 }

@@ -2,6 +2,8 @@
 //!
 //! - [`fields`]: reading TOML tables field by field with errors that name the field.
 //! - [`scenario`]: the scenario file → a validated [`scenario::Scenario`].
+//! - [`profile`]: `network.profile` — a named set of knob defaults (`ns3-hpcc`: the LCMP
+//!   artifact's ns-3 semantics), expanded into the scenario before it is read.
 //! - [`kinds`]: kinded tables — per-kind sub-tables and which fields the active kind uses.
 //! - [`transport_knobs`]: `[transport]` knobs → typed transport configurations.
 //! - [`build`]: scenario → simulator with senders and receivers.
@@ -31,6 +33,7 @@ pub mod kinds;
 pub mod offered_load;
 pub mod pcap;
 pub mod plot;
+pub mod profile;
 pub mod report;
 pub mod repro;
 pub mod routing_out;

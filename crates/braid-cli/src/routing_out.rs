@@ -10,6 +10,10 @@
 //!   completed flows in completion order. `sport` is the flow's UDP source port (its ECMP entropy);
 //!   `dport` is written as 100, the application port of the artifact's flow files (its analysis
 //!   keeps `dport == 100` lines); Braid's packets carry 4791.
+//! - `fct_stats.csv` (with `fct.txt`): p50/p95/p99 of the slowdown against the artifact's ideal,
+//!   over all flows and the size bins < 100 KB, 100 KB–1 MB, ≥ 1 MB, by the artifact's rule
+//!   (largest flow dropped, `a[int(n·p)]`) — the numbers to set beside ns-3's
+//!   (`docs/ns3-equivalence.md`; `scripts/lcmp-artifact-stats.py` does the same from a file).
 //! - `link_util.csv` (`output.link_util = true`): bytes sent and utilisation of every DCI-to-DCI
 //!   port per sampling interval (LCMP Fig. 1b).
 //!
@@ -32,7 +36,7 @@ use braid_proto::hash::node_ip;
 use braid_proto::routing::LcmpRouter;
 use braid_workload::slowdown_equal_count_bins;
 
-use crate::build::flow_entropy;
+use crate::build::flow_entropies;
 use crate::scenario::Scenario;
 
 /// The artifact's ideal FCT of every flow (`None` when unreachable), in flow order.
@@ -93,6 +97,8 @@ pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, ideals: &[Option
     let p = dir.join("fct.txt");
     let werr = |e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
     let mut w = BufWriter::new(fs::File::create(&p).map_err(werr)?);
+    let pairs: Vec<(u32, u32)> = sim.flows().iter().map(|f| (f.src_host, f.dst_host)).collect();
+    let sports = flow_entropies(sc, &pairs);
     (|| -> std::io::Result<()> {
         for i in done {
             let f = &sim.flows()[i];
@@ -104,7 +110,7 @@ pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, ideals: &[Option
             writeln!(
                 w,
                 "{sip:08x} {dip:08x} {} 100 {} {} {} {}",
-                flow_entropy(sc.seed, i),
+                sports[i],
                 f.size_bytes,
                 start.ns(),
                 fct.ns(),
@@ -136,12 +142,26 @@ pub fn write_link_util(dir: &Path, sim: &Sim) -> Result<(), String> {
     .map_err(werr)
 }
 
+/// Write `fct_stats.csv`: the artifact's percentile rule over the completed flows' slowdowns
+/// against its ideal ([`braid_workload::artifact_slowdown_stats`]; `docs/ns3-equivalence.md`).
+pub fn write_fct_stats(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Result<(), String> {
+    let pairs: Vec<(u64, f64)> = slowdown_pairs(sc, sim, flows, ideals).iter().map(|p| (p.0, p.2)).collect();
+    let p = dir.join("fct_stats.csv");
+    let mut t = String::from("# FCT slowdown against the LCMP artifact's ideal (standalone) FCT, clamped >= 1; the largest flow dropped;\n# percentile p of n sorted values = value at 0-based index int(n*p/100), as the artifact's analysis script.\nset,flows,p50,p95,p99\n");
+    for (name, n, ps) in braid_workload::artifact_slowdown_stats(&pairs) {
+        let o = |x: Option<f64>| x.map(fmt_f64).unwrap_or_default();
+        t.push_str(&format!("{name},{n},{},{},{}\n", o(ps[0]), o(ps[1]), o(ps[2])));
+    }
+    fs::write(&p, t).map_err(|e| format!("cannot write `{}`: {e}", p.display()))
+}
+
 /// Every routing output of a run (see the module docs).
 pub fn write_routing_outputs(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord]) -> Result<(), String> {
     let ideals = artifact_ideals(sc, sim);
     write_slowdown_bins(dir, sc, sim, flows, &ideals)?;
     if sc.output.fct_artifact {
         write_fct_artifact(dir, sc, sim, &ideals)?;
+        write_fct_stats(dir, sc, sim, flows, &ideals)?;
     }
     if sc.output.link_util {
         write_link_util(dir, sim)?;

@@ -116,6 +116,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         root.insert("seed".into(), toml::Value::Integer(s as i64));
     }
     let splits = select_kinds(&mut root, &file_kinds, sets)?;
+    crate::profile::apply(&mut root)?;
     let [topo_k, tr_k, rt_k, wl_k] = [0, 1, 2, 3].map(|i| &splits[i].active);
     let resolved_toml = kinds::dropped_note(&splits) + &toml::to_string(&root).unwrap_or_default();
     let f = Fields::new("", &root);
@@ -511,6 +512,57 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
     if let Some(b) = f.bool("trim")? {
         n.trim.enabled = b;
     }
+    n.ack_class = match f.str("ack_class")? {
+        None | Some("control") => braid_net::config::CLASS_CONTROL,
+        Some("data") => braid_net::config::CLASS_DATA,
+        Some(s) => return Err(format!("`network.ack_class`: unknown value `{s}` (known: control, data)")),
+    };
+    if let Some(b) = f.bool("host_ack_pausable")? {
+        n.host_ack_pausable = b;
+    }
+    let wrap32 = match f.str("mmu_arith")? {
+        None | Some("u64") => false,
+        Some("u32-wrap") => true,
+        Some(s) => return Err(format!("`network.mmu_arith`: unknown value `{s}` (known: u64, u32-wrap)")),
+    };
+    n.mmu = match f.str("mmu")? {
+        None | Some("braid") => {
+            if wrap32 {
+                return Err("`network.mmu_arith = \"u32-wrap\"` needs `network.mmu = \"hpcc\"`".into());
+            }
+            braid_net::config::MmuModel::Braid
+        }
+        Some("hpcc") => braid_net::config::MmuModel::Hpcc { wrap32 },
+        Some(s) => return Err(format!("`network.mmu`: unknown value `{s}` (known: braid, hpcc)")),
+    };
+    if let Some(c) = f.size("egress_queue_cap")? {
+        n.egress_cap_bytes = c;
+    }
+    if let Some(b) = f.bool("egress_cap_leak")? {
+        n.egress_cap_leak = b;
+    }
+    n.window_bdp = match f.str("window_bdp")? {
+        None | Some("braid") => braid_net::config::WindowBdp::Braid,
+        Some("ns3") => braid_net::config::WindowBdp::Ns3 { wrap: false },
+        Some("ns3-wrap") => braid_net::config::WindowBdp::Ns3 { wrap: true },
+        Some(s) => return Err(format!("`network.window_bdp`: unknown value `{s}` (known: braid, ns3, ns3-wrap)")),
+    };
+    n.tx_time_floor_ns = match f.str("tx_time")? {
+        None | Some("exact") => false,
+        Some("floor-ns") => true,
+        Some(s) => return Err(format!("`network.tx_time`: unknown value `{s}` (known: exact, floor-ns)")),
+    };
+    n.sport_pair_counter = match f.str("sport")? {
+        None | Some("random") => false,
+        Some("ns3-pair-counter") => true,
+        Some(s) => return Err(format!("`network.sport`: unknown value `{s}` (known: random, ns3-pair-counter)")),
+    };
+    n.pfc_frame_queued = match f.str("pfc_frame")? {
+        None | Some("instant") => false,
+        Some("queued") => true,
+        Some(s) => return Err(format!("`network.pfc_frame`: unknown value `{s}` (known: instant, queued)")),
+    };
+    crate::profile::check(f.str("profile")?)?;
     n.trim.size_bytes = n.header_bytes.max(1);
     if let Some(t) = f.size("trim_size")? {
         let packet = n.mtu_bytes as u64 + n.header_bytes as u64;
@@ -543,6 +595,17 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
         "loss_on",
         "trim",
         "trim_size",
+        "ack_class",
+        "host_ack_pausable",
+        "mmu",
+        "mmu_arith",
+        "egress_queue_cap",
+        "egress_cap_leak",
+        "pfc_frame",
+        "window_bdp",
+        "tx_time",
+        "sport",
+        "profile",
     ])?;
     Ok(n)
 }

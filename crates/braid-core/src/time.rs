@@ -160,6 +160,23 @@ impl Rate {
         let r = self.0 as u128;
         Time(num.div_ceil(r) as u64)
     }
+    /// Time to serialise `bytes` at this rate in whole nanoseconds, rounded down (the ns-3
+    /// simulator's conversion of a double seconds value to its nanosecond `Time`).
+    pub fn tx_time_floor_ns(self, bytes: u64) -> Time {
+        if self.0 == 0 {
+            return Time::MAX;
+        }
+        Time::from_ns((bytes as u128 * 8 * 1_000_000_000u128 / self.0 as u128) as u64)
+    }
+    /// [`Rate::tx_time`], or [`Rate::tx_time_floor_ns`] when `floor_ns`.
+    #[inline]
+    pub fn tx_time_as(self, bytes: u64, floor_ns: bool) -> Time {
+        if floor_ns {
+            self.tx_time_floor_ns(bytes)
+        } else {
+            self.tx_time(bytes)
+        }
+    }
     /// Bytes sent at this rate during `t` (rounded down).
     pub fn bytes_in(self, t: Time) -> u64 {
         (self.0 as u128 * t.0 as u128 / 8 / 1_000_000_000_000u128) as u64

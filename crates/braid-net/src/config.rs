@@ -87,6 +87,38 @@ impl Default for TrimConfig {
     }
 }
 
+/// Bytes of a PFC frame on the wire (the ns-3 fork's PAUSE header 9 + IPv4 20 + PPP 14).
+pub const PFC_FRAME_BYTES: u64 = 43;
+
+/// How the largest RTT and BDP handed to window-based controllers are computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowBdp {
+    /// Braid's: over the workload's host pairs, each pair's base RTT on its best path (one data
+    /// packet and one ACK serialised per hop, both ways) times the sender's NIC rate.
+    Braid,
+    /// The ns-3 HPCC fork's: over every pair of hosts, the path of the LCMP artifact's ideal FCT,
+    /// RTT = 2 × delay + one payload per hop, BDP = RTT × its bottleneck; `wrap` keeps the fork's
+    /// 64-bit product and 32-bit storage (`crate::path::ns3_max_rtt_bdp`).
+    Ns3 {
+        /// The fork's integer wraps.
+        wrap: bool,
+    },
+}
+
+/// The switch memory-management model of the lossless data class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmuModel {
+    /// Braid's: one shared buffer per switch; an ingress is paused past `(buffer − used) >>
+    /// shift`; a packet is refused only when the buffer is full.
+    Braid,
+    /// The ns-3 HPCC fork's (`crate::sim` MMU module, `docs/ns3-equivalence.md`): per-ingress
+    /// reserve, shared pool and headroom; `wrap32` reproduces its 32-bit arithmetic.
+    Hpcc {
+        /// 32-bit arithmetic (`network.mmu_arith = "u32-wrap"`).
+        wrap32: bool,
+    },
+}
+
 /// Every network-wide parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetConfig {
@@ -124,6 +156,41 @@ pub struct NetConfig {
     pub loss_forward_only: bool,
     /// Packet trimming at switch egress queues (off by default).
     pub trim: TrimConfig,
+    /// The class ACKs and NAKs take at switches (`network.ack_class`): [`CLASS_CONTROL`]
+    /// (default: strict priority ahead of data, outside PFC and the ECN queue length) or
+    /// [`CLASS_DATA`] (the ns-3 HPCC fork's: its switches never set `AckHighPrio`, so an ACK
+    /// joins the data FIFO of its egress, is admitted and PFC-accounted like data and counts in
+    /// the queue ECN marks by; `docs/ns3-equivalence.md`). At hosts ACKs are always sent ahead of
+    /// data.
+    pub ack_class: u8,
+    /// The switch MMU of the lossless data class (`network.mmu`, `network.mmu_arith`).
+    pub mmu: MmuModel,
+    /// Per-port egress cap over all classes (`network.egress_queue_cap`; 0 = none): an arrival
+    /// that would bring the port's queued bytes to it is dropped (the ns-3 fork's `BEgressQueue`
+    /// `MaxBytes`, 1000 MiB).
+    pub egress_cap_bytes: u64,
+    /// A packet dropped at the egress cap keeps its MMU accounting, and its bytes in the ECN
+    /// queue counter of its egress port, forever (`network.egress_cap_leak`; the fork drops after
+    /// admission and never releases either).
+    pub egress_cap_leak: bool,
+    /// PFC frames wait for the frame in transmission on the port toward the upstream and take
+    /// `PFC_FRAME_BYTES` of serialisation before the link delay (`network.pfc_frame =
+    /// "queued"`; default `"instant"`: the link delay only).
+    pub pfc_frame_queued: bool,
+    /// How the driver computes the network's largest RTT and BDP, the `T` and `W` of window-based
+    /// controllers (`network.window_bdp`).
+    pub window_bdp: WindowBdp,
+    /// Every serialisation time (links, NIC pacing) in whole nanoseconds, rounded down
+    /// (`network.tx_time = "floor-ns"`, the ns-3 fork's; default `"exact"`: picoseconds, up).
+    pub tx_time_floor_ns: bool,
+    /// Flows take source ports `10000 + n` per (source, destination) pair in workload order, as
+    /// the ns-3 fork's hosts (`network.sport = "ns3-pair-counter"`); false: a random ephemeral
+    /// port per flow. The switches hash the source port (ECMP, UCMP, LCMP's hash).
+    pub sport_pair_counter: bool,
+    /// A host NIC's ACK queue stops while its data class is paused by PFC
+    /// (`network.host_ack_pausable`; the ns-3 fork with `ACK_HIGH_PRIO 0` queues ACKs under
+    /// priority 3, the data priority). Default false: ACKs are never paused.
+    pub host_ack_pausable: bool,
 }
 
 impl Default for NetConfig {
@@ -145,6 +212,15 @@ impl Default for NetConfig {
             loss_rate: 0.0,
             loss_forward_only: false,
             trim: TrimConfig::default(),
+            ack_class: CLASS_CONTROL,
+            host_ack_pausable: false,
+            mmu: MmuModel::Braid,
+            egress_cap_bytes: 0,
+            egress_cap_leak: false,
+            pfc_frame_queued: false,
+            window_bdp: WindowBdp::Braid,
+            tx_time_floor_ns: false,
+            sport_pair_counter: false,
         }
     }
 }

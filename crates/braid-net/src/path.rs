@@ -171,6 +171,31 @@ pub fn artifact_ideal_fct(
     Some(Time::from_ns(base + (total as u128 * 8_000_000_000 / bw.max(1) as u128) as u64))
 }
 
+/// The ns-3 HPCC fork's largest RTT and BDP over every ordered pair of hosts (its window's `W`,
+/// `HAS_WIN` with `GLOBAL_T`; `docs/ns3-equivalence.md`, window): for each pair the path of its
+/// ideal FCT ([`artifact_ideal_fct`]), RTT = 2 × its one-way delay + one `payload`-byte packet's
+/// serialisation per hop (integer ns), BDP = RTT × its bottleneck / 8 s. The fork computes the
+/// product in 64 bits, so with `wrap` it wraps at 2^64 and the BDP is stored in 32 bits, as there.
+/// Returns `(max RTT, max BDP bytes)`.
+pub fn ns3_max_rtt_bdp(routes: &Routes, ports: &[Port], hosts: &[NodeId], payload: u32, wrap: bool) -> (Time, u64) {
+    let (mut max_rtt, mut max_bdp) = (0u64, 0u64);
+    for (d, &d_node) in hosts.iter().enumerate() {
+        let mut memo: HashMap<u32, Option<(u64, u64, u64)>> = HashMap::new();
+        for &s_node in hosts {
+            if s_node == d_node {
+                continue;
+            }
+            let Some((delay_ns, bw, tx_ns)) = min_delay_path(routes, ports, s_node, d as u32, d_node, payload.max(1) as u64, &mut memo) else { continue };
+            let rtt = 2 * delay_ns + tx_ns;
+            let prod = rtt as u128 * bw as u128;
+            let bdp = if wrap { ((prod % (1u128 << 64)) / 1_000_000_000 / 8) as u64 & 0xFFFF_FFFF } else { (prod / 1_000_000_000 / 8) as u64 };
+            max_rtt = max_rtt.max(rtt);
+            max_bdp = max_bdp.max(bdp);
+        }
+    }
+    (Time::from_ns(max_rtt), max_bdp)
+}
+
 /// `(delay ns, bottleneck bps, Σ tx ns)` of the minimum-delay minimum-hop path from `x` to the
 /// host `d_node`, preferring the larger bottleneck, then the smaller serialisation.
 fn min_delay_path(

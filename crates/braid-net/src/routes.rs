@@ -26,6 +26,9 @@ pub struct Graph<'a> {
     pub is_host: &'a [bool],
     /// Whether each port is up (down ports are not used).
     pub port_up: &'a [bool],
+    /// Order each next-hop set as the ns-3 HPCC fork does (hosts by ascending node id, then
+    /// switches by descending node id) instead of by port (`routing.nexthop_order`).
+    pub ns3_order: bool,
 }
 
 impl Routes {
@@ -75,6 +78,16 @@ impl Routes {
                 }
                 if buf.is_empty() {
                     continue;
+                }
+                if g.ns3_order {
+                    buf.sort_by_key(|p| {
+                        let peer = g.port_peer[p.idx()].idx();
+                        if g.is_host[peer] {
+                            (0, peer)
+                        } else {
+                            (1, usize::MAX - peer)
+                        }
+                    });
                 }
                 let id = match dedup.get(&buf) {
                     Some(&id) => id,

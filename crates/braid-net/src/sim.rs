@@ -19,6 +19,7 @@
 //!   routing state, path maths, time series and the conservation check.
 
 mod link;
+mod mmu;
 mod nic;
 mod receive;
 mod switch;
@@ -155,6 +156,11 @@ pub struct Sim {
     buffer_used: Vec<u64>,
     /// Shared-buffer capacity, per node.
     buffer_cap: Vec<u64>,
+    /// The ns-3 HPCC fork's MMU (`network.mmu = "hpcc"`), for the lossless data class.
+    mmu: Option<mmu::HpccMmu>,
+    /// Per port, the data-class bytes its ECN queue counter kept from packets dropped at the
+    /// egress cap (`network.egress_cap_leak`; empty when off).
+    ecn_leak: Vec<u64>,
     /// ECMP hash seed per node.
     hash_seed: Vec<u32>,
     /// Random streams per node (RED marking, tie-breaks).
@@ -265,10 +271,23 @@ impl Sim {
         let port_peer: Vec<NodeId> = ports.iter().map(|p| p.peer).collect();
         let port_up = vec![true; ports.len()];
         let routes = Routes::compute(
-            &Graph { node_ports: &node_ports, port_peer: &port_peer, is_host: &is_host, port_up: &port_up },
+            &Graph {
+                node_ports: &node_ports,
+                port_peer: &port_peer,
+                is_host: &is_host,
+                port_up: &port_up,
+                ns3_order: cfg.routing_params.nexthop_order == braid_proto::routing::NextHopOrder::Ns3Bfs,
+            },
             &host_nodes,
         );
         let n_ports = ports.len();
+        let mmu = match cfg.mmu {
+            crate::config::MmuModel::Braid => None,
+            crate::config::MmuModel::Hpcc { wrap32 } => {
+                let nic_bps = hosts.iter().map(|h| ports[h.port.idx()].rate.bps()).max().unwrap_or(0);
+                Some(mmu::HpccMmu::new(&buffer_cap, &ports, &node_ports, &is_host, nic_bps, cfg.pfc.shift, wrap32))
+            }
+        };
         let routing = SwitchRouting::new(&topo, cfg.routing, &cfg.routing_params, &node_ports, &ports, &routes, &host_nodes, &buffer_cap);
         Sim {
             q: EventQueue::new(),
@@ -284,6 +303,8 @@ impl Sim {
             },
             buffer_used: vec![0; n],
             buffer_cap,
+            mmu,
+            ecn_leak: if cfg.egress_cap_leak { vec![0; n_ports] } else { Vec::new() },
             ports,
             node_ports,
             is_host,
@@ -399,6 +420,13 @@ impl Sim {
     pub fn artifact_ideal_fct(&self, src: u32, dst: u32, size: u64, payload: u32, header: u32) -> Option<Time> {
         let d_node = self.hosts[dst as usize].node;
         crate::path::artifact_ideal_fct(&self.routes, &self.ports, self.hosts[src as usize].node, dst, d_node, size, payload, header)
+    }
+
+    /// The ns-3 HPCC fork's largest RTT and BDP over every pair of hosts (see
+    /// [`crate::path::ns3_max_rtt_bdp`]).
+    pub fn ns3_max_rtt_bdp(&self, payload: u32, wrap: bool) -> (Time, u64) {
+        let hosts: Vec<NodeId> = self.hosts.iter().map(|h| h.node).collect();
+        crate::path::ns3_max_rtt_bdp(&self.routes, &self.ports, &hosts, payload, wrap)
     }
 
     /// Add a flow. `sender` and `receiver` must be built for `size_bytes`. Returns its id.

@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 
 use braid_core::{NodeId, Packet, PacketKind, PortId, Rng, Time};
-use braid_proto::hash::{ecmp_hash, node_ip, ROCE_DPORT};
+use braid_proto::hash::{ecmp_hash, node_ip};
 use braid_proto::routing::select::{least_loaded, quantize4, ucmp, ucmp_weighted, wcmp, PathAttr};
 use braid_proto::routing::{
     flow_key, AckRouting, CacheLookup, Candidate, LcmpRouter, MaxDelay, PathScope, RoutingKind, RoutingParams, Sampling,
@@ -117,6 +117,8 @@ pub struct SwitchRouting {
     pub stats: RoutingStats,
     /// DCI-link utilisation recorder (`output.link_util`).
     pub link_util: Option<LinkUtilRecorder>,
+    /// UCMP's flow cache per node (`routing.ucmp_cache`; empty otherwise): key → port.
+    ucmp_cache: Vec<HashMap<u128, PortId>>,
 }
 
 /// Pareto frontier of `(one-way delay, bottleneck)` over the minimum-hop paths from `x` to the
@@ -211,6 +213,7 @@ impl SwitchRouting {
             queues: Vec::new(),
             stats: RoutingStats::default(),
             link_util: None,
+            ucmp_cache: if kind == RoutingKind::Ucmp && params.ucmp_cache { vec![HashMap::new(); n] } else { Vec::new() },
         };
         if kind.needs_paths() {
             r.path_idx = vec![u32::MAX; n * host_nodes.len()];
@@ -369,19 +372,36 @@ impl SwitchRouting {
         if n == 0 {
             return None;
         }
-        if n == 1 && !(scheme.is_lcmp() && is_data) {
+        // Schemes that cache every first decision (the artifact's) see single next hops too.
+        let caches_all = (scheme.is_lcmp() && (is_data || self.params.lcmp.cache_every)) || (scheme == RoutingKind::Ucmp && self.params.ucmp_cache);
+        if n == 1 && !caches_all {
             return Some(hops[0]);
         }
         let seed = v.hash_seed[node.idx()];
         let (sip, dip) = (node_ip(src.0), node_ip(dst.0));
-        let ecmp = |n: usize| ecmp_hash(sip, dip, entropy, ROCE_DPORT, seed) as usize % n;
+        let (sport, dport) = self.hash_ports(entropy, is_data);
+        let ecmp = |n: usize| ecmp_hash(sip, dip, sport, dport, seed) as usize % n;
         let egress = match scheme {
             RoutingKind::Ecmp => hops[ecmp(n)],
             RoutingKind::EntropyIndexed => hops[entropy as usize % n],
+            RoutingKind::Ucmp if self.params.ucmp_cache => {
+                let key = flow_key(self.params.lcmp.flow_key, sip, dip, sport, dport, !is_data);
+                if let Some(&p) = self.ucmp_cache[node.idx()].get(&key) {
+                    // A cached port that is no candidate here (a colliding key of a flow to
+                    // elsewhere) is re-decided: leaving the minimum-hop paths could loop.
+                    if hops.contains(&p) {
+                        return Some(p);
+                    }
+                }
+                let off = self.path_attrs(node, dst_host, v.routes, v.ports);
+                let i = ucmp(&self.path_pool[off..off + n], ecmp_hash(sip, dip, sport, dport, seed));
+                self.ucmp_cache[node.idx()].insert(key, hops[i]);
+                hops[i]
+            }
             RoutingKind::Ucmp | RoutingKind::Wcmp | RoutingKind::UcmpWeighted => {
                 let off = self.path_attrs(node, dst_host, v.routes, v.ports);
                 let attrs = &self.path_pool[off..off + n];
-                let h = ecmp_hash(sip, dip, entropy, ROCE_DPORT, seed);
+                let h = ecmp_hash(sip, dip, sport, dport, seed);
                 let i = match scheme {
                     RoutingKind::Ucmp => ucmp(attrs, h),
                     RoutingKind::Wcmp => wcmp(attrs, h, self.params.wcmp_table),
@@ -412,6 +432,19 @@ impl SwitchRouting {
         Some(egress)
     }
 
+    /// The (source, destination) UDP ports the switches hash for a packet of a flow with entropy
+    /// `entropy`: data carry (entropy, `routing.hash_dport`); ACKs and NAKs the same, or swapped
+    /// with `routing.ack_hash = "swapped"`.
+    #[inline]
+    fn hash_ports(&self, entropy: u16, is_data: bool) -> (u16, u16) {
+        let d = self.params.hash_dport;
+        if !is_data && self.params.ack_hash_swapped {
+            (d, entropy)
+        } else {
+            (entropy, d)
+        }
+    }
+
     /// LCMP at switch `node`: the flow cache, a decision on a miss, the reverse-path pin for ACKs.
     #[allow(clippy::too_many_arguments)]
     fn lcmp_egress(
@@ -430,7 +463,8 @@ impl SwitchRouting {
         let li = self.lcmp_idx[node.idx()] as usize;
         let p = *self.lcmp[li].params();
         let (sip, dip) = (node_ip(src.0), node_ip(dst.0));
-        let key = flow_key(p.flow_key, sip, dip, entropy, ROCE_DPORT, !is_data);
+        let (sport, dport) = self.hash_ports(entropy, is_data);
+        let key = flow_key(p.flow_key, sip, dip, sport, dport, !is_data);
         let hops = v.routes.next_hops(node, dst_host);
         let n = hops.len();
         // The reverse direction's egress: back over the link the packet came in on.
@@ -439,7 +473,7 @@ impl SwitchRouting {
             && p.ack_routing == AckRouting::Reverse
             && v.routes.next_hops(node, src_host).len() > 1
             && v.routes.next_hops(node, src_host).contains(&reverse);
-        if n == 1 && !pin_reverse {
+        if n == 1 && !pin_reverse && !p.cache_every {
             return Some(hops[0]);
         }
         let look = self.lcmp[li].lookup(now, key);
@@ -473,10 +507,11 @@ impl SwitchRouting {
                 self.queues.push(v.ports[np.idx()].queued_bytes());
             }
         }
-        let h = ecmp_hash(sip, dip, entropy, ROCE_DPORT, v.hash_seed[node.idx()]);
+        let h = ecmp_hash(sip, dip, sport, dport, v.hash_seed[node.idx()]);
         let lp = self.lcmp[li].decide(now, key, h, &self.cands, &self.queues, failover)?;
         if pin_reverse {
-            let rkey = flow_key(p.flow_key, dip, sip, entropy, ROCE_DPORT, true);
+            let (rs, rd) = self.hash_ports(entropy, false);
+            let rkey = flow_key(p.flow_key, dip, sip, rs, rd, true);
             let rl = self.port_local[reverse.idx()];
             self.lcmp[li].pin(now, rkey, rl);
             self.stats.reverse_pins += 1;

@@ -170,6 +170,8 @@ pub struct Receiver {
     last_nak_at: Option<Time>,
     max_ood: u32,
     duplicates: u64,
+    /// ACK duplicates (see [`Receiver::with_duplicate_acks`]).
+    ack_duplicates: bool,
     coalescing: Option<AckCoalescing>,
 }
 
@@ -187,8 +189,16 @@ impl Receiver {
             last_nak_at: None,
             max_ood: 0,
             duplicates: 0,
+            ack_duplicates: true,
             coalescing: None,
         }
+    }
+
+    /// Whether a duplicate data packet is ACKed (default true; the ns-3 HPCC fork's go-back-N
+    /// receiver sends nothing for one).
+    pub fn with_duplicate_acks(mut self, on: bool) -> Receiver {
+        self.ack_duplicates = on;
+        self
     }
 
     /// Coalesce ACKs (selective mode): one per `every_bytes` of accepted data, each data packet
@@ -271,7 +281,7 @@ impl Receiver {
     pub fn on_data(&mut self, now: Time, psn: u32, buffer_has_room: bool) -> RxOutcome {
         let (verdict, reply, rbo_delta) = if psn < self.next_expected || (psn > self.next_expected && self.is_held(psn)) {
             self.duplicates += 1;
-            (RxVerdict::Duplicate, RxReply::Ack, 0)
+            (RxVerdict::Duplicate, if self.ack_duplicates { RxReply::Ack } else { RxReply::None }, 0)
         } else if psn == self.next_expected {
             self.max_seen_plus1 = self.max_seen_plus1.max(psn + 1);
             let mut delivered = 1u32;

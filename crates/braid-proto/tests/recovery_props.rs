@@ -64,6 +64,7 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
         max_rtt: Time::from_us(4),
         max_bdp_bytes: 50_000,
         mtu_bytes: 1000,
+        tx_time_floor_ns: false,
     };
     let mut rc = RecoveryConfig::new(kind);
     rc.er_threshold = er_threshold;

@@ -76,6 +76,7 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
         max_rtt: Time::from_us(2 * paths.iter().map(|p| p.1).max().unwrap()),
         max_bdp_bytes: 250_000,
         mtu_bytes: MTU,
+        tx_time_floor_ns: false,
     };
     let cfg = RondoConfig {
         paths: paths.len() as u16,

@@ -37,7 +37,7 @@ pub use cdf::{CdfFormat, EmpiricalCdf, BUILTIN_CDFS};
 pub use collective::{CollectiveBuilder, CollectiveOp};
 pub use flowfile::{load_flow_file, parse_flow_file, write_braid_csv, write_hpcc, FlowFileFormat};
 pub use hosts::HostSel;
-pub use metrics::{jct_per_job, lcmp_artifact_percentile, slowdown_equal_count_bins, slowdown_fixed_bins, JobResult, SizeBin};
+pub use metrics::{artifact_slowdown_stats, jct_per_job, lcmp_artifact_percentile, slowdown_equal_count_bins, slowdown_fixed_bins, JobResult, SizeBin, ARTIFACT_STAT_SETS};
 pub use patterns::{AllToAllSpec, IncastSpec, MoeSpec, PermutationSpec};
 pub use poisson::{PoissonConfig, Stop};
 pub use spec::{CdfSource, CdfSpec, CollectiveSpec, FlowFileSpec, WorkloadSpec, KINDS};

@@ -32,6 +32,28 @@ pub fn lcmp_artifact_percentile(sorted: &[f64], p: f64) -> Option<f64> {
     Some(sorted[i.min(n - 1)])
 }
 
+/// The flow sets of [`artifact_slowdown_stats`]: every flow, then three size bins (bytes, lower
+/// edge inclusive, upper exclusive; 1 KB = 1000 B).
+pub const ARTIFACT_STAT_SETS: &[(&str, u64, u64)] =
+    &[("all", 0, u64::MAX), ("<100KB", 0, 100_000), ("100KB-1MB", 100_000, 1_000_000), (">=1MB", 1_000_000, u64::MAX)];
+
+/// FCT-slowdown percentiles computed the LCMP artifact's way (`docs/ns3-equivalence.md`, the two
+/// slowdowns): `pairs` are (size, slowdown against the artifact's ideal, already clamped at ≥ 1);
+/// the largest flow is dropped (its script drops its last line after sorting by size), then per
+/// set of [`ARTIFACT_STAT_SETS`] the count and p50 / p95 / p99 by [`lcmp_artifact_percentile`].
+pub fn artifact_slowdown_stats(pairs: &[(u64, f64)]) -> Vec<(&'static str, usize, [Option<f64>; 3])> {
+    let mut v = sorted_by_size(pairs);
+    v.pop();
+    ARTIFACT_STAT_SETS
+        .iter()
+        .map(|&(name, lo, hi)| {
+            let mut s: Vec<f64> = v.iter().filter(|p| p.0 >= lo && p.0 < hi).map(|p| p.1).collect();
+            s.sort_by(|a, b| a.total_cmp(b));
+            (name, s.len(), [50.0, 95.0, 99.0].map(|p| lcmp_artifact_percentile(&s, p)))
+        })
+        .collect()
+}
+
 /// Slowdown statistics of one flow-size bin.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SizeBin {
@@ -177,6 +199,21 @@ pub fn jct_per_job(wl: &Workload, started: &[Option<Time>], finished: &[Option<T
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn artifact_stats_drop_the_largest_flow_and_index_the_artifact_way() {
+        // 101 flows: sizes 1..=101 KB (×1000 B), slowdown = size in KB; the 101 KB one is dropped.
+        let pairs: Vec<(u64, f64)> = (1..=101u64).rev().map(|k| (k * 1000, k as f64)).collect();
+        let st = artifact_slowdown_stats(&pairs);
+        assert_eq!(st[0].0, "all");
+        assert_eq!(st[0].1, 100);
+        // sorted[int(100 · 0.5)] = sorted[50] = 51; p99 → sorted[99] = 100.
+        assert_eq!(st[0].2, [Some(51.0), Some(96.0), Some(100.0)]);
+        assert_eq!(st[1].1, 99); // < 100 KB: 1..=99
+        assert_eq!(st[2].1, 1); // 100 KB
+        assert_eq!(st[3].1, 0);
+        assert_eq!(st[3].2, [None, None, None]);
+    }
 
     #[test]
     fn nearest_rank() {

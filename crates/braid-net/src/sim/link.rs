@@ -53,12 +53,13 @@ impl Sim {
         let pk = self.pkts.get_mut(pkt.0);
         let size = pk.size_bytes as u64;
         if is_switch && pk.kind.is_forward() {
-            mark_at_dequeue(now, &self.cfg, p, pk, &mut self.node_rng, &mut self.ints, &mut self.stats);
+            let leaked = self.ecn_leak.get(port.idx()).copied().unwrap_or(0);
+            mark_at_dequeue(now, &self.cfg, p, leaked, pk, &mut self.node_rng, &mut self.ints, &mut self.stats);
         }
         p.tx_bytes += size;
         p.tx_pkts += 1;
         p.tx_bytes_class[pk.prio as usize] += size;
-        let ser = p.rate.tx_time(size);
+        let ser = p.rate.tx_time_as(size, self.cfg.tx_time_floor_ns);
         p.busy_until = now + ser;
         if !self.capture_ports.is_empty() && self.capture_ports[port.idx()] {
             self.captured.push((now, port.0, *pk));
@@ -172,7 +173,13 @@ impl Sim {
         let port_up: Vec<bool> = self.ports.iter().map(|p| p.up).collect();
         let hosts: Vec<NodeId> = self.hosts.iter().map(|h| h.node).collect();
         self.routes = Routes::compute(
-            &Graph { node_ports: &self.node_ports, port_peer: &port_peer, is_host: &self.is_host, port_up: &port_up },
+            &Graph {
+                node_ports: &self.node_ports,
+                port_peer: &port_peer,
+                is_host: &self.is_host,
+                port_up: &port_up,
+                ns3_order: self.cfg.routing_params.nexthop_order == braid_proto::routing::NextHopOrder::Ns3Bfs,
+            },
             &hosts,
         );
     }

@@ -195,7 +195,7 @@ impl Sim {
     fn send_reply(&mut self, now: Time, h: u32, data: &Packet, a: &AckOut) {
         let ack = Packet {
             kind: a.kind,
-            prio: CLASS_CONTROL,
+            prio: if matches!(a.kind, PacketKind::Ack | PacketKind::Nak) { self.cfg.ack_class } else { CLASS_CONTROL },
             flags: a.flags,
             size_bytes: self.cfg.ack_bytes,
             src: data.dst,

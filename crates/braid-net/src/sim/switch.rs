@@ -54,6 +54,18 @@ impl Sim {
     /// Admit `pkt` into `port`'s queue at switch `node` (or drop it, or, with `network.trim`,
     /// trim), then pump the port.
     fn enqueue(&mut self, now: Time, node: NodeId, port: PortId, pkt: PktId) {
+        if self.over_egress_cap(port, pkt) {
+            // The ns-3 fork's egress queue refuses after the MMU admitted the packet: with the
+            // leak, its ingress accounting is never released.
+            if self.cfg.egress_cap_leak && self.refusal(node, port, pkt).is_none() {
+                self.account_ingress(now, node, pkt);
+                if self.pkts.get(pkt.0).prio == CLASS_DATA {
+                    self.ecn_leak[port.idx()] += self.pkts.get(pkt.0).size_bytes as u64;
+                }
+            }
+            self.drop_packet(now, pkt, DropReason::BufferFull);
+            return;
+        }
         if let Some(r) = self.refusal(node, port, pkt) {
             let pk = self.pkts.get(pkt.0);
             let trimmable = pk.kind == PacketKind::Data && pk.prio == CLASS_DATA && r != DropReason::LinkDown;
@@ -83,6 +95,9 @@ impl Sim {
             Some(DropReason::LinkDown)
         } else if limit > 0 && p.q_bytes[c] + size > limit {
             Some(DropReason::ClassLimit)
+        } else if let (true, Some(mmu)) = (lossless, &self.mmu) {
+            let ing = PortId(pk.ingress);
+            (!mmu.admits(node, ing, c, size, self.ports[ing.idx()].ingress_bytes[c])).then_some(DropReason::BufferFull)
         } else if used + size > cap {
             Some(DropReason::BufferFull)
         } else if !lossless && (p.q_bytes[c] + size) as f64 > self.cfg.dt_alpha * (cap - used) as f64 {
@@ -105,28 +120,64 @@ impl Sim {
         }
     }
 
+    /// Whether `pkt` would bring `port`'s queued bytes to the egress cap (`network.egress_queue_cap`).
+    #[inline]
+    fn over_egress_cap(&self, port: PortId, pkt: PktId) -> bool {
+        let cap = self.cfg.egress_cap_bytes;
+        cap > 0 && self.ports[port.idx()].queued_bytes() + self.pkts.get(pkt.0).size_bytes as u64 >= cap
+    }
+
     /// Queue `pkt` on `port` at switch `node` (it was admitted): buffer and PFC accounting; a
     /// PAUSE goes upstream when the ingress passes XOFF.
     fn admit(&mut self, now: Time, node: NodeId, port: PortId, pkt: PktId) {
         let pk = self.pkts.get(pkt.0);
         let size = pk.size_bytes as u64;
         let c = pk.prio as usize;
-        let ingress = PortId(pk.ingress);
-        let lossless = self.cfg.pfc.enabled && c == CLASS_DATA as usize;
         let p = &mut self.ports[port.idx()];
         p.queues[c].push_back(pkt);
         p.q_bytes[c] += size;
         self.buffer_used[node.idx()] += size;
-        if lossless {
-            let xoff = self.xoff_threshold(node);
-            let ip = &mut self.ports[ingress.idx()];
-            ip.ingress_bytes[c] += size;
-            if !ip.pause_sent[c] && ip.ingress_bytes[c] > xoff {
-                ip.pause_sent[c] = true;
-                let t = now + ip.delay;
-                self.q.push(t, Ev::Pfc { port: ingress.0, class: c as u8, pause: true });
-                self.stats.pfc_pauses_sent += 1;
+        self.account_ingress(now, node, pkt);
+    }
+
+    /// The PFC ingress accounting of an admitted lossless packet `pkt` at switch `node`; a PAUSE
+    /// goes upstream when the ingress passes its threshold.
+    fn account_ingress(&mut self, now: Time, node: NodeId, pkt: PktId) {
+        let pk = self.pkts.get(pkt.0);
+        let size = pk.size_bytes as u64;
+        let c = pk.prio as usize;
+        if !(self.cfg.pfc.enabled && c == CLASS_DATA as usize) {
+            return;
+        }
+        let ingress = PortId(pk.ingress);
+        let pause = match &mut self.mmu {
+            Some(mmu) => mmu.on_admit(node, ingress, c, size, &mut self.ports[ingress.idx()].ingress_bytes[c]),
+            None => {
+                let xoff = self.xoff_threshold(node);
+                let ip = &mut self.ports[ingress.idx()];
+                ip.ingress_bytes[c] += size;
+                ip.ingress_bytes[c] > xoff
             }
+        };
+        if pause && !self.ports[ingress.idx()].pause_sent[c] {
+            self.ports[ingress.idx()].pause_sent[c] = true;
+            let t = self.pfc_arrival(now, ingress);
+            self.q.push(t, Ev::Pfc { port: ingress.0, class: c as u8, pause: true });
+            self.stats.pfc_pauses_sent += 1;
+        }
+    }
+
+    /// When a PFC frame sent now toward the upstream of ingress `ing` takes effect there: after
+    /// the link delay, and with `network.pfc_frame = "queued"` after the frame in transmission on
+    /// the switch's port toward it and the PFC frame's own serialisation.
+    #[inline]
+    fn pfc_arrival(&self, now: Time, ing: PortId) -> Time {
+        let ip = &self.ports[ing.idx()];
+        if self.cfg.pfc_frame_queued {
+            let back = &self.ports[ip.reverse.idx()];
+            now.max(back.busy_until) + back.rate.tx_time(crate::config::PFC_FRAME_BYTES) + ip.delay
+        } else {
+            now + ip.delay
         }
     }
 
@@ -193,17 +244,20 @@ impl Sim {
             self.buffer_used[node.idx()] -= size;
             if self.cfg.pfc.enabled && c == CLASS_DATA as usize {
                 let ing = PortId(self.pkts.get(pkt.0).ingress);
-                let ip = &mut self.ports[ing.idx()];
-                ip.ingress_bytes[c] -= size;
-                if ip.pause_sent[c] {
-                    let xon = self.xoff_threshold(node).saturating_sub(self.cfg.pfc.resume_offset_bytes);
-                    let ip = &mut self.ports[ing.idx()];
-                    if ip.ingress_bytes[c] <= xon {
-                        ip.pause_sent[c] = false;
-                        let t = self.q.now() + ip.delay;
-                        self.q.push(t, Ev::Pfc { port: ing.0, class: c as u8, pause: false });
-                        self.stats.pfc_resumes_sent += 1;
+                let resume = match &mut self.mmu {
+                    Some(mmu) => mmu.on_release(node, ing, c, size, &mut self.ports[ing.idx()].ingress_bytes[c]),
+                    None => {
+                        let ip = &mut self.ports[ing.idx()];
+                        ip.ingress_bytes[c] -= size;
+                        let in_bytes = ip.ingress_bytes[c];
+                        in_bytes <= self.xoff_threshold(node).saturating_sub(self.cfg.pfc.resume_offset_bytes)
                     }
+                };
+                if resume && self.ports[ing.idx()].pause_sent[c] {
+                    self.ports[ing.idx()].pause_sent[c] = false;
+                    let t = self.pfc_arrival(self.q.now(), ing);
+                    self.q.push(t, Ev::Pfc { port: ing.0, class: c as u8, pause: false });
+                    self.stats.pfc_resumes_sent += 1;
                 }
             }
         }
@@ -219,6 +273,12 @@ impl Sim {
 
     /// A PAUSE or RESUME for class `c` reached `port`.
     pub(super) fn on_pfc(&mut self, now: Time, port: PortId, c: usize, pause: bool) {
+        // A host whose ACK queue sits under the data priority (`network.host_ack_pausable`)
+        // stops its ACKs with its data.
+        // (Only the data class's pause is counted; the resume below pumps both.)
+        if c == CLASS_DATA as usize && self.cfg.host_ack_pausable && self.is_host[self.ports[port.idx()].node.idx()] {
+            self.ports[port.idx()].paused[CLASS_CONTROL as usize] = pause;
+        }
         let p = &mut self.ports[port.idx()];
         if pause {
             if !p.paused[c] {
@@ -235,13 +295,16 @@ impl Sim {
 }
 
 /// A switch port `p` starts sending the forward-direction packet `pk`: ECN marking (RED-like on
-/// the class's queue, drawing from the switch's random stream) and an INT hop record, both at
-/// dequeue, before the port's transmit counters move.
+/// the class's queue plus `leaked` bytes the port's ECN counter kept from packets dropped at the
+/// egress cap, drawing from the switch's random stream) and an INT hop record, both at dequeue,
+/// before the port's transmit counters move.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub(super) fn mark_at_dequeue(
     now: Time,
     cfg: &NetConfig,
     p: &Port,
+    leaked: u64,
     pk: &mut Packet,
     node_rng: &mut [Rng],
     ints: &mut Arena<IntStack>,
@@ -250,7 +313,8 @@ pub(super) fn mark_at_dequeue(
     let size = pk.size_bytes as u64;
     let c = pk.prio as usize;
     if cfg.ecn.enabled && c != CLASS_CONTROL as usize {
-        let prob = ecn_mark_probability(p.q_bytes[c], p.kmin, p.kmax, cfg.ecn.pmax);
+        let q = p.q_bytes[c] + if c == CLASS_DATA as usize { leaked } else { 0 };
+        let prob = ecn_mark_probability(q, p.kmin, p.kmax, cfg.ecn.pmax);
         if prob >= 1.0 || (prob > 0.0 && node_rng[p.node.idx()].bernoulli(prob)) {
             pk.ecn_ce = true;
             stats.ecn_marks += 1;

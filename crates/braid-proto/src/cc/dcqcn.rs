@@ -67,6 +67,9 @@ pub struct DcqcnConfig {
     pub window: bool,
     /// VAR_WIN: with `window`, scale it by `R_C / line`. Default true.
     pub var_win: bool,
+    /// With `window`, compute `W × R` in wrapping unsigned 64 bits as the ns-3 fork does
+    /// (`window_wrap`; default false).
+    pub window_wrap: bool,
 }
 
 impl DcqcnConfig {
@@ -84,6 +87,7 @@ impl DcqcnConfig {
         "rate_on_first_cnp",
         "window",
         "var_win",
+        "window_wrap",
     ];
 
     /// The `run.py` defaults with the increase steps scaled to the env's line rate.
@@ -102,6 +106,7 @@ impl DcqcnConfig {
             rate_on_first_cnp: 1.0,
             window: false,
             var_win: true,
+            window_wrap: false,
         }
     }
 
@@ -120,6 +125,7 @@ impl DcqcnConfig {
             "rate_on_first_cnp" => self.rate_on_first_cnp = knob::float_in(ALGO, key, v, 0.0, true, 1.0)?,
             "window" => self.window = knob::boolean(ALGO, key, v)?,
             "var_win" => self.var_win = knob::boolean(ALGO, key, v)?,
+            "window_wrap" => self.window_wrap = knob::boolean(ALGO, key, v)?,
             _ => return Err(knob::unknown(ALGO, key, Self::KNOBS)),
         }
         Ok(())
@@ -246,7 +252,7 @@ impl Dcqcn {
     /// No window unless the `window` knob is set (then HPCC-ns3's `max_bdp × R_C / line`).
     #[inline]
     pub fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp_bytes, self.rc_bps, self.line_bps)
+        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rc_bps, self.line_bps)
     }
 
     /// `R_T`.

@@ -55,11 +55,14 @@ pub struct DctcpConfig {
     pub window: bool,
     /// VAR_WIN. Default true.
     pub var_win: bool,
+    /// With `window`, compute `W × R` in wrapping unsigned 64 bits as the ns-3 fork does
+    /// (`window_wrap`; default false).
+    pub window_wrap: bool,
 }
 
 impl DctcpConfig {
     /// Knob names accepted by [`DctcpConfig::apply_knob`].
-    pub const KNOBS: &'static [&'static str] = &["g", "rate_ai", "min_rate", "alpha_init", "window", "var_win"];
+    pub const KNOBS: &'static [&'static str] = &["g", "rate_ai", "min_rate", "alpha_init", "window", "var_win", "window_wrap"];
 
     /// The `run.py --cc dctcp` defaults.
     pub fn defaults_for(_env: &CcEnv) -> DctcpConfig {
@@ -70,6 +73,7 @@ impl DctcpConfig {
             alpha_init: 1.0,
             window: true,
             var_win: true,
+            window_wrap: false,
         }
     }
 
@@ -83,6 +87,7 @@ impl DctcpConfig {
             "alpha_init" => self.alpha_init = knob::float_in(A, key, v, 0.0, false, 1.0)?,
             "window" => self.window = knob::boolean(A, key, v)?,
             "var_win" => self.var_win = knob::boolean(A, key, v)?,
+            "window_wrap" => self.window_wrap = knob::boolean(A, key, v)?,
             _ => return Err(knob::unknown(A, key, Self::KNOBS)),
         }
         Ok(())
@@ -194,7 +199,7 @@ impl Dctcp {
     /// `max_bdp × R / line` by default; see the `window`/`var_win` knobs.
     #[inline]
     pub fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp_bytes, self.rate_bps, self.line_bps)
+        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rate_bps, self.line_bps)
     }
 
     /// α.

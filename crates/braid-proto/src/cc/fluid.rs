@@ -23,6 +23,7 @@ pub(crate) fn env_100g() -> CcEnv {
         max_rtt: Time::from_us(10),
         max_bdp_bytes: 125_000,
         mtu_bytes: 1000,
+        tx_time_floor_ns: false,
     }
 }
 

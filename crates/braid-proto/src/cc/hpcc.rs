@@ -49,6 +49,9 @@ pub struct HpccConfig {
     pub window: bool,
     /// VAR_WIN. Default true.
     pub var_win: bool,
+    /// With `window`, compute `W × R` in wrapping unsigned 64 bits as the ns-3 fork does
+    /// (`window_wrap`; default false).
+    pub window_wrap: bool,
     /// Initial `U`. Default 1.0.
     pub u_init: f64,
 }
@@ -56,7 +59,7 @@ pub struct HpccConfig {
 impl HpccConfig {
     /// Knob names accepted by [`HpccConfig::apply_knob`].
     pub const KNOBS: &'static [&'static str] =
-        &["eta", "max_stage", "w_ai", "min_rate", "fast_react", "window", "var_win", "u_init"];
+        &["eta", "max_stage", "w_ai", "min_rate", "fast_react", "window", "var_win", "window_wrap", "u_init"];
 
     /// The `run.py` defaults with `W_AI` scaled to the env's line rate.
     pub fn defaults_for(env: &CcEnv) -> HpccConfig {
@@ -69,6 +72,7 @@ impl HpccConfig {
             fast_react: true,
             window: true,
             var_win: true,
+            window_wrap: false,
             u_init: 1.0,
         }
     }
@@ -83,6 +87,7 @@ impl HpccConfig {
             "fast_react" => self.fast_react = knob::boolean(ALGO, key, v)?,
             "window" => self.window = knob::boolean(ALGO, key, v)?,
             "var_win" => self.var_win = knob::boolean(ALGO, key, v)?,
+            "window_wrap" => self.window_wrap = knob::boolean(ALGO, key, v)?,
             "u_init" => self.u_init = knob::float_in(ALGO, key, v, 0.0, false, 1e6)?,
             _ => return Err(knob::unknown(ALGO, key, Self::KNOBS)),
         }
@@ -236,7 +241,7 @@ impl Hpcc {
     /// `max_bdp × R / line` (at least 1 byte) by default; see the `window`/`var_win` knobs.
     #[inline]
     pub fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp_bytes, self.rate_bps, self.line_bps)
+        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rate_bps, self.line_bps)
     }
 
     /// The committed reference rate `Rc`.

@@ -87,6 +87,10 @@ pub struct CcEnv {
     pub max_bdp_bytes: u64,
     /// Maximum payload per packet, in bytes.
     pub mtu_bytes: u32,
+    /// The NIC's serialisation clock ticks in whole nanoseconds, rounding every packet time down
+    /// (the ns-3 HPCC fork's `Time` conversion; `network.tx_time = "floor-ns"`): pacers space
+    /// packets by the floored time, as the NIC serialises them. False: exact (picoseconds, up).
+    pub tx_time_floor_ns: bool,
 }
 
 impl CcEnv {
@@ -99,6 +103,7 @@ impl CcEnv {
             max_rtt: Time::from_us(8),
             max_bdp_bytes: 100_000,
             mtu_bytes: 1000,
+            tx_time_floor_ns: false,
         }
     }
 
@@ -302,14 +307,21 @@ fn configured<P: Params>(env: &CcEnv, overrides: &[(String, Knob)]) -> Result<P,
 }
 
 /// HPCC-ns3's `HAS_WIN`/`VAR_WIN` window: `W_eff = W × R / line` (at least 1 byte) with
-/// variable windows, `W` with a fixed one, no window (`u64::MAX`) without `HAS_WIN`.
+/// variable windows, `W` with a fixed one, no window (`u64::MAX`) without `HAS_WIN`. With
+/// `wrap` (the `window_wrap` knob) the product `W × R` is taken as the ns-3 fork computes it,
+/// in unsigned 64 bits (bit/s rates truncated to integers), so it wraps once `W × R ≥ 2^64`:
+/// a 400 MB window at 100 Gb/s becomes 31.2 MB (`docs/ns3-equivalence.md`, window).
 #[inline]
-pub(crate) fn hpcc_style_window(has_win: bool, var_win: bool, max_bdp: u64, rate_bps: f64, line_bps: f64) -> u64 {
+pub(crate) fn hpcc_style_window(has_win: bool, var_win: bool, wrap: bool, max_bdp: u64, rate_bps: f64, line_bps: f64) -> u64 {
     if !has_win {
         return u64::MAX;
     }
     if !var_win {
         return max_bdp.max(1);
+    }
+    if wrap {
+        let prod = (max_bdp as u128 * rate_bps.max(0.0) as u128) % (1u128 << 64);
+        return ((prod / (line_bps as u128).max(1)) as u64).max(1);
     }
     let w = (max_bdp as f64 * rate_bps / line_bps).floor();
     if w >= 1.0 {
@@ -552,9 +564,12 @@ mod tests {
 
     #[test]
     fn hpcc_style_window_scales_with_rate() {
-        assert_eq!(hpcc_style_window(false, true, 1000, 1.0, 2.0), u64::MAX);
-        assert_eq!(hpcc_style_window(true, false, 1000, 1.0, 2.0), 1000);
-        assert_eq!(hpcc_style_window(true, true, 1000, 1.0, 2.0), 500);
-        assert_eq!(hpcc_style_window(true, true, 1000, 1.0, 1e9), 1);
+        assert_eq!(hpcc_style_window(false, true, false, 1000, 1.0, 2.0), u64::MAX);
+        assert_eq!(hpcc_style_window(true, false, false, 1000, 1.0, 2.0), 1000);
+        assert_eq!(hpcc_style_window(true, true, false, 1000, 1.0, 2.0), 500);
+        assert_eq!(hpcc_style_window(true, true, false, 1000, 1.0, 1e9), 1);
+        // The ns-3 fork's 64-bit product: the 13-DC window (400,157,000 B) at 100 Gb/s.
+        assert_eq!(hpcc_style_window(true, true, true, 400_157_000, 100e9, 100e9), 31_222_118);
+        assert_eq!(hpcc_style_window(true, true, true, 1000, 1.0, 2.0), 500);
     }
 }

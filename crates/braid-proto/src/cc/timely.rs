@@ -46,6 +46,9 @@ pub struct TimelyConfig {
     pub window: bool,
     /// VAR_WIN (with `window`). Default true.
     pub var_win: bool,
+    /// With `window`, compute `W × R` in wrapping unsigned 64 bits as the ns-3 fork does
+    /// (`window_wrap`; default false).
+    pub window_wrap: bool,
 }
 
 impl TimelyConfig {
@@ -62,6 +65,7 @@ impl TimelyConfig {
         "min_rate",
         "window",
         "var_win",
+        "window_wrap",
     ];
 
     /// The `run.py` defaults with δ and δ_HAI scaled to the env's line rate.
@@ -79,6 +83,7 @@ impl TimelyConfig {
             min_rate: Rate::from_bps(1_000_000_000),
             window: false,
             var_win: true,
+            window_wrap: false,
         }
     }
 
@@ -96,6 +101,7 @@ impl TimelyConfig {
             "min_rate" => self.min_rate = knob::pos_rate(ALGO, key, v)?,
             "window" => self.window = knob::boolean(ALGO, key, v)?,
             "var_win" => self.var_win = knob::boolean(ALGO, key, v)?,
+            "window_wrap" => self.window_wrap = knob::boolean(ALGO, key, v)?,
             _ => return Err(knob::unknown(ALGO, key, Self::KNOBS)),
         }
         Ok(())
@@ -217,7 +223,7 @@ impl Timely {
     /// No window unless the `window` knob is set.
     #[inline]
     pub fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.max_bdp_bytes, self.rate_bps, self.line_bps)
+        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rate_bps, self.line_bps)
     }
 
     /// The smoothed RTT difference.

@@ -128,6 +128,9 @@ pub struct RecoveryConfig {
     pub tlp_min: Time,
     /// Go-back-N receiver: minimum time between NAKs for the same hole.
     pub nak_interval: Time,
+    /// The receiver ACKs a duplicate data packet (default true). The ns-3 HPCC fork's go-back-N
+    /// receiver sends nothing for one (`recovery_params.ack_duplicates = false`).
+    pub ack_duplicates: bool,
     /// Per-packet retransmission timers, as htsim's UET and EQDS sources keep them
     /// (`docs/baselines.md`, UET and EQDS): every outstanding packet times out `rto()` after its
     /// own (last) transmission, and an expiry declares lost exactly the packets whose time is up,
@@ -166,6 +169,7 @@ impl RecoveryConfig {
             tlp_factor: 1.1,
             tlp_min: Time::ZERO,
             nak_interval: Time::from_us(4),
+            ack_duplicates: true,
             rto_per_packet: false,
             hole_first: false,
             er_per_packet: false,

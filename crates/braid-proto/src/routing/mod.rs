@@ -289,6 +289,12 @@ pub struct LcmpParams {
     pub idle_timeout: Time,
     /// Flow-cache entries examined per operation by the collector.
     pub gc_budget: u32,
+    /// Cache every first decision, those with a single candidate and those of ACKs included
+    /// (`cache_every = true`, the artifact's: its switch looks the packet's key up before anything
+    /// else and caches whatever it chose). With its lossy 32-bit key a later flow whose key
+    /// collides then reuses that port — 1,124 of the 2,774 flows of the Fig 5 30 % run collide
+    /// at their first DCI. Default false: only decisions among several candidates are cached.
+    pub cache_every: bool,
 }
 
 impl LcmpParams {
@@ -325,6 +331,7 @@ impl LcmpParams {
             ack_routing: AckRouting::Reverse,
             idle_timeout: Time::from_ms(2000),
             gc_budget: 2,
+            cache_every: false,
         }
     }
 
@@ -341,6 +348,7 @@ impl LcmpParams {
             fallback: Fallback::HashAll,
             flow_key: FlowKeyKind::Artifact,
             ack_routing: AckRouting::Independent,
+            cache_every: true,
             ..LcmpParams::paper()
         }
     }
@@ -357,11 +365,47 @@ pub struct RoutingParams {
     pub wcmp_table: u32,
     /// `ucmp-weighted`: keep paths whose latency is within this percentage above the best.
     pub ucmp_slack_percent: u32,
+    /// How each switch orders its next hops toward a host (`routing.nexthop_order`); hashing
+    /// schemes pick `hops[hash % n]`, so the order decides which link a hash value means.
+    pub nexthop_order: NextHopOrder,
+    /// The destination port the switches' hash reads for data (`routing.hash_dport`; default
+    /// 4791, RoCEv2's UDP port; the LCMP artifact's flows carry 100).
+    pub hash_dport: u16,
+    /// UCMP keeps a flow cache at each switch that runs it, keyed by `flow_key` and never
+    /// expired, and reuses a cached port while it is a candidate (`routing.ucmp_cache`; the LCMP
+    /// artifact's UCMP, whose lossy key makes colliding flows share a port). Default false: a
+    /// stateless hash.
+    pub ucmp_cache: bool,
+    /// ACKs and NAKs are hashed with their own ports, source and destination swapped
+    /// (`routing.ack_hash = "swapped"`, as the ns-3 fork's receivers address them), instead of
+    /// the data packet's (`"flow"`, default).
+    pub ack_hash_swapped: bool,
+}
+
+/// The order of a switch's next hops toward a destination host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextHopOrder {
+    /// The switch's port order (its links in topology order). Default.
+    Port,
+    /// The ns-3 HPCC fork's: the order its breadth-first search visits the neighbours, which is
+    /// the order of their object addresses — in practice hosts by ascending node id, then
+    /// switches by descending node id (every row of the LCMP artifact's published routing tables
+    /// follows it; `docs/ns3-equivalence.md`, next hops).
+    Ns3Bfs,
 }
 
 impl Default for RoutingParams {
     fn default() -> Self {
-        RoutingParams { lcmp: LcmpParams::paper(), quantized: false, wcmp_table: 64, ucmp_slack_percent: 100 }
+        RoutingParams {
+            lcmp: LcmpParams::paper(),
+            quantized: false,
+            wcmp_table: 64,
+            ucmp_slack_percent: 100,
+            nexthop_order: NextHopOrder::Port,
+            hash_dport: crate::hash::ROCE_DPORT,
+            ack_hash_swapped: false,
+            ucmp_cache: false,
+        }
     }
 }
 
@@ -400,6 +444,11 @@ pub const KNOBS: &[&str] = &[
     "ack_routing",
     "idle_timeout",
     "gc_budget",
+    "nexthop_order",
+    "hash_dport",
+    "ack_hash",
+    "ucmp_cache",
+    "cache_every",
 ];
 
 fn small(key: &str, v: &Knob, max: u64) -> Result<u64, String> {
@@ -529,6 +578,11 @@ impl RoutingParams {
                     return Err("`routing.gc_budget` must be at least 1".into());
                 }
             }
+            "nexthop_order" => self.nexthop_order = choice(key, v, &[("port", NextHopOrder::Port), ("ns3-bfs", NextHopOrder::Ns3Bfs)])?,
+            "hash_dport" => self.hash_dport = small(key, v, u16::MAX as u64)? as u16,
+            "ack_hash" => self.ack_hash_swapped = choice(key, v, &[("flow", false), ("swapped", true)])?,
+            "ucmp_cache" => self.ucmp_cache = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
+            "cache_every" => self.lcmp.cache_every = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
             other => return Err(format!("unknown field `routing.{other}` (known: kind, {})", KNOBS.join(", "))),
         }
         if self.lcmp.dp_low > self.lcmp.dp_high {

@@ -42,6 +42,6 @@ impl CcSender<SinglePath> {
     /// port `entropy`.
     pub fn new(cfg: &RoceConfig, env: &CcEnv, size_bytes: u64, entropy: u16, start: Time) -> Result<RoceSender, String> {
         let core = SenderCore::new(size_bytes, env.mtu_bytes, cfg.recovery)?;
-        Ok(CcSender::with_parts(core, Cc::new(&cfg.cc, env)?, cfg.header_bytes, SinglePath { entropy }, start))
+        Ok(CcSender::with_parts(core, Cc::new(&cfg.cc, env)?, cfg.header_bytes, SinglePath { entropy }, start, env.tx_time_floor_ns))
     }
 }

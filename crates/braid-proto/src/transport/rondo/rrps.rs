@@ -57,6 +57,6 @@ impl CcSender<RoundRobin> {
         }
         let core = SenderCore::new(size_bytes, env.mtu_bytes, cfg.recovery)?;
         let policy = RoundRobin { entropy0: entropy & 0xFF00, paths: cfg.paths, next: 0 };
-        Ok(CcSender::with_parts(core, Cc::new(&cfg.cc, env)?, cfg.header_bytes, policy, start))
+        Ok(CcSender::with_parts(core, Cc::new(&cfg.cc, env)?, cfg.header_bytes, policy, start, env.tx_time_floor_ns))
     }
 }

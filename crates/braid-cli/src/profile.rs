@@ -1,0 +1,154 @@
+//! `network.profile`: a named set of defaults for the knobs that make Braid's network and hosts
+//! behave like another simulator's, expanded into the scenario's tables before they are read.
+//!
+//! - `"braid"` (default): nothing is changed — Braid's own model (ACKs in a strict-priority
+//!   control class, a shared buffer with 64-bit accounting, …).
+//! - `"ns3-hpcc"`: the semantics of the ns-3 HPCC fork the LCMP artifact is built on (LCMP's
+//!   public artifact; `docs/ns3-equivalence.md` tabulates every difference, the knob that
+//!   expresses it and its measured effect). Each entry of [`NS3_HPCC`] is an ordinary field: the
+//!   profile only supplies it where the scenario (or `--set`) does not, so any one difference can
+//!   be switched back alone, and `scenario.resolved.toml` lists every field the run used.
+//!
+//! Entries that belong to one transport (the DCQCN parameters of the artifact's configuration,
+//! its window) are supplied only when that transport runs.
+
+use toml::{Table, Value};
+
+/// The profiles and what they are.
+pub const PROFILES: &[(&str, &str)] = &[
+    ("braid", "Braid's own network and host model (default)"),
+    ("ns3-hpcc", "the ns-3 HPCC fork of the LCMP artifact (docs/ns3-equivalence.md)"),
+];
+
+/// When a profile entry applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    /// Always.
+    Always,
+    /// Only with `transport.kind = "roce"`.
+    Roce,
+    /// Only with RoCE and DCQCN (RoCE's default CC).
+    RoceDcqcn,
+    /// Only with RoCE and a controller that takes the HPCC-style window (DCQCN, HPCC, TIMELY,
+    /// DCTCP's rate form).
+    RoceWindowCc,
+    /// Only with `routing.kind = "ucmp"` (the artifact's UCMP keeps a flow cache with its lossy
+    /// key; the paper's LCMP design keeps its own 5-tuple key under this profile).
+    RoutingUcmp,
+}
+
+/// One entry: (table path, field, value as TOML, when).
+pub type Entry = (&'static str, &'static str, &'static str, When);
+
+/// The `ns3-hpcc` profile (`docs/ns3-equivalence.md`, one row per entry).
+pub const NS3_HPCC: &[Entry] = &[
+    ("network", "ack_class", "\"data\"", When::Always),
+    ("network", "host_ack_pausable", "true", When::Always),
+    ("network", "ack_size", "60", When::Always),
+    ("network", "mmu", "\"hpcc\"", When::Always),
+    ("network", "mmu_arith", "\"u32-wrap\"", When::Always),
+    ("network", "egress_queue_cap", "\"1000MiB\"", When::Always),
+    ("network", "egress_cap_leak", "true", When::Always),
+    ("network", "pfc_frame", "\"queued\"", When::Always),
+    ("network", "window_bdp", "\"ns3-wrap\"", When::Always),
+    ("network", "tx_time", "\"floor-ns\"", When::Always),
+    ("network", "sport", "\"ns3-pair-counter\"", When::Always),
+    ("routing", "nexthop_order", "\"ns3-bfs\"", When::Always),
+    ("routing", "hash_dport", "100", When::Always),
+    ("routing", "ack_hash", "\"swapped\"", When::Always),
+    ("routing", "ucmp_cache", "true", When::RoutingUcmp),
+    ("routing", "flow_key", "\"artifact\"", When::RoutingUcmp),
+    ("transport.recovery_params", "nak_interval", "\"500us\"", When::Roce),
+    ("transport.cc_params", "window", "true", When::RoceWindowCc),
+    ("transport.cc_params", "var_win", "true", When::RoceWindowCc),
+    ("transport.cc_params", "window_wrap", "true", When::RoceWindowCc),
+    ("transport.cc_params", "t_alpha", "\"55us\"", When::RoceDcqcn),
+    ("transport.cc_params", "t_dec", "\"4us\"", When::RoceDcqcn),
+    ("transport.cc_params", "t_inc", "\"900us\"", When::RoceDcqcn),
+    ("transport.cc_params", "g", "0.00390625", When::RoceDcqcn),
+    ("transport.cc_params", "fast_recovery_times", "1", When::RoceDcqcn),
+    ("transport.cc_params", "rate_ai", "\"50Mbps\"", When::RoceDcqcn),
+    ("transport.cc_params", "rate_hai", "\"100Mbps\"", When::RoceDcqcn),
+    ("transport.cc_params", "min_rate", "\"100Mbps\"", When::RoceDcqcn),
+    ("transport.cc_params", "clamp_target", "false", When::RoceDcqcn),
+    ("transport.cc_params", "rate_on_first_cnp", "1.0", When::RoceDcqcn),
+];
+
+/// Check a `network.profile` value.
+pub fn check(profile: Option<&str>) -> Result<(), String> {
+    match profile {
+        None => Ok(()),
+        Some(p) if PROFILES.iter().any(|(n, _)| *n == p) => Ok(()),
+        Some(p) => Err(format!(
+            "`network.profile`: unknown profile `{p}` (known: {})",
+            PROFILES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+fn table_mut<'a>(root: &'a mut Table, path: &str) -> &'a mut Table {
+    let mut t = root;
+    for part in path.split('.') {
+        let v = t.entry(part.to_string()).or_insert_with(|| Value::Table(Table::new()));
+        if !v.is_table() {
+            *v = Value::Table(Table::new());
+        }
+        t = v.as_table_mut().expect("a table");
+    }
+    t
+}
+
+fn get<'a>(root: &'a Table, path: &str, key: &str) -> Option<&'a Value> {
+    let mut t = root;
+    for part in path.split('.') {
+        t = t.get(part)?.as_table()?;
+    }
+    t.get(key)
+}
+
+/// Expand the scenario's `network.profile` into its tables (fields already present win).
+pub fn apply(root: &mut Table) -> Result<(), String> {
+    let profile = get(root, "network", "profile").map(|v| v.as_str().map(str::to_string).ok_or("`network.profile` must be a string"));
+    let entries: &[Entry] = match profile.transpose()?.as_deref() {
+        None | Some("braid") => return Ok(()),
+        Some("ns3-hpcc") => NS3_HPCC,
+        Some(other) => return check(Some(other)),
+    };
+    let kind = get(root, "transport", "kind").and_then(Value::as_str).unwrap_or("").to_string();
+    let cc = get(root, "transport", "cc").and_then(Value::as_str).unwrap_or("dcqcn").to_string();
+    for &(path, key, value, when) in entries {
+        let applies = match when {
+            When::Always => true,
+            When::Roce => kind == "roce",
+            When::RoceDcqcn => kind == "roce" && cc == "dcqcn",
+            When::RoceWindowCc => kind == "roce" && ["dcqcn", "hpcc", "timely", "dctcp"].contains(&cc.as_str()),
+            When::RoutingUcmp => get(root, "routing", "kind").and_then(Value::as_str) == Some("ucmp"),
+        };
+        if !applies || get(root, path, key).is_some() {
+            continue;
+        }
+        let v: Value = format!("v = {value}").parse::<Table>().ok().and_then(|mut t| t.remove("v")).expect("profile values are TOML");
+        table_mut(root, path).insert(key.to_string(), v);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profile_fills_only_missing_fields() {
+        let mut t: Table = "[network]\nprofile = \"ns3-hpcc\"\nack_size = 64\n[transport]\nkind = \"roce\"\n".parse().unwrap();
+        apply(&mut t).unwrap();
+        let n = t["network"].as_table().unwrap();
+        assert_eq!(n["ack_class"].as_str(), Some("data"));
+        assert_eq!(n["ack_size"].as_integer(), Some(64), "an explicit field wins");
+        let mut b: Table = "[network]\nprofile = \"braid\"\n".parse().unwrap();
+        let before = b.clone();
+        apply(&mut b).unwrap();
+        assert_eq!(b, before);
+        let mut bad: Table = "[network]\nprofile = \"ns2\"\n".parse().unwrap();
+        assert!(apply(&mut bad).unwrap_err().contains("unknown profile `ns2`"));
+    }
+}
