@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """FCT-slowdown percentiles of LCMP-artifact-format flow files, computed the artifact's way.
 
-Usage: lcmp-artifact-stats.py [--label L] FCT_FILE [FCT_FILE ...]
+Usage: lcmp-artifact-stats.py [--label L] [--between A-B C-D] FCT_FILE [FCT_FILE ...]
 
 Each FCT_FILE has the line format of the LCMP artifact's `fct_*.txt` (ns-3 HPCC fork) and of
 Braid's `fct.txt` (`output.fct_artifact = true`): `sip dip sport dport size start_ns fct_ns
@@ -9,7 +9,9 @@ ideal_ns`. The rule, as `docs/lcmp.md` ("Comparing with ns-3") describes the art
 slowdown = fct / ideal clamped at >= 1; flows sorted by size (ties by line text); the largest
 flow dropped; a percentile p of n values is the value at 0-based index int(n * p / 100) of the
 sorted slowdowns. Rows: every flow, then the flow-size bins < 100 KB, 100 KB - 1 MB, >= 1 MB
-(1 KB = 1000 B). Prints CSV: label,set,flows,p50,p95,p99. Standard library only.
+(1 KB = 1000 B). `--between 0-15 192-207` keeps only flows between those two host-id ranges,
+either direction (the artifact's 2-DC analysis, Fig 8). Prints CSV: label,set,flows,p50,p95,p99.
+Standard library only.
 """
 import sys
 
@@ -23,13 +25,27 @@ def pct(sorted_vals, p):
     return sorted_vals[min(int(n * p / 100), n - 1)]
 
 
-def stats(path):
+def host(ip_hex):
+    return (int(ip_hex, 16) >> 8) & 0xFFFF
+
+
+def in_range(h, r):
+    lo, hi = r
+    return lo <= h <= hi
+
+
+def stats(path, between=None):
     rows = []
     with open(path) as f:
         for line in f:
             w = line.split()
             if len(w) < 8 or w[3] != "100":
                 continue
+            if between:
+                s, d = host(w[0]), host(w[1])
+                a, b = between
+                if not ((in_range(s, a) and in_range(d, b)) or (in_range(s, b) and in_range(d, a))):
+                    continue
             size, fct, ideal = int(w[4]), float(w[6]), float(w[7])
             rows.append((size, line.rstrip("\n"), max(fct / ideal, 1.0) if ideal > 0 else float("inf")))
     rows.sort(key=lambda r: (r[0], r[1]))
@@ -43,12 +59,16 @@ def stats(path):
 
 def main(argv):
     label = None
+    between = None
     files = []
     i = 0
     while i < len(argv):
         if argv[i] == "--label":
             label = argv[i + 1]
             i += 2
+        elif argv[i] == "--between":
+            between = tuple(tuple(int(x) for x in r.split("-")) for r in argv[i + 1 : i + 3])
+            i += 3
         else:
             files.append(argv[i])
             i += 1
@@ -57,7 +77,7 @@ def main(argv):
         return 2
     print("label,set,flows,p50,p95,p99")
     for path in files:
-        for name, n, p50, p95, p99 in stats(path):
+        for name, n, p50, p95, p99 in stats(path, between):
             fmt = lambda x: "" if x is None else f"{x:.4f}"
             print(f"{label or path},{name},{n},{fmt(p50)},{fmt(p95)},{fmt(p99)}")
     return 0

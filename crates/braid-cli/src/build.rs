@@ -72,6 +72,9 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     sim.sampling_mut().queues_series = sc.output.queues;
     sim.sampling_mut().ood_series = sc.output.ood;
     sim.sampling_mut().paths_series = sc.output.paths;
+    if sc.output.decisions {
+        sim.routing_mut().decisions = Some(Vec::new());
+    }
     if sc.output.link_util {
         sim.record_link_util(sc.output.sample_interval.unwrap_or(Time::from_ms(1)));
     }

@@ -376,6 +376,7 @@ fn cmd_repro(
                     let st = repro::status(&if quick { p.quick_plan().unwrap_or(p.plan.clone()) } else { p.plan.clone() });
                     println!("{:<14} [{}] {} — {}", p.id, st.text(), p.paper, p.title);
                     println!("{:<14} claim: {}", "", p.claim);
+                    println!("{:<14} network profile: {}", "", repro::profiles(&p.plan).join(", "));
                 }
                 Err(e) => {
                     bad = true;

@@ -180,6 +180,24 @@ impl ReproPlan {
 }
 
 /// Check that every run of `plan` validates. Errors that say a kind is not available in this
+/// The network profiles (`network.profile`, `docs/ns3-equivalence.md`) the runs of `plan` use:
+/// a `--set` of the run wins over its scenario file's field; none given is `braid`.
+pub fn profiles(plan: &Plan) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in plan.expand() {
+        let set = r.sets.iter().rev().find_map(|s| s.strip_prefix("network.profile=").map(|v| v.trim().trim_matches('"').to_string()));
+        let p = set.or_else(|| {
+            let t: Table = fs::read_to_string(&r.scenario).ok()?.parse().ok()?;
+            t.get("network")?.get("profile")?.as_str().map(str::to_string)
+        });
+        let p = p.unwrap_or_else(|| "braid".into());
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// build, or a missing scenario file, become "needs …" entries; any other error is reported as
 /// `error: …` (also a reason not to run).
 pub fn status(plan: &Plan) -> Status {

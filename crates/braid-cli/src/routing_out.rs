@@ -47,6 +47,11 @@ pub fn artifact_ideals(sc: &Scenario, sim: &Sim) -> Vec<Option<Time>> {
         .collect()
 }
 
+/// The artifact's ideal FCTs as the flow records carry them ([`artifact_ideals`] at the run's end).
+pub fn recorded_ideals(flows: &[FlowRecord]) -> Vec<Option<Time>> {
+    flows.iter().map(|f| f.ideal_fct_artifact_ns.map(|ns| Time::from_ns(ns as u64))).collect()
+}
+
 fn in_groups(sc: &Scenario, sim: &Sim, src: u32, dst: u32) -> bool {
     let Some((a, b)) = sc.output.slowdown_groups else { return true };
     let g = |h: u32| sc.topology.nodes[sim.hosts()[h as usize].node.idx()].group;
@@ -122,6 +127,37 @@ pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, ideals: &[Option
     .map_err(werr)
 }
 
+/// Write `decisions.csv` (`output.decisions = true`): one row per LCMP decision — time, switch,
+/// the packet's hosts, `data` or `ack`, the live candidates sorted as the filter sorted them
+/// (`next hop:C_path/C_cong/C`, `;`-separated), how many were kept, and the next hop chosen.
+pub fn write_decisions(dir: &Path, sc: &Scenario, sim: &Sim) -> Result<(), String> {
+    let Some(log) = &sim.routing().decisions else { return Ok(()) };
+    let p = dir.join("decisions.csv");
+    let werr = |e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
+    let mut w = BufWriter::new(fs::File::create(&p).map_err(werr)?);
+    let name = |n: braid_core::NodeId| sc.topology.nodes[n.idx()].name.clone();
+    (|| -> std::io::Result<()> {
+        writeln!(w, "time_ns,node,src,dst,packet,candidates,kept,chosen")?;
+        for d in log {
+            let c: Vec<String> = d.candidates.iter().map(|&(n, cp, cc, c)| format!("{}:{cp}/{cc}/{c}", name(n))).collect();
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{}",
+                fmt_f64(d.at.ns_f64()),
+                name(d.node),
+                d.src_host,
+                d.dst_host,
+                if d.data { "data" } else { "ack" },
+                c.join(";"),
+                d.kept,
+                name(d.chosen)
+            )?;
+        }
+        w.flush()
+    })()
+    .map_err(werr)
+}
+
 /// Write `link_util.csv`.
 pub fn write_link_util(dir: &Path, sim: &Sim) -> Result<(), String> {
     let Some(lu) = &sim.routing().link_util else { return Ok(()) };
@@ -157,7 +193,7 @@ pub fn write_fct_stats(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord
 
 /// Every routing output of a run (see the module docs).
 pub fn write_routing_outputs(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord]) -> Result<(), String> {
-    let ideals = artifact_ideals(sc, sim);
+    let ideals = recorded_ideals(flows);
     write_slowdown_bins(dir, sc, sim, flows, &ideals)?;
     if sc.output.fct_artifact {
         write_fct_artifact(dir, sc, sim, &ideals)?;
@@ -166,6 +202,7 @@ pub fn write_routing_outputs(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[Flow
     if sc.output.link_util {
         write_link_util(dir, sim)?;
     }
+    write_decisions(dir, sc, sim)?;
     Ok(())
 }
 
@@ -173,7 +210,7 @@ pub fn write_routing_outputs(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[Flow
 /// ideal FCT, LCMP decision counters and the no-packet-to-a-down-port check.
 pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[FlowRecord]) {
     s.str("routing", sc.net.routing.name());
-    let ideals = artifact_ideals(sc, sim);
+    let ideals = recorded_ideals(flows);
     let mut a: Vec<f64> = flows
         .iter()
         .zip(&ideals)
@@ -182,6 +219,13 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
     a.sort_by(|x, y| x.total_cmp(y));
     s.float("fct_slowdown_artifact_ideal_p50", percentile(&a, 50.0).unwrap_or(0.0));
     s.float("fct_slowdown_artifact_ideal_p99", percentile(&a, 99.0).unwrap_or(0.0));
+    if sc.output.fct_artifact {
+        // The artifact's own percentile rule over the same slowdowns (fct_stats.csv's "all" row).
+        let pairs: Vec<(u64, f64)> = slowdown_pairs(sc, sim, flows, &ideals).iter().map(|p| (p.0, p.2)).collect();
+        let st = braid_workload::artifact_slowdown_stats(&pairs);
+        let obj = ["p50", "p95", "p99"].iter().zip(st[0].2).map(|(k, v)| (k.to_string(), Value::Float(v.unwrap_or(0.0)))).collect();
+        s.set("fct_slowdown_artifact_rule", Value::Obj(obj));
+    }
     let rt = sim.routing();
     if !rt.lcmp.is_empty() {
         fn total(rs: &[LcmpRouter], f: impl Fn(&LcmpRouter) -> u64) -> i128 {

@@ -88,7 +88,7 @@ pub fn run_with(sc: &Scenario, progress: bool, before_run: impl FnOnce(&OfferedL
         b.finish_and_clear();
     }
     let wall_s = wall.elapsed().as_secs_f64();
-    let flows = flow_records(&sim);
+    let flows = flow_records(sc, &sim);
     let summary = summarize(sc, &sim, &workload, &flows, end, wall_s);
     let mut r = RunResult { sim, workload, flows, summary, end };
     crate::routing_out::summarize_routing(&mut r.summary, sc, &r.sim, &r.flows);
@@ -97,7 +97,8 @@ pub fn run_with(sc: &Scenario, progress: bool, before_run: impl FnOnce(&OfferedL
 }
 
 /// One record per flow.
-pub fn flow_records(sim: &Sim) -> Vec<FlowRecord> {
+pub fn flow_records(sc: &Scenario, sim: &Sim) -> Vec<FlowRecord> {
+    let artifact = crate::routing_out::artifact_ideals(sc, sim);
     sim.flows()
         .iter()
         .enumerate()
@@ -112,6 +113,7 @@ pub fn flow_records(sim: &Sim) -> Vec<FlowRecord> {
                 start_ns: start.ns_f64(),
                 finish_ns: f.finish.map(|t| t.ns_f64()),
                 ideal_fct_ns: f.ideal_fct.ns_f64(),
+                ideal_fct_artifact_ns: artifact[i].map(|t| t.ns_f64()),
                 retransmissions: st.retransmissions,
                 spurious_retransmissions: f.receiver.duplicates(),
                 max_ood: f.receiver.max_ood(),

@@ -36,6 +36,8 @@ pub struct OutputSpec {
     pub fct_artifact: bool,
     /// Write `link_util.csv`: DCI-to-DCI link utilisation per `sample_interval` (default 1 ms).
     pub link_util: bool,
+    /// Write `decisions.csv`: every LCMP decision with its candidates' costs (`output.decisions`).
+    pub decisions: bool,
     /// Restrict `slowdown_bins.csv` to flows between these two groups (DCs), either direction.
     pub slowdown_groups: Option<(u32, u32)>,
     /// Links whose packets are written to `capture.pcap` (`output.pcap = [link, …]`: the
@@ -709,6 +711,7 @@ fn parse_output(f: &Fields, n_links: usize) -> Result<OutputSpec, String> {
     let o = OutputSpec {
         fct_artifact: f.bool("fct_artifact")?.unwrap_or(false),
         link_util: f.bool("link_util")?.unwrap_or(false),
+        decisions: f.bool("decisions")?.unwrap_or(false),
         slowdown_groups,
         pcap,
         sample_interval: f.time("sample_interval")?,
@@ -720,7 +723,7 @@ fn parse_output(f: &Fields, n_links: usize) -> Result<OutputSpec, String> {
     if o.sample_interval == Some(Time::ZERO) {
         return Err("`output.sample_interval` must be positive".into());
     }
-    f.finish(&["sample_interval", "queues", "ood", "goodput", "paths", "pcap", "fct_artifact", "link_util", "slowdown_groups"])?;
+    f.finish(&["sample_interval", "queues", "ood", "goodput", "paths", "pcap", "fct_artifact", "link_util", "decisions", "slowdown_groups"])?;
     Ok(o)
 }
 

@@ -367,8 +367,8 @@ fn repro_quick_lcmp_fig11() {
 }
 
 #[test]
-fn repro_quick_lcmp_fig5() {
-    let out = quick("lcmp-fig5");
+fn repro_quick_lcmp_fig5_poisson() {
+    let out = quick("lcmp-fig5-poisson");
     let r = Runs::read(&out);
     let slow = figure(&out, "slowdown");
     for case in ["ECMP", "UCMP", "LCMP"] {

@@ -28,8 +28,11 @@ pub struct FlowRecord {
     pub start_ns: f64,
     /// Completion time (ns), if completed.
     pub finish_ns: Option<f64>,
-    /// Ideal FCT (ns).
+    /// Braid's ideal FCT (ns): the flow alone on its best path (`docs/metrics.md`).
     pub ideal_fct_ns: f64,
+    /// The LCMP artifact's ideal ("standalone") FCT (ns), `None` when unreachable
+    /// (`docs/metrics.md`, two ideal FCTs).
+    pub ideal_fct_artifact_ns: Option<f64>,
     /// Retransmitted packets.
     pub retransmissions: u64,
     /// Spurious retransmissions (copies that arrived although the original had).
@@ -45,9 +48,14 @@ impl FlowRecord {
     pub fn fct_ns(&self) -> Option<f64> {
         self.finish_ns.map(|f| f - self.start_ns)
     }
-    /// FCT / ideal FCT.
+    /// FCT / Braid's ideal FCT.
     pub fn slowdown(&self) -> Option<f64> {
         self.fct_ns().map(|f| if self.ideal_fct_ns > 0.0 { f / self.ideal_fct_ns } else { 1.0 })
+    }
+    /// FCT / the artifact's ideal FCT, clamped at ≥ 1 as the artifact's analysis does.
+    pub fn slowdown_artifact(&self) -> Option<f64> {
+        let ideal = self.ideal_fct_artifact_ns?;
+        self.fct_ns().map(|f| (f / ideal.max(1.0)).max(1.0))
     }
 }
 
@@ -69,16 +77,18 @@ pub fn fmt_f64(v: f64) -> String {
 pub fn write_flows_csv<W: Write>(w: &mut W, flows: &[FlowRecord]) -> io::Result<()> {
     writeln!(
         w,
-        "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retransmissions,spurious_retransmissions,max_ood,timeouts"
+        "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retransmissions,spurious_retransmissions,max_ood,timeouts,ideal_fct_artifact_ns,slowdown_artifact"
     )?;
     for f in flows {
         let (finish, fct, slow) = match (f.finish_ns, f.fct_ns(), f.slowdown()) {
             (Some(a), Some(b), Some(c)) => (fmt_f64(a), fmt_f64(b), fmt_f64(c)),
             _ => (String::new(), String::new(), String::new()),
         };
+        let ideal_a = f.ideal_fct_artifact_ns.map(fmt_f64).unwrap_or_default();
+        let slow_a = f.slowdown_artifact().map(fmt_f64).unwrap_or_default();
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             f.id,
             f.src,
             f.dst,
@@ -91,7 +101,9 @@ pub fn write_flows_csv<W: Write>(w: &mut W, flows: &[FlowRecord]) -> io::Result<
             f.retransmissions,
             f.spurious_retransmissions,
             f.max_ood,
-            f.timeouts
+            f.timeouts,
+            ideal_a,
+            slow_a
         )?;
     }
     Ok(())

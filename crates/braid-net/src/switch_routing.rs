@@ -119,6 +119,31 @@ pub struct SwitchRouting {
     pub link_util: Option<LinkUtilRecorder>,
     /// UCMP's flow cache per node (`routing.ucmp_cache`; empty otherwise): key → port.
     ucmp_cache: Vec<HashMap<u128, PortId>>,
+    /// The LCMP decision log (`output.decisions`; `None`: off).
+    pub decisions: Option<Vec<Decision>>,
+}
+
+/// One LCMP decision, for `decisions.csv` (`output.decisions`): where and when, for which flow
+/// direction, every live candidate with its costs in the order the filter sorted them, how many
+/// the filter kept, and the port chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// When.
+    pub at: Time,
+    /// The switch.
+    pub node: NodeId,
+    /// Source host of the packet.
+    pub src_host: u32,
+    /// Destination host of the packet.
+    pub dst_host: u32,
+    /// A data packet (else an ACK or NAK deciding for its own direction).
+    pub data: bool,
+    /// `(next-hop node, C_path, C_cong, C)` per live candidate, sorted by (C, port).
+    pub candidates: Vec<(NodeId, u8, u8, u8)>,
+    /// How many of them the filter kept.
+    pub kept: usize,
+    /// The next hop chosen.
+    pub chosen: NodeId,
 }
 
 /// Pareto frontier of `(one-way delay, bottleneck)` over the minimum-hop paths from `x` to the
@@ -214,6 +239,7 @@ impl SwitchRouting {
             stats: RoutingStats::default(),
             link_util: None,
             ucmp_cache: if kind == RoutingKind::Ucmp && params.ucmp_cache { vec![HashMap::new(); n] } else { Vec::new() },
+            decisions: None,
         };
         if kind.needs_paths() {
             r.path_idx = vec![u32::MAX; n * host_nodes.len()];
@@ -509,6 +535,20 @@ impl SwitchRouting {
         }
         let h = ecmp_hash(sip, dip, sport, dport, v.hash_seed[node.idx()]);
         let lp = self.lcmp[li].decide(now, key, h, &self.cands, &self.queues, failover)?;
+        if let Some(log) = &mut self.decisions {
+            let ports = &v.node_ports[node.idx()];
+            let (scored, kept) = self.lcmp[li].last_decision();
+            log.push(Decision {
+                at: now,
+                node,
+                src_host,
+                dst_host,
+                data: is_data,
+                candidates: scored.iter().map(|s| (v.ports[ports[s.port as usize].idx()].peer, s.c_path, s.cong, s.cost)).collect(),
+                kept,
+                chosen: v.ports[ports[lp as usize].idx()].peer,
+            });
+        }
         if pin_reverse {
             let (rs, rd) = self.hash_ports(entropy, false);
             let rkey = flow_key(p.flow_key, dip, sip, rs, rd, true);

@@ -98,6 +98,10 @@ impl Sim {
         } else if let (true, Some(mmu)) = (lossless, &self.mmu) {
             let ing = PortId(pk.ingress);
             (!mmu.admits(node, ing, c, size, self.ports[ing.idx()].ingress_bytes[c])).then_some(DropReason::BufferFull)
+        } else if self.mmu.is_some() && c == CLASS_CONTROL as usize {
+            // The HPCC MMU does not account its highest-priority queue (ACKs with
+            // `network.ack_class = "control"`, PFC frames): always admitted.
+            None
         } else if used + size > cap {
             Some(DropReason::BufferFull)
         } else if !lossless && (p.q_bytes[c] + size) as f64 > self.cfg.dt_alpha * (cap - used) as f64 {

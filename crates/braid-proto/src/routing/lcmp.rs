@@ -90,11 +90,17 @@ pub struct LcmpStats {
     pub chosen: Vec<u64>,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Scored {
-    cost: u8,
-    cong: u8,
-    port: u16,
+/// One candidate as the last decision scored it (see [`LcmpRouter::last_decision`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scored {
+    /// The fused cost `C` (Eq 1).
+    pub cost: u8,
+    /// The congestion cost `C_cong`.
+    pub cong: u8,
+    /// The path cost `C_path`.
+    pub c_path: u8,
+    /// The candidate's local port.
+    pub port: u16,
 }
 
 /// The LCMP logic of one switch.
@@ -106,6 +112,8 @@ pub struct LcmpRouter {
     ports: Vec<PortState>,
     cache: FlowCache,
     scratch: Vec<Scored>,
+    /// How many candidates the last decision kept.
+    last_keep: usize,
     /// Counters.
     pub stats: LcmpStats,
 }
@@ -132,6 +140,7 @@ impl LcmpRouter {
             ports: port_rates_bps.iter().map(|&r| PortState::new(r)).collect(),
             cache: FlowCache::new(p.idle_timeout, p.gc_budget),
             scratch: Vec::with_capacity(port_rates_bps.len()),
+            last_keep: 0,
             stats: LcmpStats { chosen: vec![0; port_rates_bps.len()], ..LcmpStats::default() },
         }
     }
@@ -269,7 +278,7 @@ impl LcmpRouter {
             };
             let cong = congestion_cost(q, t, d, p.w_ql, p.w_tl, p.w_dp, p.s_cong);
             let cost = total_cost(c_path, cong, p.alpha, p.beta, p.s_total);
-            self.scratch.push(Scored { cost, cong, port: c.port });
+            self.scratch.push(Scored { cost, cong, c_path, port: c.port });
         }
         let n = self.scratch.len();
         if n == 0 {
@@ -277,7 +286,7 @@ impl LcmpRouter {
         }
         // Sort by (cost, port): ties break on the lower port index, as the artifact's pair sort.
         self.scratch.sort_unstable_by_key(|s| (s.cost, s.port));
-        let keep = match p.keep {
+        let keep: usize = match p.keep {
             KeepRule::Artifact => {
                 let half = n / 2;
                 if half < 2 {
@@ -294,6 +303,7 @@ impl LcmpRouter {
                 k
             }
         };
+        self.last_keep = keep;
         let thr = p.cost_threshold;
         let pass = |s: &Scored| match p.congested {
             CongestedTest::Congestion => s.cong < thr,
@@ -337,6 +347,12 @@ impl LcmpRouter {
         }
         self.cache.insert(now, key, port);
         Some(port)
+    }
+
+    /// The candidates of the last [`LcmpRouter::decide`], sorted by (cost, port), and how many of
+    /// them the filter kept (before the congestion threshold) — for decision logs.
+    pub fn last_decision(&self) -> (&[Scored], usize) {
+        (&self.scratch, self.last_keep)
     }
 
     /// The costs this switch would give `cands` now, without deciding (for tests and reports):

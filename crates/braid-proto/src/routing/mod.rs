@@ -61,7 +61,7 @@ pub mod select;
 use braid_core::{Knob, Rate, Time};
 
 pub use flow_cache::{CacheLookup, CacheStats, FlowCache};
-pub use lcmp::{Candidate, LcmpRouter, LcmpStats};
+pub use lcmp::{Candidate, LcmpRouter, LcmpStats, Scored};
 
 /// The routing scheme a scenario selects (`routing.kind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
