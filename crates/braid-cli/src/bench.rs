@@ -4,6 +4,10 @@
 //! with 2 MB flows; (b) the same with 16 MB flows; (c) 32-to-1 incast of 8 MB flows; (d)
 //! permutation on a 1024-host fat-tree (k=16) with 2 MB flows.
 //!
+//! (a), (b) and (d) also run with UET (NSCC + REPS) and with Rondo in place of RoCE
+//! (`…-uet`, `…-rondo`: only `[transport]` replaced), since a simulator's speed with full
+//! multipath transports is what a researcher pays for.
+//!
 //! Each scenario runs in a child process so that its peak memory (VmHWM) is its own. Figures are
 //! printed, never asserted.
 
@@ -16,12 +20,25 @@ use braid_metrics::Value;
 use crate::run::run;
 use crate::scenario;
 
-/// The benchmark scenarios: (name, description, scenario text).
-pub const SCENARIOS: &[(&str, &str, &str)] = &[
-    ("a-permutation-k8-2MB", "permutation, k=8 fat-tree (128 hosts), 2 MB flows", include_str!("../bench/a-permutation-k8-2MB.toml")),
-    ("b-permutation-k8-16MB", "permutation, k=8 fat-tree (128 hosts), 16 MB flows", include_str!("../bench/b-permutation-k8-16MB.toml")),
-    ("c-incast-32to1-8MB", "32-to-1 incast, k=8 fat-tree, 8 MB flows", include_str!("../bench/c-incast-32to1-8MB.toml")),
-    ("d-permutation-k16-2MB", "permutation, k=16 fat-tree (1024 hosts), 2 MB flows", include_str!("../bench/d-permutation-k16-2MB.toml")),
+const A: &str = include_str!("../bench/a-permutation-k8-2MB.toml");
+const B: &str = include_str!("../bench/b-permutation-k8-16MB.toml");
+const C: &str = include_str!("../bench/c-incast-32to1-8MB.toml");
+const D: &str = include_str!("../bench/d-permutation-k16-2MB.toml");
+const UET: &[&str] = &["transport.kind=uet"];
+const RONDO: &[&str] = &["transport.kind=rondo"];
+
+/// The benchmark scenarios: (name, description, scenario text, `--set` overrides).
+pub const SCENARIOS: &[(&str, &str, &str, &[&str])] = &[
+    ("a-permutation-k8-2MB", "permutation, k=8 fat-tree (128 hosts), 2 MB flows", A, &[]),
+    ("a-permutation-k8-2MB-uet", "(a) with UET (NSCC + REPS)", A, UET),
+    ("a-permutation-k8-2MB-rondo", "(a) with Rondo", A, RONDO),
+    ("b-permutation-k8-16MB", "permutation, k=8 fat-tree (128 hosts), 16 MB flows", B, &[]),
+    ("b-permutation-k8-16MB-uet", "(b) with UET", B, UET),
+    ("b-permutation-k8-16MB-rondo", "(b) with Rondo", B, RONDO),
+    ("c-incast-32to1-8MB", "32-to-1 incast, k=8 fat-tree, 8 MB flows", C, &[]),
+    ("d-permutation-k16-2MB", "permutation, k=16 fat-tree (1024 hosts), 2 MB flows", D, &[]),
+    ("d-permutation-k16-2MB-uet", "(d) with UET", D, UET),
+    ("d-permutation-k16-2MB-rondo", "(d) with Rondo", D, RONDO),
 ];
 
 fn peak_rss_kib() -> Option<u64> {
@@ -32,11 +49,12 @@ fn peak_rss_kib() -> Option<u64> {
 
 /// Run one scenario in this process and print one machine-readable line.
 pub fn run_child(name: &str) -> ExitCode {
-    let Some((_, _, text)) = SCENARIOS.iter().find(|s| s.0 == name) else {
+    let Some((_, _, text, sets)) = SCENARIOS.iter().find(|s| s.0 == name) else {
         eprintln!("error: unknown bench scenario `{name}`");
         return ExitCode::from(2);
     };
-    let sc = match scenario::parse(text, Path::new("."), &[], None) {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let sc = match scenario::parse(text, Path::new("."), &sets, None) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: bench scenario `{name}`: {e}");
@@ -82,11 +100,11 @@ pub fn run_all(only: Option<&str>) -> ExitCode {
         }
     };
     println!(
-        "{:<24} {:>10} {:>12} {:>12} {:>8} {:>12} {:>14} {:>9}",
+        "{:<28} {:>10} {:>12} {:>12} {:>8} {:>12} {:>14} {:>9}",
         "scenario", "sim time", "events", "pkt-hops", "wall s", "events/s", "pkt-hops/s", "peak MiB"
     );
     let mut ok = true;
-    for (name, _desc, _) in SCENARIOS {
+    for (name, _desc, _, _) in SCENARIOS {
         if only.is_some_and(|o| !name.contains(o)) {
             continue;
         }
@@ -119,7 +137,7 @@ pub fn run_all(only: Option<&str>) -> ExitCode {
         };
         let wall = get("wall_s").max(1e-9);
         println!(
-            "{:<24} {:>8.3}ms {:>12} {:>12} {:>8.2} {:>12.0} {:>14.0} {:>9.1}",
+            "{:<28} {:>8.3}ms {:>12} {:>12} {:>8.2} {:>12.0} {:>14.0} {:>9.1}",
             name,
             get("sim_ns") / 1e6,
             get("events"),

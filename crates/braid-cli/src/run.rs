@@ -5,6 +5,7 @@
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use braid_core::Time;
@@ -41,6 +42,18 @@ pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
 /// ([`crate::offered_load`]) after the build and before the first event (`braid run` warns there).
 /// The offered load is also recorded in the summary (`offered_load`).
 pub fn run_with(sc: &Scenario, progress: bool, before_run: impl FnOnce(&OfferedLoad)) -> Result<RunResult, String> {
+    run_cancellable(sc, progress, &AtomicBool::new(false), before_run)
+}
+
+/// [`run_with`] that also stops when `cancel` is set (read every 65,536 events, as
+/// `run.max_wall`): the run then ends with [`RunEnd::Interrupted`], and the caller, who set the
+/// flag, knows why. The Python package (`crates/braid-py`) sets it on Ctrl-C.
+pub fn run_cancellable(
+    sc: &Scenario,
+    progress: bool,
+    cancel: &AtomicBool,
+    before_run: impl FnOnce(&OfferedLoad),
+) -> Result<RunResult, String> {
     let (mut sim, workload) = build(sc)?;
     let load = offered_load(&sc.topology, &sc.workload, &workload);
     before_run(&load);
@@ -53,7 +66,7 @@ pub fn run_with(sc: &Scenario, progress: bool, before_run: impl FnOnce(&OfferedL
     let mut bar: Option<indicatif::ProgressBar> = None;
     let max_wall_s = sc.limits.max_wall_s;
     let mut cb = |s: &Sim| {
-        if max_wall_s.is_some_and(|m| wall.elapsed().as_secs_f64() > m) {
+        if cancel.load(Ordering::Relaxed) || max_wall_s.is_some_and(|m| wall.elapsed().as_secs_f64() > m) {
             return false;
         }
         if !progress {

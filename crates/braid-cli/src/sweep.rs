@@ -50,7 +50,7 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -487,8 +487,43 @@ pub fn load_all(runs: &[RunSpec]) -> Result<Vec<Scenario>, String> {
     runs.iter().map(|r| load_run(r).map_err(|e| format!("run `{}`: {e}", r.name))).collect()
 }
 
+/// One run of a sweep into `dir` (a stale `summary.json` removed first): run, write the outputs,
+/// check packet conservation. A panic in the run (a bug) is returned as an error, so it does not
+/// take the other runs down. The error is what `runs.csv` shows after `failed: `. `cancel`: as
+/// for [`crate::run::run_cancellable`].
+pub fn run_one(dir: &Path, sc: &Scenario, cancel: &AtomicBool) -> Result<(), String> {
+    let _ = fs::remove_file(dir.join("summary.json"));
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::run::run_cancellable(sc, false, cancel, |_| {}).and_then(|rr| {
+            if cancel.load(Ordering::Relaxed) && rr.end == braid_net::sim::RunEnd::Interrupted {
+                return Err(INTERRUPTED.into());
+            }
+            crate::run::write_outputs(dir, sc, &rr)?;
+            rr.sim.conservation().map_err(|e| format!("packet conservation violated: {e}"))
+        })
+    }))
+    .unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(format!("the simulator panicked: {msg}"))
+    })
+}
+
+/// The error of [`execute_cancellable`] (and of a run in it) when `cancel` was set.
+pub const INTERRUPTED: &str = "interrupted";
+
 /// Run the plan's runs that are not complete yet, `jobs` at a time, then write `runs.csv`.
 pub fn execute(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenario>, opt: &Options) -> Result<Report, String> {
+    execute_cancellable(plan, runs, scenarios, opt, &AtomicBool::new(false))
+}
+
+/// [`execute`] that stops when `cancel` is set: the runs in flight end within milliseconds
+/// (unwritten), no further run starts, `runs.csv` is not written and the result is
+/// `Err(INTERRUPTED)`; the runs that completed are kept (a later sweep skips them).
+pub fn execute_cancellable(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenario>, opt: &Options, cancel: &AtomicBool) -> Result<Report, String> {
     let runs_dir = opt.out.join("runs");
     fs::create_dir_all(&runs_dir).map_err(|e| format!("cannot create `{}`: {e}", runs_dir.display()))?;
     copy_inputs(plan, &opt.out)?;
@@ -526,23 +561,7 @@ pub fn execute(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenario>, opt: &Op
             .par_iter()
             .with_max_len(1)
             .filter_map(|(r, sc)| {
-                let dir = runs_dir.join(&r.name);
-                let _ = fs::remove_file(dir.join("summary.json"));
-                // A panic in one run (a bug) must not take the other runs down with it.
-                let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    crate::run::run(sc, false).and_then(|rr| {
-                        crate::run::write_outputs(&dir, sc, &rr)?;
-                        rr.sim.conservation().map_err(|e| format!("packet conservation violated: {e}"))
-                    })
-                }))
-                .unwrap_or_else(|p| {
-                    let msg = p
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_else(|| "unknown panic".into());
-                    Err(format!("the simulator panicked: {msg}"))
-                });
+                let res = if cancel.load(Ordering::Relaxed) { Err(INTERRUPTED.into()) } else { run_one(&runs_dir.join(&r.name), sc, cancel) };
                 done.fetch_add(1, Ordering::Relaxed);
                 if let Some(b) = &bar {
                     b.inc(1);
@@ -556,6 +575,9 @@ pub fn execute(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenario>, opt: &Op
         b.finish_and_clear();
     }
     let _ = start;
+    if cancel.load(Ordering::Relaxed) {
+        return Err(INTERRUPTED.into());
+    }
     report.ran = pending.len();
     report.failed = failed;
     write_runs_csv(&opt.out, plan, runs, &report.failed)?;
@@ -582,7 +604,8 @@ pub fn draw_figures(out: &Path, figures: &[FigureSpec]) -> Vec<Result<PathBuf, S
     }
 }
 
-fn copy_inputs(plan: &Plan, out: &Path) -> Result<(), String> {
+/// Copy the plan file and its scenario files into `out` (`OUT/plan.toml`, `OUT/scenarios/`).
+pub fn copy_inputs(plan: &Plan, out: &Path) -> Result<(), String> {
     fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
     if let Ok(t) = fs::read_to_string(&plan.file) {
         fs::write(out.join("plan.toml"), t).map_err(|e| format!("cannot write `{}`: {e}", out.join("plan.toml").display()))?;

@@ -53,7 +53,7 @@ impl Sim {
         let pk = self.pkts.get_mut(pkt.0);
         let size = pk.size_bytes as u64;
         if is_switch && pk.kind.is_forward() {
-            let leaked = self.ecn_leak.get(port.idx()).copied().unwrap_or(0);
+            let leaked = if self.ecn_leak.is_empty() { 0 } else { self.ecn_leak[port.idx()] };
             mark_at_dequeue(now, &self.cfg, p, leaked, pk, &mut self.node_rng, &mut self.ints, &mut self.stats);
         }
         p.tx_bytes += size;

@@ -95,16 +95,31 @@ impl Sim {
             Some(DropReason::LinkDown)
         } else if limit > 0 && p.q_bytes[c] + size > limit {
             Some(DropReason::ClassLimit)
-        } else if let (true, Some(mmu)) = (lossless, &self.mmu) {
-            let ing = PortId(pk.ingress);
-            (!mmu.admits(node, ing, c, size, self.ports[ing.idx()].ingress_bytes[c])).then_some(DropReason::BufferFull)
-        } else if self.mmu.is_some() && c == CLASS_CONTROL as usize {
-            // The HPCC MMU does not account its highest-priority queue (ACKs with
-            // `network.ack_class = "control"`, PFC frames): always admitted.
-            None
-        } else if used + size > cap {
+        } else if let Some(mmu) = &self.mmu {
+            if lossless {
+                let ing = PortId(pk.ingress);
+                (!mmu.admits(node, ing, c, size, self.ports[ing.idx()].ingress_bytes[c])).then_some(DropReason::BufferFull)
+            } else if c == CLASS_CONTROL as usize {
+                // The HPCC MMU does not account its highest-priority queue (ACKs with
+                // `network.ack_class = "control"`, PFC frames): always admitted.
+                None
+            } else {
+                self.lossy_refusal(p, c, size, used, cap)
+            }
+        } else if lossless {
+            (used + size > cap).then_some(DropReason::BufferFull)
+        } else {
+            self.lossy_refusal(p, c, size, used, cap)
+        }
+    }
+
+    /// Braid's admission of a lossy class: the shared buffer's free space, and the port's dynamic
+    /// share of it (`network.dt_alpha`).
+    #[inline]
+    fn lossy_refusal(&self, p: &Port, c: usize, size: u64, used: u64, cap: u64) -> Option<DropReason> {
+        if used + size > cap {
             Some(DropReason::BufferFull)
-        } else if !lossless && (p.q_bytes[c] + size) as f64 > self.cfg.dt_alpha * (cap - used) as f64 {
+        } else if (p.q_bytes[c] + size) as f64 > self.cfg.dt_alpha * (cap - used) as f64 {
             Some(DropReason::BufferFull)
         } else {
             None
@@ -146,6 +161,7 @@ impl Sim {
 
     /// The PFC ingress accounting of an admitted lossless packet `pkt` at switch `node`; a PAUSE
     /// goes upstream when the ingress passes its threshold.
+    #[inline]
     fn account_ingress(&mut self, now: Time, node: NodeId, pkt: PktId) {
         let pk = self.pkts.get(pkt.0);
         let size = pk.size_bytes as u64;

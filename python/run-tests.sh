@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The `braid` Python package's tests, from nothing: a fresh venv, `pip install <repo>` (maturin
+# builds crates/braid-py), the test tools, the reference `braid` binary, then pytest.
+#
+#   bash python/run-tests.sh [VENV]        # VENV defaults to /tmp/braid-venv-ci (recreated)
+#
+# Needs a CPython >= 3.9 with venv ($PYTHON, default python3), a Rust toolchain, and access to
+# PyPI and crates.io. Extra arguments after VENV go to pytest (e.g. -k sweep). Both builds share
+# one Cargo target folder ($CARGO_TARGET_DIR, default <repo>/target), so the Braid crates compile
+# once for the extension and the binary.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+venv="${1:-/tmp/braid-venv-ci}"
+shift || true
+python="${PYTHON:-python3}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
+export CARGO_INCREMENTAL=0
+export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in the source tree
+start=$(date +%s)
+step() { echo "== [$(($(date +%s) - start)) s] $*"; }
+
+"$python" -c 'import sys; assert sys.version_info >= (3, 9), "the braid package needs CPython >= 3.9, this is " + sys.version' \
+    || { echo "error: $python is older than 3.9 (set PYTHON)" >&2; exit 1; }
+step "fresh venv in $venv ($("$python" --version))"
+rm -rf "$venv"
+"$python" -m venv "$venv"
+
+step "pip install $repo (maturin builds the extension) and the test tools"
+"$venv/bin/python" -m pip install --disable-pip-version-check --progress-bar off \
+    "$repo" "pytest>=7" "pyarrow>=12" "pandas>=1.5" "ray>=2.9" "matplotlib>=3.5" "tomli>=1; python_version < '3.11'"
+
+step "the reference binary: cargo build --release -p braid-cli --locked"
+(cd "$repo" && cargo build --release -p braid-cli --locked)
+export BRAID_CLI="$CARGO_TARGET_DIR/release/braid"
+
+step "pytest python/tests"
+cd "$repo"
+status=0
+"$venv/bin/python" -m pytest python/tests -v -p no:cacheprovider "$@" || status=$?
+step "done (exit $status)"
+exit "$status"
