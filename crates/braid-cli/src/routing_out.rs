@@ -158,6 +158,57 @@ pub fn write_decisions(dir: &Path, sc: &Scenario, sim: &Sim) -> Result<(), Strin
     .map_err(werr)
 }
 
+/// Bytes of switch state per port and per flow-cache entry, as LCMP §4's example deployment
+/// counts them (48 ports × 24 B + 50,000 entries × 24 B ≈ 1.2 MB; its per-entry formula itemises
+/// 20 B — flow id 8, port 4, last-seen 8 — and the example rounds to 24).
+pub const LCMP_PORT_STATE_BYTES: u64 = 24;
+/// See [`LCMP_PORT_STATE_BYTES`].
+pub const LCMP_ENTRY_STATE_BYTES: u64 = 24;
+
+/// Per LCMP switch: (node, ports, peak entries, mean entries, state bytes at the peak).
+fn switch_states(sim: &Sim) -> Vec<(braid_core::NodeId, usize, u64, f64, u64)> {
+    let rt = sim.routing();
+    let end = sim.now();
+    rt.lcmp
+        .iter()
+        .zip(&rt.lcmp_nodes)
+        .map(|(r, &n)| {
+            let ports = sim.node_ports()[n.idx()].len();
+            let st = r.cache().stats;
+            (n, ports, st.peak_entries, r.cache().mean_entries(end), LCMP_PORT_STATE_BYTES * ports as u64 + LCMP_ENTRY_STATE_BYTES * st.peak_entries)
+        })
+        .collect()
+}
+
+/// Write `switch_state.csv` (runs with LCMP): per LCMP switch its ports, flow-cache entries (peak,
+/// time-weighted mean), the state bytes by LCMP §4's count at the peak, garbage-collector
+/// evictions with their idle time (mean, max), insertions refused at `routing.flow_cache_capacity`,
+/// and the flows (distinct keys) and packets that then fell back to ECMP.
+pub fn write_switch_state(dir: &Path, sc: &Scenario, sim: &Sim) -> Result<(), String> {
+    let rt = sim.routing();
+    if rt.lcmp.is_empty() {
+        return Ok(());
+    }
+    let mut t = String::from("node,ports,entries_peak,entries_mean,state_bytes_peak,evictions,evicted_idle_mean_ns,evicted_idle_max_ns,refused_full,cache_full_flows,cache_full_packets\n");
+    for ((n, ports, peak, mean, bytes), r) in switch_states(sim).into_iter().zip(&rt.lcmp) {
+        let st = r.cache().stats;
+        let idle_mean = if st.collected > 0 { (st.evicted_idle_ps_sum / st.collected as u128) as f64 / 1000.0 } else { 0.0 };
+        t.push_str(&format!(
+            "{},{ports},{peak},{},{bytes},{},{},{},{},{},{}\n",
+            sc.topology.nodes[n.idx()].name,
+            fmt_f64(mean),
+            st.collected,
+            fmt_f64(idle_mean),
+            fmt_f64(st.evicted_idle_max.ns_f64()),
+            st.refused_full,
+            r.stats.cache_full_flows,
+            r.stats.cache_full_fallbacks
+        ));
+    }
+    let p = dir.join("switch_state.csv");
+    fs::write(&p, t).map_err(|e| format!("cannot write `{}`: {e}", p.display()))
+}
+
 /// Write `link_util.csv`.
 pub fn write_link_util(dir: &Path, sim: &Sim) -> Result<(), String> {
     let Some(lu) = &sim.routing().link_util else { return Ok(()) };
@@ -203,6 +254,7 @@ pub fn write_routing_outputs(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[Flow
         write_link_util(dir, sim)?;
     }
     write_decisions(dir, sc, sim)?;
+    write_switch_state(dir, sc, sim)?;
     Ok(())
 }
 
@@ -242,8 +294,20 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
             ("cache_collected".to_string(), Value::Int(sum(|r| r.cache().stats.collected))),
             ("cache_peak_entries".to_string(), Value::Int(rt.lcmp.iter().map(|r| r.cache().stats.peak_entries).max().unwrap_or(0) as i128)),
             ("reverse_pins".to_string(), Value::Int(rt.stats.reverse_pins as i128)),
+            ("cache_full_flows".to_string(), Value::Int(sum(|r| r.stats.cache_full_flows))),
         ];
         s.set("lcmp", Value::Obj(obj));
+        // LCMP §4's state count at the busiest switch (switch_state.csv has every switch).
+        s.int("dci_state_bytes_peak", switch_states(sim).iter().map(|x| x.4).max().unwrap_or(0));
+    }
+    if !rt.te.is_empty() {
+        let sum = |f: fn(&braid_proto::routing::te::TeStats) -> u64| rt.te.iter().map(|r| f(&r.stats)).sum::<u64>() as i128;
+        let obj = vec![
+            ("decisions".to_string(), Value::Int(sum(|s| s.decisions))),
+            ("rounds".to_string(), Value::Int(sum(|s| s.rounds))),
+            ("shifts".to_string(), Value::Int(sum(|s| s.shifts))),
+        ];
+        s.set("te", Value::Obj(obj));
     }
     s.int("sent_to_down_port", rt.stats.sent_to_down_port);
 }

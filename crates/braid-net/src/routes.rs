@@ -105,6 +105,14 @@ impl Routes {
         r
     }
 
+    /// The id of `node`'s next-hop set toward host index `host` (equal sets share an id), if
+    /// reachable.
+    #[inline]
+    pub fn set_id(&self, node: NodeId, host: u32) -> Option<u32> {
+        let id = self.table[node.idx() * self.n_hosts + host as usize];
+        (id != u32::MAX).then_some(id)
+    }
+
     /// The egress ports of `node` on shortest paths to host index `host` (empty if unreachable).
     #[inline]
     pub fn next_hops(&self, node: NodeId, host: u32) -> &[PortId] {

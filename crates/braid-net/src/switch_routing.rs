@@ -24,9 +24,10 @@ use std::collections::HashMap;
 
 use braid_core::{NodeId, Packet, PacketKind, PortId, Rng, Time};
 use braid_proto::hash::{ecmp_hash, node_ip};
-use braid_proto::routing::select::{least_loaded, quantize4, ucmp, ucmp_weighted, wcmp, PathAttr};
+use braid_proto::routing::select::{least_loaded, quantize4, ucmp, ucmp_weighted, wcmp, wcmp_weights, PathAttr};
+use braid_proto::routing::te::TeRouter;
 use braid_proto::routing::{
-    flow_key, AckRouting, CacheLookup, Candidate, LcmpRouter, MaxDelay, PathScope, RoutingKind, RoutingParams, Sampling,
+    flow_key, AckRouting, CacheLookup, Candidate, FlowKeyKind, LcmpRouter, MaxDelay, PathScope, RoutingKind, RoutingParams, Sampling,
 };
 
 use crate::port::Port;
@@ -60,6 +61,8 @@ pub enum RoutingTimer {
     Monitor,
     /// A sample of the DCI-to-DCI links' utilisation (`output.link_util`).
     LinkUtil,
+    /// A round of the TE control loop (`routing.kind = "te"`, every `te_interval`).
+    Te,
 }
 
 /// Counters of the switch-side routing.
@@ -119,6 +122,13 @@ pub struct SwitchRouting {
     pub link_util: Option<LinkUtilRecorder>,
     /// UCMP's flow cache per node (`routing.ucmp_cache`; empty otherwise): key → port.
     ucmp_cache: Vec<HashMap<u128, PortId>>,
+    /// TE switches (`routing.kind = "te"`) and their nodes, and per node its index into them.
+    pub te: Vec<TeRouter>,
+    /// Node of each TE switch.
+    pub te_nodes: Vec<NodeId>,
+    te_idx: Vec<u32>,
+    /// Bytes each TE switch's ports had sent at the last round.
+    te_last_tx: Vec<Vec<u64>>,
     /// The LCMP decision log (`output.decisions`; `None`: off).
     pub decisions: Option<Vec<Decision>>,
 }
@@ -240,6 +250,10 @@ impl SwitchRouting {
             link_util: None,
             ucmp_cache: if kind == RoutingKind::Ucmp && params.ucmp_cache { vec![HashMap::new(); n] } else { Vec::new() },
             decisions: None,
+            te: Vec::new(),
+            te_nodes: Vec::new(),
+            te_idx: vec![u32::MAX; n],
+            te_last_tx: Vec::new(),
         };
         if kind.needs_paths() {
             r.path_idx = vec![u32::MAX; n * host_nodes.len()];
@@ -290,6 +304,16 @@ impl SwitchRouting {
                 r.lcmp_idx[u] = r.lcmp.len() as u32;
                 r.lcmp.push(LcmpRouter::new(params.lcmp, &rates, buffer_cap[u], auto));
                 r.lcmp_nodes.push(node);
+            }
+        }
+        if kind == RoutingKind::Te {
+            for u in 0..n {
+                if r.scheme_node[u] {
+                    r.te_idx[u] = r.te.len() as u32;
+                    r.te.push(TeRouter::new(params.te, node_ports[u].len()));
+                    r.te_nodes.push(NodeId::from_idx(u));
+                    r.te_last_tx.push(node_ports[u].iter().map(|p| ports[p.idx()].tx_bytes).collect());
+                }
             }
         }
         r
@@ -454,6 +478,24 @@ impl SwitchRouting {
             RoutingKind::Lcmp | RoutingKind::LcmpArtifact => {
                 return self.lcmp_egress(v, node, src, dst, entropy, is_data, ingress);
             }
+            RoutingKind::Te => {
+                let ti = self.te_idx[node.idx()] as usize;
+                let key = flow_key(FlowKeyKind::FiveTuple, sip, dip, sport, dport, !is_data);
+                if let Some(lp) = self.te[ti].lookup(v.now, key) {
+                    let p = v.node_ports[node.idx()][lp as usize];
+                    if hops.contains(&p) {
+                        return Some(p);
+                    }
+                }
+                let set = v.routes.set_id(node, dst_host).unwrap_or(u32::MAX);
+                let off = self.path_attrs(node, dst_host, v.routes, v.ports);
+                let table = self.params.te.granularity;
+                let local: Vec<u16> = hops.iter().map(|p| self.port_local[p.idx()]).collect();
+                let attrs = &self.path_pool[off..off + n];
+                let h = ecmp_hash(sip, dip, sport, dport, seed);
+                let lp = self.te[ti].decide(v.now, key, h, set, &local, || wcmp_weights(attrs, table));
+                v.node_ports[node.idx()][lp as usize]
+            }
         };
         Some(egress)
     }
@@ -561,11 +603,12 @@ impl SwitchRouting {
 
     /// The routing timers a run starts with (the LCMP monitor, the link-utilisation sampler), in
     /// the order to schedule them.
-    pub fn initial_timers(&self) -> [Option<(Time, RoutingTimer)>; 2] {
+    pub fn initial_timers(&self) -> [Option<(Time, RoutingTimer)>; 3] {
         let monitor = (self.kind.is_lcmp() && !self.lcmp.is_empty() && self.params.lcmp.sampling == Sampling::Periodic)
             .then(|| (self.params.lcmp.monitor_interval, RoutingTimer::Monitor));
         let link_util = self.link_util.as_ref().map(|lu| (lu.interval, RoutingTimer::LinkUtil));
-        [monitor, link_util]
+        let te = (!self.te.is_empty()).then(|| (self.params.te.interval, RoutingTimer::Te));
+        [monitor, link_util, te]
     }
 
     /// A routing timer fired at `now`. `more_to_come`: some flow is still incomplete (a timer is
@@ -580,6 +623,16 @@ impl SwitchRouting {
                 let lu = self.link_util.as_mut()?;
                 lu.sample(now, ports);
                 more_to_come.then(|| (now + lu.interval, RoutingTimer::LinkUtil))
+            }
+            RoutingTimer::Te => {
+                for (i, &node) in self.te_nodes.iter().enumerate() {
+                    let np = &node_ports[node.idx()];
+                    let sent: Vec<u64> = np.iter().zip(&self.te_last_tx[i]).map(|(p, &last)| ports[p.idx()].tx_bytes - last).collect();
+                    let rates: Vec<u64> = np.iter().map(|p| ports[p.idx()].rate.bps()).collect();
+                    self.te[i].round(&sent, &rates);
+                    self.te_last_tx[i] = np.iter().map(|p| ports[p.idx()].tx_bytes).collect();
+                }
+                more_to_come.then(|| (now + self.params.te.interval, RoutingTimer::Te))
             }
         }
     }

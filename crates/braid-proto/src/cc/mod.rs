@@ -520,7 +520,7 @@ mod tests {
                     })
                 }
                 k if (k.contains("rate") && k != "rate_on_first_cnp") || k == "w_ai" => Knob::Str("50Mbps".into()),
-                "clamp_target" | "window" | "var_win" | "fast_react" => Knob::Bool(true),
+                "clamp_target" | "window" | "var_win" | "window_wrap" | "fast_react" => Knob::Bool(true),
                 k if k.contains("cwnd") => Knob::Str(if k == "max_cwnd" { "2MB" } else { "20KB" }.into()),
                 "fast_recovery_times" | "max_stage" | "hai_thresh" | "rtx_reset_threshold" => Knob::Int(3),
                 "fs_max" => Knob::Float(200.0),

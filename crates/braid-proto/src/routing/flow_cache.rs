@@ -81,6 +81,15 @@ pub struct CacheStats {
     pub gc_examined: u64,
     /// Largest number of entries held at once.
     pub peak_entries: u64,
+    /// Entries × time held, integrated since the first insertion (entry-picoseconds): the mean
+    /// number of entries over a span is this over the span ([`FlowCache::mean_entries`]).
+    pub entry_ps: u128,
+    /// Idle time of the entries the collector removed, summed (picoseconds) and at most.
+    pub evicted_idle_ps_sum: u128,
+    /// The longest idle time of an entry the collector removed.
+    pub evicted_idle_max: Time,
+    /// Insertions refused because the cache was at its capacity (`routing.flow_cache_capacity`).
+    pub refused_full: u64,
 }
 
 /// The flow cache.
@@ -90,6 +99,11 @@ pub struct FlowCache {
     fifo: VecDeque<(u128, Time)>,
     idle_timeout: Time,
     budget: u32,
+    /// At most this many entries (`None`: unbounded).
+    capacity: Option<usize>,
+    /// First insertion and the last change of the entry count (for [`CacheStats::entry_ps`]).
+    first_insert: Option<Time>,
+    last_change: Time,
     /// Counters.
     pub stats: CacheStats,
 }
@@ -103,7 +117,44 @@ impl FlowCache {
             fifo: VecDeque::new(),
             idle_timeout: idle_timeout.max(Time::from_ps(1)),
             budget: budget.max(1),
+            capacity: None,
+            first_insert: None,
+            last_change: Time::ZERO,
             stats: CacheStats::default(),
+        }
+    }
+
+    /// Hold at most `capacity` entries: [`FlowCache::insert`] refuses a new key beyond it (LCMP
+    /// §4 sizes a DCI's cache at 50,000 entries; `routing.flow_cache_capacity`).
+    pub fn with_capacity_limit(mut self, capacity: Option<usize>) -> FlowCache {
+        self.capacity = capacity;
+        self
+    }
+
+    /// Whether a new key would be refused now.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.capacity.is_some_and(|c| self.map.len() >= c)
+    }
+
+    /// Account the entry count held from the last change until `now`.
+    #[inline]
+    fn advance(&mut self, now: Time) {
+        if self.first_insert.is_some() && now > self.last_change {
+            self.stats.entry_ps += self.map.len() as u128 * (now - self.last_change).ps() as u128;
+            self.last_change = now;
+        }
+    }
+
+    /// The time-weighted mean number of entries from the first insertion until `now` (0 before).
+    pub fn mean_entries(&self, now: Time) -> f64 {
+        let Some(first) = self.first_insert else { return 0.0 };
+        let tail = self.map.len() as u128 * now.saturating_sub(self.last_change).ps() as u128;
+        let span = now.saturating_sub(first).ps();
+        if span == 0 {
+            self.map.len() as f64
+        } else {
+            (self.stats.entry_ps + tail) as f64 / span as f64
         }
     }
 
@@ -127,12 +178,14 @@ impl FlowCache {
             None => CacheLookup::Miss,
             Some(e) if now.saturating_sub(e.last_seen) > timeout => {
                 self.stats.expired_at_lookup += 1;
+                self.advance(now);
                 self.map.remove(&key);
                 CacheLookup::Miss
             }
             Some(e) if !port_up(e.port) => {
                 let p = e.port;
                 self.stats.invalidated += 1;
+                self.advance(now);
                 self.map.remove(&key);
                 return CacheLookup::Invalidated(p);
             }
@@ -146,13 +199,27 @@ impl FlowCache {
         r
     }
 
-    /// Record (or overwrite) the decision for `key`.
+    /// Record (or overwrite) the decision for `key`. Returns false, recording nothing, when `key`
+    /// is new and the cache is at its capacity.
     #[inline]
-    pub fn insert(&mut self, now: Time, key: u128, port: u16) {
-        if self.map.insert(key, CacheEntry { port, last_seen: now }).is_none() {
-            self.fifo.push_back((key, now));
-            self.stats.peak_entries = self.stats.peak_entries.max(self.map.len() as u64);
+    pub fn insert(&mut self, now: Time, key: u128, port: u16) -> bool {
+        if let Some(e) = self.map.get_mut(&key) {
+            *e = CacheEntry { port, last_seen: now };
+            return true;
         }
+        if self.is_full() {
+            self.stats.refused_full += 1;
+            return false;
+        }
+        if self.first_insert.is_none() {
+            self.first_insert = Some(now);
+            self.last_change = now;
+        }
+        self.advance(now);
+        self.map.insert(key, CacheEntry { port, last_seen: now });
+        self.fifo.push_back((key, now));
+        self.stats.peak_entries = self.stats.peak_entries.max(self.map.len() as u64);
+        true
     }
 
     /// The entry for `key`, if any (no refresh, no expiry check).
@@ -172,9 +239,13 @@ impl FlowCache {
             self.fifo.pop_front();
             self.stats.gc_examined += 1;
             if let Some(e) = self.map.get(&key) {
-                if now.saturating_sub(e.last_seen) > self.idle_timeout {
+                let idle = now.saturating_sub(e.last_seen);
+                if idle > self.idle_timeout {
+                    self.advance(now);
                     self.map.remove(&key);
                     self.stats.collected += 1;
+                    self.stats.evicted_idle_ps_sum += idle.ps() as u128;
+                    self.stats.evicted_idle_max = self.stats.evicted_idle_max.max(idle);
                 } else {
                     self.fifo.push_back((key, now));
                 }
@@ -209,6 +280,26 @@ mod tests {
             assert_eq!(c.lookup(Time::from_us(1000 * t), 1, up), CacheLookup::Hit(0));
         }
         assert_eq!(c.lookup(Time::from_us(5_000), 2, up), CacheLookup::Miss);
+    }
+
+    #[test]
+    fn occupancy_is_integrated_and_capacity_refuses_new_keys() {
+        let mut c = FlowCache::new(Time::from_ms(2), 2).with_capacity_limit(Some(2));
+        assert!(c.insert(Time::ZERO, 1, 0));
+        assert!(c.insert(Time::from_us(100), 2, 0));
+        assert!(!c.insert(Time::from_us(200), 3, 0), "full");
+        assert!(c.insert(Time::from_us(300), 1, 1), "an existing key is updated");
+        assert_eq!(c.stats.refused_full, 1);
+        assert_eq!(c.stats.peak_entries, 2);
+        // 1 entry for 100 µs, then 2 for 100 µs: mean 1.5 over 200 µs.
+        assert!((c.mean_entries(Time::from_us(200)) - 1.5).abs() < 1e-9);
+        // Both idle past the timeout: collected, with their idle times recorded.
+        let t = Time::from_us(300 + 2_500);
+        c.gc_step(t);
+        c.gc_step(t);
+        assert_eq!(c.stats.collected, 2);
+        assert_eq!(c.stats.evicted_idle_max, Time::from_us(2_700));
+        assert!(c.insert(t, 3, 0), "room again");
     }
 
     #[test]

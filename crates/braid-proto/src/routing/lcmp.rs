@@ -88,6 +88,11 @@ pub struct LcmpStats {
     pub samples: u64,
     /// Decisions per local port.
     pub chosen: Vec<u64>,
+    /// Packets hashed with plain ECMP because the flow cache was full
+    /// (`routing.flow_cache_capacity`; LCMP §5: "switches fall back to ECMP").
+    pub cache_full_fallbacks: u64,
+    /// Distinct flow keys among them: the flows that found the cache full.
+    pub cache_full_flows: u64,
 }
 
 /// One candidate as the last decision scored it (see [`LcmpRouter::last_decision`]).
@@ -114,6 +119,9 @@ pub struct LcmpRouter {
     scratch: Vec<Scored>,
     /// How many candidates the last decision kept.
     last_keep: usize,
+    /// Keys of the flows that found the cache full (for [`LcmpStats::cache_full_flows`]; a
+    /// measurement, not switch state).
+    full_keys: std::collections::HashSet<u128>,
     /// Counters.
     pub stats: LcmpStats,
 }
@@ -138,9 +146,10 @@ impl LcmpRouter {
             max_delay,
             q_thresh,
             ports: port_rates_bps.iter().map(|&r| PortState::new(r)).collect(),
-            cache: FlowCache::new(p.idle_timeout, p.gc_budget),
+            cache: FlowCache::new(p.idle_timeout, p.gc_budget).with_capacity_limit(p.flow_cache_capacity),
             scratch: Vec::with_capacity(port_rates_bps.len()),
             last_keep: 0,
+            full_keys: std::collections::HashSet::new(),
             stats: LcmpStats { chosen: vec![0; port_rates_bps.len()], ..LcmpStats::default() },
         }
     }
@@ -205,7 +214,7 @@ impl LcmpRouter {
 
     /// Record `port` as the egress of `key` without a decision (the reverse path of a flow's ACKs).
     pub fn pin(&mut self, now: Time, key: u128, port: u16) {
-        self.cache.insert(now, key, port);
+        let _ = self.cache.insert(now, key, port);
     }
 
     /// The periodic monitor (§3.3): sample every port's queue bytes (`queues[local port]`), update
@@ -248,6 +257,21 @@ impl LcmpRouter {
     /// Returns `None` when no candidate is up.
     pub fn decide(&mut self, now: Time, key: u128, hash: u32, cands: &[Candidate], queues: &[u64], failover: bool) -> Option<u16> {
         let p = self.p;
+        if self.cache.is_full() {
+            // No room to remember a decision: plain ECMP over the live candidates, the same for
+            // every packet of the flow while the cache stays full (nothing is cached).
+            let live: Vec<u16> = cands.iter().map(|c| c.port).filter(|&q| self.ports.get(q as usize).is_some_and(|s| s.up)).collect();
+            if live.is_empty() {
+                return None;
+            }
+            self.stats.cache_full_fallbacks += 1;
+            if self.full_keys.insert(key) {
+                self.stats.cache_full_flows += 1;
+            }
+            self.scratch.clear();
+            self.last_keep = 0;
+            return Some(live[hash as usize % live.len()]);
+        }
         self.scratch.clear();
         for c in cands {
             let Some(ps) = self.ports.get(c.port as usize) else { continue };
@@ -345,7 +369,7 @@ impl LcmpRouter {
         if let Some(c) = self.stats.chosen.get_mut(port as usize) {
             *c += 1;
         }
-        self.cache.insert(now, key, port);
+        let _ = self.cache.insert(now, key, port);
         Some(port)
     }
 
@@ -435,6 +459,31 @@ mod tests {
 
     /// The artifact profile on posCor: per-hop costs DC6 64, DC4 82, DC7 132, DC2 135 (lcmp.md
     /// §4.2): the kept three are DC6, DC4, DC7.
+    /// A full flow cache (`routing.flow_cache_capacity`): the switch stops caching, and new
+    /// flows are hashed by plain ECMP over all live candidates (LCMP §5's fallback) — including
+    /// the high-cost ones the filter would have removed — counted once per flow.
+    #[test]
+    fn a_full_cache_falls_back_to_ecmp() {
+        let mut p = LcmpParams::paper();
+        p.flow_cache_capacity = Some(100);
+        let mut r = LcmpRouter::new(p, &poscor_rates(), 128 << 20, Time::from_ms(256));
+        let cands = poscor_cands(&r);
+        let c = spread(&mut r, &cands, &[0; 8], 3000);
+        assert_eq!(r.cache().len(), 100);
+        assert_eq!(r.stats.decisions, 100);
+        assert_eq!(r.stats.cache_full_flows, 2900);
+        // The 100 cached decisions used the kept half only; the 2,900 ECMP ones spread over all six.
+        for port in 2..8 {
+            assert!(c[port] > 300, "port {port}: {c:?}");
+        }
+        // Repeated packets of a fallen-back flow take the same port and count once.
+        let key = 5000u128;
+        let a = r.decide(Time::from_ms(1), key, 77, &cands, &[0; 8], false);
+        let b = r.decide(Time::from_ms(2), key, 77, &cands, &[0; 8], false);
+        assert_eq!(a, b);
+        assert_eq!(r.stats.cache_full_flows, 2901);
+    }
+
     #[test]
     fn artifact_keeps_dc7_not_dc2() {
         let mut r = LcmpRouter::new(LcmpParams::artifact(), &poscor_rates(), 128 << 20, Time::ZERO);

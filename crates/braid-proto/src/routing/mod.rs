@@ -57,6 +57,7 @@ pub mod cost;
 pub mod flow_cache;
 pub mod lcmp;
 pub mod select;
+pub mod te;
 
 use braid_core::{Knob, Rate, Time};
 
@@ -82,11 +83,14 @@ pub enum RoutingKind {
     LcmpArtifact,
     /// RoCE adaptive routing: the least-loaded eligible port, per packet.
     Adaptive,
+    /// A RedTE-like traffic-engineering baseline: splitting ratios per destination updated every
+    /// `te_interval` from measured utilisations, new flows hashed onto them ([`te`]).
+    Te,
 }
 
 impl RoutingKind {
     /// Every kind's scenario name.
-    pub const NAMES: &'static [&'static str] = &["ecmp", "entropy", "wcmp", "ucmp", "ucmp-weighted", "lcmp", "lcmp-artifact", "adaptive"];
+    pub const NAMES: &'static [&'static str] = &["ecmp", "entropy", "wcmp", "ucmp", "ucmp-weighted", "lcmp", "lcmp-artifact", "adaptive", "te"];
 
     /// Parse a scenario name.
     pub fn parse(s: &str) -> Result<RoutingKind, String> {
@@ -99,6 +103,7 @@ impl RoutingKind {
             "lcmp" => RoutingKind::Lcmp,
             "lcmp-artifact" => RoutingKind::LcmpArtifact,
             "adaptive" => RoutingKind::Adaptive,
+            "te" => RoutingKind::Te,
             other => return Err(format!("unknown routing kind `{other}` (known: {})", Self::NAMES.join(", "))),
         })
     }
@@ -114,6 +119,7 @@ impl RoutingKind {
             RoutingKind::Lcmp => "lcmp",
             RoutingKind::LcmpArtifact => "lcmp-artifact",
             RoutingKind::Adaptive => "adaptive",
+            RoutingKind::Te => "te",
         }
     }
 
@@ -124,7 +130,7 @@ impl RoutingKind {
 
     /// A kind that needs the control plane's per-path attributes (delay, bottleneck).
     pub fn needs_paths(self) -> bool {
-        matches!(self, RoutingKind::Ucmp | RoutingKind::Wcmp | RoutingKind::UcmpWeighted | RoutingKind::Lcmp | RoutingKind::LcmpArtifact)
+        matches!(self, RoutingKind::Ucmp | RoutingKind::Wcmp | RoutingKind::UcmpWeighted | RoutingKind::Lcmp | RoutingKind::LcmpArtifact | RoutingKind::Te)
     }
 }
 
@@ -289,6 +295,10 @@ pub struct LcmpParams {
     pub idle_timeout: Time,
     /// Flow-cache entries examined per operation by the collector.
     pub gc_budget: u32,
+    /// At most this many flow-cache entries per switch (`routing.flow_cache_capacity`; `None`:
+    /// unbounded). LCMP §4 sizes a DCI's cache at 50,000 entries; a new flow that finds it full
+    /// is hashed by plain ECMP over the candidates and not cached (§5's fallback).
+    pub flow_cache_capacity: Option<usize>,
     /// Cache every first decision, those with a single candidate and those of ACKs included
     /// (`cache_every = true`, the artifact's: its switch looks the packet's key up before anything
     /// else and caches whatever it chose). With its lossy 32-bit key a later flow whose key
@@ -331,6 +341,7 @@ impl LcmpParams {
             ack_routing: AckRouting::Reverse,
             idle_timeout: Time::from_ms(2000),
             gc_budget: 2,
+            flow_cache_capacity: None,
             cache_every: false,
         }
     }
@@ -371,6 +382,9 @@ pub struct RoutingParams {
     /// The destination port the switches' hash reads for data (`routing.hash_dport`; default
     /// 4791, RoCEv2's UDP port; the LCMP artifact's flows carry 100).
     pub hash_dport: u16,
+    /// TE's knobs (`routing.kind = "te"`: `te_interval`, `te_step`, `te_granularity`,
+    /// `te_window`, `te_threshold`).
+    pub te: te::TeParams,
     /// UCMP keeps a flow cache at each switch that runs it, keyed by `flow_key` and never
     /// expired, and reuses a cached port while it is a candidate (`routing.ucmp_cache`; the LCMP
     /// artifact's UCMP, whose lossy key makes colliding flows share a port). Default false: a
@@ -405,6 +419,7 @@ impl Default for RoutingParams {
             hash_dport: crate::hash::ROCE_DPORT,
             ack_hash_swapped: false,
             ucmp_cache: false,
+            te: te::TeParams::default(),
         }
     }
 }
@@ -449,6 +464,12 @@ pub const KNOBS: &[&str] = &[
     "ack_hash",
     "ucmp_cache",
     "cache_every",
+    "flow_cache_capacity",
+    "te_interval",
+    "te_step",
+    "te_granularity",
+    "te_window",
+    "te_threshold",
 ];
 
 fn small(key: &str, v: &Knob, max: u64) -> Result<u64, String> {
@@ -583,6 +604,42 @@ impl RoutingParams {
             "ack_hash" => self.ack_hash_swapped = choice(key, v, &[("flow", false), ("swapped", true)])?,
             "ucmp_cache" => self.ucmp_cache = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
             "cache_every" => self.lcmp.cache_every = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
+            "te_interval" | "te_window" => {
+                let t = time(v)?;
+                if t == Time::ZERO {
+                    return Err(format!("`routing.{key}` must be positive"));
+                }
+                if key == "te_interval" {
+                    self.te.interval = t;
+                } else {
+                    self.te.window = t;
+                }
+            }
+            "te_step" | "te_threshold" => {
+                let x = v.as_f64().map_err(|e| format!("`routing.{key}`: {e}"))?;
+                if !(0.0..=1.0).contains(&x) || (key == "te_step" && x == 0.0) {
+                    return Err(format!("`routing.{key}` must be in {}, got {x}", if key == "te_step" { "(0, 1]" } else { "[0, 1]" }));
+                }
+                if key == "te_step" {
+                    self.te.step = x;
+                } else {
+                    self.te.threshold = x;
+                }
+            }
+            "te_granularity" => {
+                let g = small(key, v, 1 << 16)? as u32;
+                if g == 0 {
+                    return Err("`routing.te_granularity` must be at least 1".into());
+                }
+                self.te.granularity = g;
+            }
+            "flow_cache_capacity" => {
+                let c = small(key, v, 1 << 32)?;
+                if c == 0 {
+                    return Err("`routing.flow_cache_capacity` must be at least 1 entry".into());
+                }
+                self.lcmp.flow_cache_capacity = Some(c as usize);
+            }
             other => return Err(format!("unknown field `routing.{other}` (known: kind, {})", KNOBS.join(", "))),
         }
         if self.lcmp.dp_low > self.lcmp.dp_high {

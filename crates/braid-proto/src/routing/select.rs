@@ -43,6 +43,13 @@ pub fn ucmp_weighted(c: &[PathAttr], hash: u32, table: u32, slack_percent: u32) 
     weighted(c, hash, table, |a| a.path_delay.ps() <= limit)
 }
 
+/// WCMP's weight of every candidate (∝ path capacity on a table of `table` entries, at least 1
+/// each): what [`wcmp`] hashes over.
+pub fn wcmp_weights(c: &[PathAttr], table: u32) -> Vec<u32> {
+    let total: u128 = c.iter().map(|a| a.path_bottleneck_bps as u128).sum();
+    c.iter().map(|a| weight(a, total, table).min(u32::MAX as u64) as u32).collect()
+}
+
 fn weight(a: &PathAttr, total: u128, table: u32) -> u64 {
     if total == 0 {
         return 1;
