@@ -59,6 +59,13 @@ pub const NS3_HPCC: &[Entry] = &[
     ("routing", "ucmp_cache", "true", When::RoutingUcmp),
     ("routing", "flow_key", "\"artifact\"", When::RoutingUcmp),
     ("transport.recovery_params", "nak_interval", "\"500us\"", When::Roce),
+    // The fork has no retransmission timer: a 5 s one (far above any RTT its queues produce) never
+    // fires spuriously and only finishes a flow whose tail was lost, which ns-3 never completes —
+    // the artifact outputs leave those flows out, as ns-3's do.
+    ("transport.recovery_params", "rto_initial", "\"5s\"", When::Roce),
+    ("transport.recovery_params", "rto_min", "\"5s\"", When::Roce),
+    ("transport.recovery_params", "rto_max", "\"10s\"", When::Roce),
+    ("output", "fct_artifact_without_rto", "true", When::Roce),
     ("transport.cc_params", "window", "true", When::RoceWindowCc),
     ("transport.cc_params", "var_win", "true", When::RoceWindowCc),
     ("transport.cc_params", "window_wrap", "true", When::RoceWindowCc),

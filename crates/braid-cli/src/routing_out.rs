@@ -95,9 +95,28 @@ pub fn write_slowdown_bins(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRe
     .map_err(werr)
 }
 
+/// Whether flow `f` belongs in the artifact-format outputs: with `output.fct_artifact_without_rto`
+/// a flow that needed a retransmission timeout does not (the ns-3 fork has no timer: it never
+/// completes there).
+fn in_artifact_outputs(sc: &Scenario, f: &FlowRecord) -> bool {
+    !(sc.output.fct_artifact_without_rto && f.timeouts > 0)
+}
+
+/// Completed flows left out of the artifact-format outputs by `output.fct_artifact_without_rto`.
+fn rto_flows_left_out(sc: &Scenario, flows: &[FlowRecord]) -> usize {
+    flows.iter().filter(|f| f.finish_ns.is_some() && !in_artifact_outputs(sc, f)).count()
+}
+
+/// The artifact-rule slowdown pairs `(size, artifact slowdown)` of the flows its outputs cover.
+fn artifact_pairs(sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Vec<(u64, f64)> {
+    let kept: Vec<FlowRecord> = flows.iter().filter(|f| in_artifact_outputs(sc, f)).cloned().collect();
+    let ideals: Vec<Option<Time>> = flows.iter().zip(ideals).filter(|(f, _)| in_artifact_outputs(sc, f)).map(|(_, i)| *i).collect();
+    slowdown_pairs(sc, sim, &kept, &ideals).iter().map(|p| (p.0, p.2)).collect()
+}
+
 /// Write `fct.txt` in the artifact's format.
-pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, ideals: &[Option<Time>]) -> Result<(), String> {
-    let mut done: Vec<usize> = (0..sim.flows().len()).filter(|&i| sim.flows()[i].finish.is_some()).collect();
+pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Result<(), String> {
+    let mut done: Vec<usize> = (0..sim.flows().len()).filter(|&i| sim.flows()[i].finish.is_some() && in_artifact_outputs(sc, &flows[i])).collect();
     done.sort_by_key(|&i| (sim.flows()[i].finish, i));
     let p = dir.join("fct.txt");
     let werr = |e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
@@ -232,9 +251,16 @@ pub fn write_link_util(dir: &Path, sim: &Sim) -> Result<(), String> {
 /// Write `fct_stats.csv`: the artifact's percentile rule over the completed flows' slowdowns
 /// against its ideal ([`braid_workload::artifact_slowdown_stats`]; `docs/ns3-equivalence.md`).
 pub fn write_fct_stats(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Result<(), String> {
-    let pairs: Vec<(u64, f64)> = slowdown_pairs(sc, sim, flows, ideals).iter().map(|p| (p.0, p.2)).collect();
+    let pairs = artifact_pairs(sc, sim, flows, ideals);
     let p = dir.join("fct_stats.csv");
-    let mut t = String::from("# FCT slowdown against the LCMP artifact's ideal (standalone) FCT, clamped >= 1; the largest flow dropped;\n# percentile p of n sorted values = value at 0-based index int(n*p/100), as the artifact's analysis script.\nset,flows,p50,p95,p99\n");
+    let mut t = String::from("# FCT slowdown against the LCMP artifact's ideal (standalone) FCT, clamped >= 1; the largest flow dropped;\n# percentile p of n sorted values = value at 0-based index int(n*p/100), as the artifact's analysis script.\n");
+    if sc.output.fct_artifact_without_rto {
+        t.push_str(&format!(
+            "# {} completed flows that needed a retransmission timeout left out (output.fct_artifact_without_rto: the ns-3 fork has no timer, they never complete there).\n",
+            rto_flows_left_out(sc, flows)
+        ));
+    }
+    t.push_str("set,flows,p50,p95,p99\n");
     for (name, n, ps) in braid_workload::artifact_slowdown_stats(&pairs) {
         let o = |x: Option<f64>| x.map(fmt_f64).unwrap_or_default();
         t.push_str(&format!("{name},{n},{},{},{}\n", o(ps[0]), o(ps[1]), o(ps[2])));
@@ -247,7 +273,7 @@ pub fn write_routing_outputs(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[Flow
     let ideals = recorded_ideals(flows);
     write_slowdown_bins(dir, sc, sim, flows, &ideals)?;
     if sc.output.fct_artifact {
-        write_fct_artifact(dir, sc, sim, &ideals)?;
+        write_fct_artifact(dir, sc, sim, flows, &ideals)?;
         write_fct_stats(dir, sc, sim, flows, &ideals)?;
     }
     if sc.output.link_util {
@@ -273,9 +299,12 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
     s.float("fct_slowdown_artifact_ideal_p99", percentile(&a, 99.0).unwrap_or(0.0));
     if sc.output.fct_artifact {
         // The artifact's own percentile rule over the same slowdowns (fct_stats.csv's "all" row).
-        let pairs: Vec<(u64, f64)> = slowdown_pairs(sc, sim, flows, &ideals).iter().map(|p| (p.0, p.2)).collect();
+        let pairs = artifact_pairs(sc, sim, flows, &ideals);
         let st = braid_workload::artifact_slowdown_stats(&pairs);
-        let obj = ["p50", "p95", "p99"].iter().zip(st[0].2).map(|(k, v)| (k.to_string(), Value::Float(v.unwrap_or(0.0)))).collect();
+        let mut obj: Vec<(String, Value)> = ["p50", "p95", "p99"].iter().zip(st[0].2).map(|(k, v)| (k.to_string(), Value::Float(v.unwrap_or(0.0)))).collect();
+        if sc.output.fct_artifact_without_rto {
+            obj.push(("rto_flows_left_out".to_string(), Value::Int(rto_flows_left_out(sc, flows) as i128)));
+        }
         s.set("fct_slowdown_artifact_rule", Value::Obj(obj));
     }
     let rt = sim.routing();

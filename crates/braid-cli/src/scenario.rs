@@ -34,6 +34,10 @@ pub struct OutputSpec {
     pub paths: bool,
     /// Write `fct.txt` in the LCMP artifact's `fct_*.txt` format.
     pub fct_artifact: bool,
+    /// Leave flows that needed a retransmission timeout out of `fct.txt`, `fct_stats.csv` and the
+    /// summary's `fct_slowdown_artifact_rule` (`output.fct_artifact_without_rto`; the ns-3 fork has
+    /// no timer, so such a flow never completes there and is missing from its outputs).
+    pub fct_artifact_without_rto: bool,
     /// Write `link_util.csv`: DCI-to-DCI link utilisation per `sample_interval` (default 1 ms).
     pub link_util: bool,
     /// Write `decisions.csv`: every LCMP decision with its candidates' costs (`output.decisions`).
@@ -710,6 +714,7 @@ fn parse_output(f: &Fields, n_links: usize) -> Result<OutputSpec, String> {
     };
     let o = OutputSpec {
         fct_artifact: f.bool("fct_artifact")?.unwrap_or(false),
+        fct_artifact_without_rto: f.bool("fct_artifact_without_rto")?.unwrap_or(false),
         link_util: f.bool("link_util")?.unwrap_or(false),
         decisions: f.bool("decisions")?.unwrap_or(false),
         slowdown_groups,
@@ -723,7 +728,7 @@ fn parse_output(f: &Fields, n_links: usize) -> Result<OutputSpec, String> {
     if o.sample_interval == Some(Time::ZERO) {
         return Err("`output.sample_interval` must be positive".into());
     }
-    f.finish(&["sample_interval", "queues", "ood", "goodput", "paths", "pcap", "fct_artifact", "link_util", "decisions", "slowdown_groups"])?;
+    f.finish(&["sample_interval", "queues", "ood", "goodput", "paths", "pcap", "fct_artifact", "fct_artifact_without_rto", "link_util", "decisions", "slowdown_groups"])?;
     Ok(o)
 }
 

@@ -4,7 +4,7 @@
 //! < 100 KB, 100 KB–1 MB, ≥ 1 MB, computed the artifact's way — within 10 % (Fig 5, 30 % load; the
 //! reference numbers are `data/lcmp/ns3-reference.csv`, from the artifact's published
 //! `fct_dcqcn.txt` files). The other 15 published runs (50 / 80 %, and the 13-DC network) take
-//! minutes each: `braid repro lcmp-ns3`, table in EXPERIMENTS.md.
+//! minutes each: `braid repro lcmp-fig5` and `braid repro lcmp-fig7`, tables in EXPERIMENTS.md.
 //!
 //! ECMP and UCMP match flow by flow: the same hash inputs (source ports, destination port, ACK
 //! ports), the same next-hop order and the same network semantics put every flow on the path ns-3
