@@ -138,6 +138,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     let net_t = f.table("network")?.unwrap_or_else(|| Fields::new("network", &empty));
     let mut net = parse_network(&net_t)?;
     let tr_t = f.table("transport")?.ok_or("missing table [transport]")?;
+    let verb = parse_verb(&tr_t).map_err(|e| tr_k.locate(e))?;
     let mut transport = parse_transport(&tr_t).map_err(|e| tr_k.locate(e))?;
     if transport.cc.kind == CcKind::Hpcc {
         net.int_enabled = true;
@@ -152,6 +153,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     let output = parse_output(&out_t, topology.links.len())?;
     transport.header_bytes = net.header_bytes;
     transport.network_trims = net.trim.enabled;
+    transport.recovery.psn_limit = psn_limit(&net, verb);
     crate::transport_knobs::validate(&transport).map_err(|e| tr_k.locate(format!("[transport] {e}")))?;
     check_inactive_kinds(&splits, base, net.header_bytes)?;
     let link_events = match f.array("faults")? {
@@ -504,6 +506,11 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
     if let Some(b) = f.bool("int")? {
         n.int_enabled = b;
     }
+    for (key, slot) in [("max_outstanding_psn", &mut n.max_outstanding_psn), ("max_outstanding_reads", &mut n.max_outstanding_reads)] {
+        if let Some(v) = f.pos_uint(key)? {
+            *slot = Some(u32::try_from(v).map_err(|_| format!("`network.{key}` must be at most {}, got {v}", u32::MAX))?);
+        }
+    }
     if let Some(r) = f.size("reorder_buffer")? {
         n.reorder_buffer_bytes = r;
     }
@@ -597,6 +604,8 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
         "pfc_resume_offset",
         "int",
         "reorder_buffer",
+        "max_outstanding_psn",
+        "max_outstanding_reads",
         "loss_rate",
         "loss_on",
         "trim",
@@ -614,6 +623,56 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
         "profile",
     ])?;
     Ok(n)
+}
+
+/// The RDMA operation every flow's data moves by (`transport.verb`; Rondo Appendix A).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verb {
+    /// RDMA WRITE (the default): the sender pushes; `network.max_outstanding_psn` applies.
+    Write,
+    /// RDMA READ: the flow's destination is the requester, which issues READs of `read_bytes`
+    /// each; its source, the responder, streams the responses; `network.max_outstanding_reads`
+    /// applies.
+    Read {
+        /// Bytes per READ operation (`transport.read_size`, default 16 KiB).
+        read_bytes: u64,
+    },
+}
+
+/// `transport.verb` (`write` or `read`) and `transport.read_size`.
+fn parse_verb(f: &Fields) -> Result<Verb, String> {
+    let read_size = f.size("read_size")?;
+    match f.str("verb")? {
+        None | Some("write") => {
+            if read_size.is_some() {
+                return Err("`transport.read_size` applies to `transport.verb = \"read\"`".into());
+            }
+            Ok(Verb::Write)
+        }
+        Some("read") => {
+            let read_bytes = read_size.unwrap_or(16 * 1024);
+            if read_bytes == 0 {
+                return Err("`transport.read_size` must be positive".into());
+            }
+            Ok(Verb::Read { read_bytes })
+        }
+        Some(s) => Err(format!("`transport.verb`: unknown value `{s}` (known: write, read)")),
+    }
+}
+
+/// The RNIC's PSN limit for `verb` under the network's `max_outstanding_*` knobs.
+fn psn_limit(net: &NetConfig, verb: Verb) -> braid_proto::recovery::PsnLimit {
+    use braid_proto::recovery::PsnLimit;
+    match verb {
+        Verb::Write => net.max_outstanding_psn.map_or(PsnLimit::None, PsnLimit::Range),
+        Verb::Read { read_bytes } => match net.max_outstanding_reads {
+            None => PsnLimit::None,
+            Some(max_reads) => {
+                let ppr = read_bytes.div_ceil(net.mtu_bytes.max(1) as u64).clamp(1, u32::MAX as u64) as u32;
+                PsnLimit::Reads { packets_per_read: ppr, max_reads }
+            }
+        },
+    }
 }
 
 fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {

@@ -145,6 +145,13 @@ pub struct NetConfig {
     pub int_enabled: bool,
     /// Per-NIC reorder buffer shared by all flows arriving at the NIC.
     pub reorder_buffer_bytes: u64,
+    /// RNIC limit for RDMA WRITE (Rondo Appendix A): a QP's new PSNs must lie within this many
+    /// packets of its oldest unacknowledged one (`network.max_outstanding_psn`; ConnectX-7:
+    /// 512). `None`: unlimited.
+    pub max_outstanding_psn: Option<u32>,
+    /// RNIC limit for RDMA READ: READ operations a requester keeps outstanding per QP
+    /// (`network.max_outstanding_reads`; ConnectX-7: 16). `None`: unlimited.
+    pub max_outstanding_reads: Option<u32>,
     /// Next-hop selection.
     pub routing: RoutingMode,
     /// Knobs of the next-hop selection.
@@ -207,6 +214,8 @@ impl Default for NetConfig {
             pfc: PfcConfig::default(),
             int_enabled: false,
             reorder_buffer_bytes: 1_200_000,
+            max_outstanding_psn: None,
+            max_outstanding_reads: None,
             routing: RoutingMode::Ecmp,
             routing_params: RoutingParams::default(),
             loss_rate: 0.0,

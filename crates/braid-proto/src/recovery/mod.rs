@@ -37,10 +37,13 @@ mod episode;
 mod er;
 mod gbn;
 mod irn;
+pub mod psn_limit;
 mod rack;
 mod rto;
 mod scoreboard;
 mod sr;
+
+pub use psn_limit::PsnLimit;
 
 use episode::Episode;
 use er::EarlyRecovery;
@@ -150,6 +153,10 @@ pub struct RecoveryConfig {
     /// Per-packet Early Recovery also needs a later delivery on the packet's own path; see the
     /// `er` module. A sender's mode.
     pub er_path_confirm: bool,
+    /// The RNIC's limit on the range of outstanding PSNs (Rondo Appendix A; [`PsnLimit`]):
+    /// new data waits while the next new PSN is at or beyond the bound. Set from the network's
+    /// `max_outstanding_psn` / `max_outstanding_reads`, not a recovery knob.
+    pub psn_limit: PsnLimit,
 }
 
 impl RecoveryConfig {
@@ -174,6 +181,7 @@ impl RecoveryConfig {
             hole_first: false,
             er_per_packet: false,
             er_path_confirm: false,
+            psn_limit: PsnLimit::None,
         }
     }
 }
@@ -299,7 +307,7 @@ impl Recovery {
         Recovery {
             sh: Shared {
                 cfg,
-                board: Scoreboard::new(total, cfg.hole_first),
+                board: Scoreboard::new(total, cfg.hole_first, cfg.psn_limit),
                 rtt: RttEstimator::new(),
                 timers: TimerTable::default(),
                 stats: RecoveryStats::default(),
@@ -352,11 +360,17 @@ impl Recovery {
     }
     /// Something can be sent (a retransmission or new data).
     pub fn has_data(&self) -> bool {
-        self.sh.board.has_retx() || self.sh.board.nxt < self.sh.board.total
+        self.sh.board.has_retx() || self.sh.board.nxt < self.sh.board.new_bound()
     }
     /// New (never sent) data remains.
     pub fn has_new_data(&self) -> bool {
-        self.sh.board.nxt < self.sh.board.total && self.sh.board.nxt >= self.sh.board.max_sent
+        self.sh.board.nxt < self.sh.board.new_bound() && self.sh.board.nxt >= self.sh.board.max_sent
+    }
+
+    /// Whether the RNIC's PSN limit ([`RecoveryConfig::psn_limit`]) lets new PSN `psn` go out now.
+    #[inline]
+    pub fn psn_allowed(&self, psn: u32) -> bool {
+        psn < self.sh.cfg.psn_limit.bound(self.sh.board.una)
     }
 
     /// Take the next PSN to send: a queued retransmission first, then the next new PSN. Returns
@@ -638,6 +652,41 @@ mod tests {
             let (p, _) = r.next_psn().unwrap();
             r.on_sent(now, p, 0);
         }
+    }
+
+    #[test]
+    fn the_psn_window_holds_new_data_behind_the_oldest_unacknowledged_packet() {
+        // WRITE window of 4 PSNs (Appendix A): 0..4 go out, then nothing new until PSN 0 is
+        // acknowledged, however many later PSNs are selectively acknowledged.
+        let mut cfg = RecoveryConfig::new(RecoveryKind::RackTlp);
+        cfg.psn_limit = PsnLimit::Range(4);
+        let mut r = Recovery::new(cfg, 10);
+        send_n(&mut r, 4, Time::ZERO);
+        assert!(!r.has_data() && r.next_psn().is_none());
+        for psn in 1..4 {
+            r.on_ack(Time::from_us(2), &ack(PacketKind::Nak, psn, 0, Time::ZERO));
+        }
+        assert!(!r.has_data(), "SACKs above the hole do not open the window");
+        assert!(r.psn_allowed(3) && !r.psn_allowed(4));
+        r.on_ack(Time::from_us(3), &ack(PacketKind::Ack, 0, 4, Time::ZERO));
+        assert!(r.psn_allowed(7) && !r.psn_allowed(8));
+        assert_eq!(r.next_psn(), Some((4, false)));
+    }
+
+    #[test]
+    fn the_read_limit_opens_a_whole_read_at_a_time() {
+        // 2 outstanding READs of 3 packets: PSNs 0..6, then 3 more once PSNs 0..3 are in.
+        let mut cfg = RecoveryConfig::new(RecoveryKind::RackTlp);
+        cfg.psn_limit = PsnLimit::Reads { packets_per_read: 3, max_reads: 2 };
+        let mut r = Recovery::new(cfg, 20);
+        send_n(&mut r, 6, Time::ZERO);
+        assert!(!r.has_data());
+        r.on_ack(Time::from_us(2), &ack(PacketKind::Ack, 1, 2, Time::ZERO));
+        assert!(!r.has_data(), "the first READ is not complete yet");
+        r.on_ack(Time::from_us(2), &ack(PacketKind::Ack, 2, 3, Time::ZERO));
+        send_n(&mut r, 3, Time::from_us(2));
+        assert!(!r.has_data());
+        assert_eq!(r.max_sent(), 9);
     }
 
     #[test]

@@ -9,6 +9,8 @@ use std::collections::VecDeque;
 
 use braid_core::Time;
 
+use super::psn_limit::PsnLimit;
+
 /// Send state of one PSN at or above the cumulative ACK point.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Slot {
@@ -55,11 +57,13 @@ pub(crate) struct Scoreboard {
     path_out: Vec<u32>,
     /// Resend the cumulative hole before other queued retransmissions.
     hole_first: bool,
+    /// The RNIC's limit on outstanding PSNs (new data only).
+    psn_limit: PsnLimit,
 }
 
 impl Scoreboard {
     /// An empty scoreboard for `total` packets.
-    pub fn new(total: u32, hole_first: bool) -> Scoreboard {
+    pub fn new(total: u32, hole_first: bool, psn_limit: PsnLimit) -> Scoreboard {
         Scoreboard {
             total,
             una: 0,
@@ -71,7 +75,15 @@ impl Scoreboard {
             highest_sacked_plus1: 0,
             path_out: Vec::new(),
             hole_first,
+            psn_limit,
         }
+    }
+
+    /// One past the highest PSN that may be sent now: the message's end, or the RNIC's PSN
+    /// limit over the cumulative point if that is lower.
+    #[inline]
+    pub fn new_bound(&self) -> u32 {
+        self.total.min(self.psn_limit.bound(self.una))
     }
 
     /// The slot of `psn`, if it is at or above `una` and has one.
@@ -131,7 +143,7 @@ impl Scoreboard {
         if let Some(p) = self.pop_retx() {
             return Some((p, true));
         }
-        if self.nxt < self.total {
+        if self.nxt < self.new_bound() {
             let p = self.nxt;
             self.nxt += 1;
             return Some((p, p < self.max_sent));

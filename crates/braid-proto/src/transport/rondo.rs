@@ -652,6 +652,13 @@ impl RondoSender {
         if new_data && self.sched_on && ps.skip > 0 && ps.skip >= self.unsent.remaining() {
             return 0.0;
         }
+        if new_data && self.core.rec.config().psn_limit.is_set() {
+            // The RNIC's PSN range (Appendix A): the PSN this path would take must be in it.
+            let k = if self.sched_on { ps.skip } else { 0 };
+            if self.unsent.nth(k).is_none_or(|psn| !self.core.rec.psn_allowed(psn)) {
+                return 0.0;
+            }
+        }
         (ps.window() - self.inflight(p) as f64).max(0.0)
     }
 
