@@ -260,17 +260,22 @@ impl LcmpRouter {
         if self.cache.is_full() {
             // No room to remember a decision: plain ECMP over the live candidates, the same for
             // every packet of the flow while the cache stays full (nothing is cached).
-            let live: Vec<u16> = cands.iter().map(|c| c.port).filter(|&q| self.ports.get(q as usize).is_some_and(|s| s.up)).collect();
-            if live.is_empty() {
+            // Every packet of such a flow comes here: pick the (hash mod live)-th live candidate
+            // without collecting them (no allocation per packet).
+            let ports = &self.ports;
+            let is_live = |c: &&Candidate| ports.get(c.port as usize).is_some_and(|s| s.up);
+            let live = cands.iter().filter(is_live).count();
+            if live == 0 {
                 return None;
             }
+            let port = cands.iter().filter(is_live).nth(hash as usize % live).map(|c| c.port)?;
             self.stats.cache_full_fallbacks += 1;
             if self.full_keys.insert(key) {
                 self.stats.cache_full_flows += 1;
             }
             self.scratch.clear();
             self.last_keep = 0;
-            return Some(live[hash as usize % live.len()]);
+            return Some(port);
         }
         self.scratch.clear();
         for c in cands {
