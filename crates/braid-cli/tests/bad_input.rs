@@ -51,6 +51,7 @@ fn expect_error(name: &str, text: &str, extra: &[&str], needle: &str) {
     assert!(err.contains(needle), "{name}: message should mention `{needle}`: {err}");
     assert!(!err.contains("panicked"), "{name}: panicked: {err}");
     assert!(!out.join("summary.json").exists(), "{name}: summary.json left behind");
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
 }
 
 #[test]
@@ -59,6 +60,7 @@ fn good_scenario_runs() {
     assert_eq!(code, 0, "{err}");
     assert!(out.join("summary.json").exists());
     assert!(out.join("flows.csv").exists());
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
 }
 
 #[test]
@@ -98,6 +100,7 @@ fn disconnected_topology() {
         &format!("kind = \"file\"\nfile = \"{}\"", topo.display()),
     );
     expect_error("disconnected", &text, &[], "disconnected");
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
