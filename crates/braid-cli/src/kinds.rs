@@ -3,8 +3,9 @@
 //! between them (`docs/architecture.md`, "Scenario files: several kinds in one file").
 //!
 //! A kinded table has three sorts of fields:
-//! - *common* fields at its top level, read by every kind (`kind`; `transport.paths` and
-//!   `transport.recovery_params`; every top-level `[routing]` knob);
+//! - *common* fields at its top level, read by every kind (`kind`; `transport.paths`,
+//!   `transport.recovery_params`, `transport.verb` and `transport.read_size`; every top-level
+//!   `[routing]` knob);
 //! - *per-kind sub-tables* named after a kind (`[transport.uet]`, `[workload.flow-file]`), read
 //!   only when that kind is active;
 //! - *flat kind-specific* fields at the top level (the older layout, `transport.cc`). Those
@@ -30,12 +31,13 @@ pub struct KindedTable {
 }
 
 /// `[transport]`: the congestion control and loss recovery (`cc`, `cc_params`, `window`,
-/// `recovery`) belong to a transport; the number of paths and the recovery timers are shared.
+/// `recovery`) belong to a transport; the number of paths, the recovery timers and the RDMA verb
+/// (`verb`, `read_size`: how the NIC moves the data, Rondo Appendix A) are shared.
 pub const TRANSPORT: KindedTable = KindedTable {
     name: "transport",
     kinds: &["roce", "rondo", "rrps", "mprdma", "falcon", "uet", "eqds"],
     default_kind: None,
-    common: Some(&["paths", "recovery_params"]),
+    common: Some(&["paths", "recovery_params", "verb", "read_size"]),
 };
 
 /// `[workload]`: every field but `kind` belongs to a workload kind.

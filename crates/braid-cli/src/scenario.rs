@@ -202,7 +202,7 @@ fn check_inactive_kinds(splits: &[Split], base: &Path, header_bytes: u32) -> Res
         let f = Fields::new(i.table_name, &i.table);
         let checked = match i.table_name {
             "topology" => parse_topology(&f, base).map(|_| ()),
-            "transport" => parse_transport(&f).and_then(|mut tc| {
+            "transport" => parse_verb(&f).and_then(|_| parse_transport(&f)).and_then(|mut tc| {
                 tc.header_bytes = header_bytes;
                 crate::transport_knobs::validate(&tc).map_err(|e| format!("[transport] {e}"))
             }),

@@ -82,3 +82,16 @@ fn bad_limits_are_refused_with_the_field_named() {
         assert!(e.contains(needle), "{set}: {e}");
     }
 }
+
+#[test]
+fn the_verb_written_in_the_file_holds_for_every_transport_kind() {
+    // `transport.verb` is common to every kind: switching the kind with --set keeps the READ
+    // limit (it was once dropped as a field of the file's kind).
+    use braid_proto::recovery::PsnLimit;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let path = root.join("repro/scenarios/rondo-fig24-transports.toml");
+    for kind in ["rondo", "rrps", "mprdma", "falcon", "uet", "eqds", "roce"] {
+        let sc = scenario::load(&path, &[format!("transport.kind=\"{kind}\"")], None).unwrap();
+        assert_eq!(sc.transport.recovery.psn_limit, PsnLimit::Reads { packets_per_read: 17, max_reads: 16 }, "{kind}");
+    }
+}
