@@ -115,6 +115,24 @@ fn each_scheme_uses_the_expected_links() {
 }
 
 #[test]
+fn max_delay_spread_keeps_only_candidates_near_the_shortest_path() {
+    // posCor DC1 -> DC8 path delays: via DC6 10 ms, DC4 20 ms, DC7 40 ms, DC2 50 ms, DC5 80 ms,
+    // DC3 200 ms (`docs/lcmp.md`, topologies). The filter runs before LCMP's cost filter.
+    let d = tmp("spread");
+    let flows = sparse_flows(&d);
+    assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"0us\""]))), ["DC6"]);
+    // 10 ms: DC6 and DC4 (both cost 48, so the cheaper half keeps both).
+    assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"10ms\""]))), ["DC4", "DC6"]);
+    // 40 ms admits DC7 and DC2 too: of four candidates the cheaper half is DC6 and DC4 (DC2's
+    // 51 is not tied with their 48); all six give the cheaper half DC6, DC4, DC2, as "inf" (no
+    // filter) does.
+    assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"40ms\""]))), ["DC4", "DC6"]);
+    assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"inf\""]))), ["DC2", "DC4", "DC6"]);
+    // The artifact profile filters the same way (next-hop costs inside the set).
+    assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp-artifact", &flows, &["routing.max_delay_spread=\"0us\""]))), ["DC6"]);
+}
+
+#[test]
 fn lcmp_runs_are_deterministic() {
     let d = tmp("det");
     let flows = sparse_flows(&d);

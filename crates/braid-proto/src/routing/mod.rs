@@ -305,6 +305,12 @@ pub struct LcmpParams {
     /// collides then reuses that port — 1,124 of the 2,774 flows of the Fig 5 30 % run collide
     /// at their first DCI. Default false: only decisions among several candidates are cached.
     pub cache_every: bool,
+    /// Only candidates whose path's base (propagation) delay is within this of the best
+    /// candidate's stay candidates (`routing.max_delay_spread`; `None`, the default and `"inf"`:
+    /// no filter). Applied before scoring, so the cost filter and hash work inside the
+    /// delay-bounded set: the knob that trades path capacity against the reordering a
+    /// multipath transport spraying over them must absorb (Rondo over LCMP).
+    pub max_delay_spread: Option<Time>,
 }
 
 impl LcmpParams {
@@ -343,6 +349,7 @@ impl LcmpParams {
             gc_budget: 2,
             flow_cache_capacity: None,
             cache_every: false,
+            max_delay_spread: None,
         }
     }
 
@@ -465,6 +472,7 @@ pub const KNOBS: &[&str] = &[
     "ucmp_cache",
     "cache_every",
     "flow_cache_capacity",
+    "max_delay_spread",
     "te_interval",
     "te_step",
     "te_granularity",
@@ -604,6 +612,12 @@ impl RoutingParams {
             "ack_hash" => self.ack_hash_swapped = choice(key, v, &[("flow", false), ("swapped", true)])?,
             "ucmp_cache" => self.ucmp_cache = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
             "cache_every" => self.lcmp.cache_every = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
+            "max_delay_spread" => {
+                self.lcmp.max_delay_spread = match v {
+                    Knob::Str(s) if s == "inf" => None,
+                    _ => Some(v.as_time().map_err(|e| format!("`routing.{key}`: expected a duration such as \"1ms\" or \"inf\": {e}"))?),
+                }
+            }
             "te_interval" | "te_window" => {
                 let t = time(v)?;
                 if t == Time::ZERO {
