@@ -109,9 +109,6 @@ pub struct SwitchRouting {
     path_idx: Vec<u32>,
     path_pool: Vec<PathAttr>,
     path_cpath: Vec<u8>,
-    /// Scratch of `routing.max_delay_spread`: the kept next hops and their positions among all.
-    spread_hops: Vec<PortId>,
-    spread_pos: Vec<u32>,
     n_hosts: usize,
     has_dci: bool,
     node_is_dci: Vec<bool>,
@@ -240,8 +237,6 @@ impl SwitchRouting {
             lcmp_nodes: Vec::new(),
             port_local,
             path_idx: Vec::new(),
-            spread_hops: Vec::new(),
-            spread_pos: Vec::new(),
             path_pool: Vec::new(),
             path_cpath: Vec::new(),
             n_hosts: host_nodes.len(),
@@ -530,6 +525,7 @@ impl SwitchRouting {
         is_data: bool,
         ingress: PortId,
     ) -> Option<PortId> {
+        let now = v.now;
         let dst_host = v.host_of_node[dst.idx()];
         let src_host = v.host_of_node[src.idx()];
         let li = self.lcmp_idx[node.idx()] as usize;
@@ -537,54 +533,7 @@ impl SwitchRouting {
         let (sip, dip) = (node_ip(src.0), node_ip(dst.0));
         let (sport, dport) = self.hash_ports(entropy, is_data);
         let key = flow_key(p.flow_key, sip, dip, sport, dport, !is_data);
-        let all_hops = v.routes.next_hops(node, dst_host);
-        // `routing.max_delay_spread`: only the candidates whose path delay is within the spread
-        // of the best (positions into `all_hops` kept in `spread_pos`, reused: no allocation).
-        let spread_off = match p.max_delay_spread {
-            Some(spread) if all_hops.len() > 1 => {
-                let off = self.path_attrs(node, dst_host, v.routes, v.ports);
-                let delays = &self.path_pool[off..off + all_hops.len()];
-                let best = delays.iter().map(|a| a.path_delay).min().unwrap_or(Time::ZERO);
-                self.spread_pos.clear();
-                self.spread_hops.clear();
-                for (i, a) in delays.iter().enumerate() {
-                    if a.path_delay <= best + spread {
-                        self.spread_pos.push(i as u32);
-                        self.spread_hops.push(all_hops[i]);
-                    }
-                }
-                Some(off)
-            }
-            _ => None,
-        };
-        let spread_hops = std::mem::take(&mut self.spread_hops);
-        let hops: &[PortId] = if spread_off.is_some() { &spread_hops } else { all_hops };
-        let r = self.lcmp_decide(v, node, dst_host, src_host, li, key, hops, spread_off, is_data, ingress, (sip, dip, sport, dport), entropy);
-        self.spread_hops = spread_hops;
-        r
-    }
-
-    /// [`Self::lcmp_egress`] over the candidate next hops `hops` (all of them, or those within
-    /// `routing.max_delay_spread`: then `spread_off` is their path table's offset and
-    /// `spread_pos` their positions in it).
-    #[allow(clippy::too_many_arguments)]
-    fn lcmp_decide(
-        &mut self,
-        v: &RouteView,
-        node: NodeId,
-        dst_host: u32,
-        src_host: u32,
-        li: usize,
-        key: u128,
-        hops: &[PortId],
-        spread_off: Option<usize>,
-        is_data: bool,
-        ingress: PortId,
-        (sip, dip, sport, dport): (u32, u32, u16, u16),
-        entropy: u16,
-    ) -> Option<PortId> {
-        let now = v.now;
-        let p = *self.lcmp[li].params();
+        let hops = v.routes.next_hops(node, dst_host);
         let n = hops.len();
         // The reverse direction's egress: back over the link the packet came in on.
         let reverse = v.ports[ingress.idx()].reverse;
@@ -610,20 +559,21 @@ impl SwitchRouting {
         // A new flow (or one whose port went down): full decision among the live candidates.
         self.cands.clear();
         let need_cpath = p.path_scope == PathScope::Path;
-        let off = match spread_off {
-            Some(o) => o,
-            None if need_cpath => self.path_attrs(node, dst_host, v.routes, v.ports),
-            None => 0,
-        };
+        // `routing.max_delay_spread`: only candidates whose path delay is within the spread of
+        // the best one's are scored (decisions only; a cached flow keeps its port).
+        let spread = p.max_delay_spread.filter(|_| n > 1);
+        let off = if need_cpath || spread.is_some() { self.path_attrs(node, dst_host, v.routes, v.ports) } else { 0 };
+        let max_delay = spread.map(|s| self.path_pool[off..off + n].iter().map(|a| a.path_delay).min().unwrap_or(Time::ZERO) + s);
         for (i, &hp) in hops.iter().enumerate() {
+            if max_delay.is_some_and(|m| self.path_pool[off + i].path_delay > m) {
+                continue;
+            }
             let port = &v.ports[hp.idx()];
-            // Position of this candidate in the path table (all next hops toward `dst_host`).
-            let pos = if spread_off.is_some() { self.spread_pos[i] as usize } else { i };
             self.cands.push(Candidate {
                 port: self.port_local[hp.idx()],
                 link_rate_bps: port.rate.bps(),
                 link_delay: port.delay,
-                c_path: if need_cpath { self.path_cpath[off + pos] } else { 0 },
+                c_path: if need_cpath { self.path_cpath[off + i] } else { 0 },
             });
         }
         self.queues.clear();
