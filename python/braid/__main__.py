@@ -44,20 +44,15 @@ def _run(a: argparse.Namespace) -> int:
         warnings.simplefilter("always", braid.BraidWarning)
         try:
             r = braid.run(a.scenario, set=a.sets, seed=a.seed, out=out)
-        except braid.RunStalled as e:
+        except (braid.RunStalled, braid.ConservationError) as e:
+            # The run ended but is not a success: its outputs are written; exit 3 (stalled, as
+            # `braid run`) or 1 (packet conservation broken).
             _print_warnings(caught)
             if not a.quiet and e.result is not None:
                 print(str(e.result), end="")
                 print(f"  outputs in {out}")
             print(f"error: {e}", file=sys.stderr)
-            return 3
-        except braid.ConservationError as e:
-            _print_warnings(caught)
-            if not a.quiet and e.result is not None:
-                print(str(e.result), end="")
-                print(f"  outputs in {out}")
-            print(f"error: {e}", file=sys.stderr)
-            return 1
+            return 3 if isinstance(e, braid.RunStalled) else 1
     _print_warnings(caught)
     if not a.quiet:
         print(str(r), end="")

@@ -164,6 +164,17 @@ fn stuck_flows(s: &mut Summary, sim: &Sim) {
     s.set("stuck_flows", Value::Obj(list));
 }
 
+/// How a run ended, as `summary.json`'s `run_end` names it.
+pub fn run_end_name(end: RunEnd) -> &'static str {
+    match end {
+        RunEnd::AllFlowsComplete => "all_flows_complete",
+        RunEnd::StopTime => "stop_time",
+        RunEnd::Stalled | RunEnd::NoProgress => "stalled",
+        RunEnd::Interrupted => "max_wall",
+        RunEnd::Limit => "max_sim_time",
+    }
+}
+
 /// The headline metrics of a run.
 pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], end: RunEnd, wall_s: f64) -> Summary {
     let mut s = Summary::default();
@@ -181,16 +192,7 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.float("events_per_sec", if wall_s > 0.0 { (events as f64 / wall_s).round() } else { 0.0 });
     s.int("packet_hops", sim.stats().packet_hops);
     s.float("packet_hops_per_sec", if wall_s > 0.0 { (sim.stats().packet_hops as f64 / wall_s).round() } else { 0.0 });
-    s.str(
-        "run_end",
-        match end {
-            RunEnd::AllFlowsComplete => "all_flows_complete",
-            RunEnd::StopTime => "stop_time",
-            RunEnd::Stalled | RunEnd::NoProgress => "stalled",
-            RunEnd::Interrupted => "max_wall",
-            RunEnd::Limit => "max_sim_time",
-        },
-    );
+    s.str("run_end", run_end_name(end));
     s.int("flows_total", flows.len() as u64);
     let done: Vec<&FlowRecord> = flows.iter().filter(|f| f.finish_ns.is_some()).collect();
     s.int("flows_completed", done.len() as u64);

@@ -13,31 +13,16 @@ fn braid() -> Command {
     c
 }
 
+mod scratch;
+use scratch::TmpDir;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A scratch folder, removed when the test is done with it.
-struct TmpDir(PathBuf);
-
-impl std::ops::Deref for TmpDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TmpDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn tmp(name: &str) -> TmpDir {
-    let d = std::env::temp_dir().join(format!("braid-compare-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    TmpDir(d)
+    TmpDir::new("compare-test", name)
 }
 
 fn compare(args: &[&str], out: &Path) -> Output {

@@ -10,39 +10,21 @@ use braid_cli::run::{run, write_outputs};
 use braid_cli::scenario;
 use braid_metrics::Value;
 
-fn outputs(extra: &[&str]) -> (tempdir::Dir, braid_cli::run::RunResult) {
+mod scratch;
+
+fn outputs(extra: &[&str]) -> (scratch::TmpDir, braid_cli::run::RunResult) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut sets: Vec<String> =
         ["network.profile=ns3-hpcc", "network.loss_rate=0.02", "output.fct_artifact=true", "workload.duration=\"3ms\""].iter().map(|s| s.to_string()).collect();
     sets.extend(extra.iter().map(|s| s.to_string()));
     let sc = scenario::load(&root.join("examples/lcmp-tiny.toml"), &sets, None).unwrap();
     let r = run(&sc, false).unwrap();
-    let dir = tempdir::Dir::new();
-    write_outputs(dir.path(), &sc, &r).unwrap();
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let dir = scratch::TmpDir::new("fct-rto", &N.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_string());
+    write_outputs(&dir, &sc, &r).unwrap();
     (dir, r)
 }
 
-mod tempdir {
-    /// A scratch folder removed on drop.
-    pub struct Dir(std::path::PathBuf);
-    impl Dir {
-        pub fn new() -> Dir {
-            use std::sync::atomic::{AtomicU32, Ordering};
-            static N: AtomicU32 = AtomicU32::new(0);
-            let p = std::env::temp_dir().join(format!("braid-fct-rto-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-            std::fs::create_dir_all(&p).unwrap();
-            Dir(p)
-        }
-        pub fn path(&self) -> &std::path::Path {
-            &self.0
-        }
-    }
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
 
 fn rule_field(r: &braid_cli::run::RunResult, key: &str) -> Option<Value> {
     let Some(Value::Obj(o)) = r.summary.get("fct_slowdown_artifact_rule") else { panic!("no fct_slowdown_artifact_rule") };
@@ -62,21 +44,21 @@ fn flows_that_needed_a_timeout_are_left_out_of_the_artifact_outputs_only() {
     let timed_out = r.flows.iter().filter(|f| f.finish_ns.is_some() && f.timeouts > 0).count();
     assert_eq!(completed, r.flows.len(), "every flow completes in Braid");
     assert!(timed_out > 0 && timed_out < completed, "the lossy run must have some flows that timed out: {timed_out} of {completed}");
-    let fct_lines = std::fs::read_to_string(dir.path().join("fct.txt")).unwrap().lines().count();
+    let fct_lines = std::fs::read_to_string(dir.join("fct.txt")).unwrap().lines().count();
     assert_eq!(fct_lines, completed - timed_out);
     assert_eq!(rule_field(&r, "rto_flows_left_out"), Some(Value::Int(timed_out as i128)));
     // The artifact's rule drops the largest of the flows it covers.
-    assert_eq!(all_row_flows(dir.path()), completed - timed_out - 1);
-    let stats = std::fs::read_to_string(dir.path().join("fct_stats.csv")).unwrap();
+    assert_eq!(all_row_flows(&*dir), completed - timed_out - 1);
+    let stats = std::fs::read_to_string(dir.join("fct_stats.csv")).unwrap();
     assert!(stats.contains(&format!("# {timed_out} completed flows that needed a retransmission timeout left out")), "{stats}");
     // flows.csv keeps every flow.
-    let flows_lines = std::fs::read_to_string(dir.path().join("flows.csv")).unwrap().lines().count();
+    let flows_lines = std::fs::read_to_string(dir.join("flows.csv")).unwrap().lines().count();
     assert_eq!(flows_lines, r.flows.len() + 1);
 
     // Set back alone: every completed flow is in the artifact outputs again.
     let (dir, r) = outputs(&["output.fct_artifact_without_rto=false"]);
     let completed = r.flows.iter().filter(|f| f.finish_ns.is_some()).count();
-    assert_eq!(std::fs::read_to_string(dir.path().join("fct.txt")).unwrap().lines().count(), completed);
+    assert_eq!(std::fs::read_to_string(dir.join("fct.txt")).unwrap().lines().count(), completed);
     assert_eq!(rule_field(&r, "rto_flows_left_out"), None);
-    assert_eq!(all_row_flows(dir.path()), completed - 1);
+    assert_eq!(all_row_flows(&*dir), completed - 1);
 }

@@ -138,16 +138,6 @@ fn run_cancellable(sc: &Scenario, cancel: &AtomicBool, warnings: &mut Vec<String
     Ok(r)
 }
 
-fn run_end_name(end: RunEnd) -> &'static str {
-    match end {
-        RunEnd::AllFlowsComplete => "all_flows_complete",
-        RunEnd::StopTime => "stop_time",
-        RunEnd::Stalled | RunEnd::NoProgress => "stalled",
-        RunEnd::Interrupted => "max_wall",
-        RunEnd::Limit => "max_sim_time",
-    }
-}
-
 /// One run of a sweep into `dir`: `braid_cli::sweep::run_one`, the code of `braid sweep`'s workers.
 fn sweep_run_into(dir: &Path, sc: &Scenario, cancel: &AtomicBool) -> Result<(), String> {
     sweep::run_one(dir, sc, cancel)
@@ -247,7 +237,7 @@ impl NativeScenario {
         match outcome {
             Ok((end, stuck, cons, warnings, human)) => {
                 let d = PyDict::new(py);
-                d.set_item("run_end", run_end_name(end))?;
+                d.set_item("run_end", braid_cli::run::run_end_name(end))?;
                 d.set_item("stopped_early", end.stopped_early())?;
                 d.set_item("stuck_message", stuck)?;
                 d.set_item("conservation_error", cons)?;
