@@ -215,6 +215,7 @@ pub const RONDO_KNOBS: &[&str] = &[
     "stable_samples",
     "stable_tol",
     "max_skip",
+    "probe_budget",
     "ts_interval",
     "er_threshold",
     "er_mode",
@@ -277,7 +278,14 @@ fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
                     "delay_gain" => c.delay_gain = unit_interval(v, false)?,
                     "stable_samples" => c.stable_samples = v.as_u64()?.min(u32::MAX as u64) as u32,
                     "stable_tol" => c.stable_tol = rel_time(v)?,
-                    "max_skip" => c.max_skip = v.as_u64()?.min(u32::MAX as u64) as u32,
+                    "max_skip" => c.max_skip = Some(v.as_u64()?.min(u32::MAX as u64) as u32),
+                    "probe_budget" => {
+                        c.probe_budget_unsent = match v.as_str()? {
+                            "unsent" => true,
+                            "line-rate" => false,
+                            s => return Err(format!("unknown value `{s}` (known: unsent, line-rate)")),
+                        }
+                    }
                     "ts_interval" => c.ts_interval = rel_time(v)?,
                     "er_threshold" => recovery_knob(&mut c.recovery, "er_threshold", v)?,
                     "er_mode" => {

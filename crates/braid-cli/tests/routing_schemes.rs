@@ -130,6 +130,14 @@ fn max_delay_spread_keeps_only_candidates_near_the_shortest_path() {
     assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"inf\""]))), ["DC2", "DC4", "DC6"]);
     // The artifact profile filters the same way (next-hop costs inside the set).
     assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp-artifact", &flows, &["routing.max_delay_spread=\"0us\""]))), ["DC6"]);
+    // ECMP and UCMP hash inside the same delay-bounded set.
+    assert_eq!(used(&dc1_wan_bytes(&poscor("ecmp", &flows, &["routing.max_delay_spread=\"0us\""]))), ["DC6"]);
+    assert_eq!(used(&dc1_wan_bytes(&poscor("ecmp", &flows, &["routing.max_delay_spread=\"10ms\""]))), ["DC4", "DC6"]);
+    assert_eq!(used(&dc1_wan_bytes(&poscor("ucmp", &flows, &["routing.max_delay_spread=\"0us\""]))), ["DC6"]);
+    let ucmp10 = used(&dc1_wan_bytes(&poscor("ucmp", &flows, &["routing.max_delay_spread=\"10ms\""])));
+    assert!(!ucmp10.is_empty() && ucmp10.iter().all(|d| *d == "DC4" || *d == "DC6"), "{ucmp10:?}");
+    // Without the filter ECMP spreads over more than these two.
+    assert!(used(&dc1_wan_bytes(&poscor("ecmp", &flows, &[]))).len() > 2);
 }
 
 #[test]

@@ -24,7 +24,9 @@ use std::collections::HashMap;
 
 use braid_core::{NodeId, Packet, PacketKind, PortId, Rng, Time};
 use braid_proto::hash::{ecmp_hash, node_ip};
-use braid_proto::routing::select::{least_loaded, quantize4, ucmp, ucmp_weighted, wcmp, wcmp_weights, PathAttr};
+use braid_proto::routing::select::{
+    ecmp_within, least_loaded, quantize4, ucmp, ucmp_weighted, ucmp_within, wcmp, wcmp_weights, within_spread, PathAttr,
+};
 use braid_proto::routing::te::TeRouter;
 use braid_proto::routing::{
     flow_key, AckRouting, CacheLookup, Candidate, FlowKeyKind, LcmpRouter, MaxDelay, PathScope, RoutingKind, RoutingParams, Sampling,
@@ -255,7 +257,7 @@ impl SwitchRouting {
             te_idx: vec![u32::MAX; n],
             te_last_tx: Vec::new(),
         };
-        if kind.needs_paths() {
+        if kind.needs_paths() || params.lcmp.max_delay_spread.is_some() {
             r.path_idx = vec![u32::MAX; n * host_nodes.len()];
         }
         if kind.is_lcmp() {
@@ -431,8 +433,18 @@ impl SwitchRouting {
         let (sip, dip) = (node_ip(src.0), node_ip(dst.0));
         let (sport, dport) = self.hash_ports(entropy, is_data);
         let ecmp = |n: usize| ecmp_hash(sip, dip, sport, dport, seed) as usize % n;
+        // `routing.max_delay_spread` under `routing.kind = "ecmp"` / `"ucmp"`: hash only over
+        // the candidates within the spread (nothing to do, and no cost, when it is unset).
+        let spread = self.params.lcmp.max_delay_spread.filter(|_| scheme == self.kind);
         let egress = match scheme {
-            RoutingKind::Ecmp => hops[ecmp(n)],
+            RoutingKind::Ecmp => match spread {
+                Some(s) => {
+                    let off = self.path_attrs(node, dst_host, v.routes, v.ports);
+                    let attrs = &self.path_pool[off..off + n];
+                    hops[ecmp_within(attrs, ecmp_hash(sip, dip, sport, dport, seed), within_spread(attrs, s))]
+                }
+                None => hops[ecmp(n)],
+            },
             RoutingKind::EntropyIndexed => hops[entropy as usize % n],
             RoutingKind::Ucmp if self.params.ucmp_cache => {
                 let key = flow_key(self.params.lcmp.flow_key, sip, dip, sport, dport, !is_data);
@@ -444,7 +456,12 @@ impl SwitchRouting {
                     }
                 }
                 let off = self.path_attrs(node, dst_host, v.routes, v.ports);
-                let i = ucmp(&self.path_pool[off..off + n], ecmp_hash(sip, dip, sport, dport, seed));
+                let attrs = &self.path_pool[off..off + n];
+                let h = ecmp_hash(sip, dip, sport, dport, seed);
+                let i = match spread {
+                    Some(s) => ucmp_within(attrs, h, within_spread(attrs, s)),
+                    None => ucmp(attrs, h),
+                };
                 self.ucmp_cache[node.idx()].insert(key, hops[i]);
                 hops[i]
             }
@@ -453,7 +470,10 @@ impl SwitchRouting {
                 let attrs = &self.path_pool[off..off + n];
                 let h = ecmp_hash(sip, dip, sport, dport, seed);
                 let i = match scheme {
-                    RoutingKind::Ucmp => ucmp(attrs, h),
+                    RoutingKind::Ucmp => match spread {
+                        Some(s) => ucmp_within(attrs, h, within_spread(attrs, s)),
+                        None => ucmp(attrs, h),
+                    },
                     RoutingKind::Wcmp => wcmp(attrs, h, self.params.wcmp_table),
                     _ => ucmp_weighted(attrs, h, self.params.wcmp_table, self.params.ucmp_slack_percent),
                 };
@@ -502,9 +522,11 @@ impl SwitchRouting {
 
     /// The (source, destination) UDP ports the switches hash for a packet of a flow with entropy
     /// `entropy`: data carry (entropy, `routing.hash_dport`); ACKs and NAKs the same, or swapped
-    /// with `routing.ack_hash = "swapped"`.
+    /// with `routing.ack_hash = "swapped"`. With `routing.per_entropy = false` the entropy's low
+    /// byte is cleared first, so a flow's logical paths share one hash and one cache entry.
     #[inline]
     fn hash_ports(&self, entropy: u16, is_data: bool) -> (u16, u16) {
+        let entropy = if self.params.per_entropy { entropy } else { entropy & 0xFF00 };
         let d = self.params.hash_dport;
         if !is_data && self.params.ack_hash_swapped {
             (d, entropy)

@@ -309,7 +309,8 @@ pub struct LcmpParams {
     /// candidate's stay candidates (`routing.max_delay_spread`; `None`, the default and `"inf"`:
     /// no filter). Applied before scoring, so the cost filter and hash work inside the
     /// delay-bounded set: the knob that trades path capacity against the reordering a
-    /// multipath transport spraying over them must absorb (Rondo over LCMP).
+    /// multipath transport spraying over them must absorb (Rondo over LCMP). ECMP and UCMP
+    /// (`routing.kind = "ecmp"` / `"ucmp"`) hash inside the same set.
     pub max_delay_spread: Option<Time>,
 }
 
@@ -401,6 +402,12 @@ pub struct RoutingParams {
     /// (`routing.ack_hash = "swapped"`, as the ns-3 fork's receivers address them), instead of
     /// the data packet's (`"flow"`, default).
     pub ack_hash_swapped: bool,
+    /// Switches hash and key a packet by its whole entropy (`routing.per_entropy = true`, the
+    /// default), so each of a sprayer's logical paths (Rondo's, UET's, …: one UDP source port
+    /// each) is hashed, and at an LCMP switch decided and cached, on its own. `false` clears the
+    /// entropy's low byte first, so a flow's logical paths (Rondo: `(entropy & 0xFF00) + p`)
+    /// share one decision — LCMP's pinning of a whole flow to one path.
+    pub per_entropy: bool,
 }
 
 /// The order of a switch's next hops toward a destination host.
@@ -425,6 +432,7 @@ impl Default for RoutingParams {
             nexthop_order: NextHopOrder::Port,
             hash_dport: crate::hash::ROCE_DPORT,
             ack_hash_swapped: false,
+            per_entropy: true,
             ucmp_cache: false,
             te: te::TeParams::default(),
         }
@@ -473,6 +481,7 @@ pub const KNOBS: &[&str] = &[
     "cache_every",
     "flow_cache_capacity",
     "max_delay_spread",
+    "per_entropy",
     "te_interval",
     "te_step",
     "te_granularity",
@@ -610,6 +619,7 @@ impl RoutingParams {
             "nexthop_order" => self.nexthop_order = choice(key, v, &[("port", NextHopOrder::Port), ("ns3-bfs", NextHopOrder::Ns3Bfs)])?,
             "hash_dport" => self.hash_dport = small(key, v, u16::MAX as u64)? as u16,
             "ack_hash" => self.ack_hash_swapped = choice(key, v, &[("flow", false), ("swapped", true)])?,
+            "per_entropy" => self.per_entropy = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
             "ucmp_cache" => self.ucmp_cache = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
             "cache_every" => self.lcmp.cache_every = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
             "max_delay_spread" => {

@@ -27,6 +27,26 @@ pub fn ucmp(c: &[PathAttr], hash: u32) -> usize {
     nth_matching(c, hash as usize % n, |a| a.link_rate_bps == max)
 }
 
+/// The candidates whose path delay is within `spread` of the smallest (`routing.max_delay_spread`
+/// for ECMP and UCMP): a predicate over `c`'s entries.
+pub fn within_spread(c: &[PathAttr], spread: Time) -> impl Fn(&PathAttr) -> bool {
+    let limit = c.iter().map(|a| a.path_delay).min().unwrap_or(Time::ZERO).saturating_add(spread);
+    move |a: &PathAttr| a.path_delay <= limit
+}
+
+/// ECMP over the candidates `keep` accepts: `hash % n` among them.
+pub fn ecmp_within(c: &[PathAttr], hash: u32, keep: impl Fn(&PathAttr) -> bool) -> usize {
+    let n = c.iter().filter(|a| keep(a)).count().max(1);
+    nth_matching(c, hash as usize % n, keep)
+}
+
+/// [`ucmp`] over the candidates `keep` accepts: the largest link rate among them, hashed.
+pub fn ucmp_within(c: &[PathAttr], hash: u32, keep: impl Fn(&PathAttr) -> bool) -> usize {
+    let max = c.iter().filter(|a| keep(a)).map(|a| a.link_rate_bps).max().unwrap_or(0);
+    let n = c.iter().filter(|a| keep(a) && a.link_rate_bps == max).count().max(1);
+    nth_matching(c, hash as usize % n, |a| keep(a) && a.link_rate_bps == max)
+}
+
 /// WCMP (`docs/baselines.md`, switch routing): weights ∝ path capacity, reduced to at most `table`
 /// entries by rounding (each candidate keeps at least one), then `hash mod Σw` over cumulative
 /// weights.

@@ -266,8 +266,14 @@ pub struct RondoConfig {
     pub stable_samples: u32,
     /// `stable_tol`: a sample is stable within this of the estimate (default 0.05 base RTT).
     pub stable_tol: RelTime,
-    /// `max_skip`: largest skip (default 4096 packets).
-    pub max_skip: u32,
+    /// `max_skip`: largest skip in packets. Unset (`None`): [`RondoConfig::max_skip_pkts`] —
+    /// 4096, or the line-rate packets of the network's largest base RTT when that is more.
+    pub max_skip: Option<u32>,
+    /// `probe_budget`: how many probes a probing phase may send — `"unsent"` (default: at most
+    /// one per data packet the flow has left to send, split over the paths at start-up) or
+    /// `"line-rate"` (no budget: every denied send opportunity of the phase, the literal §4.2.2
+    /// reading). See the module docs, "Probing at long RTTs".
+    pub probe_budget_unsent: bool,
     /// `ts_interval`: a data packet per path carries a timestamp request at most this often
     /// (default 0.125 base RTT, i.e. `Tu/4`).
     pub ts_interval: RelTime,
@@ -316,7 +322,8 @@ impl RondoConfig {
             delay_gain: 0.5,
             stable_samples: 3,
             stable_tol: RelTime::Rtts(0.05),
-            max_skip: 4096,
+            max_skip: None,
+            probe_budget_unsent: true,
             ts_interval: RelTime::Rtts(0.125),
             er_per_packet: true,
             er_path_confirm: true,
@@ -330,6 +337,27 @@ impl RondoConfig {
             None if self.probing => 2.0,
             None => (env.bdp_bytes() as f64 / mtu.max(1) as f64 / self.paths.max(1) as f64).max(1.0),
         }
+    }
+
+    /// The largest skip in packets: `max_skip`, or by default `max(4096, line-rate packets of
+    /// the network's largest base RTT)`. A skip is at most `R·ΔD`, and `ΔD` is below the largest
+    /// RTT, so the default never binds on a path set the NIC could fill; 4096 (the datacenter
+    /// figure, above every skip measured there) keeps the cap for µs networks, and between
+    /// datacenters `R·ΔD` reaches 10^4–10^6 packets (issue 19).
+    pub fn max_skip_pkts(&self, env: &CcEnv, mtu: u32) -> u32 {
+        self.max_skip.unwrap_or_else(|| {
+            let pkts = env.line_rate.bdp_bytes(env.max_rtt) / mtu.max(1) as u64;
+            pkts.clamp(4096, u32::MAX as u64) as u32
+        })
+    }
+
+    /// The reference RTT of `tau_q` given as a multiple: the network's largest base RTT (§6.2.1,
+    /// where every RTT is a few µs), but between datacenters, where that is hundreds of ms, the
+    /// flow's own base RTT once it is above 1 ms — a queueing target of 4 % of the *network's*
+    /// largest RTT would let a 5 ms flow queue 20 ms on each path. Below 1 ms (every datacenter
+    /// RTT) the figure is the paper's.
+    pub fn tau_q_reference(env: &CcEnv) -> Time {
+        env.max_rtt.max(env.base_rtt).min(env.base_rtt.max(Time::from_ms(1)))
     }
 
     /// Capacity probing needs ARCC's capacity estimate.
@@ -414,6 +442,8 @@ struct PathState {
     rtt_seeded: bool,
     /// End of the current probing phase (`Time::ZERO`: none).
     probe_until: Time,
+    /// Probes the current phase may still send on this path (`probe_budget`).
+    probes_left: u32,
     /// The start-up probing phase is running: it lasts `probe_phase` base RTTs *of this path*,
     /// so it is stretched once the path's first RTT sample shows it longer than the hint.
     startup_probe: bool,
@@ -447,6 +477,12 @@ impl PathState {
     fn window(&self) -> f64 {
         self.w + self.extra
     }
+
+    /// The path is in a probing phase with probes left to send.
+    #[inline]
+    fn probing_at(&self, now: Time) -> bool {
+        self.probe_until > now && self.probes_left > 0
+    }
 }
 
 /// A Rondo flow's sender. See the module docs.
@@ -471,6 +507,7 @@ pub struct RondoSender {
     cfg_stable_samples: u32,
     cfg_max_skip: u32,
     probing: bool,
+    probe_budget_unsent: bool,
     scheduler: bool,
     selection: PathSelection,
     swift_mode: bool,
@@ -507,7 +544,7 @@ impl RondoSender {
         }
         let n = cfg.paths as usize;
         let t_env = env.base_rtt;
-        let tau_q = cfg.tau_q.resolve(env.max_rtt.max(env.base_rtt)).secs_f64();
+        let tau_q = cfg.tau_q.resolve(RondoConfig::tau_q_reference(env)).secs_f64();
         let params = ArccParams {
             q0: cfg.q0.packets(mtu),
             tau_q_s: tau_q,
@@ -558,6 +595,7 @@ impl RondoSender {
                     srtt_s: t_env.secs_f64(),
                     rtt_seeded: false,
                     probe_until,
+                    probes_left: if cfg.probe_budget_unsent { (pkts as u32).div_ceil(n as u32) } else { u32::MAX },
                     startup_probe: cfg.probing,
                     credit_open: cfg.probing,
                     extra: 0.0,
@@ -593,8 +631,9 @@ impl RondoSender {
             cfg_probe_slack: cfg.probe_slack,
             cfg_delay_gain: cfg.delay_gain,
             cfg_stable_samples: cfg.stable_samples,
-            cfg_max_skip: cfg.max_skip,
+            cfg_max_skip: cfg.max_skip_pkts(env, mtu),
             probing: cfg.probing,
+            probe_budget_unsent: cfg.probe_budget_unsent,
             scheduler: cfg.scheduler,
             selection: cfg.path_selection,
             swift_mode,
@@ -718,7 +757,7 @@ impl RondoSender {
     }
 
     fn probing_now(&self, now: Time) -> bool {
-        self.probing && self.paths.iter().any(|p| p.probe_until > now)
+        self.probing && self.paths.iter().any(|p| p.probing_at(now))
     }
 
     /// See [`crate::transport::Sender::poll_transmit`].
@@ -748,28 +787,17 @@ impl RondoSender {
                         (psn, false)
                     }
                 };
-                self.core.rec.on_sent(now, psn, p as u16);
-                let ps = &mut self.paths[p];
-                ps.sent.push_back(now);
-                let timestamped = !is_retx && now >= ps.ts_next;
-                if timestamped {
-                    ps.ts_next = now + self.ts_interval;
-                    ps.ts_pending.push_back((psn, now));
-                }
-                let entropy = ps.entropy;
-                // One packet per gap; a late send may catch up by at most one gap.
-                self.next_tx_at = self.next_tx_at.max(now.saturating_sub(self.pace_gap)).saturating_add(self.pace_gap);
-                let payload = self.core.msg.payload_of(psn);
-                return Some(TxPacket { timestamped, ..self.core.data_packet(psn, is_retx, p as u16, entropy, payload) });
+                return Some(self.send_data(now, p, psn, is_retx));
             }
         }
         if self.probing_now(now) {
             let n = self.paths.len();
             for i in 0..n {
                 let p = (self.probe_rr + i) % n;
-                if self.paths[p].probe_until > now {
+                if self.paths[p].probing_at(now) {
                     self.probe_rr = p + 1;
                     self.stats.probes_sent += 1;
+                    self.paths[p].probes_left -= 1;
                     return Some(TxPacket {
                         kind: PacketKind::Probe,
                         psn: PROBE_PSN,
@@ -788,6 +816,23 @@ impl RondoSender {
             }
         }
         None
+    }
+
+    /// Record and build the data packet `psn` on path `p`, and advance the pacer.
+    fn send_data(&mut self, now: Time, p: usize, psn: u32, is_retx: bool) -> TxPacket {
+        self.core.rec.on_sent(now, psn, p as u16);
+        let ps = &mut self.paths[p];
+        ps.sent.push_back(now);
+        let timestamped = !is_retx && now >= ps.ts_next;
+        if timestamped {
+            ps.ts_next = now + self.ts_interval;
+            ps.ts_pending.push_back((psn, now));
+        }
+        let entropy = ps.entropy;
+        // One packet per gap; a late send may catch up by at most one gap.
+        self.next_tx_at = self.next_tx_at.max(now.saturating_sub(self.pace_gap)).saturating_add(self.pace_gap);
+        let payload = self.core.msg.payload_of(psn);
+        TxPacket { timestamped, ..self.core.data_packet(psn, is_retx, p as u16, entropy, payload) }
     }
 
     /// See [`crate::transport::Sender::next_send_time`].
@@ -1021,6 +1066,7 @@ impl RondoSender {
                     if ps.quiet >= self.cfg_probe_trigger && data_left {
                         ps.quiet = 0;
                         ps.probe_until = now + ps.base_rtt.mul_f64(self.cfg_probe_phase);
+                        ps.probes_left = if self.probe_budget_unsent { self.unsent.remaining() } else { u32::MAX };
                         ps.credit_open = true;
                         ps.extra = 0.0;
                         self.stats.probe_phases += 1;
