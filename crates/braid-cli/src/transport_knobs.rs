@@ -215,7 +215,7 @@ pub const RONDO_KNOBS: &[&str] = &[
     "stable_samples",
     "stable_tol",
     "max_skip",
-    "probe_budget",
+    "probe_rate",
     "ts_interval",
     "er_threshold",
     "er_mode",
@@ -279,8 +279,8 @@ fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
                     "stable_samples" => c.stable_samples = v.as_u64()?.min(u32::MAX as u64) as u32,
                     "stable_tol" => c.stable_tol = rel_time(v)?,
                     "max_skip" => c.max_skip = Some(v.as_u64()?.min(u32::MAX as u64) as u32),
-                    "probe_budget" => {
-                        c.probe_budget_unsent = match v.as_str()? {
+                    "probe_rate" => {
+                        c.probe_rate_unsent = match v.as_str()? {
                             "unsent" => true,
                             "line-rate" => false,
                             s => return Err(format!("unknown value `{s}` (known: unsent, line-rate)")),
