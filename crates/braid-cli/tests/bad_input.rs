@@ -119,3 +119,11 @@ fn bad_set_and_bad_units() {
     expect_error("bad-set", GOOD, &["--set", "nonsense"], "--set");
     expect_error("bad-unit", GOOD, &["--set", "topology.delay=\"3 parsecs\""], "topology.delay");
 }
+
+#[test]
+fn bad_inter_dc_spraying_knobs() {
+    // Rondo's probe rate and the per-entropy / delay-spread routing knobs (issue 19).
+    expect_error("probe-rate", GOOD, &["--set", "transport.kind=rondo", "--set", "transport.probe_rate=\"fast\""], "transport.probe_rate");
+    expect_error("per-entropy", GOOD, &["--set", "routing.per_entropy=3"], "routing.per_entropy");
+    expect_error("spread", GOOD, &["--set", "routing.max_delay_spread=\"-1ms\""], "routing.max_delay_spread");
+}
