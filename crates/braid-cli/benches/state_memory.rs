@@ -80,7 +80,6 @@ fn main() {
         let n_a2a = 128.0 * 127.0;
         let per_flow = (b_a2a as f64 - b_perm as f64) / (n_a2a - n_perm);
         // Run bench (a) in 5 µs steps; track the step with the most data in flight.
-        let base = live();
         let (mut sim, _wl) = build(&perm).expect("builds");
         sim.sampling_mut().interval = None;
         sim.prepare();
@@ -96,7 +95,6 @@ fn main() {
                 growth_at_peak = live().saturating_sub(built);
             }
         }
-        let _ = base;
         println!(
             "{:<8} {:>16.0} {:>22} {:>18.1} {:>22.0}",
             kind,

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use braid_core::{NodeId, Packet, PacketKind, PortId, Rng, Time};
 use braid_proto::hash::{ecmp_hash, node_ip};
 use braid_proto::routing::select::{
-    ecmp_within, least_loaded, quantize4, ucmp, ucmp_weighted, ucmp_within, wcmp, wcmp_weights, within_spread, PathAttr,
+    delay_limit, ecmp_within, least_loaded, quantize4, ucmp_weighted, ucmp_within, wcmp, wcmp_weights, PathAttr,
 };
 use braid_proto::routing::te::TeRouter;
 use braid_proto::routing::{
@@ -437,14 +437,13 @@ impl SwitchRouting {
         // the candidates within the spread (nothing to do, and no cost, when it is unset).
         let spread = self.params.lcmp.max_delay_spread.filter(|_| scheme == self.kind);
         let egress = match scheme {
-            RoutingKind::Ecmp => match spread {
-                Some(s) => {
-                    let off = self.path_attrs(node, dst_host, v.routes, v.ports);
-                    let attrs = &self.path_pool[off..off + n];
-                    hops[ecmp_within(attrs, ecmp_hash(sip, dip, sport, dport, seed), within_spread(attrs, s))]
-                }
-                None => hops[ecmp(n)],
-            },
+            RoutingKind::Ecmp if spread.is_some() => {
+                let off = self.path_attrs(node, dst_host, v.routes, v.ports);
+                let attrs = &self.path_pool[off..off + n];
+                let lim = delay_limit(attrs, spread);
+                hops[ecmp_within(attrs, ecmp_hash(sip, dip, sport, dport, seed), |a| a.path_delay <= lim)]
+            }
+            RoutingKind::Ecmp => hops[ecmp(n)],
             RoutingKind::EntropyIndexed => hops[entropy as usize % n],
             RoutingKind::Ucmp if self.params.ucmp_cache => {
                 let key = flow_key(self.params.lcmp.flow_key, sip, dip, sport, dport, !is_data);
@@ -457,11 +456,8 @@ impl SwitchRouting {
                 }
                 let off = self.path_attrs(node, dst_host, v.routes, v.ports);
                 let attrs = &self.path_pool[off..off + n];
-                let h = ecmp_hash(sip, dip, sport, dport, seed);
-                let i = match spread {
-                    Some(s) => ucmp_within(attrs, h, within_spread(attrs, s)),
-                    None => ucmp(attrs, h),
-                };
+                let lim = delay_limit(attrs, spread);
+                let i = ucmp_within(attrs, ecmp_hash(sip, dip, sport, dport, seed), |a| a.path_delay <= lim);
                 self.ucmp_cache[node.idx()].insert(key, hops[i]);
                 hops[i]
             }
@@ -470,10 +466,10 @@ impl SwitchRouting {
                 let attrs = &self.path_pool[off..off + n];
                 let h = ecmp_hash(sip, dip, sport, dport, seed);
                 let i = match scheme {
-                    RoutingKind::Ucmp => match spread {
-                        Some(s) => ucmp_within(attrs, h, within_spread(attrs, s)),
-                        None => ucmp(attrs, h),
-                    },
+                    RoutingKind::Ucmp => {
+                        let lim = delay_limit(attrs, spread);
+                        ucmp_within(attrs, h, |a| a.path_delay <= lim)
+                    }
                     RoutingKind::Wcmp => wcmp(attrs, h, self.params.wcmp_table),
                     _ => ucmp_weighted(attrs, h, self.params.wcmp_table, self.params.ucmp_slack_percent),
                 };
@@ -585,9 +581,9 @@ impl SwitchRouting {
         // the best one's are scored (decisions only; a cached flow keeps its port).
         let spread = p.max_delay_spread.filter(|_| n > 1);
         let off = if need_cpath || spread.is_some() { self.path_attrs(node, dst_host, v.routes, v.ports) } else { 0 };
-        let max_delay = spread.map(|s| self.path_pool[off..off + n].iter().map(|a| a.path_delay).min().unwrap_or(Time::ZERO) + s);
+        let max_delay = if spread.is_some() { delay_limit(&self.path_pool[off..off + n], spread) } else { Time::MAX };
         for (i, &hp) in hops.iter().enumerate() {
-            if max_delay.is_some_and(|m| self.path_pool[off + i].path_delay > m) {
+            if spread.is_some() && self.path_pool[off + i].path_delay > max_delay {
                 continue;
             }
             let port = &v.ports[hp.idx()];

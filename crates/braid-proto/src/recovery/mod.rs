@@ -370,7 +370,7 @@ impl Recovery {
     /// Whether the RNIC's PSN limit ([`RecoveryConfig::psn_limit`]) lets new PSN `psn` go out now.
     #[inline]
     pub fn psn_allowed(&self, psn: u32) -> bool {
-        psn < self.sh.cfg.psn_limit.bound(self.sh.board.una)
+        psn < self.sh.board.new_bound()
     }
 
     /// Take the next PSN to send: a queued retransmission first, then the next new PSN. Returns

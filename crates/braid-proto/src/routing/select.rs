@@ -22,16 +22,17 @@ pub struct PathAttr {
 /// the largest, and hash among them. (The artifact caches the choice per flow; the hash is
 /// deterministic per flow, so the cache changes nothing but failure handling.)
 pub fn ucmp(c: &[PathAttr], hash: u32) -> usize {
-    let max = c.iter().map(|a| a.link_rate_bps).max().unwrap_or(0);
-    let n = c.iter().filter(|a| a.link_rate_bps == max).count().max(1);
-    nth_matching(c, hash as usize % n, |a| a.link_rate_bps == max)
+    ucmp_within(c, hash, |_| true)
 }
 
-/// The candidates whose path delay is within `spread` of the smallest (`routing.max_delay_spread`
-/// for ECMP and UCMP): a predicate over `c`'s entries.
-pub fn within_spread(c: &[PathAttr], spread: Time) -> impl Fn(&PathAttr) -> bool {
-    let limit = c.iter().map(|a| a.path_delay).min().unwrap_or(Time::ZERO).saturating_add(spread);
-    move |a: &PathAttr| a.path_delay <= limit
+/// The largest path delay a candidate may have under `routing.max_delay_spread = spread`: the
+/// smallest of `c`'s path delays plus the spread (`Time::MAX` without one). LCMP scores, and ECMP
+/// and UCMP hash over, only the candidates at or below it.
+pub fn delay_limit(c: &[PathAttr], spread: Option<Time>) -> Time {
+    match spread {
+        Some(s) => c.iter().map(|a| a.path_delay).min().unwrap_or(Time::ZERO).saturating_add(s),
+        None => Time::MAX,
+    }
 }
 
 /// ECMP over the candidates `keep` accepts: `hash % n` among them.

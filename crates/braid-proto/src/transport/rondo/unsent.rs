@@ -72,7 +72,8 @@ impl UnsentSet {
         if self.remaining() == 0 {
             return None;
         }
-        let mut need = k.min(self.remaining() - 1) as u64; // unsent PSNs still to pass over
+        let k = k.min(self.remaining() - 1);
+        let mut need = k as u64; // unsent PSNs still to pass over
         // Short skips: scan a few words from the one holding `lowest` (every PSN below it is sent).
         let first = (self.lowest / 64) as usize;
         for w in first..(first + SCAN_WORDS).min(self.words.len()) {
@@ -84,7 +85,7 @@ impl UnsentSet {
             need -= n;
         }
         // Long skips: descend the Fenwick tree from the root for the `k`-th free bit overall.
-        let mut need = k.min(self.remaining() - 1);
+        let mut need = k;
         let nw = self.words.len();
         let mut pos = 0usize; // words wholly passed over
         let mut step = 1usize << (usize::BITS - 1 - nw.leading_zeros());
@@ -131,7 +132,6 @@ impl UnsentSet {
                 }
                 self.lowest = 64 * w as u32;
             }
-            self.lowest = self.lowest.min(self.total);
         }
     }
 }
