@@ -54,12 +54,7 @@ fn the_scheduler_cancels_two_milliseconds_of_delay_difference_at_full_rate() {
     // Both physical paths at ≥ 90 % of their 25 Gb/s: logical paths grouped by the smallest
     // one-way delay they ever measured (5 ms or 7 ms: their propagation, whatever queue they
     // saw later), ACK rates summed, at every steady-state sample.
-    let mut min_fwd = [f64::INFINITY; 8];
-    for (_, _, s) in r.sim.path_series() {
-        if s.fwd_delay_ns > 0.0 {
-            min_fwd[s.path as usize] = min_fwd[s.path as usize].min(s.fwd_delay_ns);
-        }
-    }
+    let min_fwd = min_fwd_ns(&r);
     assert!(min_fwd.iter().any(|&d| d < 6e6) && min_fwd.iter().any(|&d| d > 6e6 && d.is_finite()), "LCMP placed logical paths on both routes: {min_fwd:?}");
     let (a, b) = steady(&r);
     let mut times: Vec<u64> = r.sim.path_series().iter().map(|s| s.0.ps()).collect();
@@ -94,14 +89,21 @@ fn without_the_scheduler_reordering_tracks_rate_times_delay_difference() {
     }
 }
 
-/// The routes (by smallest measured one-way delay: 5 or 7 ms) Rondo's logical paths took.
-fn routes_used(r: &RunResult) -> Vec<u32> {
+/// The smallest one-way delay each of the 8 logical paths measured (ns; infinite if none): its
+/// route's propagation, whatever queue it saw later.
+fn min_fwd_ns(r: &RunResult) -> [f64; 8] {
     let mut min_fwd = [f64::INFINITY; 8];
     for (_, _, s) in r.sim.path_series() {
         if s.fwd_delay_ns > 0.0 {
             min_fwd[s.path as usize] = min_fwd[s.path as usize].min(s.fwd_delay_ns);
         }
     }
+    min_fwd
+}
+
+/// The routes (by smallest measured one-way delay: 5 or 7 ms) Rondo's logical paths took.
+fn routes_used(r: &RunResult) -> Vec<u32> {
+    let min_fwd = min_fwd_ns(r);
     let mut v: Vec<u32> = min_fwd.iter().filter(|d| d.is_finite()).map(|d| (d / 1e6).round() as u32).collect();
     v.sort();
     v.dedup();
