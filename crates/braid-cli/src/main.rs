@@ -72,6 +72,10 @@ enum Cmd {
         /// No progress bar and no summary on the terminal.
         #[arg(long)]
         quiet: bool,
+        /// Run as a conservative parallel simulation on up to N threads (`run.threads`;
+        /// docs/parallel.md): the same outputs for every N.
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
     },
     /// Check a scenario file without running it.
     Validate {
@@ -183,7 +187,10 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     };
     match cmd {
-        Cmd::Run { scenario: path, out, seed, sets, quiet } => {
+        Cmd::Run { scenario: path, out, seed, mut sets, quiet, threads } => {
+            if let Some(n) = threads {
+                sets.push(format!("run.threads={n}"));
+            }
             let sc = match scenario::load(&path, &sets, seed) {
                 Ok(s) => s,
                 Err(e) => return fail(&e),

@@ -11,6 +11,7 @@ use std::time::Instant;
 use braid_core::Time;
 use braid_core::percentile::percentile;
 use braid_metrics::{fmt_f64, write_flows_csv, FlowRecord, Summary, Value};
+use braid_net::parallel::{plan_partitions, ParallelSim};
 use braid_net::sim::{RunEnd, Sim};
 use braid_net::stats::DropReason;
 use braid_workload::Workload;
@@ -60,9 +61,20 @@ pub fn run_cancellable(
     for &l in &sc.output.pcap {
         sim.capture_link(braid_core::LinkId::from_idx(l as usize));
     }
-    sim.prepare();
-    let wall = Instant::now();
     let total = sim.flows().len() as u64;
+    // A parallel run's `sim` is merged from its partitions after the run.
+    let (mut sim, mut par) = match sc.limits.threads {
+        Some(n) => {
+            let mut p = partitioned(sc, sim, n)?;
+            p.prepare();
+            (None, Some(p))
+        }
+        None => {
+            sim.prepare();
+            (Some(sim), None)
+        }
+    };
+    let wall = Instant::now();
     let mut bar: Option<indicatif::ProgressBar> = None;
     let max_wall_s = sc.limits.max_wall_s;
     let mut cb = |s: &Sim| {
@@ -93,7 +105,19 @@ pub fn run_cancellable(
         _ => false,
     };
     let horizon = if limit_first { sc.limits.max_sim_time } else { sc.stop };
-    let mut end = sim.run(horizon, &mut cb);
+    let mut end = match (&mut sim, &mut par) {
+        (Some(s), _) => s.run(horizon, &mut cb),
+        (None, Some(p)) => p.run(horizon, &mut cb),
+        (None, None) => unreachable!("a sequential or a parallel run"),
+    };
+    let sim = match (sim, par) {
+        (Some(s), _) => s,
+        (None, Some(p)) => {
+            report_parallel(&p, wall.elapsed().as_secs_f64());
+            p.into_sim()
+        }
+        (None, None) => unreachable!("a sequential or a parallel run"),
+    };
     if limit_first && end == RunEnd::StopTime {
         end = RunEnd::Limit;
     }
@@ -107,6 +131,40 @@ pub fn run_cancellable(
     crate::routing_out::summarize_routing(&mut r.summary, sc, &r.sim, &r.flows);
     r.summary.set("offered_load", load.summary_value());
     Ok(r)
+}
+
+/// Split the built simulator's scenario over up to `threads` partitions
+/// ([`braid_net::parallel`]): `first` is partition 0, the others are built again from the
+/// scenario (the build is deterministic).
+fn partitioned(sc: &Scenario, first: Sim, threads: usize) -> Result<ParallelSim, String> {
+    let (owner, n) = plan_partitions(&sc.topology, threads);
+    let mut sims = vec![first];
+    for _ in 1..n {
+        let (mut s, _) = build(sc)?;
+        for &l in &sc.output.pcap {
+            s.capture_link(braid_core::LinkId::from_idx(l as usize));
+        }
+        sims.push(s);
+    }
+    ParallelSim::new(sims, owner)
+}
+
+/// Print a parallel run's partitioning and synchronisation figures on stderr (wall-clock
+/// figures, so never in `summary.json`, which is the same bytes for every thread count).
+fn report_parallel(p: &ParallelSim, wall_s: f64) {
+    if std::env::var_os("BRAID_QUIET_PARALLEL").is_some() {
+        return;
+    }
+    let la = p.lookahead();
+    let la = if la == Time::MAX { "none (one partition)".to_string() } else { format!("{la}") };
+    eprintln!("parallel: {} partition(s), lookahead {la}, wall {wall_s:.2} s", p.n_parts());
+    for (i, w) in p.worker_stats.iter().enumerate() {
+        let per = if w.windows > 0 { w.sync_s / w.windows as f64 * 1e6 } else { 0.0 };
+        eprintln!(
+            "  partition {i}: {} windows, busy {:.2} s, sync {:.2} s ({per:.2} us/window), {} messages out",
+            w.windows, w.busy_s, w.sync_s, w.messages
+        );
+    }
 }
 
 /// One record per flow.

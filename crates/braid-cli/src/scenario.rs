@@ -92,6 +92,11 @@ pub struct RunLimits {
     /// `run.max_wall`: stop after this much wall-clock time (checked every 65,536 events; the
     /// only limit whose stopping point depends on the machine).
     pub max_wall_s: Option<f64>,
+    /// `run.threads` (or `braid run --threads N`): run as a conservative parallel simulation
+    /// over up to this many partitions, one thread each (`docs/parallel.md`). `None`: the one
+    /// sequential queue. Any value, 1 included, orders equal-time events by origin node, so its
+    /// outputs are the same bytes for every thread count but not those of the sequential queue.
+    pub threads: Option<usize>,
 }
 
 /// The default stall timeout, in base RTTs of the slowest path.
@@ -225,8 +230,12 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
         stall_timeout: positive("stall_timeout")?,
         max_sim_time: positive("max_sim_time")?,
         max_wall_s: positive("max_wall")?.map(|t| t.secs_f64()),
+        threads: match f.pos_uint("threads")? {
+            Some(n) if n > 1024 => return Err(format!("`run.threads` = {n}: at most 1024")),
+            n => n.map(|n| n as usize),
+        },
     };
-    f.finish(&["stall_timeout", "max_sim_time", "max_wall"])?;
+    f.finish(&["stall_timeout", "max_sim_time", "max_wall", "threads"])?;
     Ok(limits)
 }
 

@@ -18,14 +18,16 @@ pub fn data_in_flight(stats: &SimStats) -> u64 {
 
 /// Check conservation of data packets by an independent count: every live packet in the arena
 /// is either queued at some port or on a wire; data packets injected must equal delivered +
-/// dropped + those still live. Returns a description of the mismatch, if any.
-pub fn check(stats: &SimStats, ports: &[Port], pkts: &Arena<Packet>) -> Result<(), String> {
+/// dropped + those still live. `foreign` adds (queued data packets, live packets) held in other
+/// arenas (the other partitions of a merged parallel run; `(0, 0)` otherwise). Returns a
+/// description of the mismatch, if any.
+pub fn check(stats: &SimStats, ports: &[Port], pkts: &Arena<Packet>, foreign: (u64, u64)) -> Result<(), String> {
     let dropped: u64 = stats.data_dropped.iter().sum::<u64>() + stats.trimmed_arrived;
     let injected = stats.data_injected;
     let delivered = stats.data_delivered;
     // Count live data packets by walking the queues; packets on the wire are live in the
     // arena but in no queue, so compare with the arena's live count of all kinds.
-    let mut queued_data = 0u64;
+    let mut queued_data = foreign.0;
     for p in ports {
         for c in 0..NUM_CLASSES {
             for &pkt in &p.queues[c] {
@@ -35,7 +37,7 @@ pub fn check(stats: &SimStats, ports: &[Port], pkts: &Arena<Packet>) -> Result<(
             }
         }
     }
-    let live = pkts.live() as u64;
+    let live = pkts.live() as u64 + foreign.1;
     if injected < delivered + dropped {
         return Err(format!("more data packets accounted ({delivered} delivered + {dropped} dropped or trimmed) than injected ({injected})"));
     }

@@ -17,6 +17,7 @@
 pub mod config;
 pub mod conservation;
 pub mod endpoints;
+pub mod parallel;
 pub mod path;
 pub mod port;
 pub mod routes;

@@ -40,6 +40,9 @@ pub struct Samples {
     goodput_series: Vec<(Time, u64)>,
     /// Rows `(time, flow, one logical path's state)`.
     path_series: Vec<(Time, u32, PathSample)>,
+    /// In a parallel run: queue samples `(time, port, bytes)` not yet in `queue_stats`, held
+    /// until it is known whether they fall after the run's end ([`Samples::finish`]).
+    deferred: Option<Vec<(Time, u32, u64)>>,
 }
 
 impl Samples {
@@ -48,22 +51,92 @@ impl Samples {
         Samples { queue_stats: vec![PortQueueStats::default(); n_ports], ..Samples::default() }
     }
 
+    /// Take over what another partition of a parallel run sampled of the ports, hosts and flows
+    /// it owns (`own_port`, `own_host`, `own_flow`: by index); the goodput rows (the partitions
+    /// sampled at the same times) add up. [`Samples::finish_merge`] restores the row order.
+    pub(crate) fn merge_partition(&mut self, other: Samples, own_port: impl Fn(usize) -> bool, own_host: impl Fn(usize) -> bool, own_flow: impl Fn(usize) -> bool) {
+        for (i, q) in other.queue_stats.into_iter().enumerate() {
+            if own_port(i) {
+                self.queue_stats[i] = q;
+            }
+        }
+        self.queue_series.extend(other.queue_series.into_iter().filter(|r| own_port(r.1 as usize)));
+        self.ood_series.extend(other.ood_series.into_iter().filter(|r| own_host(r.1 as usize)));
+        self.path_series.extend(other.path_series.into_iter().filter(|r| own_flow(r.1 as usize)));
+        assert_eq!(self.goodput_series.len(), other.goodput_series.len(), "partitions sampled at different times");
+        for (a, b) in self.goodput_series.iter_mut().zip(&other.goodput_series) {
+            debug_assert_eq!(a.0, b.0);
+            a.1 += b.1;
+        }
+    }
+
+    /// Hold queue samples back until [`Samples::commit`] or [`Samples::finish`] (a parallel run).
+    pub(crate) fn defer(&mut self) {
+        self.deferred = Some(Vec::new());
+    }
+
+    /// Count the held-back queue samples (a synchronisation boundary: flows remain).
+    pub(crate) fn commit(&mut self) {
+        self.finish(None);
+    }
+
+    /// The end of a parallel run: count the held-back queue samples, and with `cutoff` (the
+    /// last flow's completion plus one interval) drop every sample at or after it — the samples
+    /// one queue would not have taken, since its sampler stops re-arming once every flow is done.
+    pub(crate) fn finish(&mut self, cutoff: Option<Time>) {
+        let keep = |t: Time| cutoff.is_none_or(|c| t < c);
+        if let Some(d) = &mut self.deferred {
+            for (t, i, q) in d.drain(..) {
+                if keep(t) {
+                    self.queue_stats[i as usize].record(q);
+                }
+            }
+        }
+        if cutoff.is_some() {
+            self.queue_series.retain(|r| keep(r.0));
+            self.ood_series.retain(|r| keep(r.0));
+            self.goodput_series.retain(|r| keep(r.0));
+            self.path_series.retain(|r| keep(r.0));
+        }
+    }
+
+    /// Keep, of this partition's own rows, those of the ports, hosts and flows it owns.
+    pub(crate) fn keep_own(&mut self, own_port: impl Fn(usize) -> bool, own_host: impl Fn(usize) -> bool, own_flow: impl Fn(usize) -> bool) {
+        self.queue_series.retain(|r| own_port(r.1 as usize));
+        self.ood_series.retain(|r| own_host(r.1 as usize));
+        self.path_series.retain(|r| own_flow(r.1 as usize));
+    }
+
+    /// Put the merged rows back in the order one queue records them: by time, then port, host
+    /// or flow (stable, so a flow's paths keep their order).
+    pub(crate) fn finish_merge(&mut self) {
+        self.queue_series.sort_by_key(|r| (r.0, r.1));
+        self.ood_series.sort_by_key(|r| (r.0, r.1));
+        self.path_series.sort_by_key(|r| (r.0, r.1));
+    }
+
     /// Take one sample at `now`. `is_host` is indexed by node; `inorder_bytes` is the
-    /// application bytes delivered in order so far, all flows.
-    pub fn record(&mut self, now: Time, ports: &[Port], is_host: &[bool], hosts: &[Host], inorder_bytes: u64, flows: &[Flow]) {
+    /// application bytes delivered in order so far, all flows; `own` (by node, in a parallel
+    /// run) limits the ports and hosts sampled to a partition's.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record(&mut self, now: Time, ports: &[Port], is_host: &[bool], hosts: &[Host], inorder_bytes: u64, flows: &[Flow], own: Option<&[bool]>) {
+        let owned = |n: braid_core::NodeId| own.is_none_or(|o| o[n.idx()]);
         for (i, p) in ports.iter().enumerate() {
-            if is_host[p.node.idx()] {
+            if is_host[p.node.idx()] || !owned(p.node) {
                 continue;
             }
             let q = p.queued_bytes();
-            self.queue_stats[i].record(q);
+            match &mut self.deferred {
+                Some(d) => d.push((now, i as u32, q)),
+                None => self.queue_stats[i].record(q),
+            }
             if self.config.queues_series && q > 0 {
                 self.queue_series.push((now, i as u32, q));
             }
         }
         if self.config.ood_series {
             for (i, h) in hosts.iter().enumerate() {
-                if h.nic_ood > 0 || h.nic_rbo > 0 {
+                if (h.nic_ood > 0 || h.nic_rbo > 0) && owned(h.node) {
                     self.ood_series.push((now, i as u32, h.nic_ood, h.nic_rbo));
                 }
             }

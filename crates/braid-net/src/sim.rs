@@ -21,6 +21,7 @@
 mod link;
 mod mmu;
 mod nic;
+mod partition;
 mod receive;
 mod switch;
 
@@ -43,6 +44,7 @@ use crate::topology::{NodeKind, Topology};
 pub use crate::endpoints::{Flow, Host};
 pub use crate::path::PathInfo;
 pub use crate::sampling::SampleConfig;
+pub use partition::{merge_partitions, Remote};
 pub use switch::ecn_mark_probability;
 
 /// An event. Small and `Copy`; packets travel as handles.
@@ -211,6 +213,11 @@ pub struct Sim {
     master_seed: u64,
     /// Receiver-side pull pacers (EQDS).
     pull_pacers: PullPacers,
+    /// In a parallel run: the partition this simulator is ([`Sim::make_partition`]).
+    part: Option<Box<partition::Part>>,
+    /// After merging a parallel run: data packets queued, and packets alive, in the other
+    /// partitions' arenas (for the conservation check).
+    foreign_live: (u64, u64),
 }
 
 impl Sim {
@@ -331,6 +338,8 @@ impl Sim {
             port_states_at: None,
             master_seed: seed,
             pull_pacers: PullPacers::default(),
+            part: None,
+            foreign_live: (0, 0),
             cfg,
             topo,
         }
@@ -483,6 +492,16 @@ impl Sim {
         self.port_states_at = None;
     }
 
+    /// Whether any link is captured ([`Sim::capture_link`]).
+    pub fn capture_enabled(&self) -> bool {
+        self.capture_ports.iter().any(|&c| c)
+    }
+
+    /// Whether any flow waits for another ([`Sim::add_dependency`]).
+    pub fn has_dependencies(&self) -> bool {
+        self.dependents.iter().any(|d| !d.is_empty())
+    }
+
     /// Flows completed so far.
     pub fn flows_done(&self) -> usize {
         self.flows_done
@@ -491,17 +510,22 @@ impl Sim {
     /// Schedule the initial events. Call once before [`Sim::run`].
     pub fn prepare(&mut self) {
         for f in 0..self.flows.len() {
-            if self.flows[f].deps_left == 0 {
+            let node = self.hosts[self.flows[f].src_host as usize].node;
+            if self.flows[f].deps_left == 0 && self.owns(node) {
                 let t = self.flows[f].start;
+                self.q.set_origin(node.0);
                 self.q.push(t, Ev::FlowStart { flow: f as u32 });
             }
         }
+        self.set_origin_virtual(partition::ORIGIN_LINK);
         for (i, e) in self.link_events.iter().enumerate() {
             self.q.push(e.at, Ev::Link { idx: i as u32 });
         }
+        self.set_origin_virtual(partition::ORIGIN_SAMPLE);
         if let Some(iv) = self.samples.config.interval {
             self.q.push(iv, Ev::Sample);
         }
+        self.set_origin_virtual(partition::ORIGIN_ROUTING);
         for (t, timer) in self.routing.initial_timers().into_iter().flatten() {
             self.q.push(t, Ev::Routing { timer });
         }
@@ -574,6 +598,10 @@ impl Sim {
     /// Process one event (always inlined: it is the body of the run loop).
     #[inline(always)]
     fn handle(&mut self, now: Time, ev: Ev) {
+        if self.part.is_some() {
+            let o = self.event_origin(&ev);
+            self.q.set_origin(o);
+        }
         match ev {
             Ev::Arrive { pkt, port } => self.on_arrive(now, braid_core::PktId(pkt), PortId(port)),
             Ev::TxDone { port } => {
@@ -596,8 +624,8 @@ impl Sim {
             Ev::Sample => self.on_sample(now),
             Ev::PullTick { host } => self.on_pull_tick(now, host),
             Ev::Routing { timer } => {
-                let more_to_come = self.flows_done < self.flows.len();
-                if let Some((t, timer)) = self.routing.on_timer(now, timer, &self.ports, &self.node_ports, more_to_come) {
+                let more_to_come = self.more_to_come();
+                if let Some((t, timer)) = self.routing.on_timer(now, timer, &self.ports, &self.node_ports, more_to_come, self.part.as_ref().map(|p| &p.own_node[..])) {
                     self.q.push(t, Ev::Routing { timer });
                 }
             }
@@ -648,6 +676,7 @@ impl Sim {
     }
 
     fn complete_flow(&mut self, now: Time, f: FlowId) {
+        self.note_completion(now);
         let fl = &mut self.flows[f.idx()];
         fl.finish = Some(now);
         let h = fl.src_host as usize;
@@ -670,11 +699,12 @@ impl Sim {
     }
 
     fn on_sample(&mut self, now: Time) {
-        self.samples.record(now, &self.ports, &self.is_host, &self.hosts, self.stats.inorder_bytes, &self.flows);
+        let own = self.part.as_ref().map(|p| &p.own_node[..]);
+        self.samples.record(now, &self.ports, &self.is_host, &self.hosts, self.stats.inorder_bytes, &self.flows, own);
         if let Some(iv) = self.samples.config.interval {
             // Re-arm only while something else can still happen: a sampler alone must not keep a
             // stalled run alive forever.
-            if self.flows_done < self.flows.len() && !self.q.is_empty() {
+            if self.more_to_come() && (self.part.is_some() || !self.q.is_empty()) {
                 self.q.push(now + iv, Ev::Sample);
             }
         }
@@ -687,7 +717,7 @@ impl Sim {
 
     /// Check conservation of data packets (see [`crate::conservation::check`]).
     pub fn conservation(&self) -> Result<(), String> {
-        crate::conservation::check(&self.stats, &self.ports, &self.pkts)
+        crate::conservation::check(&self.stats, &self.ports, &self.pkts, self.foreign_live)
     }
 
     /// The receiver mode for a recovery scheme that buffers (or not) out-of-order packets.

@@ -104,6 +104,35 @@ pub struct SimStats {
     pub trimmed_arrived: u64,
 }
 
+impl SimStats {
+    /// Add the counters of another partition of a parallel run (sums; the last delivery is the
+    /// later one). The retransmission delay is not added: it is recomputed from the partitions'
+    /// loss logs (`sim::partition`).
+    pub fn merge(&mut self, o: &SimStats) {
+        self.packet_hops += o.packet_hops;
+        self.data_injected += o.data_injected;
+        self.retx_injected += o.retx_injected;
+        self.data_delivered += o.data_delivered;
+        for (a, b) in self.data_dropped.iter_mut().zip(&o.data_dropped) {
+            *a += b;
+        }
+        self.spurious_retx += o.spurious_retx;
+        self.probes_sent += o.probes_sent;
+        self.probes_acked += o.probes_acked;
+        self.probes_dropped += o.probes_dropped;
+        self.control_dropped += o.control_dropped;
+        self.ecn_marks += o.ecn_marks;
+        self.pfc_pauses_sent += o.pfc_pauses_sent;
+        self.pfc_resumes_sent += o.pfc_resumes_sent;
+        self.inorder_bytes += o.inorder_bytes;
+        self.app_bytes_delivered += o.app_bytes_delivered;
+        self.last_delivery = self.last_delivery.max(o.last_delivery);
+        self.trims += o.trims;
+        self.trims_of_queued += o.trims_of_queued;
+        self.trimmed_arrived += o.trimmed_arrived;
+    }
+}
+
 /// An exact histogram of small non-negative integers (counts indexed by value), with a tail
 /// bucket for values past its range.
 #[derive(Clone, Debug, Default)]
@@ -116,6 +145,20 @@ pub struct Histogram {
 
 impl Histogram {
     const CAP: u64 = 1 << 22;
+
+    /// Add `other`'s samples (merging the partitions of a parallel run; the result is the
+    /// histogram of both sample sets, whatever their order).
+    pub fn merge(&mut self, other: &Histogram) {
+        if other.counts.len() > self.counts.len() {
+            self.counts.resize(other.counts.len(), 0);
+        }
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.n += other.n;
+        self.max = self.max.max(other.max);
+        self.sum += other.sum;
+    }
 
     /// Record one sample.
     #[inline]

@@ -205,6 +205,68 @@ fn pareto(mut pts: Vec<(Time, u64)>) -> Vec<(Time, u64)> {
 }
 
 impl SwitchRouting {
+    /// Take over another partition's routing state of the switches it owns (`own`: by node) and
+    /// add its counters (merging a parallel run); [`SwitchRouting::finish_merge`] restores the
+    /// order of the logs.
+    pub(crate) fn merge_partition(&mut self, other: SwitchRouting, own: impl Fn(NodeId) -> bool, own_port: impl Fn(PortId) -> bool) {
+        self.stats.sent_to_down_port += other.stats.sent_to_down_port;
+        self.stats.reverse_pins += other.stats.reverse_pins;
+        self.stats.adaptive_decisions += other.stats.adaptive_decisions;
+        for (i, r) in other.lcmp.into_iter().enumerate() {
+            if own(self.lcmp_nodes[i]) {
+                self.lcmp[i] = r;
+            }
+        }
+        for (i, (r, last)) in other.te.into_iter().zip(other.te_last_tx).enumerate() {
+            if own(self.te_nodes[i]) {
+                self.te[i] = r;
+                self.te_last_tx[i] = last;
+            }
+        }
+        if let (Some(a), Some(b)) = (&mut self.link_util, other.link_util) {
+            let ports = &a.ports;
+            a.rows.extend(b.rows.into_iter().filter(|r| own_port(ports[r.1 as usize])));
+        }
+        if let (Some(a), Some(b)) = (&mut self.decisions, other.decisions) {
+            a.extend(b.into_iter().filter(|d| own(d.node)));
+        }
+    }
+
+    /// The end of a parallel run whose last flow completed at `t_end`: drop the log rows one
+    /// queue would not have written (it stops at `t_end`, and its link-utilisation timer
+    /// re-arms only while flows remain).
+    pub(crate) fn truncate_logs(&mut self, t_end: Time) {
+        if let Some(a) = &mut self.link_util {
+            let cut = t_end + a.interval;
+            a.rows.retain(|r| r.0 < cut);
+        }
+        if let Some(a) = &mut self.decisions {
+            a.retain(|d| d.at <= t_end);
+        }
+    }
+
+    /// Keep, of this partition's own logs, the rows of the switches and ports it owns (before
+    /// the others are merged in).
+    pub(crate) fn keep_own(&mut self, own: impl Fn(NodeId) -> bool, own_port: impl Fn(PortId) -> bool) {
+        if let Some(a) = &mut self.link_util {
+            let ports = &a.ports;
+            a.rows.retain(|r| own_port(ports[r.1 as usize]));
+        }
+        if let Some(a) = &mut self.decisions {
+            a.retain(|d| own(d.node));
+        }
+    }
+
+    /// Sort the merged logs as one queue writes them: by time, then port or switch (stable).
+    pub(crate) fn finish_merge(&mut self) {
+        if let Some(a) = &mut self.link_util {
+            a.rows.sort_by_key(|r| (r.0, r.1));
+        }
+        if let Some(a) = &mut self.decisions {
+            a.sort_by_key(|d| (d.at, d.node));
+        }
+    }
+
     /// Set up routing for a network: which nodes run the scheme, the LCMP routers (bootstrap,
     /// with `max_delay = auto` resolved per switch from its longest candidate path).
     #[allow(clippy::too_many_arguments)]
@@ -638,10 +700,12 @@ impl SwitchRouting {
 
     /// A routing timer fired at `now`. `more_to_come`: some flow is still incomplete (a timer is
     /// re-armed only then). Returns the timer to schedule next, if any.
-    pub fn on_timer(&mut self, now: Time, timer: RoutingTimer, ports: &[Port], node_ports: &[Vec<PortId>], more_to_come: bool) -> Option<(Time, RoutingTimer)> {
+    /// `own` (by node, in a parallel run) limits the work to a partition's switches and ports.
+    pub fn on_timer(&mut self, now: Time, timer: RoutingTimer, ports: &[Port], node_ports: &[Vec<PortId>], more_to_come: bool, own: Option<&[bool]>) -> Option<(Time, RoutingTimer)> {
+        let owned = |n: NodeId| own.is_none_or(|o| o[n.idx()]);
         match timer {
             RoutingTimer::Monitor => {
-                self.on_monitor(now, ports, node_ports);
+                self.on_monitor(now, ports, node_ports, owned);
                 more_to_come.then(|| (now + self.params.lcmp.monitor_interval, RoutingTimer::Monitor))
             }
             RoutingTimer::LinkUtil => {
@@ -651,6 +715,9 @@ impl SwitchRouting {
             }
             RoutingTimer::Te => {
                 for (i, &node) in self.te_nodes.iter().enumerate() {
+                    if !owned(node) {
+                        continue;
+                    }
                     let np = &node_ports[node.idx()];
                     let sent: Vec<u64> = np.iter().zip(&self.te_last_tx[i]).map(|(p, &last)| ports[p.idx()].tx_bytes - last).collect();
                     let rates: Vec<u64> = np.iter().map(|p| ports[p.idx()].rate.bps()).collect();
@@ -663,8 +730,11 @@ impl SwitchRouting {
     }
 
     /// The periodic LCMP congestion monitor: sample every port of every LCMP switch.
-    fn on_monitor(&mut self, now: Time, ports: &[Port], node_ports: &[Vec<PortId>]) {
+    fn on_monitor(&mut self, now: Time, ports: &[Port], node_ports: &[Vec<PortId>], owned: impl Fn(NodeId) -> bool) {
         for (i, &node) in self.lcmp_nodes.iter().enumerate() {
+            if !owned(node) {
+                continue;
+            }
             self.queues.clear();
             for &np in &node_ports[node.idx()] {
                 self.queues.push(ports[np.idx()].queued_bytes());

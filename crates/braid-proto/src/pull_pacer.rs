@@ -123,6 +123,12 @@ impl PullPacers {
         Some(self.next_at[hi].max(now))
     }
 
+    /// Add another pacer set's counters (merging the partitions of a parallel run).
+    pub fn merge_counts(&mut self, other: &PullPacers) {
+        self.pulls_sent += other.pulls_sent;
+        self.rts_received += other.rts_received;
+    }
+
     /// Count an RTS that reached a receiver.
     pub fn note_rts(&mut self) {
         self.rts_received += 1;

@@ -72,6 +72,10 @@ impl Sim {
         // wait in the port's wire queue (far fewer heap entries on long or busy links).
         let at = now + ser + p.delay;
         let seq = self.q.reserve_seq();
+        if self.send_if_remote(port, at, seq, pkt) {
+            return;
+        }
+        let p = &mut self.ports[port.idx()];
         if p.wire_head {
             p.wire.push_back((at, seq, pkt.0));
         } else {
@@ -112,7 +116,7 @@ impl Sim {
         match pk.kind {
             PacketKind::Data => {
                 self.stats.data_dropped[reason as usize] += 1;
-                self.lost_at.entry(((pk.flow.0 as u64) << 32) | pk.psn as u64).or_insert(now);
+                self.note_lost(now, ((pk.flow.0 as u64) << 32) | pk.psn as u64);
             }
             PacketKind::Probe => self.stats.probes_dropped += 1,
             _ => self.stats.control_dropped += 1,
@@ -130,6 +134,8 @@ impl Sim {
                 let up = matches!(e.change, LinkChange::Up);
                 for &p in &ports {
                     self.ports[p.idx()].up = up;
+                    // What follows is the port's node's work (its origin in a parallel run).
+                    self.q.set_origin(self.ports[p.idx()].node.0);
                     if !up {
                         // Drop everything queued on the dead port.
                         for c in 0..NUM_CLASSES {
@@ -144,7 +150,10 @@ impl Sim {
                 self.routing.on_link_change(ports, Some(up), &self.ports);
                 if up {
                     for &p in &ports {
-                        self.pump(now, p);
+                        if self.owns(self.ports[p.idx()].node) {
+                            self.q.set_origin(self.ports[p.idx()].node.0);
+                            self.pump(now, p);
+                        }
                     }
                 }
             }

@@ -11,9 +11,10 @@ use super::{Ev, Sim};
 use crate::config::{CLASS_CONTROL, CLASS_DATA, CLASS_PROBE};
 use crate::endpoints::Flow;
 
-/// Whether `fl`'s receiver should still pull: a receiver-driven sender, not complete at either end.
-fn is_pulled(fl: &Flow) -> bool {
-    fl.sender.wants_pulls() && fl.finish.is_none() && !fl.receiver.is_complete()
+/// Whether `fl`'s receiver should still pull: a receiver-driven sender, not complete at either end
+/// (the sender's end only when `sender_visible`: not in a parallel run, see `partition`).
+fn is_pulled(fl: &Flow, sender_visible: bool) -> bool {
+    fl.sender.wants_pulls() && !(sender_visible && fl.finish.is_some()) && !fl.receiver.is_complete()
 }
 
 impl Sim {
@@ -131,7 +132,7 @@ impl Sim {
     /// one pull queued, or, with pull targets, is pulled up to the packet's pull target plus one
     /// pull when the packet was trimmed (htsim `EqdsSink::handlePullTarget`, `processTrimmed`).
     pub(super) fn pull_on_data(&mut self, now: Time, h: u32, f: FlowId, pk: &Packet) {
-        if !self.flows.get(f.idx()).is_some_and(|fl| fl.sender.wants_pulls()) || !is_pulled(&self.flows[f.idx()]) {
+        if !self.flows.get(f.idx()).is_some_and(|fl| fl.sender.wants_pulls()) || !is_pulled(&self.flows[f.idx()], self.sender_end_visible()) {
             return;
         }
         if !self.flows[f.idx()].sender.pulls_to_target() {
@@ -150,7 +151,7 @@ impl Sim {
     /// Queue `n` pulls for flow `f` at its receiving host `h` (if it is still pulled) and arm
     /// the host's pacer.
     pub(super) fn request_pulls(&mut self, now: Time, h: u32, f: FlowId, n: u32, entropy: u16) {
-        if !is_pulled(&self.flows[f.idx()]) {
+        if !is_pulled(&self.flows[f.idx()], self.sender_end_visible()) {
             return;
         }
         let (hosts, flows) = (self.hosts.len(), self.flows.len());
@@ -166,7 +167,8 @@ impl Sim {
         let wire = (self.cfg.mtu_bytes + self.cfg.header_bytes) as u64;
         let full_packet_time = self.ports[port.idx()].rate.tx_time(wire);
         let flows = &self.flows;
-        if let Some(pull) = self.pull_pacers.on_tick(now, h, full_packet_time, |f| is_pulled(&flows[f as usize])) {
+        let visible = self.part.is_none();
+        if let Some(pull) = self.pull_pacers.on_tick(now, h, full_packet_time, |f| is_pulled(&flows[f as usize], visible)) {
             let fl = &self.flows[pull.flow as usize];
             let pkt = Packet {
                 kind: PacketKind::Pull,

@@ -47,7 +47,7 @@ impl Sim {
                     self.pkts.free(pkt.0);
                     Some(reply)
                 } else {
-                    let reply = self.receive_data(now, h, f, &data);
+                    let reply = self.receive_data(now, h, f, &data, pk.flags);
                     self.pkts.free(pkt.0);
                     reply
                 };
@@ -109,7 +109,9 @@ impl Sim {
         self.pkts.free(pkt.0);
         self.stats.trimmed_arrived += 1;
         let f = pk.flow;
-        if !self.flows[f.idx()].sender.handles_trims() || self.flows[f.idx()].finish.is_some() {
+        // (In a parallel run a receiver cannot see its sender's completion: see `partition`.)
+        let sender_done = self.sender_end_visible() && self.flows[f.idx()].finish.is_some();
+        if !self.flows[f.idx()].sender.handles_trims() || sender_done {
             if pk.int > 0 {
                 self.ints.free(pk.int - 1);
             }
@@ -131,7 +133,7 @@ impl Sim {
 
     /// A data packet of flow `f` reached host `h`: the receiver decides, the NIC-level reorder
     /// metrics and the delivery counters follow. Returns the reply to send, if any.
-    fn receive_data(&mut self, now: Time, h: u32, f: FlowId, data: &DataIn) -> Option<AckOut> {
+    fn receive_data(&mut self, now: Time, h: u32, f: FlowId, data: &DataIn, pkt_flags: u8) -> Option<AckOut> {
         let mtu = self.cfg.mtu_bytes as u64;
         let host = &self.hosts[h as usize];
         let room = host.reorder_used + mtu <= self.cfg.reorder_buffer_bytes;
@@ -162,17 +164,11 @@ impl Sim {
                 if fl.delivered_bytes > before {
                     fl.progress_at = Some(now);
                 }
-                if let Some(t) = self.lost_at.remove(&key) {
-                    self.stats.retx_delay_sum_ps += (now - t).ps() as u128;
-                    self.stats.retx_delay_count += 1;
-                }
+                self.note_repaired(now, key, pkt_flags);
             }
             RxVerdict::Buffered => {
                 self.stats.data_delivered += 1;
-                if let Some(t) = self.lost_at.remove(&key) {
-                    self.stats.retx_delay_sum_ps += (now - t).ps() as u128;
-                    self.stats.retx_delay_count += 1;
-                }
+                self.note_repaired(now, key, pkt_flags);
             }
             RxVerdict::Duplicate => {
                 self.stats.data_dropped[DropReason::RxDuplicate as usize] += 1;
@@ -180,11 +176,11 @@ impl Sim {
             }
             RxVerdict::DroppedOutOfOrder => {
                 self.stats.data_dropped[DropReason::RxOutOfOrder as usize] += 1;
-                self.lost_at.entry(key).or_insert(now);
+                self.note_lost(now, key);
             }
             RxVerdict::DroppedBufferFull => {
                 self.stats.data_dropped[DropReason::RxBufferFull as usize] += 1;
-                self.lost_at.entry(key).or_insert(now);
+                self.note_lost(now, key);
             }
         }
         reply
@@ -226,8 +222,9 @@ impl Sim {
         match pk.kind {
             PacketKind::Rts => {
                 self.pull_pacers.note_rts();
+                let sender_done = self.sender_end_visible() && self.flows[f.idx()].finish.is_some();
                 let fl = &self.flows[f.idx()];
-                if fl.sender.wants_pulls() && fl.receiver.is_complete() && fl.finish.is_none() {
+                if fl.sender.wants_pulls() && fl.receiver.is_complete() && !sender_done {
                     // The receiver has everything; its sender lost the last ACKs: ACK again.
                     let rts = DataIn {
                         psn: pk.psn,

@@ -182,7 +182,8 @@ impl Sim {
         if pause && !self.ports[ingress.idx()].pause_sent[c] {
             self.ports[ingress.idx()].pause_sent[c] = true;
             let t = self.pfc_arrival(now, ingress);
-            self.q.push(t, Ev::Pfc { port: ingress.0, class: c as u8, pause: true });
+            let up = self.ports[ingress.idx()].node;
+            self.push_for(t, Ev::Pfc { port: ingress.0, class: c as u8, pause: true }, up);
             self.stats.pfc_pauses_sent += 1;
         }
     }
@@ -237,7 +238,7 @@ impl Sim {
         pk.flags |= flags::TRIMMED | if last_hop { flags::TRIM_LAST_HOP } else { 0 };
         self.stats.trims += 1;
         let key = ((pk.flow.0 as u64) << 32) | pk.psn as u64;
-        self.lost_at.entry(key).or_insert(now);
+        self.note_lost(now, key);
         match self.refusal(node, port, pkt) {
             Some(r) => self.drop_packet(now, pkt, r),
             None => self.admit(now, node, port, pkt),
@@ -276,7 +277,8 @@ impl Sim {
                 if resume && self.ports[ing.idx()].pause_sent[c] {
                     self.ports[ing.idx()].pause_sent[c] = false;
                     let t = self.pfc_arrival(self.q.now(), ing);
-                    self.q.push(t, Ev::Pfc { port: ing.0, class: c as u8, pause: false });
+                    let up = self.ports[ing.idx()].node;
+                    self.push_for(t, Ev::Pfc { port: ing.0, class: c as u8, pause: false }, up);
                     self.stats.pfc_resumes_sent += 1;
                 }
             }

@@ -1,0 +1,423 @@
+//! One partition of a parallel run (`braid run --threads N`, `docs/parallel.md`): a [`Sim`] that
+//! owns some of the network's nodes and processes only their events.
+//!
+//! Every partition is a whole simulator built from the same scenario; the nodes it does not own
+//! stay idle in it. A packet sent over a link to a node of another partition, and a PFC frame
+//! toward one, leave as a [`Remote`] message with the key (time, origin, origin's sequence) the
+//! event would have had in one queue; [`crate::parallel`] hands the messages over at the end of
+//! each window. With origin keys ([`braid_core::EventQueue::use_origin_keys`]) every node sees
+//! its events in the same order whatever the partitioning, so the merged outputs
+//! ([`merge_partitions`]) are the same bytes for every thread count.
+//!
+//! What a node reads of another node's state in one queue, and may not here, changes with the
+//! mode for every thread count alike: a receiver does not see that its sender has completed (it
+//! keeps answering until the sender's end ignores it), and the loss-to-repair delay is matched
+//! from logs after the run (a drop, then the delivery of a retransmission of that packet).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use braid_core::packet::flags;
+use braid_core::{IntStack, NodeId, Packet, PktId, PortId, Time};
+
+use super::{Ev, Sim};
+use crate::config::NUM_CLASSES;
+
+/// An event for another partition: the event, its time and its key's sequence part, and for an
+/// arrival the packet itself (with its INT stack).
+#[derive(Clone, Debug)]
+pub struct Remote {
+    /// When it happens.
+    pub at: Time,
+    /// The sequence part of its key ([`braid_core::EventQueue::reserve_seq`] at the sender).
+    pub seq: u64,
+    /// The event (`Arrive`'s packet handle is rewritten on arrival).
+    pub ev: Ev,
+    /// The arriving packet (`Arrive` only).
+    pub pkt: Packet,
+    /// Its INT stack, if it carries one (boxed: few packets carry one).
+    pub int: Option<Box<IntStack>>,
+}
+
+/// What a partition knows beyond its own nodes.
+pub(crate) struct Part {
+    /// This partition.
+    pub me: u16,
+    /// The owning partition of every node.
+    pub owner: Arc<[u16]>,
+    /// Per node: this partition owns it (what periodic work looks at).
+    pub own_node: Vec<bool>,
+    /// Per port: its far end belongs to another partition.
+    pub port_remote: Vec<bool>,
+    /// Messages for each partition, in the order they were sent.
+    pub outbox: Vec<Vec<Remote>>,
+    /// Whether flows remained, anywhere, at the last synchronisation boundary (what timers and
+    /// sampling ask instead of the global count of completed flows).
+    pub open: bool,
+    /// `(time, key sequence, flow·psn, lost)`: a data packet dropped (`true`), or a
+    /// retransmitted one delivered (`false`), for the loss-to-repair delay.
+    pub loss_log: Vec<(Time, u64, u64, bool)>,
+    /// The latest completion of a flow sent from here.
+    pub last_completion: Time,
+    /// Events of the virtual origins processed (every partition processes them all; the merged
+    /// event count takes them once).
+    pub virtual_events: u64,
+}
+
+/// Virtual origins after the nodes: the sampler, the routing timers and the link changes, whose
+/// events every partition processes.
+pub(super) const ORIGIN_SAMPLE: u32 = 0;
+pub(super) const ORIGIN_ROUTING: u32 = 1;
+pub(super) const ORIGIN_LINK: u32 = 2;
+const VIRTUAL_ORIGINS: usize = 3;
+
+impl Sim {
+    /// Make this simulator partition `me` of a parallel run: it owns the nodes `owner` maps to
+    /// `me`, and events are ordered by origin keys. Call before [`Sim::prepare`].
+    pub fn make_partition(&mut self, owner: Arc<[u16]>, me: u16, n_parts: usize) {
+        assert_eq!(owner.len(), self.topo.nodes.len(), "make_partition: one owner per node");
+        let port_remote = self.ports.iter().map(|p| owner[p.peer.idx()] != me && owner[p.node.idx()] == me).collect();
+        self.q.use_origin_keys(self.topo.nodes.len() + VIRTUAL_ORIGINS);
+        self.part = Some(Box::new(Part {
+            me,
+            own_node: owner.iter().map(|&o| o == me).collect(),
+            owner,
+            port_remote,
+            outbox: vec![Vec::new(); n_parts],
+            open: !self.flows.is_empty(),
+            loss_log: Vec::new(),
+            virtual_events: 0,
+            last_completion: Time::ZERO,
+        }));
+        self.samples.defer();
+    }
+
+    /// Whether this simulator owns `node` (always, outside a parallel run).
+    #[inline]
+    pub(super) fn owns(&self, node: NodeId) -> bool {
+        self.part.as_ref().is_none_or(|p| p.owner[node.idx()] == p.me)
+    }
+
+    /// Whether a receiver may see that its sender has completed: only in one sequential queue.
+    #[inline]
+    pub(super) fn sender_end_visible(&self) -> bool {
+        self.part.is_none()
+    }
+
+    /// Whether flows may still come (timers and the sampler re-arm while so): the exact count in
+    /// one queue, the count at the last synchronisation boundary in a parallel run.
+    #[inline]
+    pub(super) fn more_to_come(&self) -> bool {
+        match &self.part {
+            None => self.flows_done < self.flows.len(),
+            Some(p) => p.open,
+        }
+    }
+
+    #[inline]
+    fn virtual_origin(&self, v: u32) -> u32 {
+        self.topo.nodes.len() as u32 + v
+    }
+
+    /// The node whose state `ev` changes (its origin for the events it schedules); counts the
+    /// events of virtual origins.
+    #[inline]
+    pub(super) fn event_origin(&mut self, ev: &Ev) -> u32 {
+        if matches!(ev, Ev::Sample | Ev::Routing { .. } | Ev::Link { .. }) {
+            if let Some(p) = &mut self.part {
+                p.virtual_events += 1;
+            }
+        }
+        match *ev {
+            Ev::Arrive { port, .. } => self.ports[port as usize].peer.0,
+            Ev::TxDone { port } | Ev::Pfc { port, .. } => self.ports[port as usize].node.0,
+            Ev::NicWake { host } | Ev::PullTick { host } => self.hosts[host as usize].node.0,
+            Ev::FlowTimer { flow } | Ev::FlowStart { flow } => self.hosts[self.flows[flow as usize].src_host as usize].node.0,
+            Ev::Sample => self.virtual_origin(ORIGIN_SAMPLE),
+            Ev::Routing { .. } => self.virtual_origin(ORIGIN_ROUTING),
+            Ev::Link { .. } => self.virtual_origin(ORIGIN_LINK),
+        }
+    }
+
+    /// Name a virtual origin (`ORIGIN_*`) for what is scheduled next.
+    pub(super) fn set_origin_virtual(&mut self, v: u32) {
+        let o = self.virtual_origin(v);
+        self.q.set_origin(o);
+    }
+
+    /// If `port`'s far end belongs to another partition, send the packet that arrives there at
+    /// `at` (key sequence `seq`) as a message and free it here; returns whether it did.
+    #[inline]
+    pub(super) fn send_if_remote(&mut self, port: PortId, at: Time, seq: u64, pkt: PktId) -> bool {
+        let Some(part) = &mut self.part else { return false };
+        if !part.port_remote[port.idx()] {
+            return false;
+        }
+        let mut pk = *self.pkts.get(pkt.0);
+        let int = if pk.int > 0 {
+            let s = Box::new(*self.ints.get(pk.int - 1));
+            self.ints.free(pk.int - 1);
+            pk.int = 0;
+            Some(s)
+        } else {
+            None
+        };
+        self.pkts.free(pkt.0);
+        let dst = part.owner[self.ports[port.idx()].peer.idx()] as usize;
+        part.outbox[dst].push(Remote { at, seq, ev: Ev::Arrive { pkt: 0, port: port.0 }, pkt: pk, int });
+        true
+    }
+
+    /// Schedule `ev` at `at` for `node`: here, or as a message to its partition.
+    pub(super) fn push_for(&mut self, at: Time, ev: Ev, node: NodeId) {
+        match &self.part {
+            Some(p) if p.owner[node.idx()] != p.me => {
+                let dst = p.owner[node.idx()] as usize;
+                let seq = self.q.reserve_seq();
+                let part = self.part.as_mut().expect("checked");
+                part.outbox[dst].push(Remote { at, seq, ev, pkt: Packet::default(), int: None });
+            }
+            _ => self.q.push(at, ev),
+        }
+    }
+
+    /// Take in messages from other partitions. Arrivals join their port's wire queue as a local
+    /// transmission does (one link's arrivals come in order), so only each link's head arrival
+    /// sits in the event heap.
+    pub fn accept_remote(&mut self, msgs: &mut Vec<Remote>) {
+        for m in msgs.drain(..) {
+            debug_assert!(m.at >= self.q.now(), "a message from the past: the lookahead was broken");
+            match m.ev {
+                Ev::Arrive { port, .. } => {
+                    let mut pk = m.pkt;
+                    if let Some(s) = m.int {
+                        pk.int = self.ints.alloc(*s) + 1;
+                    }
+                    let id = self.pkts.alloc(pk);
+                    let p = &mut self.ports[port as usize];
+                    if p.wire_head {
+                        debug_assert!(p.wire.back().is_none_or(|&(t, s, _)| (t, s) < (m.at, m.seq)), "arrivals of one link out of order");
+                        p.wire.push_back((m.at, m.seq, id));
+                    } else {
+                        p.wire_head = true;
+                        self.q.push_with_seq(m.at, m.seq, Ev::Arrive { pkt: id, port });
+                    }
+                }
+                e => self.q.push_with_seq(m.at, m.seq, e),
+            }
+        }
+    }
+
+    /// The messages for partition `dst` sent since the last call.
+    pub fn take_outbox(&mut self, dst: usize, into: &mut Vec<Remote>) {
+        if let Some(p) = &mut self.part {
+            into.append(&mut p.outbox[dst]);
+        }
+    }
+
+    /// The earliest time at which something is pending here: an event in the queue or a message
+    /// not yet handed over.
+    pub fn next_pending(&self) -> Option<Time> {
+        let msgs = self.part.iter().flat_map(|p| p.outbox.iter().flatten()).map(|m| m.at).min();
+        match (self.q.peek_time(), msgs) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Process every queued event before `end`.
+    pub fn run_window(&mut self, end: Time) {
+        while let Some(t) = self.q.peek_time() {
+            if t >= end {
+                break;
+            }
+            let (now, ev) = self.q.pop().expect("peeked");
+            self.handle(now, ev);
+        }
+    }
+
+    /// At a synchronisation boundary, not the run's end: record whether flows remain anywhere,
+    /// and count the queue samples taken so far.
+    pub fn boundary(&mut self, open: bool) {
+        if let Some(p) = &mut self.part {
+            p.open = open;
+        }
+        self.samples.commit();
+    }
+
+    /// The latest completion of a flow sent from this partition.
+    pub fn last_completion(&self) -> Time {
+        self.part.as_ref().map_or(Time::ZERO, |p| p.last_completion)
+    }
+
+    /// The run has ended; `t_end`: when its last flow completed, if all did. Samples and log
+    /// rows one queue would not have taken after that are dropped.
+    pub fn finish_partition(&mut self, t_end: Option<Time>) {
+        let cutoff = t_end.map(|t| t + self.samples.config.interval.unwrap_or(Time::ZERO));
+        self.samples.finish(cutoff);
+        if let Some(t) = t_end {
+            self.routing.truncate_logs(t);
+        }
+    }
+
+    /// Note a flow's completion (its latest time, in a parallel run).
+    #[inline]
+    pub(super) fn note_completion(&mut self, now: Time) {
+        if let Some(p) = &mut self.part {
+            p.last_completion = p.last_completion.max(now);
+        }
+    }
+
+    /// Flows started here (by their senders) so far.
+    pub fn flows_started(&self) -> usize {
+        self.flows_started
+    }
+
+    /// Set when the run last made progress (the parallel driver's watchdog decides it).
+    pub fn set_progress_at(&mut self, t: Time) {
+        self.progress_at = t;
+    }
+
+    /// The stall timeout ([`Sim::set_stall_timeout`]).
+    pub fn stall_timeout(&self) -> Option<Time> {
+        self.stall_timeout
+    }
+
+    /// A data packet `key` (flow·psn) was lost (dropped, or trimmed) now.
+    #[inline]
+    pub(super) fn note_lost(&mut self, now: Time, key: u64) {
+        match &mut self.part {
+            None => {
+                self.lost_at.entry(key).or_insert(now);
+            }
+            Some(p) => p.loss_log.push((now, self.q.last_seq(), key, true)),
+        }
+    }
+
+    /// A data packet `key` (flow·psn; `pkt_flags` its flags) was accepted by its receiver now:
+    /// a loss of it is repaired.
+    #[inline]
+    pub(super) fn note_repaired(&mut self, now: Time, key: u64, pkt_flags: u8) {
+        match &mut self.part {
+            None => {
+                if let Some(t) = self.lost_at.remove(&key) {
+                    self.stats.retx_delay_sum_ps += (now - t).ps() as u128;
+                    self.stats.retx_delay_count += 1;
+                }
+            }
+            Some(p) if pkt_flags & flags::RETX != 0 => p.loss_log.push((now, self.q.last_seq(), key, false)),
+            Some(_) => {}
+        }
+    }
+}
+
+/// Data packets queued at `sim`'s ports that `own` selects, and the packets alive in its arena.
+fn live_counts(sim: &Sim, own: impl Fn(usize) -> bool) -> (u64, u64) {
+    let mut queued = 0;
+    for (i, p) in sim.ports.iter().enumerate() {
+        if !own(i) {
+            continue;
+        }
+        for c in 0..NUM_CLASSES {
+            queued += p.queues[c].iter().filter(|h| sim.pkts.get(h.0).kind == braid_core::PacketKind::Data).count() as u64;
+        }
+    }
+    (queued, sim.pkts.live() as u64)
+}
+
+/// Merge the partitions of a parallel run, after it, into one simulator whose read-only views
+/// ([`Sim::flows`], [`Sim::stats`], the time series, …) are what one queue would show: each
+/// port, host, switch and flow end from the partition that owns it, counters summed, logs in
+/// (time, entity) order, the loss-to-repair delay matched over all partitions' logs in event
+/// order. The merged simulator is for reading; it cannot run on.
+pub fn merge_partitions(mut parts: Vec<Sim>) -> Sim {
+    let rest = parts.split_off(1);
+    let mut m = parts.pop().expect("at least one partition");
+    let owner = m.part.as_ref().expect("a partition").owner.clone();
+    let own_of = |j: u16| {
+        let owner = owner.clone();
+        move |n: NodeId| owner[n.idx()] == j
+    };
+    let mut log = std::mem::take(&mut m.part.as_mut().expect("a partition").loss_log);
+    // Partition 0's own part first.
+    {
+        let own = own_of(0);
+        let ports_node: Vec<NodeId> = m.ports.iter().map(|p| p.node).collect();
+        let host_nodes: Vec<NodeId> = m.hosts.iter().map(|h| h.node).collect();
+        let src_nodes: Vec<NodeId> = m.flows.iter().map(|f| host_nodes[f.src_host as usize]).collect();
+        m.samples.keep_own(|i| own(ports_node[i]), |h| own(host_nodes[h]), |f| own(src_nodes[f]));
+        let pn = ports_node.clone();
+        m.routing.keep_own(&own, |p: PortId| own(pn[p.idx()]));
+    }
+    let (mut foreign_queued, mut foreign_live) = (0u64, 0u64);
+    for (j, mut o) in rest.into_iter().enumerate() {
+        let j = (j + 1) as u16;
+        let own = own_of(j);
+        let port_own: Vec<bool> = o.ports.iter().map(|p| own(p.node)).collect();
+        let (q, l) = live_counts(&o, |i| port_own[i]);
+        foreign_queued += q;
+        foreign_live += l;
+        for (i, p) in o.ports.iter_mut().enumerate() {
+            if port_own[i] {
+                // Its queued packets live in the other arena: counted above, not carried over.
+                for c in 0..NUM_CLASSES {
+                    p.queues[c].clear();
+                }
+                std::mem::swap(&mut m.ports[i], p);
+            }
+        }
+        for (h, host) in o.hosts.iter_mut().enumerate() {
+            if own(host.node) {
+                std::mem::swap(&mut m.hosts[h], host);
+            }
+        }
+        let host_nodes: Vec<NodeId> = m.hosts.iter().map(|h| h.node).collect();
+        for (f, fl) in o.flows.iter_mut().enumerate() {
+            let mf = &mut m.flows[f];
+            if own(host_nodes[fl.src_host as usize]) {
+                std::mem::swap(&mut mf.sender, &mut fl.sender);
+                mf.started_at = fl.started_at;
+                mf.finish = fl.finish;
+                mf.timer_at = fl.timer_at;
+                mf.probes_sent = fl.probes_sent;
+                mf.deps_left = fl.deps_left;
+                mf.progress_at = mf.progress_at.max(fl.progress_at);
+            }
+            if own(host_nodes[fl.dst_host as usize]) {
+                std::mem::swap(&mut mf.receiver, &mut fl.receiver);
+                mf.delivered_at = fl.delivered_at;
+                mf.ood = fl.ood;
+                mf.delivered_bytes = fl.delivered_bytes;
+                mf.progress_at = mf.progress_at.max(fl.progress_at);
+            }
+        }
+        m.stats.merge(&o.stats);
+        m.nic_ood_hist.merge(&o.nic_ood_hist);
+        m.nic_rbo_hist.merge(&o.nic_rbo_hist);
+        m.q.absorb(&o.q, o.part.as_ref().map_or(0, |p| p.virtual_events));
+        m.flows_done += o.flows_done;
+        m.flows_started += o.flows_started;
+        m.pull_pacers.merge_counts(&o.pull_pacers);
+        let pn: Vec<NodeId> = m.ports.iter().map(|p| p.node).collect();
+        let src_nodes: Vec<NodeId> = m.flows.iter().map(|f| host_nodes[f.src_host as usize]).collect();
+        let Sim { samples, routing, part, .. } = o;
+        m.samples.merge_partition(samples, |i| own(pn[i]), |h| own(host_nodes[h]), |f| own(src_nodes[f]));
+        m.routing.merge_partition(routing, &own, |p: PortId| own(pn[p.idx()]));
+        log.extend(part.expect("a partition").loss_log);
+    }
+    m.samples.finish_merge();
+    m.routing.finish_merge();
+    // The loss-to-repair delay, matched in event order as one queue's map does.
+    log.sort_by_key(|e| (e.0, e.1));
+    let mut lost: HashMap<u64, Time> = HashMap::new();
+    for (t, _, key, is_loss) in log {
+        if is_loss {
+            lost.entry(key).or_insert(t);
+        } else if let Some(t0) = lost.remove(&key) {
+            m.stats.retx_delay_sum_ps += (t - t0).ps() as u128;
+            m.stats.retx_delay_count += 1;
+        }
+    }
+    m.foreign_live = (foreign_queued, foreign_live);
+    m
+}
