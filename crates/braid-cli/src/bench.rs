@@ -6,7 +6,9 @@
 //!
 //! (a), (b) and (d) also run with UET (NSCC + REPS) and with Rondo in place of RoCE
 //! (`…-uet`, `…-rondo`: only `[transport]` replaced), since a simulator's speed with full
-//! multipath transports is what a researcher pays for.
+//! multipath transports is what a researcher pays for; (b) also runs in the parallel engine
+//! (`…-t1`, `…-t2`: `run.threads`, `docs/parallel.md`), whose 2-thread speed-up is the ratio of
+//! the two.
 //!
 //! Each scenario runs in a child process so that its peak memory (VmHWM) is its own. Figures are
 //! printed, never asserted.
@@ -39,6 +41,9 @@ pub const SCENARIOS: &[(&str, &str, &str, &[&str])] = &[
     ("d-permutation-k16-2MB", "permutation, k=16 fat-tree (1024 hosts), 2 MB flows", D, &[]),
     ("d-permutation-k16-2MB-uet", "(d) with UET", D, UET),
     ("d-permutation-k16-2MB-rondo", "(d) with Rondo", D, RONDO),
+    ("b-permutation-k8-16MB-t1", "(b) in the parallel engine on 1 thread (docs/parallel.md)", B, &["run.threads=1"]),
+    ("b-permutation-k8-16MB-t2", "(b) on 2 threads (same outputs as -t1)", B, &["run.threads=2"]),
+    ("b-permutation-k8-16MB-rondo-t2", "(b) with Rondo on 2 threads", B, &["transport.kind=rondo", "run.threads=2"]),
 ];
 
 fn peak_rss_kib() -> Option<u64> {
@@ -100,7 +105,7 @@ pub fn run_all(only: Option<&str>) -> ExitCode {
         }
     };
     println!(
-        "{:<28} {:>10} {:>12} {:>12} {:>8} {:>12} {:>14} {:>9}",
+        "{:<31} {:>10} {:>12} {:>12} {:>8} {:>12} {:>14} {:>9}",
         "scenario", "sim time", "events", "pkt-hops", "wall s", "events/s", "pkt-hops/s", "peak MiB"
     );
     let mut ok = true;
@@ -137,7 +142,7 @@ pub fn run_all(only: Option<&str>) -> ExitCode {
         };
         let wall = get("wall_s").max(1e-9);
         println!(
-            "{:<28} {:>8.3}ms {:>12} {:>12} {:>8.2} {:>12.0} {:>14.0} {:>9.1}",
+            "{:<31} {:>8.3}ms {:>12} {:>12} {:>8.2} {:>12.0} {:>14.0} {:>9.1}",
             name,
             get("sim_ns") / 1e6,
             get("events"),

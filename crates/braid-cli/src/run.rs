@@ -11,7 +11,7 @@ use std::time::Instant;
 use braid_core::Time;
 use braid_core::percentile::percentile;
 use braid_metrics::{fmt_f64, write_flows_csv, FlowRecord, Summary, Value};
-use braid_net::parallel::{plan_partitions, ParallelSim};
+use braid_net::parallel::{default_partitions, plan_partitions, ParallelSim};
 use braid_net::sim::{RunEnd, Sim};
 use braid_net::stats::DropReason;
 use braid_workload::Workload;
@@ -137,16 +137,30 @@ pub fn run_cancellable(
 /// ([`braid_net::parallel`]): `first` is partition 0, the others are built again from the
 /// scenario (the build is deterministic).
 fn partitioned(sc: &Scenario, first: Sim, threads: usize) -> Result<ParallelSim, String> {
-    let (owner, n) = plan_partitions(&sc.topology, threads);
-    let mut sims = vec![first];
-    for _ in 1..n {
-        let (mut s, _) = build(sc)?;
-        for &l in &sc.output.pcap {
-            s.capture_link(braid_core::LinkId::from_idx(l as usize));
+    let wanted = sc.limits.partitions.unwrap_or_else(|| default_partitions(&sc.topology, threads));
+    let (owner, n) = plan_partitions(&sc.topology, wanted);
+    // The other partitions are built side by side (the build is deterministic).
+    let builders = threads.clamp(1, n.max(1));
+    let mut rest: Vec<Option<Result<Sim, String>>> = (1..n).map(|_| None).collect();
+    std::thread::scope(|s| {
+        for chunk in rest.chunks_mut(n.div_ceil(builders).max(1)) {
+            s.spawn(move || {
+                for slot in chunk {
+                    *slot = Some(build(sc).map(|(mut sim, _)| {
+                        for &l in &sc.output.pcap {
+                            sim.capture_link(braid_core::LinkId::from_idx(l as usize));
+                        }
+                        sim
+                    }));
+                }
+            });
         }
-        sims.push(s);
+    });
+    let mut sims = vec![first];
+    for r in rest {
+        sims.push(r.expect("built")?);
     }
-    ParallelSim::new(sims, owner)
+    ParallelSim::new(sims, owner, threads)
 }
 
 /// Print a parallel run's partitioning and synchronisation figures on stderr (wall-clock
@@ -157,12 +171,12 @@ fn report_parallel(p: &ParallelSim, wall_s: f64) {
     }
     let la = p.lookahead();
     let la = if la == Time::MAX { "none (one partition)".to_string() } else { format!("{la}") };
-    eprintln!("parallel: {} partition(s), lookahead {la}, wall {wall_s:.2} s", p.n_parts());
+    eprintln!("parallel: {} partition(s) on {} thread(s), lookahead {la}, wall {wall_s:.2} s", p.n_parts(), p.n_threads());
     for (i, w) in p.worker_stats.iter().enumerate() {
         let per = if w.windows > 0 { w.sync_s / w.windows as f64 * 1e6 } else { 0.0 };
         eprintln!(
-            "  partition {i}: {} windows, busy {:.2} s, sync {:.2} s ({per:.2} us/window), {} messages out",
-            w.windows, w.busy_s, w.sync_s, w.messages
+            "  thread {i}: {} windows, {} partition-windows, busy {:.2} s, sync {:.2} s ({per:.2} us/window), {} messages out",
+            w.windows, w.tasks, w.busy_s, w.sync_s, w.messages
         );
     }
 }

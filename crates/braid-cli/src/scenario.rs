@@ -97,6 +97,10 @@ pub struct RunLimits {
     /// sequential queue. Any value, 1 included, orders equal-time events by origin node, so its
     /// outputs are the same bytes for every thread count but not those of the sequential queue.
     pub threads: Option<usize>,
+    /// `run.partitions`: how many partitions the threads share (they take them largest first,
+    /// window by window). `None`: a datacenter each on inter-DC networks (at most 8 per thread),
+    /// one per thread inside a datacenter ([`braid_net::parallel::default_partitions`]).
+    pub partitions: Option<usize>,
 }
 
 /// The default stall timeout, in base RTTs of the slowest path.
@@ -234,8 +238,15 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
             Some(n) if n > 1024 => return Err(format!("`run.threads` = {n}: at most 1024")),
             n => n.map(|n| n as usize),
         },
+        partitions: match f.pos_uint("partitions")? {
+            Some(n) if n > 4096 => return Err(format!("`run.partitions` = {n}: at most 4096")),
+            n => n.map(|n| n as usize),
+        },
     };
-    f.finish(&["stall_timeout", "max_sim_time", "max_wall", "threads"])?;
+    if limits.partitions.is_some() && limits.threads.is_none() {
+        return Err("`run.partitions` needs `run.threads` (the parallel engine, docs/parallel.md)".into());
+    }
+    f.finish(&["stall_timeout", "max_sim_time", "max_wall", "threads", "partitions"])?;
     Ok(limits)
 }
 

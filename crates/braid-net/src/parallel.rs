@@ -10,7 +10,7 @@
 //! produced ([`crate::sim::Remote`], keyed as one queue would key them) and its counts.
 //!
 //! Decisions about the whole run are taken only at synchronisation boundaries, every
-//! [`SYNC_QUANTUM`] of simulated time, with all partitions' counts: whether every flow has
+//! [`sync_quantum`] of simulated time, with all partitions' counts: whether every flow has
 //! completed (the run then ends there), whether timers and the sampler re-arm, the progress
 //! watchdog, the caller's progress callback. Boundaries do not depend on the partitioning, so
 //! `--threads 1` and `--threads N` process the same events in the same per-node order and
@@ -25,21 +25,42 @@ use braid_core::Time;
 use crate::sim::{merge_partitions, Remote, RunEnd, Sim};
 use crate::topology::{NodeKind, Topology};
 
-/// The spacing of synchronisation boundaries, in simulated time.
-pub const SYNC_QUANTUM: Time = Time::from_ms(1);
+/// The smallest spacing of synchronisation boundaries, in simulated time ([`sync_quantum`]).
+pub const MIN_SYNC_QUANTUM: Time = Time::from_ms(1);
+
+/// The spacing of synchronisation boundaries for `topo`: [`MIN_SYNC_QUANTUM`], or the smallest
+/// delay of a link between two groups (datacenters) if that is longer, so that windows between
+/// datacenters can last a whole lookahead. A property of the topology, never of its partitioning.
+pub fn sync_quantum(topo: &Topology) -> Time {
+    let between_groups = topo
+        .links
+        .iter()
+        .filter(|l| {
+            let (a, b) = (&topo.nodes[l.a.idx()], &topo.nodes[l.b.idx()]);
+            let core = |n: &crate::topology::NodeSpec| n.kind == NodeKind::Switch && n.tier == 3;
+            a.group != b.group && !core(a) && !core(b)
+        })
+        .map(|l| l.delay)
+        .min();
+    between_groups.map_or(MIN_SYNC_QUANTUM, |d| d.max(MIN_SYNC_QUANTUM))
+}
 
 /// Assign every node of `topo` to one of at most `n` partitions; returns the owner of each node
 /// and the number of partitions used. The units kept whole are the topology's groups
 /// (datacenters of an inter-DC network, pods of a Clos) when there are at least `n` of them,
 /// else each ToR/leaf switch (tier 1) with its hosts; units are dealt out largest first to the
 /// partition with the fewest hosts so far, and switches of no unit (Clos cores, spines above
-/// the leaves) round robin. A topology with neither is one partition.
+/// the leaves) round robin. (Weighting units by the workload's bytes, sent and received or
+/// along the datacenter chain, balanced the LCMP runs worse than host counts: BENCHMARKS.md.)
+/// A topology with neither kind of unit is one partition.
 pub fn plan_partitions(topo: &Topology, n: usize) -> (Vec<u16>, usize) {
     let n = n.clamp(1, u16::MAX as usize);
     let nodes = &topo.nodes;
     let is_host = |i: usize| nodes[i].kind == NodeKind::Host;
-    // Units by groups: every node but the cores (tier 3) is in its group's unit.
-    let by_group: Vec<Option<u32>> = (0..nodes.len()).map(|i| (is_host(i) || nodes[i].tier != 3).then_some(nodes[i].group)).collect();
+    // Units by groups: every node but a Clos core (a plain switch of tier 3; a DCI is in its
+    // datacenter's group) is in its group's unit.
+    let is_core = |i: usize| nodes[i].kind == NodeKind::Switch && nodes[i].tier == 3;
+    let by_group: Vec<Option<u32>> = (0..nodes.len()).map(|i| (!is_core(i)).then_some(nodes[i].group)).collect();
     let n_groups = {
         let mut g: Vec<u32> = by_group.iter().flatten().copied().collect();
         g.sort_unstable();
@@ -47,7 +68,7 @@ pub fn plan_partitions(topo: &Topology, n: usize) -> (Vec<u16>, usize) {
         g.len()
     };
     let unit: Vec<Option<u32>> = if n_groups >= n || n == 1 {
-        by_group
+        by_group.clone()
     } else {
         // Units by leaves: each tier-1 switch, and each host with the switch it hangs off.
         let mut u: Vec<Option<u32>> = (0..nodes.len()).map(|i| (!is_host(i) && nodes[i].tier == 1).then_some(i as u32)).collect();
@@ -68,19 +89,19 @@ pub fn plan_partitions(topo: &Topology, n: usize) -> (Vec<u16>, usize) {
     units.sort_unstable();
     units.dedup();
     let parts = n.min(units.len()).max(1);
-    let mut hosts_in = std::collections::BTreeMap::new();
+    let mut work = std::collections::BTreeMap::new();
     for (i, u) in unit.iter().enumerate() {
         if let Some(u) = u {
-            *hosts_in.entry(*u).or_insert(0usize) += is_host(i) as usize;
+            *work.entry(*u).or_insert(0u128) += is_host(i) as u128;
         }
     }
-    let mut by_size: Vec<(usize, u32)> = hosts_in.into_iter().map(|(u, h)| (h, u)).collect();
+    let mut by_size: Vec<(u128, u32)> = work.into_iter().map(|(u, w)| (w, u)).collect();
     by_size.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut load = vec![0usize; parts];
+    let mut load = vec![0u128; parts];
     let mut part_of_unit = std::collections::HashMap::new();
-    for (h, u) in by_size {
+    for (w, u) in by_size {
         let p = (0..parts).min_by_key(|&p| (load[p], p)).expect("parts >= 1");
-        load[p] += h.max(1);
+        load[p] += w.max(1);
         part_of_unit.insert(u, p as u16);
     }
     let mut rr = 0usize;
@@ -95,6 +116,22 @@ pub fn plan_partitions(topo: &Topology, n: usize) -> (Vec<u16>, usize) {
         })
         .collect();
     (owner, parts)
+}
+
+/// The partitions `threads` threads share unless the scenario says (`run.partitions`): on an
+/// inter-DC network a datacenter each, at most 8 per thread — the lookahead between
+/// datacenters is long, so more partitions cost few windows, and threads taking them largest
+/// first balance the load (BENCHMARKS.md) —; inside a datacenter, whose windows last a
+/// microsecond and where every extra cut adds messages, one per thread.
+pub fn default_partitions(topo: &Topology, threads: usize) -> usize {
+    let threads = threads.max(1);
+    if threads == 1 || !topo.nodes.iter().any(|x| x.kind == NodeKind::Dci) {
+        return threads;
+    }
+    let mut groups: Vec<u32> = topo.nodes.iter().map(|x| x.group).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    groups.len().clamp(threads, 8 * threads)
 }
 
 /// The smallest delay of a link whose ends are in different partitions (`None`: no such link).
@@ -113,8 +150,6 @@ struct Contrib {
     started: u64,
     /// Application bytes delivered in order here.
     inorder: u64,
-    /// The progress callback asked to stop (partition 0 only).
-    interrupt: bool,
     /// The latest completion of a flow sent from here.
     last_completion: Time,
 }
@@ -157,6 +192,13 @@ struct Shared {
     barrier: SpinBarrier,
     /// Set when a worker panicked, so the others stop waiting.
     failed: AtomicBool,
+    /// `[parity]`: the next partition to take in the window.
+    next_task: [AtomicUsize; 2],
+    /// `[parity]`: the progress callback asked to stop (read after the window's barrier).
+    interrupt: [AtomicBool; 2],
+    /// `[parity][partition]`: wall-clock nanoseconds its last window took (the order partitions
+    /// are taken in; scheduling only, never outputs).
+    cost_ns: Vec<std::sync::atomic::AtomicU64>,
 }
 
 impl Shared {
@@ -165,24 +207,27 @@ impl Shared {
     }
 }
 
-/// How one partition's thread spent its time.
+/// How one thread spent its time.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WorkerStats {
     /// Windows processed.
     pub windows: u64,
-    /// Wall-clock seconds spent processing events.
+    /// Partition-windows processed (a thread takes as many partitions per window as it can).
+    pub tasks: u64,
+    /// Wall-clock seconds spent processing partitions' windows (events, messages in and out).
     pub busy_s: f64,
-    /// Wall-clock seconds spent at barriers and exchanging messages.
+    /// Wall-clock seconds spent deciding and at barriers (waiting for the slowest thread).
     pub sync_s: f64,
     /// Messages sent to other partitions.
     pub messages: u64,
 }
 
-/// A run split over partitions, one thread each.
+/// A run split over partitions, run by a number of threads.
 pub struct ParallelSim {
     parts: Vec<Sim>,
+    threads: usize,
     lookahead: Time,
-    /// Per partition, after [`ParallelSim::run`].
+    /// Per thread, after [`ParallelSim::run`].
     pub worker_stats: Vec<WorkerStats>,
 }
 
@@ -191,7 +236,7 @@ impl ParallelSim {
     /// not prepared) with the node owners `owner` (from [`plan_partitions`]). Errors: a link
     /// between partitions without delay (no lookahead), and, with more than one partition,
     /// packet capture or flow dependencies (not supported across partitions).
-    pub fn new(mut sims: Vec<Sim>, owner: Vec<u16>) -> Result<ParallelSim, String> {
+    pub fn new(mut sims: Vec<Sim>, owner: Vec<u16>, threads: usize) -> Result<ParallelSim, String> {
         let n = sims.len();
         assert!(n >= 1, "ParallelSim::new: no partition");
         let la = lookahead(sims[0].topo(), &owner);
@@ -214,12 +259,17 @@ impl ParallelSim {
         for (i, s) in sims.iter_mut().enumerate() {
             s.make_partition(owner.clone(), i as u16, n);
         }
-        Ok(ParallelSim { parts: sims, lookahead, worker_stats: Vec::new() })
+        Ok(ParallelSim { parts: sims, threads: threads.max(1), lookahead, worker_stats: Vec::new() })
     }
 
     /// Partitions.
     pub fn n_parts(&self) -> usize {
         self.parts.len()
+    }
+
+    /// Threads that run them.
+    pub fn n_threads(&self) -> usize {
+        self.threads.clamp(1, self.parts.len())
     }
 
     /// The lookahead: the smallest delay of a link between partitions (`Time::MAX`: one).
@@ -239,26 +289,33 @@ impl ParallelSim {
     /// 0, whose counts are its own) asking to stop.
     pub fn run(&mut self, stop: Option<Time>, progress: &mut dyn FnMut(&Sim) -> bool) -> RunEnd {
         let n = self.parts.len();
+        let threads = self.threads.clamp(1, n);
         let shared = Shared {
             n,
             slots: (0..2 * n * n).map(|_| Mutex::new(Vec::new())).collect(),
             contrib: (0..2 * n).map(|_| Mutex::new(Contrib::default())).collect(),
-            barrier: SpinBarrier { n, count: AtomicUsize::new(0), generation: AtomicUsize::new(0) },
+            barrier: SpinBarrier { n: threads, count: AtomicUsize::new(0), generation: AtomicUsize::new(0) },
             failed: AtomicBool::new(false),
+            next_task: [AtomicUsize::new(0), AtomicUsize::new(0)],
+            interrupt: [AtomicBool::new(false), AtomicBool::new(false)],
+            cost_ns: (0..2 * n).map(|_| std::sync::atomic::AtomicU64::new(0)).collect(),
         };
         let total = self.parts[0].flows().len() as u64;
-        let la = self.lookahead;
+        let spans = (self.lookahead, sync_quantum(self.parts[0].topo()));
         let stop = stop.unwrap_or(Time::MAX);
-        let results: Vec<(RunEnd, WorkerStats)> = std::thread::scope(|s| {
-            let mut it = self.parts.iter_mut().enumerate();
-            let (_, first) = it.next().expect("one partition");
-            let handles: Vec<_> = it
-                .map(|(i, sim)| {
-                    let sh = &shared;
-                    s.spawn(move || worker(sim, sh, i, total, la, stop, None))
+        // Every partition's state before the first window.
+        for (p, sim) in self.parts.iter_mut().enumerate() {
+            publish(sim, &shared, p, 0);
+        }
+        let sims: Vec<Mutex<&mut Sim>> = self.parts.iter_mut().map(Mutex::new).collect();
+        let results: Vec<(RunEnd, Option<Time>, WorkerStats)> = std::thread::scope(|s| {
+            let handles: Vec<_> = (1..threads)
+                .map(|t| {
+                    let (sh, sims) = (&shared, &sims);
+                    s.spawn(move || worker(sims, sh, t, total, spans, stop, None))
                 })
                 .collect();
-            let r0 = worker(first, &shared, 0, total, la, stop, Some(progress));
+            let r0 = worker(&sims, &shared, 0, total, spans, stop, Some(progress));
             let mut out = vec![r0];
             for h in handles {
                 match h.join() {
@@ -268,7 +325,17 @@ impl ParallelSim {
             }
             out
         });
-        self.worker_stats = results.iter().map(|r| r.1).collect();
+        drop(sims);
+        let windows = results[0].2.windows;
+        assert!(
+            self.parts.iter().all(|p| p.windows_run() == windows),
+            "parallel run: a partition missed or repeated a window ({:?} of {windows})",
+            self.parts.iter().map(|p| p.windows_run()).collect::<Vec<_>>()
+        );
+        for sim in &mut self.parts {
+            sim.finish_partition(results[0].1);
+        }
+        self.worker_stats = results.iter().map(|r| r.2).collect();
         results[0].0
     }
 
@@ -279,9 +346,44 @@ impl ParallelSim {
     }
 }
 
-/// One partition's thread. Every worker takes the same decisions from the same counts.
-fn worker(sim: &mut Sim, sh: &Shared, me: usize, total: u64, la: Time, stop: Time, mut progress: Option<&mut dyn FnMut(&Sim) -> bool>) -> (RunEnd, WorkerStats) {
-    /// Sets `failed` if the worker unwinds, so that the others stop waiting for it.
+/// Publish partition `p`'s messages and counts into the `parity` slots; returns the messages.
+fn publish(sim: &mut Sim, sh: &Shared, p: usize, parity: usize) -> u64 {
+    // The earliest pending time counts the messages about to leave.
+    let c = Contrib {
+        next: sim.next_pending().unwrap_or(Time::MAX),
+        done: sim.flows_done() as u64,
+        started: sim.flows_started() as u64,
+        inorder: sim.stats().inorder_bytes,
+        last_completion: sim.last_completion(),
+    };
+    let mut sent = 0;
+    for dst in 0..sh.n {
+        if dst != p {
+            let mut slot = sh.slot(parity, p, dst).lock().unwrap_or_else(|e| e.into_inner());
+            let before = slot.len();
+            sim.take_outbox(dst, &mut slot);
+            sent += (slot.len() - before) as u64;
+        }
+    }
+    *sh.contrib[parity * sh.n + p].lock().unwrap_or_else(|e| e.into_inner()) = c;
+    sent
+}
+
+/// One thread. Every thread takes the same decisions from the same counts; within a window it
+/// takes partitions off a shared counter until none is left (so a thread whose partitions are
+/// light takes more of them). Returns how the run ended, the last completion if every flow
+/// completed, and the thread's figures.
+fn worker(
+    sims: &[Mutex<&mut Sim>],
+    sh: &Shared,
+    me: usize,
+    total: u64,
+    spans: (Time, Time),
+    stop: Time,
+    mut progress: Option<&mut dyn FnMut(&Sim) -> bool>,
+) -> (RunEnd, Option<Time>, WorkerStats) {
+    let (la, quantum) = spans;
+    /// Sets `failed` if the thread unwinds, so that the others stop waiting for it.
     struct PanicGuard<'a>(&'a AtomicBool);
     impl Drop for PanicGuard<'_> {
         fn drop(&mut self) {
@@ -292,46 +394,16 @@ fn worker(sim: &mut Sim, sh: &Shared, me: usize, total: u64, la: Time, stop: Tim
     }
     let _guard = PanicGuard(&sh.failed);
     let n = sh.n;
+    let lock = |p: usize| sims[p].lock().unwrap_or_else(|e| e.into_inner());
     let mut st = WorkerStats::default();
     let mut parity = 0usize;
     let mut inbox: Vec<Remote> = Vec::new();
-    let publish = |sim: &mut Sim, parity: usize, interrupt: bool, st: &mut WorkerStats| {
-        // The earliest pending time counts the messages about to leave.
-        let c = Contrib {
-            next: sim.next_pending().unwrap_or(Time::MAX),
-            done: sim.flows_done() as u64,
-            started: sim.flows_started() as u64,
-            inorder: sim.stats().inorder_bytes,
-            interrupt,
-            last_completion: sim.last_completion(),
-        };
-        for dst in 0..n {
-            if dst != me {
-                let mut slot = sh.slot(parity, me, dst).lock().unwrap_or_else(|e| e.into_inner());
-                let before = slot.len();
-                sim.take_outbox(dst, &mut slot);
-                st.messages += (slot.len() - before) as u64;
-            }
-        }
-        *sh.contrib[parity * n + me].lock().unwrap_or_else(|e| e.into_inner()) = c;
-    };
-    publish(sim, parity, false, &mut st);
-    sh.barrier.wait(&sh.failed);
     let mut boundary: Option<Time> = None;
     let mut last_mark = (0u64, 0u64);
     let mut progress_at = Time::ZERO;
-    let stall = sim.stall_timeout();
-    let (mut all_done, mut last_completion): (bool, Time);
+    let stall = lock(0).stall_timeout();
     let end = loop {
         let t_sync = Instant::now();
-        for src in 0..n {
-            if src != me {
-                let mut slot = sh.slot(parity, src, me).lock().unwrap_or_else(|e| e.into_inner());
-                std::mem::swap(&mut *slot, &mut inbox);
-                drop(slot);
-                sim.accept_remote(&mut inbox);
-            }
-        }
         let mut g = Contrib { next: Time::MAX, ..Contrib::default() };
         for p in 0..n {
             let c = *sh.contrib[parity * n + p].lock().unwrap_or_else(|e| e.into_inner());
@@ -339,60 +411,93 @@ fn worker(sim: &mut Sim, sh: &Shared, me: usize, total: u64, la: Time, stop: Tim
             g.done += c.done;
             g.started += c.started;
             g.inorder += c.inorder;
-            g.interrupt |= c.interrupt;
             g.last_completion = g.last_completion.max(c.last_completion);
         }
-        all_done = g.done == total && total > 0;
-        last_completion = g.last_completion;
-        if g.interrupt {
-            break RunEnd::Interrupted;
+        let all_done = g.done == total && total > 0;
+        let finished = all_done.then_some(g.last_completion);
+        if sh.interrupt[parity].load(Ordering::Acquire) || sh.failed.load(Ordering::Relaxed) {
+            break (RunEnd::Interrupted, None);
         }
-        if sh.failed.load(Ordering::Relaxed) {
-            break RunEnd::Interrupted;
+        if me == 0 {
+            // The counter the next window takes partitions from (nobody uses it now).
+            sh.next_task[parity ^ 1].store(0, Ordering::Relaxed);
+            sh.interrupt[parity ^ 1].store(false, Ordering::Relaxed);
         }
-        let mut interrupt = false;
         // A boundary is reached once nothing before it is pending anywhere.
+        let mut at_boundary = None;
         if let Some(b) = boundary {
             if g.next >= b {
                 boundary = None;
-                if g.done == total && total > 0 {
-                    break RunEnd::AllFlowsComplete;
+                if all_done {
+                    break (RunEnd::AllFlowsComplete, finished);
                 }
-                sim.boundary(g.done < total);
+                at_boundary = Some(g.done < total);
                 let mark = (g.inorder, g.done);
                 if mark != last_mark || g.started == g.done {
                     last_mark = mark;
                     progress_at = b;
                 } else if let Some(span) = stall {
                     if b.saturating_sub(progress_at) > span {
-                        break RunEnd::NoProgress;
+                        break (RunEnd::NoProgress, None);
                     }
-                }
-                sim.set_progress_at(progress_at);
-                if let Some(cb) = progress.as_mut() {
-                    interrupt = !cb(sim);
                 }
             }
         }
         if g.next == Time::MAX {
-            break if g.done == total { RunEnd::AllFlowsComplete } else { RunEnd::Stalled };
+            break if g.done == total { (RunEnd::AllFlowsComplete, finished) } else { (RunEnd::Stalled, None) };
         }
         if g.next > stop {
-            break if g.done == total && total > 0 { RunEnd::AllFlowsComplete } else { RunEnd::StopTime };
+            break if all_done { (RunEnd::AllFlowsComplete, finished) } else { (RunEnd::StopTime, None) };
         }
-        let b = *boundary.get_or_insert_with(|| Time::from_ps((g.next.ps() / SYNC_QUANTUM.ps() + 1) * SYNC_QUANTUM.ps()));
+        let b = *boundary.get_or_insert_with(|| Time::from_ps((g.next.ps() / quantum.ps() + 1) * quantum.ps()));
         let end = g.next.saturating_add(la).min(b).min(stop.saturating_add(Time::from_ps(1)));
         st.sync_s += t_sync.elapsed().as_secs_f64();
         let t_busy = Instant::now();
-        sim.run_window(end);
+        // Largest partitions first (by their last window's cost): the last one taken is small.
+        // (Costs of the window before, double-buffered: every thread must see the same order, or
+        // one partition would run twice and another not at all.)
+        let mut order: Vec<(u64, usize)> = (0..n).map(|p| (sh.cost_ns[parity * n + p].load(Ordering::Relaxed), p)).collect();
+        order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        loop {
+            let k = sh.next_task[parity].fetch_add(1, Ordering::Relaxed);
+            if k >= n {
+                break;
+            }
+            let p = order[k].1;
+            debug_assert!(k < n);
+            let t_task = Instant::now();
+            let mut sim = lock(p);
+            if let Some(open) = at_boundary {
+                sim.set_progress_at(progress_at);
+                sim.boundary(open);
+            }
+            for src in 0..n {
+                if src != p {
+                    let mut slot = sh.slot(parity, src, p).lock().unwrap_or_else(|e| e.into_inner());
+                    std::mem::swap(&mut *slot, &mut inbox);
+                    drop(slot);
+                    sim.accept_remote(&mut inbox);
+                }
+            }
+            sim.run_window(end);
+            st.messages += publish(&mut sim, sh, p, parity ^ 1);
+            st.tasks += 1;
+            drop(sim);
+            sh.cost_ns[(parity ^ 1) * n + p].store(t_task.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        }
         st.busy_s += t_busy.elapsed().as_secs_f64();
+        // The progress callback sees partition 0 after its window (its counts are its own).
+        if let (Some(cb), Some(_)) = (progress.as_mut(), at_boundary) {
+            let s0 = lock(0);
+            if !cb(&s0) {
+                sh.interrupt[parity ^ 1].store(true, Ordering::Release);
+            }
+        }
         st.windows += 1;
         let t_sync = Instant::now();
         parity ^= 1;
-        publish(sim, parity, interrupt, &mut st);
         sh.barrier.wait(&sh.failed);
         st.sync_s += t_sync.elapsed().as_secs_f64();
     };
-    sim.finish_partition(all_done.then_some(last_completion));
-    (end, st)
+    (end.0, end.1, st)
 }

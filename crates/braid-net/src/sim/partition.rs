@@ -59,6 +59,8 @@ pub(crate) struct Part {
     pub loss_log: Vec<(Time, u64, u64, bool)>,
     /// The latest completion of a flow sent from here.
     pub last_completion: Time,
+    /// Windows this partition has processed (every partition processes every window once).
+    pub windows: u64,
     /// Events of the virtual origins processed (every partition processes them all; the merged
     /// event count takes them once).
     pub virtual_events: u64,
@@ -88,6 +90,7 @@ impl Sim {
             loss_log: Vec::new(),
             virtual_events: 0,
             last_completion: Time::ZERO,
+            windows: 0,
         }));
         self.samples.defer();
     }
@@ -225,8 +228,16 @@ impl Sim {
         }
     }
 
+    /// Windows processed so far ([`Sim::run_window`] calls).
+    pub fn windows_run(&self) -> u64 {
+        self.part.as_ref().map_or(0, |p| p.windows)
+    }
+
     /// Process every queued event before `end`.
     pub fn run_window(&mut self, end: Time) {
+        if let Some(p) = &mut self.part {
+            p.windows += 1;
+        }
         while let Some(t) = self.q.peek_time() {
             if t >= end {
                 break;
