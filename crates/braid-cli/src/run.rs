@@ -171,7 +171,13 @@ fn report_parallel(p: &ParallelSim, wall_s: f64) {
     }
     let la = p.lookahead();
     let la = if la == Time::MAX { "none (one partition)".to_string() } else { format!("{la}") };
-    eprintln!("parallel: {} partition(s) on {} thread(s), lookahead {la}, wall {wall_s:.2} s", p.n_parts(), p.n_threads());
+    let busy: f64 = p.worker_stats.iter().map(|w| w.busy_s).sum();
+    let critical = p.worker_stats.first().map_or(0.0, |w| w.critical_s);
+    eprintln!(
+        "parallel: {} partition(s) on {} thread(s), lookahead {la}, wall {wall_s:.2} s; work {busy:.2} s, critical path {critical:.2} s (largest partition per window)",
+        p.n_parts(),
+        p.n_threads()
+    );
     for (i, w) in p.worker_stats.iter().enumerate() {
         let per = if w.windows > 0 { w.sync_s / w.windows as f64 * 1e6 } else { 0.0 };
         eprintln!(

@@ -220,6 +220,10 @@ pub struct WorkerStats {
     pub sync_s: f64,
     /// Messages sent to other partitions.
     pub messages: u64,
+    /// The sum over windows of the largest partition's wall-clock time in it: the run's length
+    /// with a thread per partition and free synchronisation (a bound for projecting to more
+    /// cores; the last window is not counted).
+    pub critical_s: f64,
 }
 
 /// A run split over partitions, run by a number of threads.
@@ -458,6 +462,9 @@ fn worker(
         // one partition would run twice and another not at all.)
         let mut order: Vec<(u64, usize)> = (0..n).map(|p| (sh.cost_ns[parity * n + p].load(Ordering::Relaxed), p)).collect();
         order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        // The previous window's largest partition: with a thread per partition, the window could
+        // not have been shorter.
+        st.critical_s += order[0].0 as f64 * 1e-9;
         loop {
             let k = sh.next_task[parity].fetch_add(1, Ordering::Relaxed);
             if k >= n {
@@ -500,4 +507,60 @@ fn worker(
         st.sync_s += t_sync.elapsed().as_secs_f64();
     };
     (end.0, end.1, st)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topo::clos::{fat_tree, leaf_spine, FatTreeParams, LeafSpineParams};
+
+    /// Cut links of a partitioning.
+    fn cuts(topo: &Topology, owner: &[u16]) -> usize {
+        topo.links.iter().filter(|l| owner[l.a.idx()] != owner[l.b.idx()]).count()
+    }
+
+    #[test]
+    fn a_fat_tree_splits_by_pods_with_cores_dealt_round_robin() {
+        let t = fat_tree(&FatTreeParams { k: 4, ..FatTreeParams::default() }).unwrap();
+        let (owner, n) = plan_partitions(&t, 2);
+        assert_eq!(n, 2);
+        for (i, x) in t.nodes.iter().enumerate() {
+            if !(x.kind == NodeKind::Switch && x.tier == 3) {
+                // A pod is whole: every node of a group has its group's owner.
+                let first = t.nodes.iter().position(|y| y.group == x.group && !(y.kind == NodeKind::Switch && y.tier == 3)).unwrap();
+                assert_eq!(owner[i], owner[first], "pod {} split", x.group);
+            }
+        }
+        let hosts = |p: u16| t.nodes.iter().enumerate().filter(|(i, x)| x.kind == NodeKind::Host && owner[*i] == p).count();
+        assert_eq!(hosts(0), hosts(1), "pods dealt evenly");
+        let cores: Vec<u16> = t.nodes.iter().enumerate().filter(|(_, x)| x.kind == NodeKind::Switch && x.tier == 3).map(|(i, _)| owner[i]).collect();
+        assert!(cores.contains(&0) && cores.contains(&1), "cores on both sides: {cores:?}");
+        // Only links to cores are cut, and they all have the fabric delay: the lookahead.
+        for l in &t.links {
+            if owner[l.a.idx()] != owner[l.b.idx()] {
+                assert!(t.nodes[l.a.idx()].tier == 3 || t.nodes[l.b.idx()].tier == 3);
+            }
+        }
+        assert_eq!(lookahead(&t, &owner), Some(FatTreeParams::default().delay));
+        assert_eq!(sync_quantum(&t), MIN_SYNC_QUANTUM);
+    }
+
+    #[test]
+    fn a_leaf_spine_splits_by_leaves_with_their_hosts() {
+        let p = LeafSpineParams { leaves: 4, spines: 2, hosts_per_leaf: 3, ..LeafSpineParams::default() };
+        let t = leaf_spine(&p).unwrap();
+        let (owner, n) = plan_partitions(&t, 2);
+        assert_eq!(n, 2);
+        // No host link is cut; every cut link is leaf–spine.
+        for l in &t.links {
+            let (a, b) = (&t.nodes[l.a.idx()], &t.nodes[l.b.idx()]);
+            if owner[l.a.idx()] != owner[l.b.idx()] {
+                assert!(a.kind != NodeKind::Host && b.kind != NodeKind::Host, "a host link is cut");
+            }
+        }
+        assert!(cuts(&t, &owner) > 0);
+        // More partitions than leaves: one per leaf.
+        assert_eq!(plan_partitions(&t, 16).1, 4);
+        assert_eq!(plan_partitions(&t, 1), (vec![0; t.nodes.len()], 1));
+    }
 }
