@@ -1,6 +1,7 @@
 //! Conservative parallel simulation (`braid run --threads N`, `docs/parallel.md`): the network
 //! is split into partitions ([`plan_partitions`]: datacenters, Clos pods or leaves with their
-//! hosts), one thread each, advancing in windows.
+//! hosts, [`default_partitions`] of them unless the scenario says), advancing in windows; in each
+//! window the threads take the partitions off a shared counter, largest first.
 //!
 //! A window starts at the earliest pending time T anywhere and ends at
 //! min(T + lookahead, the next synchronisation boundary, the stop time), where the lookahead is
@@ -28,6 +29,11 @@ use crate::topology::{NodeKind, Topology};
 /// The smallest spacing of synchronisation boundaries, in simulated time ([`sync_quantum`]).
 pub const MIN_SYNC_QUANTUM: Time = Time::from_ms(1);
 
+/// A Clos core: a plain switch of tier 3, in no pod (a DCI is tier 3 too, but in its datacenter).
+fn is_clos_core(n: &crate::topology::NodeSpec) -> bool {
+    n.kind == NodeKind::Switch && n.tier == 3
+}
+
 /// The spacing of synchronisation boundaries for `topo`: [`MIN_SYNC_QUANTUM`], or the smallest
 /// delay of a link between two groups (datacenters) if that is longer, so that windows between
 /// datacenters can last a whole lookahead. A property of the topology, never of its partitioning.
@@ -37,8 +43,7 @@ pub fn sync_quantum(topo: &Topology) -> Time {
         .iter()
         .filter(|l| {
             let (a, b) = (&topo.nodes[l.a.idx()], &topo.nodes[l.b.idx()]);
-            let core = |n: &crate::topology::NodeSpec| n.kind == NodeKind::Switch && n.tier == 3;
-            a.group != b.group && !core(a) && !core(b)
+            a.group != b.group && !is_clos_core(a) && !is_clos_core(b)
         })
         .map(|l| l.delay)
         .min();
@@ -57,10 +62,8 @@ pub fn plan_partitions(topo: &Topology, n: usize) -> (Vec<u16>, usize) {
     let n = n.clamp(1, u16::MAX as usize);
     let nodes = &topo.nodes;
     let is_host = |i: usize| nodes[i].kind == NodeKind::Host;
-    // Units by groups: every node but a Clos core (a plain switch of tier 3; a DCI is in its
-    // datacenter's group) is in its group's unit.
-    let is_core = |i: usize| nodes[i].kind == NodeKind::Switch && nodes[i].tier == 3;
-    let by_group: Vec<Option<u32>> = (0..nodes.len()).map(|i| (!is_core(i)).then_some(nodes[i].group)).collect();
+    // Units by groups: every node but a Clos core is in its group's unit.
+    let by_group: Vec<Option<u32>> = nodes.iter().map(|x| (!is_clos_core(x)).then_some(x.group)).collect();
     let n_groups = {
         let mut g: Vec<u32> = by_group.iter().flatten().copied().collect();
         g.sort_unstable();
