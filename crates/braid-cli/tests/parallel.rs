@@ -142,3 +142,16 @@ fn what_cannot_be_split_is_refused_with_exit_2() {
     let (rc, err, _) = run("moe-training", "deps1", &["--threads", "1"]);
     assert_eq!(rc, 0, "{err}");
 }
+
+/// A run stopped by a limit (exit 3, packets still in flight in several partitions) stops at the
+/// same point for every thread count, and its packets are conserved across the partitions.
+#[test]
+fn a_limit_stops_every_thread_count_at_the_same_point() {
+    let (rc1, err1, one) = run("permutation", "limit1", &["--threads", "1", "--set", "run.max_sim_time=300us"]);
+    let (rc2, err2, two) = run("permutation", "limit2", &["--threads", "2", "--set", "run.max_sim_time=300us"]);
+    assert_eq!((rc1, rc2), (3, 3), "a limit ends with exit 3:\n{err1}\n{err2}");
+    assert!(partitions(&err2) >= 2);
+    assert!(summary_field(&one, "packets_in_flight") > 0.0, "the limit must stop the run mid-flight");
+    assert_eq!(one["summary.json"], two["summary.json"], "different summaries at the limit");
+    assert!(std::str::from_utf8(&two["summary.json"]).unwrap().contains("\"conservation_ok\": true"));
+}
