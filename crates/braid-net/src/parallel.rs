@@ -255,7 +255,7 @@ impl ParallelSim {
             None => Time::MAX,
         };
         if n > 1 {
-            if !sims[0].captured().is_empty() || sims[0].capture_enabled() {
+            if sims[0].capture_enabled() {
                 return Err("--threads: packet capture (output.pcap) needs one thread".into());
             }
             if sims[0].has_dependencies() {

@@ -51,18 +51,16 @@ impl Samples {
         Samples { queue_stats: vec![PortQueueStats::default(); n_ports], ..Samples::default() }
     }
 
-    /// Take over what another partition of a parallel run sampled of the ports, hosts and flows
-    /// it owns (`own_port`, `own_host`, `own_flow`: by index); the goodput rows (the partitions
-    /// sampled at the same times) add up. [`Samples::finish_merge`] restores the row order.
-    pub(crate) fn merge_partition(&mut self, other: Samples, own_port: impl Fn(usize) -> bool, own_host: impl Fn(usize) -> bool, own_flow: impl Fn(usize) -> bool) {
-        for (i, q) in other.queue_stats.into_iter().enumerate() {
-            if own_port(i) {
-                self.queue_stats[i] = q;
-            }
+    /// Add what another partition of a parallel run sampled (each samples only the ports,
+    /// hosts and flows it owns, so queue statistics add up and rows do not overlap; the goodput
+    /// rows, taken at the same times, sum). [`Samples::finish_merge`] restores the row order.
+    pub(crate) fn merge_partition(&mut self, other: Samples) {
+        for (a, b) in self.queue_stats.iter_mut().zip(&other.queue_stats) {
+            a.merge(b);
         }
-        self.queue_series.extend(other.queue_series.into_iter().filter(|r| own_port(r.1 as usize)));
-        self.ood_series.extend(other.ood_series.into_iter().filter(|r| own_host(r.1 as usize)));
-        self.path_series.extend(other.path_series.into_iter().filter(|r| own_flow(r.1 as usize)));
+        self.queue_series.extend(other.queue_series);
+        self.ood_series.extend(other.ood_series);
+        self.path_series.extend(other.path_series);
         assert_eq!(self.goodput_series.len(), other.goodput_series.len(), "partitions sampled at different times");
         for (a, b) in self.goodput_series.iter_mut().zip(&other.goodput_series) {
             debug_assert_eq!(a.0, b.0);
@@ -98,13 +96,6 @@ impl Samples {
             self.goodput_series.retain(|r| keep(r.0));
             self.path_series.retain(|r| keep(r.0));
         }
-    }
-
-    /// Keep, of this partition's own rows, those of the ports, hosts and flows it owns.
-    pub(crate) fn keep_own(&mut self, own_port: impl Fn(usize) -> bool, own_host: impl Fn(usize) -> bool, own_flow: impl Fn(usize) -> bool) {
-        self.queue_series.retain(|r| own_port(r.1 as usize));
-        self.ood_series.retain(|r| own_host(r.1 as usize));
-        self.path_series.retain(|r| own_flow(r.1 as usize));
     }
 
     /// Put the merged rows back in the order one queue records them: by time, then port, host

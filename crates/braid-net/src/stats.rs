@@ -227,6 +227,18 @@ impl PortQueueStats {
             1.05f64.powi(b as i32).round() as u64
         }
     }
+    /// Add `other`'s samples (merging a parallel run's partitions).
+    pub fn merge(&mut self, other: &PortQueueStats) {
+        self.n += other.n;
+        self.sum += other.sum;
+        self.max = self.max.max(other.max);
+        if other.buckets.len() > self.buckets.len() {
+            self.buckets.resize(other.buckets.len(), 0);
+        }
+        for (a, b) in self.buckets.iter_mut().zip(&other.buckets) {
+            *a += b;
+        }
+    }
     /// Record one sample.
     pub fn record(&mut self, v: u64) {
         self.n += 1;

@@ -205,10 +205,10 @@ fn pareto(mut pts: Vec<(Time, u64)>) -> Vec<(Time, u64)> {
 }
 
 impl SwitchRouting {
-    /// Take over another partition's routing state of the switches it owns (`own`: by node) and
-    /// add its counters (merging a parallel run); [`SwitchRouting::finish_merge`] restores the
-    /// order of the logs.
-    pub(crate) fn merge_partition(&mut self, other: SwitchRouting, own: impl Fn(NodeId) -> bool, own_port: impl Fn(PortId) -> bool) {
+    /// Take over another partition's routing state of the switches it owns (`own`: by node),
+    /// add its counters and append its logs (a partition logs only its own switches and ports;
+    /// merging a parallel run); [`SwitchRouting::finish_merge`] restores the order of the logs.
+    pub(crate) fn merge_partition(&mut self, other: SwitchRouting, own: impl Fn(NodeId) -> bool) {
         self.stats.sent_to_down_port += other.stats.sent_to_down_port;
         self.stats.reverse_pins += other.stats.reverse_pins;
         self.stats.adaptive_decisions += other.stats.adaptive_decisions;
@@ -224,11 +224,10 @@ impl SwitchRouting {
             }
         }
         if let (Some(a), Some(b)) = (&mut self.link_util, other.link_util) {
-            let ports = &a.ports;
-            a.rows.extend(b.rows.into_iter().filter(|r| own_port(ports[r.1 as usize])));
+            a.rows.extend(b.rows);
         }
         if let (Some(a), Some(b)) = (&mut self.decisions, other.decisions) {
-            a.extend(b.into_iter().filter(|d| own(d.node)));
+            a.extend(b);
         }
     }
 
@@ -242,18 +241,6 @@ impl SwitchRouting {
         }
         if let Some(a) = &mut self.decisions {
             a.retain(|d| d.at <= t_end);
-        }
-    }
-
-    /// Keep, of this partition's own logs, the rows of the switches and ports it owns (before
-    /// the others are merged in).
-    pub(crate) fn keep_own(&mut self, own: impl Fn(NodeId) -> bool, own_port: impl Fn(PortId) -> bool) {
-        if let Some(a) = &mut self.link_util {
-            let ports = &a.ports;
-            a.rows.retain(|r| own_port(ports[r.1 as usize]));
-        }
-        if let Some(a) = &mut self.decisions {
-            a.retain(|d| own(d.node));
         }
     }
 
@@ -710,7 +697,7 @@ impl SwitchRouting {
             }
             RoutingTimer::LinkUtil => {
                 let lu = self.link_util.as_mut()?;
-                lu.sample(now, ports);
+                lu.sample(now, ports, owned);
                 more_to_come.then(|| (now + lu.interval, RoutingTimer::LinkUtil))
             }
             RoutingTimer::Te => {
@@ -787,11 +774,15 @@ impl SwitchRouting {
 
 impl LinkUtilRecorder {
     /// Record bytes sent by each sampled port since the previous sample.
-    fn sample(&mut self, now: Time, ports: &[Port]) {
+    /// `owned`: the nodes whose ports are sampled (a parallel run's partition: its own).
+    fn sample(&mut self, now: Time, ports: &[Port], owned: impl Fn(NodeId) -> bool) {
         if self.last.len() != self.ports.len() {
             self.last = self.ports.iter().map(|p| ports[p.idx()].tx_bytes).collect();
         }
         for (i, &p) in self.ports.iter().enumerate() {
+            if !owned(ports[p.idx()].node) {
+                continue;
+            }
             let b = ports[p.idx()].tx_bytes;
             self.rows.push((now, i as u32, b - self.last[i]));
             self.last[i] = b;

@@ -21,7 +21,6 @@ use braid_core::packet::flags;
 use braid_core::{IntStack, NodeId, Packet, PktId, PortId, Time};
 
 use super::{Ev, Sim};
-use crate::config::NUM_CLASSES;
 
 /// An event for another partition: the event, its time and its key's sequence part, and for an
 /// arrival the packet itself (with its INT stack).
@@ -126,20 +125,19 @@ impl Sim {
     /// events of virtual origins.
     #[inline]
     pub(super) fn event_origin(&mut self, ev: &Ev) -> u32 {
-        if matches!(ev, Ev::Sample | Ev::Routing { .. } | Ev::Link { .. }) {
-            if let Some(p) = &mut self.part {
-                p.virtual_events += 1;
-            }
+        let virt = match *ev {
+            Ev::Arrive { port, .. } => return self.ports[port as usize].peer.0,
+            Ev::TxDone { port } | Ev::Pfc { port, .. } => return self.ports[port as usize].node.0,
+            Ev::NicWake { host } | Ev::PullTick { host } => return self.hosts[host as usize].node.0,
+            Ev::FlowTimer { flow } | Ev::FlowStart { flow } => return self.hosts[self.flows[flow as usize].src_host as usize].node.0,
+            Ev::Sample => ORIGIN_SAMPLE,
+            Ev::Routing { .. } => ORIGIN_ROUTING,
+            Ev::Link { .. } => ORIGIN_LINK,
+        };
+        if let Some(p) = &mut self.part {
+            p.virtual_events += 1;
         }
-        match *ev {
-            Ev::Arrive { port, .. } => self.ports[port as usize].peer.0,
-            Ev::TxDone { port } | Ev::Pfc { port, .. } => self.ports[port as usize].node.0,
-            Ev::NicWake { host } | Ev::PullTick { host } => self.hosts[host as usize].node.0,
-            Ev::FlowTimer { flow } | Ev::FlowStart { flow } => self.hosts[self.flows[flow as usize].src_host as usize].node.0,
-            Ev::Sample => self.virtual_origin(ORIGIN_SAMPLE),
-            Ev::Routing { .. } => self.virtual_origin(ORIGIN_ROUTING),
-            Ev::Link { .. } => self.virtual_origin(ORIGIN_LINK),
-        }
+        self.virtual_origin(virt)
     }
 
     /// Name a virtual origin (`ORIGIN_*`) for what is scheduled next.
@@ -173,15 +171,20 @@ impl Sim {
 
     /// Schedule `ev` at `at` for `node`: here, or as a message to its partition.
     pub(super) fn push_for(&mut self, at: Time, ev: Ev, node: NodeId) {
-        match &self.part {
+        match &mut self.part {
             Some(p) if p.owner[node.idx()] != p.me => {
-                let dst = p.owner[node.idx()] as usize;
                 let seq = self.q.reserve_seq();
-                let part = self.part.as_mut().expect("checked");
-                part.outbox[dst].push(Remote { at, seq, ev, pkt: Packet::default(), int: None });
+                p.outbox[p.owner[node.idx()] as usize].push(Remote { at, seq, ev, pkt: Packet::default(), int: None });
             }
             _ => self.q.push(at, ev),
         }
+    }
+
+    /// Whether flow `f`'s receiver may act on its sender having completed (see
+    /// [`Sim::sender_end_visible`]).
+    #[inline]
+    pub(super) fn sender_seen_done(&self, f: braid_core::FlowId) -> bool {
+        self.sender_end_visible() && self.flows[f.idx()].finish.is_some()
     }
 
     /// Take in messages from other partitions. Arrivals join their port's wire queue as a local
@@ -322,69 +325,44 @@ impl Sim {
     }
 }
 
-/// Data packets queued at `sim`'s ports that `own` selects, and the packets alive in its arena.
-fn live_counts(sim: &Sim, own: impl Fn(usize) -> bool) -> (u64, u64) {
-    let mut queued = 0;
-    for (i, p) in sim.ports.iter().enumerate() {
-        if !own(i) {
-            continue;
-        }
-        for c in 0..NUM_CLASSES {
-            queued += p.queues[c].iter().filter(|h| sim.pkts.get(h.0).kind == braid_core::PacketKind::Data).count() as u64;
-        }
-    }
+/// Data packets queued at `sim`'s ports (only its own ports ever hold any), and the packets
+/// alive in its arena.
+fn live_counts(sim: &Sim) -> (u64, u64) {
+    let data = |h: &PktId| sim.pkts.get(h.0).kind == braid_core::PacketKind::Data;
+    let queued = sim.ports.iter().flat_map(|p| p.queues.iter()).map(|q| q.iter().filter(|h| data(h)).count() as u64).sum();
     (queued, sim.pkts.live() as u64)
 }
 
 /// Merge the partitions of a parallel run, after it, into one simulator whose read-only views
 /// ([`Sim::flows`], [`Sim::stats`], the time series, …) are what one queue would show: each
-/// port, host, switch and flow end from the partition that owns it, counters summed, logs in
-/// (time, entity) order, the loss-to-repair delay matched over all partitions' logs in event
+/// port, host, switch and flow end from the partition that owns it, counters and samples added
+/// up (a partition samples and logs only what it owns), logs in (time, entity) order, the loss-to-repair delay matched over all partitions' logs in event
 /// order. The merged simulator is for reading; it cannot run on.
 pub fn merge_partitions(mut parts: Vec<Sim>) -> Sim {
     let rest = parts.split_off(1);
     let mut m = parts.pop().expect("at least one partition");
     let owner = m.part.as_ref().expect("a partition").owner.clone();
-    let own_of = |j: u16| {
-        let owner = owner.clone();
-        move |n: NodeId| owner[n.idx()] == j
-    };
+    let host_nodes: Vec<NodeId> = m.hosts.iter().map(|h| h.node).collect();
     let mut log = std::mem::take(&mut m.part.as_mut().expect("a partition").loss_log);
-    // Partition 0's own part first.
-    {
-        let own = own_of(0);
-        let ports_node: Vec<NodeId> = m.ports.iter().map(|p| p.node).collect();
-        let host_nodes: Vec<NodeId> = m.hosts.iter().map(|h| h.node).collect();
-        let src_nodes: Vec<NodeId> = m.flows.iter().map(|f| host_nodes[f.src_host as usize]).collect();
-        m.samples.keep_own(|i| own(ports_node[i]), |h| own(host_nodes[h]), |f| own(src_nodes[f]));
-        let pn = ports_node.clone();
-        m.routing.keep_own(&own, |p: PortId| own(pn[p.idx()]));
-    }
     let (mut foreign_queued, mut foreign_live) = (0u64, 0u64);
     for (j, mut o) in rest.into_iter().enumerate() {
-        let j = (j + 1) as u16;
-        let own = own_of(j);
-        let port_own: Vec<bool> = o.ports.iter().map(|p| own(p.node)).collect();
-        let (q, l) = live_counts(&o, |i| port_own[i]);
+        let own = |n: NodeId| owner[n.idx()] as usize == j + 1;
+        let (q, l) = live_counts(&o);
         foreign_queued += q;
         foreign_live += l;
-        for (i, p) in o.ports.iter_mut().enumerate() {
-            if port_own[i] {
+        for (mp, p) in m.ports.iter_mut().zip(&mut o.ports) {
+            if own(p.node) {
                 // Its queued packets live in the other arena: counted above, not carried over.
-                for c in 0..NUM_CLASSES {
-                    p.queues[c].clear();
-                }
-                std::mem::swap(&mut m.ports[i], p);
+                p.queues.iter_mut().for_each(|q| q.clear());
+                std::mem::swap(mp, p);
             }
         }
-        for (h, host) in o.hosts.iter_mut().enumerate() {
+        for (mh, host) in m.hosts.iter_mut().zip(&mut o.hosts) {
             if own(host.node) {
-                std::mem::swap(&mut m.hosts[h], host);
+                std::mem::swap(mh, host);
             }
         }
-        let host_nodes: Vec<NodeId> = m.hosts.iter().map(|h| h.node).collect();
-        for (f, fl) in o.flows.iter_mut().enumerate() {
-            let mf = &mut m.flows[f];
+        for (mf, fl) in m.flows.iter_mut().zip(&mut o.flows) {
             if own(host_nodes[fl.src_host as usize]) {
                 std::mem::swap(&mut mf.sender, &mut fl.sender);
                 mf.started_at = fl.started_at;
@@ -409,11 +387,9 @@ pub fn merge_partitions(mut parts: Vec<Sim>) -> Sim {
         m.flows_done += o.flows_done;
         m.flows_started += o.flows_started;
         m.pull_pacers.merge_counts(&o.pull_pacers);
-        let pn: Vec<NodeId> = m.ports.iter().map(|p| p.node).collect();
-        let src_nodes: Vec<NodeId> = m.flows.iter().map(|f| host_nodes[f.src_host as usize]).collect();
         let Sim { samples, routing, part, .. } = o;
-        m.samples.merge_partition(samples, |i| own(pn[i]), |h| own(host_nodes[h]), |f| own(src_nodes[f]));
-        m.routing.merge_partition(routing, &own, |p: PortId| own(pn[p.idx()]));
+        m.samples.merge_partition(samples);
+        m.routing.merge_partition(routing, own);
         log.extend(part.expect("a partition").loss_log);
     }
     m.samples.finish_merge();

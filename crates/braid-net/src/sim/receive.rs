@@ -110,8 +110,7 @@ impl Sim {
         self.stats.trimmed_arrived += 1;
         let f = pk.flow;
         // (In a parallel run a receiver cannot see its sender's completion: see `partition`.)
-        let sender_done = self.sender_end_visible() && self.flows[f.idx()].finish.is_some();
-        if !self.flows[f.idx()].sender.handles_trims() || sender_done {
+        if !self.flows[f.idx()].sender.handles_trims() || self.sender_seen_done(f) {
             if pk.int > 0 {
                 self.ints.free(pk.int - 1);
             }
@@ -222,7 +221,7 @@ impl Sim {
         match pk.kind {
             PacketKind::Rts => {
                 self.pull_pacers.note_rts();
-                let sender_done = self.sender_end_visible() && self.flows[f.idx()].finish.is_some();
+                let sender_done = self.sender_seen_done(f);
                 let fl = &self.flows[f.idx()];
                 if fl.sender.wants_pulls() && fl.receiver.is_complete() && !sender_done {
                     // The receiver has everything; its sender lost the last ACKs: ACK again.
