@@ -81,10 +81,15 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     sim.sampling_mut().goodput_series = sc.output.goodput;
     let n_hosts = sim.n_hosts();
     let groups: Vec<u32> = sim.hosts().iter().map(|h| sc.topology.nodes[h.node.idx()].group).collect();
-    let wl = sc.workload.generate(n_hosts, &groups, sc.seed).map_err(|e| format!("[workload] {e}"))?;
+    let mut wl = sc.workload.generate(n_hosts, &groups, sc.seed).map_err(|e| format!("[workload] {e}"))?;
     if wl.flows.is_empty() {
         return Err("[workload] generates no flows".into());
     }
+    // A flow file's own `conn` column stands unless the scenario sets `workload.connections`.
+    if sc.connections.is_some() || wl.conn_of.is_empty() {
+        wl.assign_connections(sc.connection_mode());
+    }
+    check_groups(sc, &wl)?;
     let mtu = sc.net.mtu_bytes;
     for (i, f) in wl.flows.iter().enumerate() {
         if f.size_bytes.div_ceil(mtu.max(1) as u64) > u32::MAX as u64 {
@@ -102,7 +107,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
                 n_hosts - 1
             ));
         }
-        if f.src == f.dst {
+        if f.src == f.dst && !wl.is_task(i) {
             return Err(format!("[workload] flow {i} goes from host {} to itself", f.src));
         }
     }
@@ -118,7 +123,11 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     let mut paths = Vec::with_capacity(wl.flows.len());
     let mut max_rtt = Time::ZERO;
     let mut max_bdp = 0u64;
-    for f in &wl.flows {
+    for (i, f) in wl.flows.iter().enumerate() {
+        if wl.is_task(i) {
+            paths.push(None);
+            continue;
+        }
         let (s, d) = (f.src, f.dst);
         let p = sim
             .path_info_at(s, d, f.start)
@@ -127,41 +136,98 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         let rtt = p.base_rtt(wire, ack);
         max_rtt = max_rtt.max(rtt);
         max_bdp = max_bdp.max(p.hops[0].0.bdp_bytes(rtt));
-        paths.push(p);
+        paths.push(Some(p));
     }
     if let braid_net::config::WindowBdp::Ns3 { wrap } = sc.net.window_bdp {
         (max_rtt, max_bdp) = sim.ns3_max_rtt_bdp(mtu, wrap);
     }
-    // The transport's knobs are read once here; each flow's sender is built from the typed spec.
-    let spec = crate::transport_knobs::transport_spec(&sc.transport).map_err(|e| format!("[transport] {e}"))?;
-    let rx_mode = Sim::rx_mode(sc.transport.receiver_buffers(), sc.transport.recovery.nak_interval);
+    // Each group's transport knobs are read once here; each connection's sender is built from
+    // the typed spec of its group.
+    let n_groups = wl.group_names.len().max(1);
+    let mut kits = Vec::with_capacity(n_groups);
+    for g in 0..n_groups {
+        let name = wl.group_name(g as u16);
+        let tc = sc.group_transport(name);
+        let at = |e: String| if g == 0 || std::ptr::eq(tc, &sc.transport) { format!("[transport] {e}") } else { format!("[groups.{name}.transport] {e}") };
+        let spec = crate::transport_knobs::transport_spec(tc).map_err(at)?;
+        let rx_mode = Sim::rx_mode(tc.receiver_buffers(), tc.recovery.nak_interval);
+        kits.push((spec, rx_mode, tc.recovery.ack_duplicates));
+    }
     let pairs: Vec<(u32, u32)> = wl.flows.iter().map(|f| (f.src, f.dst)).collect();
     let sports = flow_entropies(sc, &pairs);
-    for (i, (f, p)) in wl.flows.iter().zip(paths).enumerate() {
-        let pkts = f.size_bytes.div_ceil(mtu as u64).max(1);
-        let total_wire = f.size_bytes as u128 + pkts as u128 * sc.net.header_bytes as u128;
-        check_path_time(&p, total_wire + wire as u128 + ack as u128, || format!("[workload] flow {i}"))?;
-        let line_rate = p.hops[0].0;
-        let env = CcEnv {
-            line_rate,
-            base_rtt: p.base_rtt(wire, ack),
-            max_rtt,
-            max_bdp_bytes: max_bdp.max(1),
-            mtu_bytes: mtu,
-            tx_time_floor_ns: sc.net.tx_time_floor_ns,
-        };
+    // Per connection: its first message in workload order, its message count and packet total.
+    let n_conns = wl.n_conns();
+    let mut first_msg = vec![u32::MAX; n_conns];
+    let mut msgs = vec![0u32; n_conns];
+    let mut conn_pkts = vec![0u64; n_conns];
+    for (i, f) in wl.flows.iter().enumerate() {
+        if wl.is_task(i) {
+            continue;
+        }
+        let c = wl.conn(i) as usize;
+        if first_msg[c] == u32::MAX {
+            first_msg[c] = i as u32;
+        }
+        msgs[c] += 1;
+        conn_pkts[c] += f.size_bytes.div_ceil(mtu as u64).max(1);
+    }
+    if let Some(c) = (0..n_conns).find(|&c| conn_pkts[c] > braid_proto::transport::sender_core::MAX_PSNS) {
+        return Err(format!(
+            "[workload] connection {c} (hosts {} → {}) carries {} packets of {mtu} bytes, more than fit 31-bit PSNs ({}); use `workload.connections = \"per-message\"`",
+            wl.flows[first_msg[c] as usize].src,
+            wl.flows[first_msg[c] as usize].dst,
+            conn_pkts[c],
+            braid_proto::transport::sender_core::MAX_PSNS
+        ));
+    }
+    let envs: Vec<Option<CcEnv>> = paths
+        .iter()
+        .map(|p| {
+            p.as_ref().map(|p| CcEnv {
+                line_rate: p.hops[0].0,
+                base_rtt: p.base_rtt(wire, ack),
+                max_rtt,
+                max_bdp_bytes: max_bdp.max(1),
+                mtu_bytes: mtu,
+                tx_time_floor_ns: sc.net.tx_time_floor_ns,
+            })
+        })
+        .collect();
+    for (c, &i0) in first_msg.iter().enumerate() {
+        let i = i0 as usize;
+        let f = &wl.flows[i];
+        let (spec, rx_mode, ack_dups) = &kits[wl.group(i) as usize];
         let mut rng = Rng::derive(sc.seed, stream::FLOW, i as u64);
         let _ = entropy_from(&mut rng); // the random source port's draw, made in every mode
-        let entropy = sports[i];
-        let fenv = FlowEnv { cc: env, size_bytes: f.size_bytes, entropy, start: f.start, seed: rng.next_u64() };
-        let sender = spec.build(&fenv).map_err(|e| format!("flow {i}: {e}"))?;
+        let shared = msgs[c] > 1;
+        let fenv = FlowEnv {
+            cc: envs[i].expect("a flow has a path"),
+            size_bytes: f.size_bytes,
+            connection_messages: shared.then_some(msgs[c]),
+            entropy: sports[i],
+            start: f.start,
+            seed: rng.next_u64(),
+        };
+        let what = || if shared { format!("connection {c}") } else { format!("flow {i}") };
+        let sender = spec.build(&fenv).map_err(|e| format!("{}: {e}", what()))?;
+        let pkts = if shared { 0 } else { f.size_bytes.div_ceil(mtu as u64).max(1) as u32 };
         let receiver = match spec.ack_every_bytes() {
-            Some(every) => Receiver::new(rx_mode, pkts as u32).with_ack_coalescing(every, wire as u64),
-            None => Receiver::new(rx_mode, pkts as u32),
+            Some(every) => Receiver::new(*rx_mode, pkts).with_ack_coalescing(every, wire),
+            None => Receiver::new(*rx_mode, pkts),
         }
-        .with_duplicate_acks(sc.transport.recovery.ack_duplicates);
+        .with_duplicate_acks(*ack_dups);
+        sim.add_conn(f.src, f.dst, wl.group(i), sender, receiver, msgs[c]);
+    }
+    for (i, (f, p)) in wl.flows.iter().zip(&paths).enumerate() {
+        let Some(p) = p else {
+            sim.add_task(f.src, f.start, f.tag);
+            continue;
+        };
+        let pkts = f.size_bytes.div_ceil(mtu as u64).max(1);
+        let total_wire = f.size_bytes as u128 + pkts as u128 * sc.net.header_bytes as u128;
+        check_path_time(p, total_wire + wire as u128 + ack as u128, || format!("[workload] flow {i}"))?;
         let ideal = p.ideal_fct(f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes);
-        sim.add_flow(f.src, f.dst, f.size_bytes, f.start, sender, receiver, ideal, f.tag);
+        sim.add_flow(wl.conn(i), f.size_bytes, f.start, ideal, f.tag);
     }
     for (i, _) in wl.flows.iter().enumerate() {
         for &d in wl.deps(i) {
@@ -173,6 +239,23 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     });
     sim.set_stall_timeout(Some(stall));
     Ok((sim, wl))
+}
+
+/// Check the scenario's `[groups.<name>]` against the groups the workload makes: a group the
+/// workload does not make is named on stderr (it is not an error, so that `--set
+/// workload.kind=…` works on a file that configures, say, incast's background flows).
+fn check_groups(sc: &Scenario, wl: &Workload) -> Result<(), String> {
+    for g in &sc.groups {
+        if !wl.group_names.iter().any(|n| *n == g.name) {
+            let made: Vec<&str> = (0..wl.group_names.len().max(1)).map(|i| wl.group_name(i as u16)).collect();
+            eprintln!(
+                "warning: `[groups.{}]` configures a flow group this workload does not make (it makes: {}); its transport is not used",
+                g.name,
+                made.join(", ")
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A flow's UDP source port, from the ephemeral range (the first draw of its random stream).

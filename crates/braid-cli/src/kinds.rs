@@ -40,12 +40,13 @@ pub const TRANSPORT: KindedTable = KindedTable {
     common: Some(&["paths", "recovery_params", "verb", "read_size"]),
 };
 
-/// `[workload]`: every field but `kind` belongs to a workload kind.
+/// `[workload]`: every field but `kind` and `connections` (how messages map onto connections)
+/// belongs to a workload kind.
 pub const WORKLOAD: KindedTable = KindedTable {
     name: "workload",
-    kinds: &["incast", "permutation", "all-to-all", "moe", "cdf", "flow-file", "collective"],
+    kinds: &["incast", "permutation", "all-to-all", "moe", "cdf", "flow-file", "collective", "chakra"],
     default_kind: None,
-    common: Some(&[]),
+    common: Some(&["connections"]),
 };
 
 /// `[routing]`: every routing kind accepts every top-level routing knob (a knob affects only the

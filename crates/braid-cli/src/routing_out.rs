@@ -43,7 +43,12 @@ use crate::scenario::Scenario;
 pub fn artifact_ideals(sc: &Scenario, sim: &Sim) -> Vec<Option<Time>> {
     sim.flows()
         .iter()
-        .map(|f| sim.artifact_ideal_fct(f.src_host, f.dst_host, f.size_bytes, sc.net.mtu_bytes, sc.net.header_bytes))
+        .map(|f| {
+            if f.is_task() {
+                return None;
+            }
+            sim.artifact_ideal_fct(f.src_host, f.dst_host, f.size_bytes, sc.net.mtu_bytes, sc.net.header_bytes)
+        })
         .collect()
 }
 
@@ -116,21 +121,23 @@ fn artifact_pairs(sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Opti
 
 /// Write `fct.txt` in the artifact's format.
 pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Result<(), String> {
-    let mut done: Vec<usize> = (0..sim.flows().len()).filter(|&i| sim.flows()[i].finish.is_some() && in_artifact_outputs(sc, &flows[i])).collect();
-    done.sort_by_key(|&i| (sim.flows()[i].finish, i));
+    // Record `k` is flow `flows[k].id` of the simulator (compute tasks have no record).
+    let mut done: Vec<usize> = (0..flows.len()).filter(|&k| flows[k].finish_ns.is_some() && in_artifact_outputs(sc, &flows[k])).collect();
+    done.sort_by_key(|&k| (sim.flows()[flows[k].id as usize].finish, k));
     let p = dir.join("fct.txt");
     let werr = |e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
     let mut w = BufWriter::new(fs::File::create(&p).map_err(werr)?);
     let pairs: Vec<(u32, u32)> = sim.flows().iter().map(|f| (f.src_host, f.dst_host)).collect();
     let sports = flow_entropies(sc, &pairs);
     (|| -> std::io::Result<()> {
-        for i in done {
+        for k in done {
+            let i = flows[k].id as usize;
             let f = &sim.flows()[i];
             let start = f.started_at.unwrap_or(f.start);
             let fct = f.finish.map(|t| t.saturating_sub(start)).unwrap_or(Time::ZERO);
             let sip = node_ip(sim.hosts()[f.src_host as usize].node.0);
             let dip = node_ip(sim.hosts()[f.dst_host as usize].node.0);
-            let ideal = ideals[i].map(|t| t.ns()).unwrap_or(0);
+            let ideal = ideals[k].map(|t| t.ns()).unwrap_or(0);
             writeln!(
                 w,
                 "{sip:08x} {dip:08x} {} 100 {} {} {} {}",

@@ -125,7 +125,7 @@ pub fn run_cancellable(
         b.finish_and_clear();
     }
     let wall_s = wall.elapsed().as_secs_f64();
-    let flows = flow_records(sc, &sim);
+    let flows = flow_records(sc, &sim, &workload);
     let summary = summarize(sc, &sim, &workload, &flows, end, wall_s);
     let mut r = RunResult { sim, workload, flows, summary, end };
     crate::routing_out::summarize_routing(&mut r.summary, sc, &r.sim, &r.flows);
@@ -187,15 +187,24 @@ fn report_parallel(p: &ParallelSim, wall_s: f64) {
     }
 }
 
-/// One record per flow.
-pub fn flow_records(sc: &Scenario, sim: &Sim) -> Vec<FlowRecord> {
+/// One record per flow (message) of workload `wl`.
+pub fn flow_records(sc: &Scenario, sim: &Sim, wl: &Workload) -> Vec<FlowRecord> {
     let artifact = crate::routing_out::artifact_ideals(sc, sim);
     sim.flows()
         .iter()
         .enumerate()
+        .filter(|(_, f)| !f.is_task())
         .map(|(i, f)| {
-            let st = f.sender.recovery_stats();
+            let c = sim.conn_of(i);
+            let st = c.sender.recovery_stats();
             let start = f.started_at.unwrap_or(f.start);
+            // A message on a shared connection has its own counters; a message alone on its
+            // connection, the connection's.
+            let (retransmissions, spurious, max_ood, timeouts) = if c.shared {
+                (f.counters.retransmissions, f.counters.spurious, f.counters.max_ood, f.counters.timeouts)
+            } else {
+                (st.retransmissions, c.receiver.duplicates(), c.receiver.max_ood(), st.timeouts)
+            };
             FlowRecord {
                 id: i as u32,
                 src: f.src_host,
@@ -205,10 +214,13 @@ pub fn flow_records(sc: &Scenario, sim: &Sim) -> Vec<FlowRecord> {
                 finish_ns: f.finish.map(|t| t.ns_f64()),
                 ideal_fct_ns: f.ideal_fct.ns_f64(),
                 ideal_fct_artifact_ns: artifact[i].map(|t| t.ns_f64()),
-                retransmissions: st.retransmissions,
-                spurious_retransmissions: f.receiver.duplicates(),
-                max_ood: f.receiver.max_ood(),
-                timeouts: st.timeouts,
+                retransmissions,
+                spurious_retransmissions: spurious,
+                max_ood,
+                timeouts,
+                conn: f.conn,
+                group: wl.group_name(c.group).to_string(),
+                transport: sc.group_transport(wl.group_name(c.group)).kind.name().to_string(),
             }
         })
         .collect()
@@ -221,18 +233,20 @@ pub const MAX_STUCK_LISTED: usize = 50;
 /// had started but not completed, its state.
 fn stuck_flows(s: &mut Summary, sim: &Sim) {
     s.float("last_progress_ns", sim.last_progress_at().ns_f64());
-    let stuck: Vec<usize> =
-        (0..sim.flows().len()).filter(|&i| sim.flows()[i].started_at.is_some() && sim.flows()[i].finish.is_none()).collect();
+    let stuck: Vec<usize> = (0..sim.flows().len())
+        .filter(|&i| !sim.flows()[i].is_task() && sim.flows()[i].started_at.is_some() && sim.flows()[i].finish.is_none())
+        .collect();
     s.int("stuck_flows_total", stuck.len() as u64);
     let mut list = Vec::new();
     for &i in stuck.iter().take(MAX_STUCK_LISTED) {
         let f = &sim.flows()[i];
-        let st = f.sender.recovery_stats();
+        let c = sim.conn_of(i);
+        let st = c.sender.recovery_stats();
         let o = vec![
             ("size_bytes".to_string(), Value::Int(f.size_bytes as i128)),
             ("delivered_bytes".to_string(), Value::Int(f.delivered_bytes as i128)),
-            ("window_bytes".to_string(), Value::Int(f.sender.window_bytes() as i128)),
-            ("rate_bps".to_string(), Value::Int(f.sender.rate_bps() as i128)),
+            ("window_bytes".to_string(), Value::Int(c.sender.window_bytes() as i128)),
+            ("rate_bps".to_string(), Value::Int(c.sender.rate_bps() as i128)),
             ("retransmissions".to_string(), Value::Int(st.retransmissions as i128)),
             ("timeouts".to_string(), Value::Int(st.timeouts as i128)),
             ("last_progress_ns".to_string(), Value::Float(f.progress_at.map_or(f64::NAN, |t| t.ns_f64()))),
@@ -272,6 +286,19 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.float("packet_hops_per_sec", if wall_s > 0.0 { (sim.stats().packet_hops as f64 / wall_s).round() } else { 0.0 });
     s.str("run_end", run_end_name(end));
     s.int("flows_total", flows.len() as u64);
+    s.str("connections", if sc.connections.is_none() && wl.has_shared_connections() && matches!(sc.workload, braid_workload::WorkloadSpec::FlowFile(_)) { "file" } else { sc.connection_mode().name() });
+    s.int("connections_total", sim.conns().len() as u64);
+    let used_groups: Vec<(String, Value)> = (0..wl.group_names.len())
+        .skip(1)
+        .map(|g| {
+            let name = wl.group_name(g as u16);
+            let t = sc.group_transport(name);
+            (name.to_string(), Value::Str(format!("{} ({})", t.kind.name(), t.kind.cc_name(t.cc.kind))))
+        })
+        .collect();
+    if !sc.groups.is_empty() && !used_groups.is_empty() {
+        s.set("group_transports", Value::Obj(used_groups));
+    }
     let done: Vec<&FlowRecord> = flows.iter().filter(|f| f.finish_ns.is_some()).collect();
     s.int("flows_completed", done.len() as u64);
     s.int("packets_injected", sim.stats().data_injected);
@@ -306,8 +333,8 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.int("nic_rbo_p99", sim.nic_rbo_hist().percentile(99.0));
     s.int("flow_ood_max", flows.iter().map(|f| f.max_ood as u64).max().unwrap_or(0));
     // Goodput: application bytes delivered in order, over first send → last delivery.
-    let first = sim.flows().iter().filter_map(|f| f.started_at).min().unwrap_or(Time::ZERO);
-    let last = sim.flows().iter().map(|f| f.delivered_at.unwrap_or(now)).max().unwrap_or(now);
+    let first = sim.flows().iter().filter(|f| !f.is_task()).filter_map(|f| f.started_at).min().unwrap_or(Time::ZERO);
+    let last = sim.flows().iter().filter(|f| !f.is_task()).map(|f| f.delivered_at.unwrap_or(now)).max().unwrap_or(now);
     let bytes: u64 = sim.flows().iter().map(|f| f.delivered_bytes).sum();
     let span = last.saturating_sub(first).secs_f64();
     s.float("goodput_bps", if span > 0.0 { (bytes as f64 * 8.0 / span).round() } else { 0.0 });
@@ -391,15 +418,16 @@ pub fn stuck_message(r: &RunResult) -> String {
         .flows()
         .iter()
         .enumerate()
-        .filter(|(_, f)| f.started_at.is_some() && f.finish.is_none())
+        .filter(|(_, f)| !f.is_task() && f.started_at.is_some() && f.finish.is_none())
         .take(10)
         .map(|(i, f)| {
-            let st = f.sender.recovery_stats();
+            let c = r.sim.conn_of(i);
+            let st = c.sender.recovery_stats();
             format!(
                 "  flow {i}: {}/{} B delivered, window {}, {} retransmissions, {} timeouts, last progress (or start) at {}",
                 f.delivered_bytes,
                 f.size_bytes,
-                match f.sender.window_bytes() {
+                match c.sender.window_bytes() {
                     u64::MAX => "unbounded".to_string(),
                     w => format!("{w} B"),
                 },
@@ -427,12 +455,62 @@ pub fn stuck_message(r: &RunResult) -> String {
     m
 }
 
+/// `connections.csv` (written when some connection carries more than one message): one row per
+/// connection with its lifetime totals (`docs/metrics.md`).
+fn write_connections_csv(w: &mut impl Write, sc: &Scenario, r: &RunResult) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "conn,src,dst,group,transport,messages,messages_completed,bytes,start_ns,finish_ns,retransmissions,spurious_retransmissions,timeouts,max_ood,probes_sent"
+    )?;
+    let n = r.sim.conns().len();
+    let (mut msgs, mut done, mut bytes) = (vec![0u32; n], vec![0u32; n], vec![0u64; n]);
+    let mut start = vec![f64::INFINITY; n];
+    let mut finish = vec![0f64; n];
+    for f in &r.flows {
+        let c = f.conn as usize;
+        msgs[c] += 1;
+        bytes[c] += f.size_bytes;
+        start[c] = start[c].min(f.start_ns);
+        if let Some(t) = f.finish_ns {
+            done[c] += 1;
+            finish[c] = finish[c].max(t);
+        }
+    }
+    for (i, c) in r.sim.conns().iter().enumerate() {
+        let st = c.sender.recovery_stats();
+        let group = r.workload.group_name(c.group);
+        let fin = if done[i] == msgs[i] { fmt_f64(finish[i]) } else { String::new() };
+        writeln!(
+            w,
+            "{i},{},{},{group},{},{},{},{},{},{fin},{},{},{},{},{}",
+            c.src_host,
+            c.dst_host,
+            sc.group_transport(group).kind.name(),
+            msgs[i],
+            done[i],
+            bytes[i],
+            fmt_f64(if start[i].is_finite() { start[i] } else { 0.0 }),
+            st.retransmissions,
+            c.receiver.duplicates(),
+            st.timeouts,
+            c.receiver.max_ood(),
+            c.probes_sent
+        )?;
+    }
+    Ok(())
+}
+
 fn write_series(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), String> {
     let werr = |p: &Path, e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
     let p = dir.join("flows.csv");
     let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
     write_flows_csv(&mut w, &r.flows).map_err(|e| werr(&p, e))?;
     w.flush().map_err(|e| werr(&p, e))?;
+    if r.sim.has_shared_connections() {
+        let p = dir.join("connections.csv");
+        let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
+        write_connections_csv(&mut w, sc, r).and_then(|_| w.flush()).map_err(|e| werr(&p, e))?;
+    }
     if sc.output.queues {
         let p = dir.join("queues.csv");
         let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);

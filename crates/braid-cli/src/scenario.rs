@@ -12,7 +12,7 @@ use braid_net::Topology;
 use braid_proto::cc::{CcConfig, CcKind};
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
 use braid_proto::transport::{TransportConfig, TransportKind};
-use braid_workload::{WorkloadSpec, MAX_START};
+use braid_workload::{ConnectionMode, WorkloadSpec, MAIN_GROUP, MAX_START};
 use toml::Table;
 
 use crate::fields::{apply_set, Fields};
@@ -68,6 +68,12 @@ pub struct Scenario {
     pub transport: TransportConfig,
     /// Workload.
     pub workload: WorkloadSpec,
+    /// How the workload's messages map onto connections (`workload.connections`; `None`: the
+    /// workload kind's default, [`Scenario::connection_mode`]).
+    pub connections: Option<ConnectionMode>,
+    /// Flow groups with a transport of their own (`[groups.<name>.transport]`); the flows of
+    /// every other group run `transport`.
+    pub groups: Vec<GroupSpec>,
     /// Outputs.
     pub output: OutputSpec,
     /// Scheduled link changes.
@@ -76,6 +82,38 @@ pub struct Scenario {
     pub limits: RunLimits,
     /// The scenario text after overrides (for the record).
     pub resolved_toml: String,
+}
+
+/// A flow group's own transport: `[groups.<name>.transport]`, a table of the same form as
+/// `[transport]` (`docs/workloads.md`, "Mixed transports").
+#[derive(Clone, Debug)]
+pub struct GroupSpec {
+    /// The group's name, as the workload labels its flows (`background`).
+    pub name: String,
+    /// Its transport.
+    pub transport: TransportConfig,
+}
+
+impl Scenario {
+    /// How messages map onto connections: `workload.connections`, or by default one persistent
+    /// connection per host pair for collectives (a collective library keeps one queue pair per
+    /// peer), Chakra traces included, and a connection per message for every other workload.
+    pub fn connection_mode(&self) -> ConnectionMode {
+        self.connections.unwrap_or(match self.workload {
+            WorkloadSpec::Collective(_) | WorkloadSpec::Chakra(_) => ConnectionMode::PerPair,
+            _ => ConnectionMode::PerMessage,
+        })
+    }
+
+    /// The transport of flow group `name` (its own, or `transport`).
+    pub fn group_transport(&self, name: &str) -> &TransportConfig {
+        self.groups.iter().find(|g| g.name == name).map_or(&self.transport, |g| &g.transport)
+    }
+
+    /// Every transport the scenario configures: `transport`, then each group's.
+    pub fn transports(&self) -> impl Iterator<Item = &TransportConfig> {
+        std::iter::once(&self.transport).chain(self.groups.iter().map(|g| &g.transport))
+    }
 }
 
 /// The `[run]` table: limits that end a run cleanly, with exit code 3 and a partial summary,
@@ -123,6 +161,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         .iter()
         .map(|spec| root.get(spec.name).and_then(toml::Value::as_table).and_then(|t| kinds::kind_of(spec, t)).map(str::to_string))
         .collect();
+    let group_file_kinds = group_transport_kinds(&root);
     for s in sets {
         kinds::check_set_target(&root, s)?;
         apply_set(&mut root, s)?;
@@ -131,6 +170,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         root.insert("seed".into(), toml::Value::Integer(s as i64));
     }
     let splits = select_kinds(&mut root, &file_kinds, sets)?;
+    let group_splits = select_group_kinds(&mut root, &group_file_kinds, sets)?;
     crate::profile::apply(&mut root)?;
     let [topo_k, tr_k, rt_k, wl_k] = [0, 1, 2, 3].map(|i| &splits[i].active);
     let resolved_toml = kinds::dropped_note(&splits) + &toml::to_string(&root).unwrap_or_default();
@@ -149,14 +189,23 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     let tr_t = f.table("transport")?.ok_or("missing table [transport]")?;
     let verb = parse_verb(&tr_t).map_err(|e| tr_k.locate(e))?;
     let mut transport = parse_transport(&tr_t).map_err(|e| tr_k.locate(e))?;
-    if transport.cc.kind == CcKind::Hpcc {
+    let mut groups = Vec::with_capacity(group_splits.len());
+    for (name, split) in &group_splits {
+        let at = |e: String| format!("[groups.{name}] {}", split.active.locate(e));
+        let gf = Fields::new(&format!("groups.{name}.transport"), &split.active.table);
+        let gverb = parse_verb(&gf).map_err(at)?;
+        let mut tc = parse_transport(&gf).map_err(at)?;
+        tc.recovery.psn_limit = psn_limit(&net, gverb);
+        groups.push(GroupSpec { name: name.clone(), transport: tc });
+    }
+    if transport.cc.kind == CcKind::Hpcc || groups.iter().any(|g| g.transport.cc.kind == CcKind::Hpcc) {
         net.int_enabled = true;
     }
     let empty2 = Table::new();
     let rt_t = f.table("routing")?.unwrap_or_else(|| Fields::new("routing", &empty2));
     (net.routing, net.routing_params) = parse_routing(&rt_t).map_err(|e| rt_k.locate(e))?;
     let wl_t = f.table("workload")?.ok_or("missing table [workload]")?;
-    let workload = parse_workload(&wl_t, base).map_err(|e| wl_k.locate(e))?;
+    let (workload, connections) = parse_workload(&wl_t, base).map_err(|e| wl_k.locate(e))?;
     let empty3 = Table::new();
     let out_t = f.table("output")?.unwrap_or_else(|| Fields::new("output", &empty3));
     let output = parse_output(&out_t, topology.links.len())?;
@@ -164,7 +213,15 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     transport.network_trims = net.trim.enabled;
     transport.recovery.psn_limit = psn_limit(&net, verb);
     crate::transport_knobs::validate(&transport).map_err(|e| tr_k.locate(format!("[transport] {e}")))?;
+    for (g, (name, split)) in groups.iter_mut().zip(&group_splits) {
+        g.transport.header_bytes = net.header_bytes;
+        g.transport.network_trims = net.trim.enabled;
+        crate::transport_knobs::validate(&g.transport).map_err(|e| format!("[groups.{name}] {}", split.active.locate(format!("[transport] {e}"))))?;
+    }
     check_inactive_kinds(&splits, base, net.header_bytes)?;
+    for (name, split) in &group_splits {
+        check_inactive_kinds(std::slice::from_ref(split), base, net.header_bytes).map_err(|e| format!("[groups.{name}] {e}"))?;
+    }
     let link_events = match f.array("faults")? {
         Some(a) => parse_faults(a, &topology, seed, net.loss_rate)?,
         None => Vec::new(),
@@ -173,7 +230,10 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         Some(t) => parse_limits(&t)?,
         None => RunLimits::default(),
     };
-    f.finish(&["name", "seed", "stop", "topology", "network", "transport", "routing", "workload", "output", "faults", "run"])?;
+    if f.has("groups") {
+        f.table("groups")?;
+    }
+    f.finish(&["name", "seed", "stop", "topology", "network", "transport", "routing", "workload", "output", "faults", "run", "groups"])?;
     // Cross-field checks.
     if net.reorder_buffer_bytes < net.mtu_bytes as u64 {
         return Err(format!(
@@ -181,7 +241,66 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
             net.reorder_buffer_bytes, net.mtu_bytes
         ));
     }
-    Ok(Scenario { name, seed, stop, topology, topology_kind, net, transport, workload, output, link_events, limits, resolved_toml })
+    Ok(Scenario {
+        name,
+        seed,
+        stop,
+        topology,
+        topology_kind,
+        net,
+        transport,
+        workload,
+        connections,
+        groups,
+        output,
+        link_events,
+        limits,
+        resolved_toml,
+    })
+}
+
+/// The transport kind each `[groups.<name>.transport]` table of the file names, by group.
+fn group_transport_kinds(root: &Table) -> Vec<(String, Option<String>)> {
+    let Some(groups) = root.get("groups").and_then(toml::Value::as_table) else { return Vec::new() };
+    groups
+        .iter()
+        .map(|(name, g)| {
+            let kind = g.get("transport").and_then(toml::Value::as_table).and_then(|t| kinds::kind_of(&kinds::TRANSPORT, t)).map(str::to_string);
+            (name.clone(), kind)
+        })
+        .collect()
+}
+
+/// Split each group's transport table as [`select_kinds`] splits `[transport]` (a group's
+/// `--set groups.<name>.transport.<field>=…` plays the part of `--set transport.<field>=…`),
+/// and replace it with its active kind's fields. Checks the form of `[groups]`: each entry a
+/// table holding one table, `transport`, and no group named `main` (whose transport is
+/// `[transport]`).
+fn select_group_kinds(root: &mut Table, file_kinds: &[(String, Option<String>)], sets: &[String]) -> Result<Vec<(String, Split)>, String> {
+    let Some(groups) = root.get_mut("groups") else { return Ok(Vec::new()) };
+    let groups = groups.as_table_mut().ok_or("`groups` must be a table of flow groups, e.g. `[groups.background.transport]`")?;
+    let mut out = Vec::new();
+    for (name, g) in groups.iter_mut() {
+        if name == MAIN_GROUP {
+            return Err(format!("`[groups.{MAIN_GROUP}]`: the `{MAIN_GROUP}` group runs `[transport]`; give other groups their own"));
+        }
+        let g = g.as_table_mut().ok_or_else(|| format!("`groups.{name}` must be a table with a `transport` table"))?;
+        if let Some(k) = g.keys().find(|k| *k != "transport") {
+            return Err(format!("unknown field `groups.{name}.{k}` (known fields of `groups.{name}`: transport)"));
+        }
+        let t = g
+            .get("transport")
+            .and_then(toml::Value::as_table)
+            .ok_or_else(|| format!("`groups.{name}` needs a `transport` table (`[groups.{name}.transport]`, the form of `[transport]`)"))?;
+        let prefix = format!("groups.{name}.");
+        let group_sets: Vec<String> = sets.iter().filter_map(|a| a.strip_prefix(&prefix)).map(str::to_string).collect();
+        let set_fields: Vec<String> = group_sets.iter().filter_map(|a| kinds::set_field(&kinds::TRANSPORT, a)).collect();
+        let file_kind = file_kinds.iter().find(|(n, _)| n == name).and_then(|(_, k)| k.as_deref());
+        let split = kinds::split(&kinds::TRANSPORT, t, file_kind, &set_fields).map_err(|e| format!("[groups.{name}] {e}"))?;
+        g.insert("transport".into(), toml::Value::Table(split.active.table.clone()));
+        out.push((name.clone(), split));
+    }
+    Ok(out)
 }
 
 /// Split each kinded table (`crate::kinds`) into its active kind's fields, which replace the
@@ -749,18 +868,32 @@ fn parse_routing(f: &Fields) -> Result<(RoutingMode, RoutingParams), String> {
     Ok((kind, params))
 }
 
-fn parse_workload(f: &Fields, base: &Path) -> Result<WorkloadSpec, String> {
+/// `[workload]`: the kind's spec and `workload.connections` (common to every kind).
+fn parse_workload(f: &Fields, base: &Path) -> Result<(WorkloadSpec, Option<ConnectionMode>), String> {
+    let connections = match f.str("connections")? {
+        None => None,
+        Some(c) => Some(ConnectionMode::parse(c).map_err(|e| format!("`workload.connections`: {e}"))?),
+    };
     let kind = f.req_str("kind")?.to_string();
     let mut knobs = f.rest_as_knobs()?;
     // File paths are resolved against the scenario's folder.
     for (k, v) in knobs.iter_mut() {
-        if k == "file" || (k == "cdf" && matches!(v, braid_core::Knob::Str(s) if s.contains('/') || s.contains('.'))) {
+        if k == "trace" {
+            // A Chakra trace is a file prefix (`dir/moe7b` for `dir/moe7b.0.et`, …) or a folder.
+            if let braid_core::Knob::Str(s) = v {
+                let here = |p: &Path| p.exists() || PathBuf::from(format!("{}.0.et", p.display())).exists();
+                if !here(Path::new(s.as_str())) && here(&base.join(s.as_str())) {
+                    *s = base.join(s.as_str()).to_string_lossy().into_owned();
+                }
+            }
+        } else if k == "file" || k == "comm_groups" || (k == "cdf" && matches!(v, braid_core::Knob::Str(s) if s.contains('/') || s.contains('.'))) {
             if let braid_core::Knob::Str(s) = v {
                 *s = resolve_file(base, s).to_string_lossy().into_owned();
             }
         }
     }
-    WorkloadSpec::from_table(&kind, &knobs).map_err(|e| format!("[workload] {e}"))
+    let spec = WorkloadSpec::from_table(&kind, &knobs).map_err(|e| format!("[workload] {e}"))?;
+    Ok((spec, connections))
 }
 
 fn parse_output(f: &Fields, n_links: usize) -> Result<OutputSpec, String> {

@@ -75,7 +75,7 @@ pub fn transport_spec(tc: &TransportConfig) -> Result<TransportSpec, String> {
 
 /// Check every knob by building a sender for a reference 100 Gb/s environment.
 pub fn validate(tc: &TransportConfig) -> Result<(), String> {
-    let env = FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 1 << 20, entropy: 49_152, start: Time::ZERO, seed: 1 };
+    let env = FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 1 << 20, connection_messages: None, entropy: 49_152, start: Time::ZERO, seed: 1 };
     transport_spec(tc)?.build(&env).map(|_| ())
 }
 

@@ -42,7 +42,7 @@ fn check(kind: &str, workload: &[&str]) {
         assert!(dropped > 0, "{kind} seed {seed}: 1 % loss should drop something");
         for (i, f) in r.sim.flows().iter().enumerate() {
             assert!(f.finish.is_some(), "{kind} seed {seed}: flow {i} did not complete");
-            assert!(f.receiver.is_complete(), "{kind} seed {seed}: flow {i} receiver incomplete");
+            assert!(r.sim.conn_of(i).receiver.is_complete(), "{kind} seed {seed}: flow {i} receiver incomplete");
             assert_eq!(f.delivered_bytes, f.size_bytes, "{kind} seed {seed}: flow {i}");
         }
         let retx: u64 = r.flows.iter().map(|f| f.retransmissions).sum();

@@ -78,7 +78,7 @@ fn slow_spine(sets: &[&str]) -> (Vec<(f64, f64)>, Time) {
             q += (sim.ports()[up(0, 0)].queued_bytes() + sim.ports()[up(1, 0)].queued_bytes()) as f64 / 20.0;
         }
         let (mut blocks, mut distinct) = (0u64, 0u64);
-        for f in sim.flows_mut().iter_mut() {
+        for f in sim.conns_mut().iter_mut() {
             if let Sender::Uet(s) = &mut f.sender {
                 let (b, k) = s.take_ev_blocks();
                 blocks += b;
@@ -152,7 +152,7 @@ fn nscc_holds_the_queue_near_its_target_delay() {
     sim.prepare();
     // Warm up 200 µs, then average each active flow's queuing-delay samples over 400 µs.
     sim.run(Some(Time::from_us(200)), &mut |_| true);
-    for f in sim.flows_mut().iter_mut() {
+    for f in sim.conns_mut().iter_mut() {
         if let Sender::Uet(s) = &mut f.sender {
             s.reset_delay_stats();
         }
@@ -160,8 +160,8 @@ fn nscc_holds_the_queue_near_its_target_delay() {
     sim.run(Some(Time::from_us(600)), &mut |_| true);
     let mut delays = Vec::new();
     let mut target = 0.0;
-    for f in sim.flows().iter() {
-        if let (Sender::Uet(s), None) = (&f.sender, f.finish) {
+    for f in sim.conns().iter() {
+        if let (Sender::Uet(s), false) = (&f.sender, f.idle()) {
             let (d, k) = s.mean_delay();
             target = s.target_qdelay().us_f64();
             if k > 100 {

@@ -31,6 +31,6 @@ fn incast_is_fair_and_in_order() {
     assert!(mean > 0.85 * c / 32.0, "mean per-flow throughput {mean}");
     // Incast: the shared last hop is the only bottleneck, so nothing arrives out of order.
     assert_eq!(r.sim.nic_ood_hist().max(), 0, "NIC-level OOD");
-    assert_eq!(r.sim.flows().iter().map(|f| f.receiver.max_ood()).max(), Some(0));
+    assert_eq!(r.sim.conns().iter().map(|f| f.receiver.max_ood()).max(), Some(0));
     assert_eq!(r.sim.stats().spurious_retx, 0);
 }

@@ -71,7 +71,7 @@ fn every_ablation_variant_runs_to_completion() {
         let sc = parse(SMALL, Path::new("."), &sets, None).unwrap_or_else(|e| panic!("{v:?}: {e}"));
         let r = run(&sc, false).unwrap();
         r.sim.conservation().unwrap_or_else(|e| panic!("{v:?}: {e}"));
-        assert!(r.sim.flows().iter().all(|f| f.finish.is_some() && f.receiver.is_complete()), "{v:?}");
+        assert!(r.sim.flows().iter().enumerate().all(|(i, f)| f.finish.is_some() && r.sim.conn_of(i).receiver.is_complete()), "{v:?}");
     }
 }
 

@@ -62,7 +62,7 @@ fn every_byte_delivered_once_in_order_under_loss_and_any_delays() {
             r.sim.conservation().unwrap_or_else(|e| panic!("{case}: {e}"));
             for (i, f) in r.sim.flows().iter().enumerate() {
                 assert!(f.finish.is_some(), "{case}: flow {i} did not complete");
-                assert!(f.receiver.is_complete(), "{case}: flow {i} receiver incomplete");
+                assert!(r.sim.conn_of(i).receiver.is_complete(), "{case}: flow {i} receiver incomplete");
                 assert_eq!(f.delivered_bytes, f.size_bytes, "{case}: flow {i} delivered bytes");
                 assert!(f.delivered_at.is_some(), "{case}: flow {i} never delivered in full");
             }
@@ -93,7 +93,7 @@ fn heterogeneous_testbed_with_loss_completes() {
         let r = run(&sc, false).unwrap();
         r.sim.conservation().unwrap();
         let f = &r.sim.flows()[0];
-        assert!(f.finish.is_some() && f.receiver.is_complete(), "{rec} at {loss}");
+        assert!(f.finish.is_some() && r.sim.conn_of(0).receiver.is_complete(), "{rec} at {loss}");
         assert_eq!(f.delivered_bytes, f.size_bytes);
     }
 }

@@ -52,10 +52,10 @@ fn check_complete(r: &RunResult) -> (u64, u64) {
     r.sim.conservation().unwrap();
     assert_eq!(r.sim.flows().len(), 16);
     let (mut retx, mut timeouts) = (0, 0);
-    for f in r.sim.flows() {
+    for (i, f) in r.sim.flows().iter().enumerate() {
         assert!(f.finish.is_some(), "flow did not complete");
         assert_eq!(f.delivered_bytes, f.size_bytes);
-        let st = f.sender.recovery_stats();
+        let st = r.sim.conn_of(i).sender.recovery_stats();
         retx += st.retransmissions;
         timeouts += st.timeouts;
     }

@@ -41,6 +41,12 @@ pub struct FlowRecord {
     pub max_ood: u32,
     /// RTO expiries.
     pub timeouts: u64,
+    /// The connection it was sent on (its own unless connections are shared).
+    pub conn: u32,
+    /// Its flow group (`main` unless the workload put it elsewhere).
+    pub group: String,
+    /// The transport it ran (the kind, e.g. `rondo`, `roce`).
+    pub transport: String,
 }
 
 impl FlowRecord {
@@ -77,7 +83,7 @@ pub fn fmt_f64(v: f64) -> String {
 pub fn write_flows_csv<W: Write>(w: &mut W, flows: &[FlowRecord]) -> io::Result<()> {
     writeln!(
         w,
-        "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retransmissions,spurious_retransmissions,max_ood,timeouts,ideal_fct_artifact_ns,slowdown_artifact"
+        "id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,retransmissions,spurious_retransmissions,max_ood,timeouts,ideal_fct_artifact_ns,slowdown_artifact,conn,group,transport"
     )?;
     for f in flows {
         let (finish, fct, slow) = match (f.finish_ns, f.fct_ns(), f.slowdown()) {
@@ -88,7 +94,7 @@ pub fn write_flows_csv<W: Write>(w: &mut W, flows: &[FlowRecord]) -> io::Result<
         let slow_a = f.slowdown_artifact().map(fmt_f64).unwrap_or_default();
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             f.id,
             f.src,
             f.dst,
@@ -103,7 +109,10 @@ pub fn write_flows_csv<W: Write>(w: &mut W, flows: &[FlowRecord]) -> io::Result<
             f.max_ood,
             f.timeouts,
             ideal_a,
-            slow_a
+            slow_a,
+            f.conn,
+            f.group,
+            f.transport
         )?;
     }
     Ok(())

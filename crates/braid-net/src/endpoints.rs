@@ -1,5 +1,13 @@
-//! Run-time records of the end hosts (their NIC state) and of the flows between them: what the
-//! driver keeps around the `braid-proto` sender and receiver of each flow.
+//! Run-time records of the end hosts (their NIC state), of the connections between them (the
+//! `braid-proto` sender and receiver of each queue pair) and of the messages (flows) the
+//! connections carry.
+//!
+//! A workload's flow is one message. By default every message has a connection of its own (a
+//! new flow with fresh transport state), and then a [`Flow`] and its [`Conn`] are one and the
+//! same transfer. A persistent connection (`workload.connections = "per-pair"`) carries many
+//! messages: they are posted on it when they start, in that order, each taking the next PSNs of
+//! the connection's space, and each completes when the connection's cumulative ACK passes its
+//! last PSN (at the receiver: when the in-order delivery point does).
 
 use braid_core::{FlowId, NodeId, PortId, Time};
 use braid_proto::receiver::Receiver;
@@ -12,7 +20,8 @@ pub struct Host {
     pub node: NodeId,
     /// Its (first) egress port.
     pub port: PortId,
-    /// Flows this host is sending, not yet complete.
+    /// Connections this host is sending on that have posted data not yet acknowledged (indices
+    /// into [`crate::sim::Sim::conns`], as `FlowId`s: packets name their connection).
     pub active: Vec<FlowId>,
     /// Round-robin position in `active`.
     pub rr: usize,
@@ -20,50 +29,119 @@ pub struct Host {
     pub wake_at: Time,
     /// Bytes held in the shared reorder buffer.
     pub reorder_used: u64,
-    /// NIC-level OOD: sum of the OOD of all flows arriving here.
+    /// NIC-level OOD: sum of the OOD of all connections arriving here.
     pub nic_ood: u64,
-    /// NIC-level RBO: out-of-order packets held, summed over flows.
+    /// NIC-level RBO: out-of-order packets held, summed over connections.
     pub nic_rbo: u64,
     /// Largest NIC-level OOD seen.
     pub nic_ood_max: u64,
 }
 
-/// A flow's run-time state.
+/// A connection (queue pair): the sender at one host, the receiver at the other, and the
+/// messages posted on it.
 #[derive(Clone, Debug)]
-pub struct Flow {
+pub struct Conn {
     /// Sending host index.
     pub src_host: u32,
     /// Receiving host index.
     pub dst_host: u32,
-    /// Message size.
-    pub size_bytes: u64,
-    /// Earliest start (for dependent flows: offset after the last dependency completes).
-    pub start: Time,
-    /// When it actually became active.
-    pub started_at: Option<Time>,
-    /// When the sender had every byte acknowledged.
-    pub finish: Option<Time>,
-    /// When the receiver had every byte delivered in order.
-    pub delivered_at: Option<Time>,
+    /// The flow group (an index into the workload's group names) whose transport it runs.
+    pub group: u16,
     /// The sender.
     pub sender: Sender,
     /// The receiver.
     pub receiver: Receiver,
     /// Earliest pending `FlowTimer` event.
     pub timer_at: Time,
-    /// Ideal FCT (the flow alone on its best path at line rate).
-    pub ideal_fct: Time,
     /// Current OOD (mirrors the receiver; kept for the NIC-level sum).
     pub ood: u32,
+    /// Probe packets sent.
+    pub probes_sent: u64,
+    /// Whether it carries more than one message (a persistent connection: its messages are
+    /// posted on it as they start, and per-message counters are kept).
+    pub shared: bool,
+    /// Its messages' slots in the simulator's message list: `msgs_at .. msgs_at + msgs_len`,
+    /// filled in posting (= PSN) order.
+    pub msgs_at: u32,
+    /// How many messages it carries.
+    pub msgs_len: u32,
+    /// Messages posted so far.
+    pub posted: u32,
+    /// Messages whose every byte the sender has had acknowledged.
+    pub acked: u32,
+    /// Messages the receiver has delivered in order.
+    pub delivered: u32,
+    /// The sender has been started ([`Sender::begin`]).
+    pub started: bool,
+}
+
+impl Conn {
+    /// Whether everything posted has been acknowledged (true before anything is posted).
+    #[inline]
+    pub fn idle(&self) -> bool {
+        self.acked == self.posted
+    }
+}
+
+/// The connection of a compute task ([`crate::sim::Sim::add_task`]), which sends nothing.
+pub const NO_CONN: u32 = u32::MAX;
+
+/// Per-message counters of a message on a shared connection (the connection's own counters
+/// cover a message of its own).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MessageCounters {
+    /// Its packets sent again.
+    pub retransmissions: u64,
+    /// Copies of its packets that arrived twice.
+    pub spurious: u64,
+    /// The largest OOD an arrival of its packets saw.
+    pub max_ood: u32,
+    /// Retransmission timeouts while it was the oldest unacknowledged message.
+    pub timeouts: u64,
+}
+
+/// A message (a workload flow)'s run-time state.
+#[derive(Clone, Debug)]
+pub struct Flow {
+    /// Sending host index.
+    pub src_host: u32,
+    /// Receiving host index.
+    pub dst_host: u32,
+    /// The connection it is sent on ([`NO_CONN`] for a compute task).
+    pub conn: u32,
+    /// Message size.
+    pub size_bytes: u64,
+    /// Earliest start (for dependent flows: offset after the last dependency completes).
+    pub start: Time,
+    /// When it actually became active (was posted on its connection).
+    pub started_at: Option<Time>,
+    /// When the sender had every byte acknowledged.
+    pub finish: Option<Time>,
+    /// When the receiver had every byte delivered in order.
+    pub delivered_at: Option<Time>,
+    /// Its PSNs on the connection, `psn_first .. psn_end` (set when it is posted).
+    pub psn_first: u32,
+    /// One past its last PSN.
+    pub psn_end: u32,
+    /// Ideal FCT (the flow alone on its best path at line rate).
+    pub ideal_fct: Time,
     /// Dependencies not yet complete.
     pub deps_left: u32,
     /// Application bytes delivered in order.
     pub delivered_bytes: u64,
-    /// When the receiver last delivered a new byte in order (or the flow started, before that):
+    /// When the receiver last delivered a new byte of it in order (or it started, before that):
     /// what the progress watchdog reports for a stuck flow.
     pub progress_at: Option<Time>,
-    /// Probe packets sent / acknowledged.
-    pub probes_sent: u64,
     /// Group tag (job) for JCT.
     pub tag: u32,
+    /// Counters of a message on a shared connection.
+    pub counters: MessageCounters,
+}
+
+impl Flow {
+    /// Whether this is a compute task (no bytes, no connection), not a message.
+    #[inline]
+    pub fn is_task(&self) -> bool {
+        self.conn == NO_CONN
+    }
 }

@@ -261,6 +261,9 @@ impl ParallelSim {
             if sims[0].has_dependencies() {
                 return Err("--threads: flow dependencies (collectives, `after`) need one thread".into());
             }
+            if sims[0].has_shared_connections() {
+                return Err("--threads: persistent connections (`workload.connections = \"per-pair\"`) need one thread".into());
+            }
         }
         let owner: Arc<[u16]> = owner.into();
         for (i, s) in sims.iter_mut().enumerate() {

@@ -5,7 +5,7 @@
 use braid_core::Time;
 use braid_proto::transport::PathSample;
 
-use crate::endpoints::{Flow, Host};
+use crate::endpoints::{Conn, Host};
 use crate::port::Port;
 use crate::stats::PortQueueStats;
 
@@ -107,10 +107,10 @@ impl Samples {
     }
 
     /// Take one sample at `now`. `is_host` is indexed by node; `inorder_bytes` is the
-    /// application bytes delivered in order so far, all flows; `own` (by node, in a parallel
+    /// application bytes delivered in order so far, all flows; `conns` the connections (`paths.csv` rows name the connection); `own` (by node, in a parallel
     /// run) limits the ports and hosts sampled to a partition's.
     #[allow(clippy::too_many_arguments)]
-    pub fn record(&mut self, now: Time, ports: &[Port], is_host: &[bool], hosts: &[Host], inorder_bytes: u64, flows: &[Flow], own: Option<&[bool]>) {
+    pub fn record(&mut self, now: Time, ports: &[Port], is_host: &[bool], hosts: &[Host], inorder_bytes: u64, conns: &[Conn], own: Option<&[bool]>) {
         let owned = |n: braid_core::NodeId| own.is_none_or(|o| o[n.idx()]);
         for (i, p) in ports.iter().enumerate() {
             if is_host[p.node.idx()] || !owned(p.node) {
@@ -136,8 +136,8 @@ impl Samples {
             self.goodput_series.push((now, inorder_bytes));
         }
         if self.config.paths_series {
-            for (i, f) in flows.iter().enumerate() {
-                if f.started_at.is_some() && f.finish.is_none() {
+            for (i, f) in conns.iter().enumerate() {
+                if f.started && !f.idle() {
                     for s in f.sender.path_samples() {
                         self.path_series.push((now, i as u32, *s));
                     }

@@ -41,7 +41,7 @@ use crate::stats::{Histogram, PortQueueStats, SimStats};
 use crate::switch_routing::{RoutingTimer, SwitchRouting};
 use crate::topology::{NodeKind, Topology};
 
-pub use crate::endpoints::{Flow, Host};
+pub use crate::endpoints::{Conn, Flow, Host, MessageCounters};
 pub use crate::path::PathInfo;
 pub use crate::sampling::SampleConfig;
 pub use partition::{merge_partitions, Remote};
@@ -67,10 +67,10 @@ pub enum Ev {
         /// Host index.
         host: u32,
     },
-    /// A flow's timer (RTO, CC timers).
+    /// A connection's timer (RTO, CC timers).
     FlowTimer {
-        /// The flow.
-        flow: u32,
+        /// The connection.
+        conn: u32,
     },
     /// A flow becomes active.
     FlowStart {
@@ -175,8 +175,12 @@ pub struct Sim {
     routes: Routes,
     /// Switch-side routing: the scheme, LCMP routers, the control plane's path table.
     routing: SwitchRouting,
-    /// Flows.
+    /// Flows (messages), by workload index.
     flows: Vec<Flow>,
+    /// Connections: the senders and receivers the flows are sent on.
+    conns: Vec<Conn>,
+    /// Each connection's messages in posting order (slots `Conn::msgs_at ..`).
+    conn_msgs: Vec<u32>,
     /// Flows that wait for each flow's completion.
     dependents: Vec<Vec<FlowId>>,
     /// Scheduled link changes.
@@ -320,6 +324,8 @@ impl Sim {
             routes,
             routing,
             flows: Vec::new(),
+            conns: Vec::new(),
+            conn_msgs: Vec::new(),
             dependents: Vec::new(),
             link_events: Vec::new(),
             stats: SimStats::default(),
@@ -438,38 +444,88 @@ impl Sim {
         crate::path::ns3_max_rtt_bdp(&self.routes, &self.ports, &hosts, payload, wrap)
     }
 
-    /// Add a flow. `sender` and `receiver` must be built for `size_bytes`. Returns its id.
-    #[allow(clippy::too_many_arguments)]
-    pub fn add_flow(
-        &mut self,
-        src_host: u32,
-        dst_host: u32,
-        size_bytes: u64,
-        start: Time,
-        sender: Sender,
-        receiver: Receiver,
-        ideal_fct: Time,
-        tag: u32,
-    ) -> FlowId {
-        let id = FlowId::from_idx(self.flows.len());
-        self.flows.push(Flow {
+    /// Add a connection from host `src_host` to host `dst_host` in flow group `group`, with
+    /// its sender and receiver, that will carry `messages` messages ([`Sim::add_flow`]). With
+    /// one message the sender and receiver are built for it; with more, as a persistent
+    /// connection to which each message is posted when it starts. Returns its index.
+    pub fn add_conn(&mut self, src_host: u32, dst_host: u32, group: u16, sender: Sender, receiver: Receiver, messages: u32) -> u32 {
+        let id = self.conns.len() as u32;
+        let msgs_at = self.conn_msgs.len() as u32;
+        self.conn_msgs.extend(std::iter::repeat_n(u32::MAX, messages as usize));
+        self.conns.push(Conn {
             src_host,
             dst_host,
+            group,
+            sender,
+            receiver,
+            timer_at: Time::MAX,
+            ood: 0,
+            probes_sent: 0,
+            shared: messages > 1,
+            msgs_at,
+            msgs_len: messages,
+            posted: 0,
+            acked: 0,
+            delivered: 0,
+            started: false,
+        });
+        id
+    }
+
+    /// Add a flow: a message of `size_bytes` on connection `conn` ([`Sim::add_conn`]), which
+    /// starts at `start` (an offset after its dependencies, if it has any). Returns its id.
+    pub fn add_flow(&mut self, conn: u32, size_bytes: u64, start: Time, ideal_fct: Time, tag: u32) -> FlowId {
+        let id = FlowId::from_idx(self.flows.len());
+        let c = &self.conns[conn as usize];
+        if c.msgs_len == 1 {
+            // A connection of one message: its slot is known now (a receiver in another
+            // partition of a parallel run never sees the post).
+            self.conn_msgs[c.msgs_at as usize] = id.0;
+        }
+        self.flows.push(Flow {
+            src_host: c.src_host,
+            dst_host: c.dst_host,
+            conn,
             size_bytes,
             start,
             started_at: None,
             finish: None,
             delivered_at: None,
-            sender,
-            receiver,
-            timer_at: Time::MAX,
+            psn_first: 0,
+            psn_end: 0,
             ideal_fct,
-            ood: 0,
             deps_left: 0,
             delivered_bytes: 0,
             progress_at: None,
-            probes_sent: 0,
             tag,
+            counters: MessageCounters::default(),
+        });
+        self.dependents.push(Vec::new());
+        id
+    }
+
+    /// Add a compute task on host `host`: it sends nothing and completes as soon as it starts,
+    /// `start` after its dependencies (absolute without any); flows may depend on it. Returns
+    /// its id (in the flows' numbering).
+    pub fn add_task(&mut self, host: u32, start: Time, tag: u32) -> FlowId {
+        let id = FlowId::from_idx(self.flows.len());
+        self.flows.push(Flow {
+            src_host: host,
+            dst_host: host,
+            conn: crate::endpoints::NO_CONN,
+            size_bytes: 0,
+            start,
+            started_at: None,
+            finish: None,
+            delivered_at: None,
+            psn_first: 0,
+            psn_end: 0,
+            ideal_fct: Time::ZERO,
+            deps_left: 0,
+            delivered_bytes: 0,
+            progress_at: None,
+            tag,
+            counters: MessageCounters::default(),
         });
         self.dependents.push(Vec::new());
         id
@@ -495,6 +551,11 @@ impl Sim {
     /// Whether any link is captured ([`Sim::capture_link`]).
     pub fn capture_enabled(&self) -> bool {
         self.capture_ports.iter().any(|&c| c)
+    }
+
+    /// Whether some connection carries more than one message ([`Sim::add_conn`]).
+    pub fn has_shared_connections(&self) -> bool {
+        self.conns.iter().any(|c| c.shared)
     }
 
     /// Whether any flow waits for another ([`Sim::add_dependency`]).
@@ -617,7 +678,7 @@ impl Sim {
                 let port = h.port;
                 self.pump(now, port);
             }
-            Ev::FlowTimer { flow } => self.on_flow_timer(now, FlowId(flow)),
+            Ev::FlowTimer { conn } => self.on_flow_timer(now, conn),
             Ev::FlowStart { flow } => self.start_flow(now, FlowId(flow)),
             Ev::Pfc { port, class, pause } => self.on_pfc(now, PortId(port), class as usize, pause),
             Ev::Link { idx } => self.on_link_event(now, idx as usize),
@@ -640,51 +701,85 @@ impl Sim {
         fl.started_at = Some(now);
         fl.progress_at = Some(now);
         self.flows_started += 1;
-        let h = fl.src_host as usize;
-        self.hosts[h].active.push(f);
-        self.arm_flow_timer(now, f);
+        if fl.is_task() {
+            self.complete_flow(now, f);
+            return;
+        }
+        let (size, ci) = (fl.size_bytes, fl.conn as usize);
+        let c = &mut self.conns[ci];
+        if !c.started {
+            c.started = true;
+            c.sender.begin(now);
+        }
+        let (first, end) = if c.shared {
+            // A connection's total PSN space was checked to fit when it was built.
+            let r = c.sender.post_message(now, size).expect("connection PSN space checked at build");
+            c.receiver.grow(r.1);
+            r
+        } else {
+            (0, c.sender.posted_packets())
+        };
+        let was_idle = c.idle();
+        self.conn_msgs[(c.msgs_at + c.posted) as usize] = f.0;
+        c.posted += 1;
+        let h = c.src_host as usize;
+        let fl = &mut self.flows[f.idx()];
+        fl.psn_first = first;
+        fl.psn_end = end;
+        if was_idle {
+            self.hosts[h].active.push(FlowId(ci as u32));
+        }
+        self.arm_flow_timer(now, ci);
         let port = self.hosts[h].port;
         self.pump(now, port);
     }
 
-    fn arm_flow_timer(&mut self, now: Time, f: FlowId) {
-        let fl = &mut self.flows[f.idx()];
-        if let Some(t) = fl.sender.poll_timeout() {
+    fn arm_flow_timer(&mut self, now: Time, c: usize) {
+        let cn = &mut self.conns[c];
+        if let Some(t) = cn.sender.poll_timeout() {
             let t = t.max(now);
-            if t < fl.timer_at {
-                fl.timer_at = t;
-                self.q.push(t, Ev::FlowTimer { flow: f.0 });
+            if t < cn.timer_at {
+                cn.timer_at = t;
+                self.q.push(t, Ev::FlowTimer { conn: c as u32 });
             }
         }
     }
 
-    fn on_flow_timer(&mut self, now: Time, f: FlowId) {
-        let fl = &mut self.flows[f.idx()];
-        if fl.timer_at <= now {
-            fl.timer_at = Time::MAX;
+    fn on_flow_timer(&mut self, now: Time, c: u32) {
+        let ci = c as usize;
+        let cn = &mut self.conns[ci];
+        if cn.timer_at <= now {
+            cn.timer_at = Time::MAX;
         }
-        if fl.finish.is_some() {
+        if cn.idle() {
             return;
         }
-        if fl.sender.poll_timeout().is_some_and(|t| t <= now) {
-            fl.sender.on_timeout(now);
+        if cn.sender.poll_timeout().is_some_and(|t| t <= now) {
+            if cn.shared {
+                let before = cn.sender.recovery_stats().timeouts;
+                cn.sender.on_timeout(now);
+                let fired = cn.sender.recovery_stats().timeouts - before;
+                if fired > 0 {
+                    let head = self.conn_msgs[(cn.msgs_at + cn.acked) as usize];
+                    self.flows[head as usize].counters.timeouts += fired;
+                }
+            } else {
+                cn.sender.on_timeout(now);
+            }
         }
-        let h = fl.src_host as usize;
-        self.arm_flow_timer(now, f);
+        let h = self.conns[ci].src_host as usize;
+        self.arm_flow_timer(now, ci);
         let port = self.hosts[h].port;
         self.pump(now, port);
     }
 
+    /// Message `f` has every byte acknowledged (its connection has already counted it).
     fn complete_flow(&mut self, now: Time, f: FlowId) {
         self.note_completion(now);
         let fl = &mut self.flows[f.idx()];
         fl.finish = Some(now);
         let h = fl.src_host as usize;
         self.flows_done += 1;
-        let active = &mut self.hosts[h].active;
-        if let Some(i) = active.iter().position(|&x| x == f) {
-            active.remove(i);
-        }
         for i in 0..self.dependents[f.idx()].len() {
             let d = self.dependents[f.idx()][i];
             let dl = &mut self.flows[d.idx()];
@@ -698,9 +793,24 @@ impl Sim {
         self.pump(now, port);
     }
 
+    /// The message in slot `k` of connection `c`'s posting order.
+    #[inline]
+    pub(crate) fn conn_msg(&self, c: usize, k: u32) -> u32 {
+        self.conn_msgs[(self.conns[c].msgs_at + k) as usize]
+    }
+
+    /// The message of shared connection `c` that holds `psn` (binary search over its posted
+    /// messages, which take consecutive PSN ranges in posting order).
+    pub(crate) fn msg_of_psn(&self, c: usize, psn: u32) -> Option<u32> {
+        let cn = &self.conns[c];
+        let slots = &self.conn_msgs[cn.msgs_at as usize..(cn.msgs_at + cn.posted) as usize];
+        let k = slots.partition_point(|&m| self.flows[m as usize].psn_end <= psn);
+        slots.get(k).copied()
+    }
+
     fn on_sample(&mut self, now: Time) {
         let own = self.part.as_ref().map(|p| &p.own_node[..]);
-        self.samples.record(now, &self.ports, &self.is_host, &self.hosts, self.stats.inorder_bytes, &self.flows, own);
+        self.samples.record(now, &self.ports, &self.is_host, &self.hosts, self.stats.inorder_bytes, &self.conns, own);
         if let Some(iv) = self.samples.config.interval {
             // Re-arm only while something else can still happen: a sampler alone must not keep a
             // stalled run alive forever.
@@ -781,9 +891,21 @@ impl Sim {
     pub fn flows(&self) -> &[Flow] {
         &self.flows
     }
-    /// Flows, mutable (tests adjust start times or read senders' internal counters).
+    /// Flows, mutable (tests adjust start times).
     pub fn flows_mut(&mut self) -> &mut [Flow] {
         &mut self.flows
+    }
+    /// Connections, by index (a flow's is [`Flow::conn`]).
+    pub fn conns(&self) -> &[Conn] {
+        &self.conns
+    }
+    /// Connections, mutable (tests read senders' internal counters).
+    pub fn conns_mut(&mut self) -> &mut [Conn] {
+        &mut self.conns
+    }
+    /// The connection flow `f` is sent on.
+    pub fn conn_of(&self, f: usize) -> &Conn {
+        &self.conns[self.flows[f].conn as usize]
     }
     /// Run-wide counters.
     pub fn stats(&self) -> &SimStats {

@@ -212,11 +212,16 @@ impl Receiver {
         self
     }
 
+    /// The sender posted more data: the connection now has `total_pkts` packets (never shrinks).
+    pub fn grow(&mut self, total_pkts: u32) {
+        self.total_pkts = self.total_pkts.max(total_pkts);
+    }
+
     /// The next expected PSN (everything below has been delivered in order).
     pub fn next_expected(&self) -> u32 {
         self.next_expected
     }
-    /// Every packet of the message has been delivered.
+    /// Every packet posted so far has been delivered.
     pub fn is_complete(&self) -> bool {
         self.next_expected >= self.total_pkts
     }

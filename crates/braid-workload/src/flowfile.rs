@@ -11,7 +11,12 @@
 //! - `tag`: an integer job id for JCT grouping (empty or `-`: no job); distinct values become jobs
 //!   named `job <value>`, numbered in increasing value order;
 //! - `deps`: flows that must complete first, separated by `;` or spaces — row numbers (0-based,
-//!   counting data rows only) or, when an `id` column exists, ids.
+//!   counting data rows only) or, when an `id` column exists, ids;
+//! - `conn`: rows with the same value are messages on one persistent connection (they must share
+//!   `src`, `dst` and `group`; empty or `-`: a connection of its own). A file with this column
+//!   keeps its mapping unless the scenario sets `workload.connections`;
+//! - `group`: the flow group (empty: `main`), to give some flows a transport of their own
+//!   (`[groups.<name>.transport]`).
 //!
 //! ```text
 //! # my trace
@@ -156,7 +161,7 @@ fn parse_start_ns(name: &str, ln: usize, s: &str) -> Result<Time, String> {
 
 /// Parse Braid's CSV flow list (see the module docs).
 pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
-    const COLS: &[&str] = &["src", "dst", "size", "start", "tag", "deps", "id"];
+    const COLS: &[&str] = &["src", "dst", "size", "start", "tag", "deps", "id", "conn", "group"];
     let split = |line: &str, commas: bool| -> Vec<String> {
         if commas {
             line.split(',').map(|f| f.trim().to_string()).collect()
@@ -174,9 +179,11 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
         tag: Option<u64>,
         deps: Vec<u64>,
         id: Option<u64>,
+        conn: Option<u64>,
+        group: String,
     }
     let mut rows: Vec<Row> = Vec::new();
-    let mut col = [usize::MAX; 7];
+    let mut col = [usize::MAX; 9];
     for (i, raw) in text.lines().enumerate() {
         let ln = i + 1;
         let line = match raw.find('#') {
@@ -256,8 +263,17 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
             "" => None,
             t => Some(t.parse::<u64>().map_err(|_| format!("{name} line {ln}: id `{t}` is not a non-negative integer"))?),
         };
+        let conn = match get(7) {
+            "" | "-" => None,
+            t => Some(t.parse::<u64>().map_err(|_| format!("{name} line {ln}: conn `{t}` is not a non-negative integer"))?),
+        };
+        let group = match get(8) {
+            "" | "-" => crate::workload::MAIN_GROUP.to_string(),
+            g if g.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') => g.to_string(),
+            g => return Err(format!("{name} line {ln}: group `{g}` must be a name of letters, digits, `-` and `_`")),
+        };
         check_count(name, ln, "the file", rows.len() as u64 + 1)?;
-        rows.push(Row { ln, src, dst, size, start, tag, deps, id });
+        rows.push(Row { ln, src, dst, size, start, tag, deps, id, conn, group });
     }
     if header.is_none() {
         return Err(format!("{name}: no header line (expected e.g. `src,dst,size,start`)"));
@@ -301,7 +317,31 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
             deps.push(idx);
         }
         let tag = r.tag.map(|t| tag_index[&t]).unwrap_or(NO_JOB);
-        wl.add_flow(r.src, r.dst, r.size, r.start, &deps, tag);
+        let f = wl.add_flow(r.src, r.dst, r.size, r.start, &deps, tag);
+        if r.group != crate::workload::MAIN_GROUP {
+            wl.set_group(f as usize, &r.group);
+        }
+    }
+    // `conn`: rows with the same value share one persistent connection (numbered here in the
+    // order of first appearance); a row without one is a connection of its own.
+    if col[7] != usize::MAX {
+        let mut ids: HashMap<u64, u32> = HashMap::new();
+        let mut conn_of = Vec::with_capacity(rows.len());
+        let mut next = 0u32;
+        for r in &rows {
+            let c = match r.conn {
+                Some(v) => *ids.entry(v).or_insert_with(|| {
+                    next += 1;
+                    next - 1
+                }),
+                None => {
+                    next += 1;
+                    next - 1
+                }
+            };
+            conn_of.push(c);
+        }
+        wl.conn_of = conn_of;
     }
     Ok(wl)
 }

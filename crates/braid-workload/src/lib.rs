@@ -12,6 +12,8 @@
 //!   generator's calibration, `docs/lcmp.md`, traffic generator), intra- or inter-group (DC).
 //! - [`collective`]: ring all-reduce, all-gather, reduce-scatter, all-to-all and point-to-point
 //!   phases with data dependencies, and a MoE-training-like trace.
+//! - [`chakra`]: Chakra execution traces (ASTRA-sim / STAGE), replayed as flows with compute
+//!   delays over persistent connections.
 //! - [`flowfile`]: replay of flow lists — Braid CSV, ns-3 HPCC flow files, htsim connection
 //!   matrices (with triggers as dependencies).
 //! - [`spec`]: [`WorkloadSpec`], built from a scenario's `[workload]` table of [`braid_core::Knob`]s.
@@ -21,6 +23,7 @@
 //! seed gives byte-identical flows on every run and machine.
 
 pub mod cdf;
+pub mod chakra;
 pub mod collective;
 pub mod flowfile;
 pub mod hosts;
@@ -38,7 +41,7 @@ pub use collective::{CollectiveBuilder, CollectiveOp};
 pub use flowfile::{load_flow_file, parse_flow_file, write_braid_csv, write_hpcc, FlowFileFormat};
 pub use hosts::HostSel;
 pub use metrics::{artifact_slowdown_stats, jct_per_job, lcmp_artifact_percentile, slowdown_equal_count_bins, slowdown_fixed_bins, JobResult, SizeBin, ARTIFACT_STAT_SETS};
-pub use patterns::{AllToAllSpec, IncastSpec, MoeSpec, PermutationSpec};
+pub use patterns::{A2aSchedule, BACKGROUND_GROUP, AllToAllSpec, IncastSpec, MoeSpec, PermutationSpec};
 pub use poisson::{PoissonConfig, Stop};
 pub use spec::{CdfSource, CdfSpec, CollectiveSpec, FlowFileSpec, WorkloadSpec, KINDS};
-pub use workload::{DepRange, DepTracker, Dependents, FlowSpec, JobSpec, Release, Workload, MAX_FLOWS, MAX_FLOW_BYTES, MAX_START, NO_JOB};
+pub use workload::{ConnectionMode, MAIN_GROUP, NO_CONN, DepRange, DepTracker, Dependents, FlowSpec, JobSpec, Release, Workload, MAX_FLOWS, MAX_FLOW_BYTES, MAX_START, NO_JOB};

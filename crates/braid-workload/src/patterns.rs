@@ -21,7 +21,12 @@ pub(crate) mod streams {
     pub const PERMUTATION: u64 = u64::MAX - 2;
     pub const MOE: u64 = u64::MAX - 3;
     pub const BACKGROUND: u64 = u64::MAX - 4;
+    pub const ALL_TO_ALL: u64 = u64::MAX - 5;
+    pub const CHAKRA: u64 = u64::MAX - 6;
 }
+
+/// The group of incast's background flows (a scenario may give them their own transport).
+pub const BACKGROUND_GROUP: &str = "background";
 
 /// N-to-1 incast: `senders` each send `size` bytes to `receiver` at `start`.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,7 +88,8 @@ impl IncastSpec {
                 if b >= a {
                     b += 1;
                 }
-                wl.add_flow(pool[a], pool[b], self.background_size, self.start, &[], NO_JOB);
+                let f = wl.add_flow(pool[a], pool[b], self.background_size, self.start, &[], NO_JOB);
+                wl.set_group(f as usize, BACKGROUND_GROUP);
             }
         }
         Ok(wl)
@@ -138,7 +144,38 @@ impl PermutationSpec {
     }
 }
 
-/// All-to-all: every selected host sends `size` bytes to every other selected host, all at once.
+/// How an all-to-all's messages are issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum A2aSchedule {
+    /// Every message at `start`.
+    Simultaneous,
+    /// Pairwise exchange in rounds (NCCL's and MPI's pairwise all-to-all): in round `r` each
+    /// host sends to one peer and receives from one, and starts round `r + 1` once its round-`r`
+    /// send and receive have both completed.
+    Pairwise,
+}
+
+impl A2aSchedule {
+    /// Parse `simultaneous` or `pairwise`.
+    pub fn parse(s: &str) -> Result<A2aSchedule, String> {
+        match s {
+            "simultaneous" => Ok(A2aSchedule::Simultaneous),
+            "pairwise" => Ok(A2aSchedule::Pairwise),
+            _ => Err(format!("unknown schedule `{s}` (valid: simultaneous, pairwise)")),
+        }
+    }
+}
+
+/// All-to-all with evenly loaded receivers: every selected host sends `size` bytes to each of
+/// `peers` others (default: all of them), and every host receives from exactly as many.
+///
+/// Peers are chosen by shifts: with `n` hosts, host `i` sends to host `(i + s) mod n` for each
+/// shift `s` of a set of `peers` distinct shifts in `1..n` — all of them for a full all-to-all,
+/// otherwise a seeded random subset. Each shift is a permutation of the hosts, so every host
+/// sends and receives exactly `peers · size` bytes, whatever the subset (the MoE-like `moe`
+/// kind picks random receivers instead, so some hosts receive from many more senders than
+/// others). Issued all at once or in pairwise-exchange rounds ([`A2aSchedule`]), one round per
+/// shift.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AllToAllSpec {
     /// The hosts (a count means the first `n`).
@@ -147,28 +184,80 @@ pub struct AllToAllSpec {
     pub size: u64,
     /// Start time.
     pub start: Time,
+    /// Peers per host (`None`: every other host).
+    pub peers: Option<u32>,
+    /// All at once, or in rounds.
+    pub schedule: A2aSchedule,
 }
 
 impl AllToAllSpec {
-    /// Generate the flows (job `all-to-all`): n·(n−1) flows, source-major order.
-    pub fn generate(&self, n_hosts: usize) -> Result<Workload, String> {
+    /// Generate the flows (job `all-to-all`): `n · peers` flows; all at once in source-major
+    /// order (each source's destinations in host order), or in rounds (shift by shift, each
+    /// round in host order).
+    pub fn generate(&self, n_hosts: usize, seed: u64) -> Result<Workload, String> {
         if self.size == 0 {
             return Err("field `size`: must be > 0 bytes".into());
         }
         let hosts = self.hosts.first(n_hosts, "hosts")?;
-        if hosts.len() < 2 {
+        let n = hosts.len();
+        if n < 2 {
             return Err("field `hosts`: all-to-all needs at least 2 hosts".into());
         }
-        let n = hosts.len() as u128;
-        check_flow_count(n * (n - 1), "all-to-all")?;
+        let peers = match self.peers {
+            None => n - 1,
+            Some(k) if k == 0 || k as usize >= n => {
+                return Err(format!("field `peers`: must be between 1 and the number of hosts minus one ({}), got {k}", n - 1))
+            }
+            Some(k) => k as usize,
+        };
+        check_flow_count(n as u128 * peers as u128, "all-to-all")?;
+        let shifts: Vec<usize> = if peers == n - 1 {
+            (1..n).collect()
+        } else {
+            let mut rng = Rng::derive(seed, stream::WORKLOAD, streams::ALL_TO_ALL);
+            let mut all: Vec<usize> = (1..n).collect();
+            for t in 0..peers {
+                let j = t + rng.index(all.len() - t);
+                all.swap(t, j);
+            }
+            all.truncate(peers);
+            all
+        };
         let mut wl = Workload::new();
         let job = wl.add_job("all-to-all", NO_JOB);
-        for &s in &hosts {
-            for &d in &hosts {
-                if s != d {
-                    wl.add_flow(s, d, self.size, self.start, &[], job);
+        if self.schedule == A2aSchedule::Simultaneous {
+            // All at once: source-major order (for every pair, destinations in host order).
+            let mut dests: Vec<usize> = Vec::with_capacity(peers);
+            for i in 0..n {
+                dests.clear();
+                dests.extend(shifts.iter().map(|&s| (i + s) % n));
+                dests.sort_unstable();
+                for &j in &dests {
+                    wl.add_flow(hosts[i], hosts[j], self.size, self.start, &[], job);
                 }
             }
+            return Ok(wl);
+        }
+        let mut prev: Vec<u32> = Vec::new();
+        let mut prev_shift = 0usize;
+        for (r, &s) in shifts.iter().enumerate() {
+            let base = wl.flows.len() as u32;
+            for i in 0..n {
+                let (src, dst) = (hosts[i], hosts[(i + s) % n]);
+                match self.schedule {
+                    A2aSchedule::Pairwise if r > 0 => {
+                        // Its own previous send, and the message it received in the previous
+                        // round (from the host `prev_shift` before it).
+                        let deps = [prev[i], prev[(i + n - prev_shift) % n]];
+                        wl.add_flow(src, dst, self.size, Time::ZERO, &deps, job);
+                    }
+                    _ => {
+                        wl.add_flow(src, dst, self.size, self.start, &[], job);
+                    }
+                }
+            }
+            prev = (base..base + n as u32).collect();
+            prev_shift = s;
         }
         Ok(wl)
     }
@@ -246,14 +335,69 @@ mod tests {
         assert!(e.contains("at least 2"), "{e}");
     }
 
+    fn a2a(peers: Option<u32>, schedule: A2aSchedule) -> AllToAllSpec {
+        AllToAllSpec { hosts: HostSel::All, size: 10, start: Time::ZERO, peers, schedule }
+    }
+
     #[test]
     fn all_to_all_covers_every_pair_once() {
         let n = 12;
-        let wl = AllToAllSpec { hosts: HostSel::All, size: 10, start: Time::ZERO }.generate(n).unwrap();
+        let wl = a2a(None, A2aSchedule::Simultaneous).generate(n, 1).unwrap();
         assert_eq!(wl.flows.len(), n * (n - 1));
         let pairs: HashSet<(u32, u32)> = wl.flows.iter().map(|f| (f.src, f.dst)).collect();
         assert_eq!(pairs.len(), n * (n - 1));
         assert!(wl.flows.iter().all(|f| f.src != f.dst));
+    }
+
+    /// Receivers are evenly loaded for any peer count, up to the 1,024 hosts of a k = 16
+    /// fat-tree (the `moe` kind's random receivers are not: its busiest receiver takes several
+    /// times the mean).
+    #[test]
+    fn all_to_all_loads_every_receiver_equally() {
+        for (n, peers) in [(16usize, 3u32), (250, 8), (1024, 8), (1024, 31), (128, 127)] {
+            let wl = AllToAllSpec { hosts: HostSel::All, size: 1000, start: Time::ZERO, peers: Some(peers), schedule: A2aSchedule::Simultaneous }
+                .generate(n, 7)
+                .unwrap();
+            let mut rx = vec![0u64; n];
+            let mut tx = vec![0u64; n];
+            let mut pairs = HashSet::new();
+            for f in &wl.flows {
+                rx[f.dst as usize] += f.size_bytes;
+                tx[f.src as usize] += f.size_bytes;
+                assert!(pairs.insert((f.src, f.dst)), "a pair twice");
+                assert_ne!(f.src, f.dst);
+            }
+            let (lo, hi) = (*rx.iter().min().unwrap(), *rx.iter().max().unwrap());
+            assert!(hi as f64 <= lo as f64 * 1.01, "n={n} peers={peers}: receivers {lo}..{hi}");
+            assert!(tx.iter().all(|&b| b == peers as u64 * 1000));
+            assert_eq!(lo, peers as u64 * 1000);
+        }
+        // The MoE-like kind, for contrast, is bound by its busiest receiver.
+        let moe = MoeSpec { hosts: HostSel::All, k: 8, size: 1000, start: Time::ZERO }.generate(1024, 7).unwrap();
+        let mut rx = vec![0u64; 1024];
+        for f in &moe.flows {
+            rx[f.dst as usize] += f.size_bytes;
+        }
+        assert!(*rx.iter().max().unwrap() >= 2 * 8 * 1000);
+        assert!(a2a(Some(12), A2aSchedule::Simultaneous).generate(12, 1).is_err());
+        assert!(a2a(Some(0), A2aSchedule::Simultaneous).generate(12, 1).is_err());
+    }
+
+    #[test]
+    fn pairwise_rounds_wait_for_their_send_and_receive() {
+        let n = 6;
+        let wl = a2a(None, A2aSchedule::Pairwise).generate(n, 1).unwrap();
+        wl.validate(n).unwrap();
+        for (k, f) in wl.flows.iter().enumerate() {
+            let deps = wl.deps(k);
+            if k < n {
+                assert!(deps.is_empty());
+                continue;
+            }
+            assert_eq!(deps.len(), 2, "flow {k}");
+            assert!(deps.iter().any(|&d| wl.flows[d as usize].src == f.src), "its own send");
+            assert!(deps.iter().any(|&d| wl.flows[d as usize].dst == f.src), "what it received");
+        }
     }
 
     #[test]

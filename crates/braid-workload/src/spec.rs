@@ -15,17 +15,19 @@
 //! |---|---|
 //! | `incast` | `senders` (count → random hosts, or list), `size`, `receiver` (0), `start` (0), `background` (0), `background_size` (10MB) |
 //! | `permutation` | `size`, `hosts` (all), `start` (0) |
-//! | `all-to-all` | `size`, `hosts` (all), `start` (0) |
+//! | `all-to-all` | `size`, `hosts` (all), `start` (0), `peers` (all others), `schedule` (simultaneous \| pairwise) |
 //! | `moe` | `k`, `size`, `hosts` (all), `start` (0) |
 //! | `cdf` | `cdf` (built-in name or file), `load`, `duration` or `flows`, `host_rate` (100Gbps), `inter_group` (false), `senders` (all), `receivers` (all), `start` (0) |
 //! | `flow-file` | `file`, `format` (braid \| hpcc \| htsim; braid), `rebase` (false: keep the file's times) |
 //! | `collective` | `op`, `size`, `hosts` (all), `iterations` (1), `start` (0), `gap` (0), `a2a_size` (moe-training; = size) |
+//! | `chakra` | `trace`, `comm_groups` (`PREFIX.json`), `placement` (spread), `compute` (duration \| roofline \| none), `peak_tflops` (300), `mem_gbps` (900), `elem_bytes` (1), `size_scale` (1), `all_reduce`/`all_gather`/`reduce_scatter` (ring \| direct), `start` (0) |
 
 use crate::cdf::EmpiricalCdf;
+use crate::chakra::{ChakraSpec, CollAlgo, ComputeModel, Placement};
 use crate::collective::{CollectiveBuilder, CollectiveOp};
 use crate::flowfile::{load_flow_file, FlowFileFormat};
 use crate::hosts::HostSel;
-use crate::patterns::{AllToAllSpec, IncastSpec, MoeSpec, PermutationSpec};
+use crate::patterns::{A2aSchedule, AllToAllSpec, IncastSpec, MoeSpec, PermutationSpec};
 use crate::poisson::{check_load, PoissonConfig, Stop};
 use crate::workload::{check_flow_count, Workload, MAX_FLOW_BYTES, MAX_START, NO_JOB};
 use braid_core::{Knob, Rate, Time};
@@ -123,17 +125,36 @@ pub enum WorkloadSpec {
     FlowFile(FlowFileSpec),
     /// Collective phases with dependencies.
     Collective(CollectiveSpec),
+    /// A Chakra execution trace replayed.
+    Chakra(ChakraSpec),
 }
 
 /// Valid kinds and their fields (for messages and documentation).
 pub const KINDS: &[(&str, &[&str])] = &[
     ("incast", &["senders", "receiver", "size", "start", "background", "background_size"]),
     ("permutation", &["size", "start", "hosts"]),
-    ("all-to-all", &["size", "start", "hosts"]),
+    ("all-to-all", &["size", "start", "hosts", "peers", "schedule"]),
     ("moe", &["k", "size", "start", "hosts"]),
     ("cdf", &["cdf", "load", "duration", "flows", "host_rate", "inter_group", "senders", "receivers", "start"]),
     ("flow-file", &["file", "format", "rebase"]),
     ("collective", &["op", "hosts", "size", "a2a_size", "iterations", "start", "gap"]),
+    (
+        "chakra",
+        &[
+            "trace",
+            "comm_groups",
+            "placement",
+            "compute",
+            "peak_tflops",
+            "mem_gbps",
+            "elem_bytes",
+            "size_scale",
+            "all_reduce",
+            "all_gather",
+            "reduce_scatter",
+            "start",
+        ],
+    ),
 ];
 
 /// The fields of a table, checked against a kind's valid list.
@@ -264,6 +285,8 @@ impl WorkloadSpec {
                 hosts: f.optional("hosts", HostSel::All, knob_hosts)?,
                 size: f.required("size", knob_size)?,
                 start,
+                peers: f.optional("peers", None, |k| knob_u32(k).map(Some))?,
+                schedule: f.optional("schedule", A2aSchedule::Simultaneous, |k| A2aSchedule::parse(k.as_str()?))?,
             }),
             "moe" => WorkloadSpec::Moe(MoeSpec {
                 hosts: f.optional("hosts", HostSel::All, knob_hosts)?,
@@ -360,6 +383,49 @@ impl WorkloadSpec {
                     gap: f.optional("gap", Time::ZERO, knob_time)?,
                 })
             }
+            "chakra" => {
+                let positive = |k: &Knob| -> Result<f64, String> {
+                    let v = k.as_f64()?;
+                    if !(v.is_finite() && v > 0.0) {
+                        return Err(format!("must be a positive number, got {v}"));
+                    }
+                    Ok(v)
+                };
+                let path = |k: &Knob| -> Result<PathBuf, String> {
+                    let s = k.as_str()?;
+                    if s.trim().is_empty() {
+                        return Err("is empty".into());
+                    }
+                    Ok(PathBuf::from(s))
+                };
+                let peak = f.optional("peak_tflops", 300.0, positive)?;
+                let mem = f.optional("mem_gbps", 900.0, positive)?;
+                let compute = f.optional("compute", "duration".to_string(), |k| k.as_str().map(str::to_string))?;
+                let compute = match compute.as_str() {
+                    "none" => ComputeModel::None,
+                    "duration" => ComputeModel::Duration,
+                    "roofline" => ComputeModel::Roofline { peak_ops_per_s: peak * 1e12, mem_per_s: mem * 1e9 },
+                    other => return Err(format!("workload `chakra`: field `compute`: unknown model `{other}` (valid: duration, roofline, none)")),
+                };
+                if compute != (ComputeModel::Roofline { peak_ops_per_s: peak * 1e12, mem_per_s: mem * 1e9 })
+                    && (f.get("peak_tflops").is_some() || f.get("mem_gbps").is_some())
+                {
+                    return Err("workload `chakra`: fields `peak_tflops` and `mem_gbps` apply to `compute = \"roofline\"`".into());
+                }
+                let algo = |name: &str| f.optional(name, CollAlgo::Ring, |k| CollAlgo::parse(k.as_str()?));
+                WorkloadSpec::Chakra(ChakraSpec {
+                    trace: f.required("trace", path)?,
+                    comm_groups: f.optional("comm_groups", None, |k| path(k).map(Some))?,
+                    placement: f.optional("placement", Placement::Spread, |k| Placement::parse(k.as_str()?))?,
+                    compute,
+                    elem_bytes: f.optional("elem_bytes", 1.0, positive)?,
+                    size_scale: f.optional("size_scale", 1.0, positive)?,
+                    all_reduce: algo("all_reduce")?,
+                    all_gather: algo("all_gather")?,
+                    reduce_scatter: algo("reduce_scatter")?,
+                    start,
+                })
+            }
             other => return Err(format!("workload: unknown kind `{other}`")),
         })
     }
@@ -374,6 +440,7 @@ impl WorkloadSpec {
             WorkloadSpec::Cdf(_) => "cdf",
             WorkloadSpec::FlowFile(_) => "flow-file",
             WorkloadSpec::Collective(_) => "collective",
+            WorkloadSpec::Chakra(_) => "chakra",
         }
     }
 
@@ -383,6 +450,14 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::FlowFile(s) if s.file.is_relative() => s.file = base.join(&s.file),
             WorkloadSpec::Cdf(CdfSpec { cdf: CdfSource::File(p), .. }) if p.is_relative() => *p = base.join(&*p),
+            WorkloadSpec::Chakra(c) => {
+                if c.trace.is_relative() {
+                    c.trace = base.join(&c.trace);
+                }
+                if let Some(g) = c.comm_groups.as_mut().filter(|g| g.is_relative()) {
+                    *g = base.join(&*g);
+                }
+            }
             _ => {}
         }
     }
@@ -406,11 +481,12 @@ impl WorkloadSpec {
         let wl = match self {
             WorkloadSpec::Incast(s) => s.generate(n_hosts, seed),
             WorkloadSpec::Permutation(s) => s.generate(n_hosts, seed),
-            WorkloadSpec::AllToAll(s) => s.generate(n_hosts),
+            WorkloadSpec::AllToAll(s) => s.generate(n_hosts, seed),
             WorkloadSpec::Moe(s) => s.generate(n_hosts, seed),
             WorkloadSpec::Cdf(s) => s.generate(n_hosts, host_groups, seed),
             WorkloadSpec::FlowFile(s) => s.generate(),
             WorkloadSpec::Collective(s) => s.generate(n_hosts),
+            WorkloadSpec::Chakra(s) => s.generate(n_hosts, host_groups, seed),
         }
         .map_err(|e| format!("workload `{kind}`: {e}"))?;
         if wl.flows.is_empty() {
@@ -418,6 +494,7 @@ impl WorkloadSpec {
         }
         wl.validate(n_hosts).map_err(|e| match self {
             WorkloadSpec::FlowFile(s) => format!("workload `flow-file` `{}`: {e}", s.file.display()),
+            WorkloadSpec::Chakra(s) => format!("workload `chakra` `{}`: {e}", s.trace.display()),
             _ => format!("workload `{kind}`: {e}"),
         })?;
         Ok(wl)

@@ -101,6 +101,16 @@ pub struct JobSpec {
 }
 
 /// A set of flows with dependencies, grouped into jobs.
+///
+/// **Connections.** Each flow is one message. By default every message is sent on a connection
+/// of its own (a new flow with fresh transport state); [`Workload::assign_connections`] with
+/// [`ConnectionMode::PerPair`] puts every message between the same two hosts (and of the same
+/// flow group) on one persistent connection, an RDMA queue pair as a collective library keeps
+/// one per peer: the messages go out on it in the order they are released, one after another.
+///
+/// **Flow groups.** A flow belongs to a named group (`main` unless its generator says otherwise:
+/// incast's background flows are `background`); a scenario may give a group its own transport
+/// (`docs/workloads.md`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Workload {
     /// The flows; a flow's id is its index here.
@@ -109,6 +119,51 @@ pub struct Workload {
     pub dep_list: Vec<u32>,
     /// The jobs that flows' `tag`s refer to.
     pub jobs: Vec<JobSpec>,
+    /// Per flow, the connection it is sent on (dense indices from 0; flows with the same index
+    /// share one). Empty: every flow is its own connection, numbered like the flow.
+    pub conn_of: Vec<u32>,
+    /// Per flow, its group (an index into `group_names`). Empty: every flow is in group 0.
+    pub group_of: Vec<u16>,
+    /// Group names; empty means the one group [`MAIN_GROUP`].
+    pub group_names: Vec<String>,
+}
+
+/// The connection of a compute task (which sends nothing).
+pub const NO_CONN: u32 = u32::MAX;
+
+/// The name of the group of flows that no generator put elsewhere.
+pub const MAIN_GROUP: &str = "main";
+
+/// How a workload's messages map onto connections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnectionMode {
+    /// Every message is a new connection (a new flow with fresh transport state).
+    PerMessage,
+    /// One persistent connection per (source, destination, group): every message between the
+    /// two hosts goes on it, in the order the messages are released.
+    PerPair,
+}
+
+impl ConnectionMode {
+    /// The scenario names (`workload.connections`).
+    pub const NAMES: &'static [&'static str] = &["per-message", "per-pair"];
+
+    /// Parse a scenario name.
+    pub fn parse(s: &str) -> Result<ConnectionMode, String> {
+        match s {
+            "per-message" => Ok(ConnectionMode::PerMessage),
+            "per-pair" => Ok(ConnectionMode::PerPair),
+            _ => Err(format!("unknown connection mode `{s}` (valid: per-message, per-pair)")),
+        }
+    }
+
+    /// The scenario name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConnectionMode::PerMessage => "per-message",
+            ConnectionMode::PerPair => "per-pair",
+        }
+    }
 }
 
 /// Per flow, the flows that depend on it (compressed sparse rows).
@@ -227,6 +282,118 @@ impl Workload {
         Workload::default()
     }
 
+    /// Add a compute task on host `host`: no bytes cross the network; it completes `delay`
+    /// after its dependencies (or at absolute time `delay` without any), and flows may depend
+    /// on it like on any flow. Replayed traces model compute this way (`crate::chakra`).
+    /// Returns its index.
+    pub fn add_task(&mut self, host: u32, delay: Time, deps: &[u32], tag: u32) -> u32 {
+        self.add_flow(host, host, 0, delay, deps, tag)
+    }
+
+    /// Whether item `i` is a compute task ([`Workload::add_task`]), not a flow.
+    #[inline]
+    pub fn is_task(&self, i: usize) -> bool {
+        self.flows.get(i).is_some_and(|f| f.size_bytes == 0)
+    }
+
+    /// Whether some item is a compute task.
+    pub fn has_tasks(&self) -> bool {
+        self.flows.iter().any(|f| f.size_bytes == 0)
+    }
+
+    /// The connection flow `i` is sent on ([`NO_CONN`] for a compute task).
+    #[inline]
+    pub fn conn(&self, i: usize) -> u32 {
+        self.conn_of.get(i).copied().unwrap_or(i as u32)
+    }
+
+    /// Number of connections.
+    pub fn n_conns(&self) -> usize {
+        if self.conn_of.is_empty() {
+            self.flows.len()
+        } else {
+            self.conn_of.iter().filter(|&&c| c != NO_CONN).map(|&c| c as usize + 1).max().unwrap_or(0)
+        }
+    }
+
+    /// Whether some connection carries more than one message.
+    pub fn has_shared_connections(&self) -> bool {
+        self.n_conns() < self.flows.len()
+    }
+
+    /// The group of flow `i`.
+    #[inline]
+    pub fn group(&self, i: usize) -> u16 {
+        self.group_of.get(i).copied().unwrap_or(0)
+    }
+
+    /// The name of group `g`.
+    pub fn group_name(&self, g: u16) -> &str {
+        self.group_names.get(g as usize).map(String::as_str).unwrap_or(MAIN_GROUP)
+    }
+
+    /// The index of group `name`, added if new.
+    pub fn group_index(&mut self, name: &str) -> u16 {
+        if self.group_names.is_empty() {
+            self.group_names.push(MAIN_GROUP.to_string());
+        }
+        if let Some(i) = self.group_names.iter().position(|g| g == name) {
+            return i as u16;
+        }
+        self.group_names.push(name.to_string());
+        (self.group_names.len() - 1) as u16
+    }
+
+    /// Put flow `i` into group `name`.
+    pub fn set_group(&mut self, i: usize, name: &str) {
+        let g = self.group_index(name);
+        if g == 0 && self.group_of.is_empty() {
+            return;
+        }
+        if self.group_of.len() < self.flows.len() {
+            self.group_of.resize(self.flows.len(), 0);
+        }
+        self.group_of[i] = g;
+    }
+
+    /// Map the messages onto connections (see [`ConnectionMode`]); replaces any earlier mapping.
+    /// Connections are numbered in the order of their first message; compute tasks get
+    /// [`NO_CONN`].
+    pub fn assign_connections(&mut self, mode: ConnectionMode) {
+        let tasks = self.has_tasks();
+        match mode {
+            ConnectionMode::PerMessage if !tasks => self.conn_of.clear(),
+            ConnectionMode::PerMessage => {
+                let mut next = 0u32;
+                self.conn_of = self
+                    .flows
+                    .iter()
+                    .map(|f| {
+                        if f.size_bytes == 0 {
+                            NO_CONN
+                        } else {
+                            next += 1;
+                            next - 1
+                        }
+                    })
+                    .collect();
+            }
+            ConnectionMode::PerPair => {
+                let mut ids: std::collections::HashMap<(u32, u32, u16), u32> = std::collections::HashMap::new();
+                let mut conn_of = Vec::with_capacity(self.flows.len());
+                for (i, f) in self.flows.iter().enumerate() {
+                    if f.size_bytes == 0 {
+                        conn_of.push(NO_CONN);
+                        continue;
+                    }
+                    let next = ids.len() as u32;
+                    conn_of.push(*ids.entry((f.src, f.dst, self.group(i))).or_insert(next));
+                }
+                self.conn_of = conn_of;
+            }
+        }
+    }
+
     /// Number of flows.
     pub fn len(&self) -> usize {
         self.flows.len()
@@ -315,8 +482,29 @@ impl Workload {
         (0..self.flows.len()).map(|i| self.deps(i).len() as u32).collect()
     }
 
-    /// Append another workload, renumbering its flow indices, dependencies and job tags.
+    /// Append another workload, renumbering its flow indices, dependencies, job tags,
+    /// connections and groups (groups are matched by name).
     pub fn append(&mut self, other: Workload) {
+        let n_self = self.flows.len();
+        let conn_off = self.n_conns() as u32;
+        if !other.conn_of.is_empty() || !self.conn_of.is_empty() {
+            if self.conn_of.is_empty() {
+                self.conn_of = (0..n_self as u32).collect();
+            }
+            self.conn_of.extend((0..other.flows.len()).map(|i| match other.conn(i) {
+                NO_CONN => NO_CONN,
+                c => conn_off + c,
+            }));
+        }
+        if other.group_of.iter().any(|&g| g != 0) {
+            let map: Vec<u16> = (0..other.group_names.len().max(1)).map(|g| self.group_index(other.group_name(g as u16))).collect();
+            if self.group_of.len() < n_self {
+                self.group_of.resize(n_self, 0);
+            }
+            self.group_of.extend((0..other.flows.len()).map(|i| map[other.group(i) as usize]));
+        } else if !self.group_of.is_empty() {
+            self.group_of.resize(n_self + other.flows.len(), 0);
+        }
         let flow_off = self.flows.len() as u32;
         let dep_off = self.dep_list.len() as u32;
         let job_off = self.jobs.len() as u32;
@@ -361,10 +549,10 @@ impl Workload {
                     n_hosts.saturating_sub(1)
                 ));
             }
-            if f.src == f.dst {
+            if f.src == f.dst && f.size_bytes > 0 {
                 return Err(format!("flow {i}: source and destination are the same host ({})", f.src));
             }
-            if f.size_bytes == 0 {
+            if f.size_bytes == 0 && f.src != f.dst {
                 return Err(format!("flow {i}: size is 0 bytes"));
             }
             if f.deps.range().end > self.dep_list.len() {
@@ -381,6 +569,42 @@ impl Workload {
             if f.tag != NO_JOB && f.tag as usize >= self.jobs.len() {
                 return Err(format!("flow {i}: job tag {} does not exist ({} jobs)", f.tag, self.jobs.len()));
             }
+        }
+        if !self.conn_of.is_empty() {
+            if self.conn_of.len() != n {
+                return Err(format!("connections given for {} flows, but there are {n}", self.conn_of.len()));
+            }
+            let nc = self.n_conns();
+            let mut first: Vec<u32> = vec![u32::MAX; nc];
+            for (i, &c) in self.conn_of.iter().enumerate() {
+                if (c == NO_CONN) != (self.flows[i].size_bytes == 0) {
+                    return Err(format!("flow {i}: only a compute task has no connection"));
+                }
+                if c == NO_CONN {
+                    continue;
+                }
+                let f0 = &mut first[c as usize];
+                if *f0 == u32::MAX {
+                    *f0 = i as u32;
+                    continue;
+                }
+                let (a, b) = (&self.flows[*f0 as usize], &self.flows[i]);
+                if (a.src, a.dst, self.group(*f0 as usize)) != (b.src, b.dst, self.group(i)) {
+                    return Err(format!(
+                        "flow {i}: on connection {c} with flow {f0}, but it goes {} → {} (group `{}`) and flow {f0} goes {} → {} (group `{}`)",
+                        b.src, b.dst, self.group_name(self.group(i)), a.src, a.dst, self.group_name(self.group(*f0 as usize)), f0 = *f0
+                    ));
+                }
+            }
+            if let Some(c) = first.iter().position(|&f| f == u32::MAX) {
+                return Err(format!("connection {c} carries no flow (connections must be numbered densely)"));
+            }
+        }
+        if !self.group_of.is_empty() && self.group_of.len() != n {
+            return Err(format!("groups given for {} flows, but there are {n}", self.group_of.len()));
+        }
+        if let Some(i) = self.group_of.iter().position(|&g| g as usize >= self.group_names.len().max(1)) {
+            return Err(format!("flow {i}: group {} does not exist", self.group_of[i]));
         }
         for (j, job) in self.jobs.iter().enumerate() {
             if job.parent != NO_JOB && job.parent as usize >= j {
@@ -583,5 +807,28 @@ mod tests {
         assert_eq!(a.flows[2].tag, 2);
         assert_eq!(a.jobs[2].parent, 1);
         a.validate(2).unwrap();
+    }
+}
+
+/// Helpers for the crate's tests.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    /// When the last item of `wl` finishes if each flow, once started, takes `dur(flow)` (a
+    /// compute task finishes when it starts: its delay is its start offset).
+    pub fn finish_time(wl: &Workload, dur: impl Fn(&FlowSpec) -> Time) -> Time {
+        let mut tr = DepTracker::new(wl);
+        let mut end = Time::ZERO;
+        let mut pending: Vec<Release> = tr.initial();
+        while let Some(r) = pending.pop() {
+            let f = &wl.flows[r.flow as usize];
+            let t = r.at + dur(f);
+            end = end.max(t);
+            let mut out = vec![];
+            tr.on_complete(r.flow, t, &mut out);
+            pending.extend(out);
+        }
+        end
     }
 }

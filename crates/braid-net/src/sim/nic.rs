@@ -1,7 +1,7 @@
-//! Host NICs: round-robin pulling of packets from the flows' senders when the NIC's port is free
+//! Host NICs: round-robin pulling of packets from the connections' senders when the NIC's port is free
 //! (sans-IO `poll_transmit` / `next_send_time`, Rondo §5), pacing wake-ups, control packets
 //! queued ahead of data, and the receiver-side pull pacer of receiver-driven transports
-//! ([`braid_proto::pull_pacer`], EQDS): the driver only asks the flow's sender whether it wants
+//! ([`braid_proto::pull_pacer`], EQDS): the driver only asks the connection's sender whether it wants
 //! pulls, schedules the pacer's ticks and turns its pulls into packets.
 
 use braid_core::packet::flags;
@@ -9,12 +9,13 @@ use braid_core::{FlowId, Packet, PacketKind, PktId, PortId, Time};
 
 use super::{Ev, Sim};
 use crate::config::{CLASS_CONTROL, CLASS_DATA, CLASS_PROBE};
-use crate::endpoints::Flow;
+use crate::endpoints::Conn;
 
-/// Whether `fl`'s receiver should still pull: a receiver-driven sender, not complete at either end
-/// (the sender's end only when `sender_visible`: not in a parallel run, see `partition`).
-fn is_pulled(fl: &Flow, sender_visible: bool) -> bool {
-    fl.sender.wants_pulls() && !(sender_visible && fl.finish.is_some()) && !fl.receiver.is_complete()
+/// Whether connection `c`'s receiver should still pull: a receiver-driven sender, not complete
+/// at either end (the sender's end only when `sender_visible`: not in a parallel run, see
+/// `partition`).
+fn is_pulled(c: &Conn, sender_visible: bool) -> bool {
+    c.sender.wants_pulls() && !(sender_visible && c.idle()) && !c.receiver.is_complete()
 }
 
 impl Sim {
@@ -30,7 +31,7 @@ impl Sim {
         for i in 0..n {
             let idx = (rr + i) % n;
             let f = self.hosts[h as usize].active[idx];
-            let fl = &mut self.flows[f.idx()];
+            let fl = &mut self.conns[f.idx()];
             let t = fl.sender.next_send_time(now);
             if t <= now {
                 if let Some(tx) = fl.sender.poll_transmit(now) {
@@ -60,6 +61,7 @@ impl Sim {
                     if is_probe {
                         fl.probes_sent += 1;
                     }
+                    let counted_retx = tx.retx && fl.shared && !is_rts;
                     let pkt = Packet {
                         kind: tx.kind,
                         prio: if is_probe {
@@ -90,10 +92,15 @@ impl Sim {
                             self.stats.retx_injected += 1;
                         }
                     }
+                    if counted_retx {
+                        if let Some(m) = self.msg_of_psn(f.idx(), tx.psn) {
+                            self.flows[m as usize].counters.retransmissions += 1;
+                        }
+                    }
                     let id = PktId(self.pkts.alloc(pkt));
                     self.hosts[h as usize].rr = idx + 1;
                     self.transmit(now, port, id);
-                    self.arm_flow_timer(now, f);
+                    self.arm_flow_timer(now, f.idx());
                     // Come back when the port is free: more packets may be ready.
                     let p = &mut self.ports[port.idx()];
                     if !p.txdone_pending {
@@ -132,14 +139,14 @@ impl Sim {
     /// one pull queued, or, with pull targets, is pulled up to the packet's pull target plus one
     /// pull when the packet was trimmed (htsim `EqdsSink::handlePullTarget`, `processTrimmed`).
     pub(super) fn pull_on_data(&mut self, now: Time, h: u32, f: FlowId, pk: &Packet) {
-        if !self.flows.get(f.idx()).is_some_and(|fl| fl.sender.wants_pulls()) || !is_pulled(&self.flows[f.idx()], self.sender_end_visible()) {
+        if !self.conns.get(f.idx()).is_some_and(|c| c.sender.wants_pulls()) || !is_pulled(&self.conns[f.idx()], self.sender_end_visible()) {
             return;
         }
-        if !self.flows[f.idx()].sender.pulls_to_target() {
+        if !self.conns[f.idx()].sender.pulls_to_target() {
             self.request_pulls(now, h, f, 1, pk.entropy);
             return;
         }
-        let (hosts, flows) = (self.hosts.len(), self.flows.len());
+        let (hosts, flows) = (self.hosts.len(), self.conns.len());
         if let Some(t) = self.pull_pacers.request_to_target(now, h, f.0, pk.pull_target, pk.entropy, hosts, flows) {
             self.q.push(t, Ev::PullTick { host: h });
         }
@@ -151,10 +158,10 @@ impl Sim {
     /// Queue `n` pulls for flow `f` at its receiving host `h` (if it is still pulled) and arm
     /// the host's pacer.
     pub(super) fn request_pulls(&mut self, now: Time, h: u32, f: FlowId, n: u32, entropy: u16) {
-        if !is_pulled(&self.flows[f.idx()], self.sender_end_visible()) {
+        if !is_pulled(&self.conns[f.idx()], self.sender_end_visible()) {
             return;
         }
-        let (hosts, flows) = (self.hosts.len(), self.flows.len());
+        let (hosts, flows) = (self.hosts.len(), self.conns.len());
         if let Some(t) = self.pull_pacers.request(now, h, f.0, n, entropy, hosts, flows) {
             self.q.push(t, Ev::PullTick { host: h });
         }
@@ -166,10 +173,10 @@ impl Sim {
         let port = self.hosts[hi].port;
         let wire = (self.cfg.mtu_bytes + self.cfg.header_bytes) as u64;
         let full_packet_time = self.ports[port.idx()].rate.tx_time(wire);
-        let flows = &self.flows;
+        let conns = &self.conns;
         let visible = self.part.is_none();
-        if let Some(pull) = self.pull_pacers.on_tick(now, h, full_packet_time, |f| is_pulled(&flows[f as usize], visible)) {
-            let fl = &self.flows[pull.flow as usize];
+        if let Some(pull) = self.pull_pacers.on_tick(now, h, full_packet_time, |f| is_pulled(&conns[f as usize], visible)) {
+            let fl = &self.conns[pull.flow as usize];
             let pkt = Packet {
                 kind: PacketKind::Pull,
                 prio: CLASS_CONTROL,

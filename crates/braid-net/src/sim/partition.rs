@@ -129,7 +129,8 @@ impl Sim {
             Ev::Arrive { port, .. } => return self.ports[port as usize].peer.0,
             Ev::TxDone { port } | Ev::Pfc { port, .. } => return self.ports[port as usize].node.0,
             Ev::NicWake { host } | Ev::PullTick { host } => return self.hosts[host as usize].node.0,
-            Ev::FlowTimer { flow } | Ev::FlowStart { flow } => return self.hosts[self.flows[flow as usize].src_host as usize].node.0,
+            Ev::FlowTimer { conn } => return self.hosts[self.conns[conn as usize].src_host as usize].node.0,
+            Ev::FlowStart { flow } => return self.hosts[self.flows[flow as usize].src_host as usize].node.0,
             Ev::Sample => ORIGIN_SAMPLE,
             Ev::Routing { .. } => ORIGIN_ROUTING,
             Ev::Link { .. } => ORIGIN_LINK,
@@ -180,11 +181,11 @@ impl Sim {
         }
     }
 
-    /// Whether flow `f`'s receiver may act on its sender having completed (see
-    /// [`Sim::sender_end_visible`]).
+    /// Whether connection `f`'s receiver may act on its sender having completed everything
+    /// posted (see [`Sim::sender_end_visible`]).
     #[inline]
     pub(super) fn sender_seen_done(&self, f: braid_core::FlowId) -> bool {
-        self.sender_end_visible() && self.flows[f.idx()].finish.is_some()
+        self.sender_end_visible() && self.conns[f.idx()].idle()
     }
 
     /// Take in messages from other partitions. Arrivals join their port's wire queue as a local
@@ -362,22 +363,43 @@ pub fn merge_partitions(mut parts: Vec<Sim>) -> Sim {
                 std::mem::swap(mh, host);
             }
         }
+        for (mc, c) in m.conns.iter_mut().zip(&mut o.conns) {
+            if own(host_nodes[c.src_host as usize]) {
+                std::mem::swap(&mut mc.sender, &mut c.sender);
+                mc.timer_at = c.timer_at;
+                mc.probes_sent = c.probes_sent;
+                mc.started = c.started;
+                mc.posted = c.posted;
+                mc.acked = c.acked;
+            }
+            if own(host_nodes[c.dst_host as usize]) {
+                std::mem::swap(&mut mc.receiver, &mut c.receiver);
+                mc.ood = c.ood;
+                mc.delivered = c.delivered;
+            }
+        }
         for (mf, fl) in m.flows.iter_mut().zip(&mut o.flows) {
             if own(host_nodes[fl.src_host as usize]) {
-                std::mem::swap(&mut mf.sender, &mut fl.sender);
                 mf.started_at = fl.started_at;
                 mf.finish = fl.finish;
-                mf.timer_at = fl.timer_at;
-                mf.probes_sent = fl.probes_sent;
                 mf.deps_left = fl.deps_left;
+                mf.psn_first = fl.psn_first;
+                mf.psn_end = fl.psn_end;
+                mf.counters.retransmissions = fl.counters.retransmissions;
+                mf.counters.timeouts = fl.counters.timeouts;
                 mf.progress_at = mf.progress_at.max(fl.progress_at);
             }
             if own(host_nodes[fl.dst_host as usize]) {
-                std::mem::swap(&mut mf.receiver, &mut fl.receiver);
                 mf.delivered_at = fl.delivered_at;
-                mf.ood = fl.ood;
                 mf.delivered_bytes = fl.delivered_bytes;
+                mf.counters.max_ood = fl.counters.max_ood;
+                mf.counters.spurious = fl.counters.spurious;
                 mf.progress_at = mf.progress_at.max(fl.progress_at);
+            }
+        }
+        for (mk, k) in m.conn_msgs.iter_mut().zip(&o.conn_msgs) {
+            if *k != u32::MAX && own(host_nodes[o.flows[*k as usize].src_host as usize]) {
+                *mk = *k;
             }
         }
         m.stats.merge(&o.stats);

@@ -20,7 +20,7 @@ impl Sim {
         let pk = *self.pkts.get(pkt.0);
         let f = pk.flow;
         match pk.kind {
-            _ if f.idx() >= self.flows.len() => {
+            _ if f.idx() >= self.conns.len() => {
                 // A bare packet of no flow (engine tests inject these): absorbed.
                 if pk.int > 0 {
                     self.ints.free(pk.int - 1);
@@ -43,7 +43,7 @@ impl Sim {
                 };
                 let reply = if pk.kind == PacketKind::Probe {
                     self.stats.probes_acked += 1;
-                    let reply = self.flows[f.idx()].receiver.on_probe(now, &data);
+                    let reply = self.conns[f.idx()].receiver.on_probe(now, &data);
                     self.pkts.free(pkt.0);
                     Some(reply)
                 } else {
@@ -60,8 +60,8 @@ impl Sim {
             }
             PacketKind::Ack | PacketKind::Nak => {
                 self.pkts.free(pkt.0);
-                let fl = &mut self.flows[f.idx()];
-                if fl.finish.is_some() {
+                let fl = &mut self.conns[f.idx()];
+                if fl.idle() {
                     if pk.int > 0 {
                         self.ints.free(pk.int - 1);
                     }
@@ -110,7 +110,7 @@ impl Sim {
         self.stats.trimmed_arrived += 1;
         let f = pk.flow;
         // (In a parallel run a receiver cannot see its sender's completion: see `partition`.)
-        if !self.flows[f.idx()].sender.handles_trims() || self.sender_seen_done(f) {
+        if !self.conns[f.idx()].sender.handles_trims() || self.sender_seen_done(f) {
             if pk.int > 0 {
                 self.ints.free(pk.int - 1);
             }
@@ -126,17 +126,17 @@ impl Sim {
             hops: pk.hops,
             ack_request: false,
         };
-        let reply = self.flows[f.idx()].receiver.on_trimmed(now, &data, pk.flags & flags::TRIM_LAST_HOP != 0);
+        let reply = self.conns[f.idx()].receiver.on_trimmed(now, &data, pk.flags & flags::TRIM_LAST_HOP != 0);
         self.send_reply(now, h, &pk, &reply);
     }
 
-    /// A data packet of flow `f` reached host `h`: the receiver decides, the NIC-level reorder
-    /// metrics and the delivery counters follow. Returns the reply to send, if any.
+    /// A data packet of connection `f` reached host `h`: the receiver decides, the NIC-level
+    /// reorder metrics and the delivery counters follow. Returns the reply to send, if any.
     fn receive_data(&mut self, now: Time, h: u32, f: FlowId, data: &DataIn, pkt_flags: u8) -> Option<AckOut> {
         let mtu = self.cfg.mtu_bytes as u64;
         let host = &self.hosts[h as usize];
         let room = host.reorder_used + mtu <= self.cfg.reorder_buffer_bytes;
-        let fl = &mut self.flows[f.idx()];
+        let fl = &mut self.conns[f.idx()];
         let (out, reply) = fl.receiver.on_data_packet(now, data, room);
         // NIC-level reorder metrics.
         let host = &mut self.hosts[h as usize];
@@ -145,23 +145,23 @@ impl Sim {
         host.nic_ood = host.nic_ood + out.ood as u64 - fl.ood as u64;
         host.nic_ood_max = host.nic_ood_max.max(host.nic_ood);
         fl.ood = out.ood;
+        let shared = fl.shared;
         self.nic_ood_hist.record(host.nic_ood);
         self.nic_rbo_hist.record(host.nic_rbo);
+        if shared {
+            if let Some(m) = self.msg_of_psn(f.idx(), data.psn) {
+                let c = &mut self.flows[m as usize].counters;
+                c.max_ood = c.max_ood.max(out.ood);
+            }
+        }
         let key = ((f.0 as u64) << 32) | data.psn as u64;
         match out.verdict {
             RxVerdict::InOrder { delivered } => {
                 self.stats.data_delivered += 1;
-                let before = fl.delivered_bytes;
-                fl.delivered_bytes = (fl.delivered_bytes + delivered as u64 * mtu).min(fl.size_bytes);
-                if fl.receiver.is_complete() && fl.delivered_at.is_none() {
-                    fl.delivered_at = Some(now);
-                    fl.delivered_bytes = fl.size_bytes;
-                    self.stats.app_bytes_delivered += fl.size_bytes;
-                    self.stats.last_delivery = self.stats.last_delivery.max(now);
-                }
-                self.stats.inorder_bytes += fl.delivered_bytes - before;
-                if fl.delivered_bytes > before {
-                    fl.progress_at = Some(now);
+                if shared {
+                    self.deliver_in_order(now, f.idx());
+                } else {
+                    self.deliver_one(now, f.idx(), delivered, mtu);
                 }
                 self.note_repaired(now, key, pkt_flags);
             }
@@ -172,6 +172,11 @@ impl Sim {
             RxVerdict::Duplicate => {
                 self.stats.data_dropped[DropReason::RxDuplicate as usize] += 1;
                 self.stats.spurious_retx += 1;
+                if shared {
+                    if let Some(m) = self.msg_of_psn(f.idx(), data.psn) {
+                        self.flows[m as usize].counters.spurious += 1;
+                    }
+                }
             }
             RxVerdict::DroppedOutOfOrder => {
                 self.stats.data_dropped[DropReason::RxOutOfOrder as usize] += 1;
@@ -183,6 +188,55 @@ impl Sim {
             }
         }
         reply
+    }
+
+    /// `delivered` more packets of connection `c`'s one message were delivered in order.
+    #[inline]
+    fn deliver_one(&mut self, now: Time, c: usize, delivered: u32, mtu: u64) {
+        let m = self.conn_msg(c, 0) as usize;
+        let complete = self.conns[c].receiver.is_complete();
+        let fl = &mut self.flows[m];
+        let before = fl.delivered_bytes;
+        fl.delivered_bytes = (fl.delivered_bytes + delivered as u64 * mtu).min(fl.size_bytes);
+        if complete && fl.delivered_at.is_none() {
+            fl.delivered_at = Some(now);
+            fl.delivered_bytes = fl.size_bytes;
+            self.stats.app_bytes_delivered += fl.size_bytes;
+            self.stats.last_delivery = self.stats.last_delivery.max(now);
+            self.conns[c].delivered = 1;
+        }
+        self.stats.inorder_bytes += fl.delivered_bytes - before;
+        if fl.delivered_bytes > before {
+            fl.progress_at = Some(now);
+        }
+    }
+
+    /// The in-order delivery point of shared connection `c` moved: every message it passed is
+    /// delivered, and the one it is in has delivered its packets below it.
+    fn deliver_in_order(&mut self, now: Time, c: usize) {
+        let mtu = self.cfg.mtu_bytes as u64;
+        let ne = self.conns[c].receiver.next_expected();
+        while self.conns[c].delivered < self.conns[c].posted {
+            let m = self.conn_msg(c, self.conns[c].delivered) as usize;
+            let fl = &mut self.flows[m];
+            let before = fl.delivered_bytes;
+            if fl.psn_end <= ne {
+                fl.delivered_bytes = fl.size_bytes;
+                fl.delivered_at = Some(now);
+                self.stats.app_bytes_delivered += fl.size_bytes;
+                self.stats.last_delivery = self.stats.last_delivery.max(now);
+                self.conns[c].delivered += 1;
+            } else {
+                fl.delivered_bytes = (ne.saturating_sub(fl.psn_first) as u64 * mtu).min(fl.size_bytes);
+            }
+            self.stats.inorder_bytes += fl.delivered_bytes - before;
+            if fl.delivered_bytes > before {
+                fl.progress_at = Some(now);
+            }
+            if fl.delivered_at.is_none() {
+                break;
+            }
+        }
     }
 
     /// Turn the receiver's reply to `data` into a control packet from host `h` back to the
@@ -215,14 +269,14 @@ impl Sim {
     /// handed to the sender as an [`AckIn`] of kind `Pull`.
     fn pull_on_control(&mut self, now: Time, h: u32, pk: Packet) {
         let f = pk.flow;
-        if f.idx() >= self.flows.len() {
+        if f.idx() >= self.conns.len() {
             return; // a bare control packet (engine tests inject these without flows)
         }
         match pk.kind {
             PacketKind::Rts => {
                 self.pull_pacers.note_rts();
                 let sender_done = self.sender_seen_done(f);
-                let fl = &self.flows[f.idx()];
+                let fl = &self.conns[f.idx()];
                 if fl.sender.wants_pulls() && fl.receiver.is_complete() && !sender_done {
                     // The receiver has everything; its sender lost the last ACKs: ACK again.
                     let rts = DataIn {
@@ -241,8 +295,8 @@ impl Sim {
                 }
             }
             PacketKind::Pull => {
-                let fl = &mut self.flows[f.idx()];
-                if fl.finish.is_some() {
+                let fl = &mut self.conns[f.idx()];
+                if fl.idle() {
                     return;
                 }
                 let ack = AckIn {
@@ -271,15 +325,37 @@ impl Sim {
 }
 
 impl Sim {
-    /// After a sender took an ACK or a pull: complete its flow, or re-arm its timer and let its
+    /// After a sender took an ACK or a pull: complete the messages its cumulative ACK passed
+    /// (the connection goes idle when nothing posted is left), or re-arm its timer and let its
     /// NIC send what the sender may send now.
     #[inline]
     fn after_sender_fed(&mut self, now: Time, f: FlowId, h: u32) {
-        if self.flows[f.idx()].sender.is_complete() {
-            self.complete_flow(now, f);
+        let c = f.idx();
+        let mut completed = false;
+        loop {
+            let cn = &self.conns[c];
+            if cn.acked == cn.posted {
+                break;
+            }
+            let m = self.conn_msg(c, cn.acked);
+            if self.flows[m as usize].psn_end > cn.sender.acked_packets() {
+                break;
+            }
+            let cn = &mut self.conns[c];
+            cn.acked += 1;
+            if cn.acked == cn.posted {
+                let active = &mut self.hosts[cn.src_host as usize].active;
+                if let Some(i) = active.iter().position(|&x| x == f) {
+                    active.remove(i);
+                }
+            }
+            self.complete_flow(now, FlowId(m));
+            completed = true;
+        }
+        if completed && self.conns[c].idle() {
             return;
         }
-        self.arm_flow_timer(now, f);
+        self.arm_flow_timer(now, c);
         let port = self.hosts[h as usize].port;
         self.pump(now, port);
     }

@@ -631,6 +631,12 @@ impl Recovery {
         self.sh.board.pop_retx()
     }
 
+    /// More packets were posted: the message (connection) now has `total` packets. Never
+    /// shrinks.
+    pub fn grow(&mut self, total: u32) {
+        self.sh.board.total = self.sh.board.total.max(total);
+    }
+
     /// Record that `psn` is now the lowest PSN never sent (every PSN below it has been sent at
     /// least once), so that [`Recovery::nxt`], [`Recovery::has_data`] and the RTO's idle check
     /// stay right when new PSNs go out of order. Never moves backwards.

@@ -44,6 +44,12 @@ impl<P: PathPolicy> CcSender<P> {
         CcSender { core, header_bytes, policy, cc, cc_before_rto: None, next_tx_at: start, tx_time_floor_ns }
     }
 
+    /// The flow starts at `now` (later than built for when it waited for dependencies): pacing
+    /// runs from `now`.
+    pub(crate) fn begin(&mut self, now: Time) {
+        self.next_tx_at = now;
+    }
+
     fn window_allows(&self) -> bool {
         window_allows(&self.core.rec, &self.cc, self.core.mtu_bytes())
     }

@@ -107,7 +107,6 @@ pub struct EqdsSender {
     line_bps: u64,
     base: u16,
     start: Time,
-    total_pkts: u32,
     /// Pull credit, packets.
     credit: u32,
     /// Speculative credit left, packets.
@@ -133,9 +132,8 @@ impl EqdsSender {
     /// A sender for one flow.
     pub fn new(cfg: EqdsConfig, env: &FlowEnv) -> Result<EqdsSender, String> {
         env.cc.check()?;
-        let core = SenderCore::new(env.size_bytes, env.cc.mtu_bytes, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
+        let core = SenderCore::for_env(env, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
         let mtu = core.mtu_bytes();
-        let pkts = core.msg.packets as u64;
         let spec_bytes = cfg.credit_spec.unwrap_or(env.cc.bdp_bytes());
         let spec_pkts = (spec_bytes.div_ceil(mtu as u64)).clamp(1, u32::MAX as u64 / 2) as u32;
         let mut rng = Rng::new(env.seed);
@@ -146,7 +144,6 @@ impl EqdsSender {
             line_bps: env.cc.line_rate.bps(),
             base: entropy_base(env.entropy, cfg.paths),
             start: env.start,
-            total_pkts: pkts as u32,
             credit: 0,
             spec: spec_pkts,
             spec_pkts,
@@ -170,7 +167,7 @@ impl EqdsSender {
     /// the pulls received so far plus what the sender wants to hold — its backlog of new
     /// packets, at most `credit_spec` (htsim's `cwnd` = `maxwnd`) — less the credit it holds.
     pub fn pull_target(&self) -> u32 {
-        let backlog = self.total_pkts.saturating_sub(self.core.rec.nxt());
+        let backlog = self.core.msg.packets.saturating_sub(self.core.rec.nxt());
         let want = backlog.min(self.spec_pkts);
         self.highest_pull.saturating_add(want.saturating_sub(self.credit + self.spec))
     }
@@ -212,6 +209,22 @@ impl EqdsSender {
         }
     }
 
+    /// The flow starts at `now` (see [`crate::transport::Sender::begin`]).
+    pub(crate) fn begin(&mut self, now: Time) {
+        self.start = now;
+    }
+
+    /// A message was posted on the connection. After an idle period (nothing outstanding), the
+    /// new message may send as much unsolicited as a new flow does (`credit_spec`, counting the
+    /// credit left over from the last message): on an idle connection nothing is circulating,
+    /// and the pulls its packets bring back are what keeps the data flowing — left with only a
+    /// stray credit or two, every message would crawl at a packet or two per round trip.
+    pub(crate) fn on_post(&mut self, was_idle: bool) {
+        if was_idle && self.core.rec.outstanding() == 0 {
+            self.spec = self.spec.max(self.spec_pkts.saturating_sub(self.credit));
+        }
+    }
+
     /// See [`crate::transport::Sender::poll_transmit`].
     pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
         if now < self.start {
@@ -229,14 +242,14 @@ impl EqdsSender {
                 if !self.core.rec.has_retx() {
                     self.rto_pending = false;
                 }
-                let tx = self.core.data_packet(psn, retx, ev, self.base + ev, self.core.msg.payload_of(psn));
+                let tx = self.core.data_packet(psn, retx, ev, self.base + ev, self.core.payload_of(psn));
                 let pull_target = if self.cfg.pull_targets { self.pull_target() } else { 0 };
                 return Some(TxPacket { pull_target, ..tx });
             }
         }
         if self.rts_due(now) {
             let want = if self.core.rec.outstanding() == 0 {
-                let remaining = self.total_pkts.saturating_sub(self.core.rec.una());
+                let remaining = self.core.msg.packets.saturating_sub(self.core.rec.una());
                 remaining.min(self.spec_pkts).max(1)
             } else {
                 self.core.rec.pending_retx().count().max(1) as u32

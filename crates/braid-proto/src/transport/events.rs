@@ -77,8 +77,12 @@ pub struct AckIn<'a> {
 pub struct FlowEnv {
     /// The path: line rate, base RTT, the network's largest RTT/BDP, MTU.
     pub cc: CcEnv,
-    /// Message size.
+    /// Message size (a flow of one message; ignored for a connection).
     pub size_bytes: u64,
+    /// `None`: the sender sends one message of `size_bytes`. `Some(n)`: it is a persistent
+    /// connection that starts empty and carries the messages posted on it
+    /// ([`super::Sender::post_message`]); `n` is how many it is expected to carry.
+    pub connection_messages: Option<u32>,
     /// The flow's base UDP source port (multipath transports derive their path entropies from it).
     pub entropy: u16,
     /// When the flow may start.

@@ -192,7 +192,7 @@ impl FalconSender {
     /// A sender for one flow.
     pub fn new(cfg: FalconConfig, env: &FlowEnv) -> Result<FalconSender, String> {
         env.cc.check()?;
-        let core = SenderCore::new(env.size_bytes, env.cc.mtu_bytes, RecoveryConfig { hole_first: true, ..cfg.recovery })?;
+        let core = SenderCore::for_env(env, RecoveryConfig { hole_first: true, ..cfg.recovery })?;
         let mtu = core.mtu_bytes();
         let sc = cfg.swift_config(&env.cc)?;
         let base = entropy_base(env.entropy, cfg.paths);
@@ -296,6 +296,19 @@ impl FalconSender {
         t
     }
 
+    /// The flow starts at `now` (see [`crate::transport::Sender::begin`]): pacing and Swift's
+    /// rounds run from `now`.
+    pub(crate) fn begin(&mut self, now: Time) {
+        if now == self.start {
+            return;
+        }
+        self.start = now;
+        for p in &mut self.paths {
+            p.next_tx = now;
+            p.round_start = now;
+        }
+    }
+
     /// See [`crate::transport::Sender::poll_transmit`].
     pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
         if now < self.start || !self.core.rec.has_data() || !self.connection_open() {
@@ -308,7 +321,7 @@ impl FalconSender {
             return None;
         };
         self.core.rec.on_sent(now, psn, i as u16);
-        let payload = self.core.msg.payload_of(psn);
+        let payload = self.core.payload_of(psn);
         let p = &mut self.paths[i];
         let rate = p.swift.rate();
         if rate.bps() < self.line_bps {

@@ -124,7 +124,7 @@ impl TransportKind {
 /// unit tests.
 #[cfg(test)]
 pub(crate) fn test_env(size_bytes: u64, seed: u64) -> FlowEnv {
-    FlowEnv { cc: CcEnv::reference_100g(), size_bytes, entropy: 50_001, start: Time::ZERO, seed }
+    FlowEnv { cc: CcEnv::reference_100g(), size_bytes, connection_messages: None, entropy: 50_001, start: Time::ZERO, seed }
 }
 
 /// A transport as a scenario configures it: the kind, its congestion control and loss recovery,
@@ -177,15 +177,13 @@ impl TransportSpec {
     /// Build the sender of one flow.
     pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
         Ok(match self {
-            TransportSpec::Roce(c) => Sender::Roce(RoceSender::new(c, &env.cc, env.size_bytes, env.entropy, env.start)?),
+            TransportSpec::Roce(c) => Sender::Roce(RoceSender::new(c, env)?),
             TransportSpec::Mprdma(c) => Sender::Mprdma(MprdmaSender::new(c.clone(), env)?),
             TransportSpec::Falcon(c) => Sender::Falcon(FalconSender::new(c.clone(), env)?),
             TransportSpec::Uet(c) => Sender::Uet(UetSender::new(c.clone(), env)?),
             TransportSpec::Eqds(c) => Sender::Eqds(EqdsSender::new(c.clone(), env)?),
-            TransportSpec::Rondo(c) => {
-                Sender::Rondo(RondoSender::new(c, &env.cc, env.size_bytes, env.entropy, env.start, env.seed)?)
-            }
-            TransportSpec::Rrps(c) => Sender::Rrps(RrpsSender::new(c, &env.cc, env.size_bytes, env.entropy, env.start)?),
+            TransportSpec::Rondo(c) => Sender::Rondo(RondoSender::new(c, env)?),
+            TransportSpec::Rrps(c) => Sender::Rrps(RrpsSender::new(c, env)?),
         })
     }
 
@@ -284,6 +282,65 @@ impl Sender {
             Sender::Rrps(s) => s.on_timeout(now),
         }
     }
+    /// The flow (or connection) starts at `now`. A sender is built with its workload start,
+    /// which for a flow that waits for dependencies is only an offset; the driver calls this
+    /// when the flow really starts, so that start-relative state (Rondo's start-up probing and
+    /// first ARCC updates, NSCC's clocks, pacing) runs from then. A no-op when `now` is the
+    /// start it was built with.
+    pub fn begin(&mut self, now: Time) {
+        match self {
+            Sender::Roce(s) => s.begin(now),
+            Sender::Mprdma(s) => s.begin(now),
+            Sender::Falcon(s) => s.begin(now),
+            Sender::Uet(s) => s.begin(now),
+            Sender::Eqds(s) => s.begin(now),
+            Sender::Rondo(s) => s.begin(now),
+            Sender::Rrps(s) => s.begin(now),
+        }
+    }
+
+    /// Post a message of `bytes` on the connection at `now` (a persistent connection, built with
+    /// [`FlowEnv::connection_messages`]): its packets follow everything posted before, in order.
+    /// Returns its PSN range `(first, end)`. The transport's state — windows, rates, path
+    /// estimates, scheduler, PSN space — carries over from the messages before.
+    pub fn post_message(&mut self, now: Time, bytes: u64) -> Result<(u32, u32), String> {
+        let was_idle = self.core().msg.packets > 0 && self.core().is_complete();
+        let range = self.core_mut().post(bytes)?;
+        match self {
+            Sender::Rondo(s) => s.on_post(now, was_idle),
+            Sender::Eqds(s) => s.on_post(was_idle),
+            _ => {}
+        }
+        Ok(range)
+    }
+
+    /// Packets posted so far (a flow of one message: its packets).
+    #[inline]
+    pub fn posted_packets(&self) -> u32 {
+        self.core().msg.packets
+    }
+
+    /// Packets acknowledged cumulatively (every PSN below has been delivered): a message whose
+    /// PSNs end at or below this is complete.
+    #[inline]
+    pub fn acked_packets(&self) -> u32 {
+        self.core().rec.una()
+    }
+
+    /// The sender's message and loss recovery.
+    #[inline]
+    fn core_mut(&mut self) -> &mut SenderCore {
+        match self {
+            Sender::Roce(s) => &mut s.core,
+            Sender::Mprdma(s) => &mut s.core,
+            Sender::Falcon(s) => &mut s.core,
+            Sender::Uet(s) => &mut s.core,
+            Sender::Eqds(s) => &mut s.core,
+            Sender::Rondo(s) => &mut s.core,
+            Sender::Rrps(s) => &mut s.core,
+        }
+    }
+
     /// The sender's message and loss recovery.
     #[inline]
     fn core(&self) -> &SenderCore {
@@ -297,7 +354,7 @@ impl Sender {
             Sender::Rrps(s) => &s.core,
         }
     }
-    /// Every byte has been acknowledged.
+    /// Every byte posted so far has been acknowledged.
     #[inline]
     pub fn is_complete(&self) -> bool {
         self.core().is_complete()

@@ -142,7 +142,7 @@ impl MprdmaSender {
     /// A sender for one flow.
     pub fn new(cfg: MprdmaConfig, env: &FlowEnv) -> Result<MprdmaSender, String> {
         env.cc.check()?;
-        let core = SenderCore::new(env.size_bytes, env.cc.mtu_bytes, RecoveryConfig { hole_first: true, ..cfg.recovery })?;
+        let core = SenderCore::for_env(env, RecoveryConfig { hole_first: true, ..cfg.recovery })?;
         let mtu = core.mtu_bytes();
         let bdp_pkts = (env.cc.bdp_bytes() as f64 / mtu as f64).ceil().max(1.0);
         let cwnd = cfg.init_cwnd.unwrap_or(bdp_pkts).clamp(cfg.min_cwnd, cfg.max_cwnd);
@@ -180,6 +180,11 @@ impl MprdmaSender {
             return false;
         }
         !self.clocked.is_empty() || self.random_budget > 0 || self.core.rec.outstanding() == 0
+    }
+
+    /// The flow starts at `now` (see [`crate::transport::Sender::begin`]).
+    pub(crate) fn begin(&mut self, now: Time) {
+        self.start = now;
     }
 
     /// See [`crate::transport::Sender::poll_transmit`].

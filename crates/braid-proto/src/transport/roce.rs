@@ -3,11 +3,10 @@
 //! of the Rondo paper. It is the [`CcSender`] with the [`SinglePath`] policy: all packets of the
 //! flow carry one UDP source port, so ECMP pins the flow to one path.
 
-use braid_core::Time;
-
 use super::cc_sender::{CcSender, PathPolicy};
+use super::events::FlowEnv;
 use super::sender_core::SenderCore;
-use crate::cc::{Cc, CcConfig, CcEnv};
+use crate::cc::{Cc, CcConfig};
 use crate::recovery::RecoveryConfig;
 
 /// Configuration of a RoCE sender.
@@ -38,10 +37,11 @@ impl PathPolicy for SinglePath {
 pub type RoceSender = CcSender<SinglePath>;
 
 impl CcSender<SinglePath> {
-    /// A sender for a message of `size_bytes` over a path described by `env`, using UDP source
-    /// port `entropy`.
-    pub fn new(cfg: &RoceConfig, env: &CcEnv, size_bytes: u64, entropy: u16, start: Time) -> Result<RoceSender, String> {
-        let core = SenderCore::new(size_bytes, env.mtu_bytes, cfg.recovery)?;
-        Ok(CcSender::with_parts(core, Cc::new(&cfg.cc, env)?, cfg.header_bytes, SinglePath { entropy }, start, env.tx_time_floor_ns))
+    /// A sender for the flow (or connection) `env` on its one path, using UDP source port
+    /// `env.entropy`.
+    pub fn new(cfg: &RoceConfig, env: &FlowEnv) -> Result<RoceSender, String> {
+        let core = SenderCore::for_env(env, cfg.recovery)?;
+        let cc = Cc::new(&cfg.cc, &env.cc)?;
+        Ok(CcSender::with_parts(core, cc, cfg.header_bytes, SinglePath { entropy: env.entropy }, env.start, env.cc.tx_time_floor_ns))
     }
 }

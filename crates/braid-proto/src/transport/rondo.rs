@@ -166,7 +166,7 @@ use braid_core::{Knob, PacketKind, Rng, Time};
 use crate::cc::{AckEvent, CcConfig, CcEnv, CcKind, Swift, SwiftConfig};
 use crate::transport::sender_core::SenderCore;
 use crate::recovery::RecoveryConfig;
-use crate::transport::{AckIn, TxPacket};
+use crate::transport::{AckIn, FlowEnv, TxPacket};
 use aligned::StartupDelays;
 use unsent::UnsentSet;
 
@@ -441,8 +441,13 @@ struct PathState {
     /// Data ACKs and probe ACKs in the current interval.
     acks: u32,
     probe_acks: u32,
-    /// First ACK (of either kind) ever received on the path.
+    /// First ACK (of either kind) received on the path — ever, or since the connection last
+    /// resumed after an idle period (`resumed`).
     first_ack_at: Option<Time>,
+    /// The connection resumed after an idle period and no ACK-rate sample has been taken
+    /// since: the next sample is measured from the first ACK, as a new flow's first is, so that
+    /// the round trip before the new message's first ACK does not read as a rate of zero.
+    resumed: bool,
     /// Base RTT `T_p` = topology base RTT + (`min_rtt` − the smallest `min_rtt` of the flow's
     /// paths): the persistent extra delay of this path over the best one, without any standing
     /// queue that all paths share — but never below `min_rtt` (see the module docs). Refreshed
@@ -540,10 +545,11 @@ pub struct RondoSender {
 }
 
 impl RondoSender {
-    /// A sender for one flow of `env.size_bytes` bytes.
-    pub fn new(cfg: &RondoConfig, env: &CcEnv, size_bytes: u64, entropy: u16, start: Time, seed: u64) -> Result<RondoSender, String> {
+    /// A sender for the flow (or connection) `fenv`.
+    pub fn new(cfg: &RondoConfig, fenv: &FlowEnv) -> Result<RondoSender, String> {
+        let (env, entropy, start, seed) = (&fenv.cc, fenv.entropy, fenv.start, fenv.seed);
         env.check()?;
-        let core = SenderCore::new(size_bytes, env.mtu_bytes, RecoveryConfig { er_per_packet: cfg.er_per_packet, er_path_confirm: cfg.er_path_confirm, ..cfg.recovery })?;
+        let core = SenderCore::for_env(fenv, RecoveryConfig { er_per_packet: cfg.er_per_packet, er_path_confirm: cfg.er_path_confirm, ..cfg.recovery })?;
         let mtu = core.mtu_bytes();
         let pkts = core.msg.packets as u64;
         if env.base_rtt == Time::ZERO {
@@ -597,6 +603,7 @@ impl RondoSender {
                     acks: 0,
                     probe_acks: 0,
                     first_ack_at: None,
+                    resumed: false,
                     base_rtt: t_env,
                     min_rtt: Time::MAX,
                     srtt_s: t_env.secs_f64(),
@@ -665,6 +672,52 @@ impl RondoSender {
         s.recompute_pacer();
         s.refresh_samples(start);
         Ok(s)
+    }
+
+    /// The flow (or connection) starts at `now`, which may be later than the start it was
+    /// built with (a flow that waited for its dependencies): the start-up probing phase, the
+    /// first ARCC updates, the first timestamp and the pacer run from `now`.
+    pub(crate) fn begin(&mut self, now: Time) {
+        if now == self.start {
+            return;
+        }
+        self.start = now;
+        let probe_until = if self.probing { now + self.t_env.mul_f64(self.cfg_probe_phase) } else { Time::ZERO };
+        for ps in &mut self.paths {
+            ps.probe_until = probe_until;
+            ps.ts_next = if self.scheduler { now } else { Time::MAX };
+            ps.last_update = now;
+            ps.next_update = now + self.tu;
+        }
+        self.probe_next_at = now;
+        self.next_tx_at = now;
+        self.next_update = now + self.tu;
+        self.refresh_samples(now);
+    }
+
+    /// A message was posted on the connection at `now` (its packets are already in the core).
+    /// After an idle period (everything posted before was acknowledged), the connection keeps
+    /// its windows, rate estimates, delays and skips — a warm QP — but its ARCC measurement
+    /// restarts now: an interval that spans the idle time would read as an ACK rate near zero.
+    pub(crate) fn on_post(&mut self, now: Time, was_idle: bool) {
+        self.unsent.grow(self.core.msg.packets);
+        if !was_idle {
+            return;
+        }
+        let mut next = Time::MAX;
+        for ps in &mut self.paths {
+            let tu = self.tu_rel.resolve(ps.base_rtt).max(Time::from_ps(1));
+            ps.last_update = now;
+            ps.next_update = now + tu;
+            ps.acks = 0;
+            ps.probe_acks = 0;
+            ps.first_ack_at = None;
+            ps.resumed = true;
+            next = next.min(ps.next_update);
+        }
+        self.next_update = next;
+        self.next_tx_at = self.next_tx_at.max(now);
+        self.probe_next_at = self.probe_next_at.max(now);
     }
 
     fn recompute_pacer(&mut self) {
@@ -853,7 +906,7 @@ impl RondoSender {
         let entropy = ps.entropy;
         // One packet per gap; a late send may catch up by at most one gap.
         self.next_tx_at = self.next_tx_at.max(now.saturating_sub(self.pace_gap)).saturating_add(self.pace_gap);
-        let payload = self.core.msg.payload_of(psn);
+        let payload = self.core.payload_of(psn);
         TxPacket { timestamped, ..self.core.data_packet(psn, is_retx, p as u16, entropy, payload) }
     }
 
@@ -1032,7 +1085,7 @@ impl RondoSender {
                 // first update that finds its first ACK before the previous update uses the
                 // interval, as before.
                 let span = match ps.first_ack_at {
-                    _ if a.seeded => interval,
+                    _ if a.seeded && !ps.resumed => interval,
                     Some(f) if f <= last && !long_path => interval,
                     Some(f) if now.saturating_sub(f) >= first_span => now.saturating_sub(f).secs_f64(),
                     Some(_) => {
@@ -1042,6 +1095,7 @@ impl RondoSender {
                     None => 0.0,
                 };
                 if span > 0.0 {
+                    ps.resumed = false;
                     let sample = (ps.acks + ps.probe_acks) as f64 / span;
                     a.update(&self.params, sample, inflight, ps.base_rtt.secs_f64());
                     ps.w = a.w;

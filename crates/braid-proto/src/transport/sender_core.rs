@@ -1,7 +1,16 @@
-//! The part every sender shares: the message (its size, the payload of each packet, which
-//! packet is the last, the 32-bit PSN check) and its loss recovery ([`Recovery`], with the
+//! The part every sender shares: the data it sends (its size, the payload of each packet, which
+//! packet ends a message, the 32-bit PSN check) and its loss recovery ([`Recovery`], with the
 //! recovery timers in one [`TimerTable`](super::events::TimerTable)). Each transport embeds a
 //! [`SenderCore`] and adds its own rate, window and path choice.
+//!
+//! **Messages on a connection.** A sender is either one message (a flow: built with its size,
+//! everything posted at once) or a persistent connection, an RDMA queue pair that carries many
+//! messages over its lifetime ([`SenderCore::connection`]): the application posts each message
+//! with [`SenderCore::post`], which appends its packets to the connection's PSN space (every
+//! message starts on a new packet, as RDMA messages do, and its last packet may be short). The
+//! recovery's total grows with every post; [`SenderCore::is_complete`] means "everything posted
+//! so far is acknowledged", and the transport's windows, rates, path estimates and scheduler
+//! carry over from one message to the next.
 
 use braid_core::{PacketKind, Time};
 
@@ -45,20 +54,80 @@ impl Message {
     }
 }
 
-/// A sender's message and loss recovery.
+/// One message of a connection's PSN space: the packets `previous end .. end_psn`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MessageSpan {
+    /// One past the message's last PSN.
+    pub end_psn: u32,
+    /// Payload bytes of its last packet.
+    pub last_payload: u32,
+}
+
+/// The most packets a sender's PSN space may hold (31 bits, so that PSN arithmetic never wraps).
+pub const MAX_PSNS: u64 = u32::MAX as u64 / 2;
+
+/// A sender's data (one message, or the messages posted on a connection) and its loss recovery.
 #[derive(Clone, Debug)]
 pub struct SenderCore {
-    /// The message.
+    /// Everything posted so far: its size and packet count (for a connection, the sum over its
+    /// messages); the payload of each packet is [`SenderCore::payload_of`].
     pub msg: Message,
-    /// Loss recovery over the message's packets.
+    /// Loss recovery over the posted packets.
     pub rec: Recovery,
+    /// The messages of a connection, in PSN order (empty for a sender of one message, whose
+    /// layout is `msg`'s).
+    spans: Vec<MessageSpan>,
 }
 
 impl SenderCore {
     /// The core of a sender of `size_bytes` in packets of `mtu_bytes`, recovering by `recovery`.
     pub fn new(size_bytes: u64, mtu_bytes: u32, recovery: RecoveryConfig) -> Result<SenderCore, String> {
         let msg = Message::new(size_bytes, mtu_bytes)?;
-        Ok(SenderCore { msg, rec: Recovery::new(recovery, msg.packets) })
+        Ok(SenderCore { msg, rec: Recovery::new(recovery, msg.packets), spans: Vec::new() })
+    }
+
+    /// The core of a persistent connection with nothing posted yet; `messages` is how many
+    /// messages it will carry (a capacity hint: more may be posted).
+    pub fn connection(mtu_bytes: u32, recovery: RecoveryConfig, messages: u32) -> SenderCore {
+        let msg = Message { size_bytes: 0, mtu_bytes: mtu_bytes.max(1), packets: 0 };
+        SenderCore { msg, rec: Recovery::new(recovery, 0), spans: Vec::with_capacity(messages as usize) }
+    }
+
+    /// The core a transport builds for `env`: one message of `env.size_bytes`, or, with
+    /// [`super::FlowEnv::connection_messages`], an empty connection.
+    pub fn for_env(env: &super::FlowEnv, recovery: RecoveryConfig) -> Result<SenderCore, String> {
+        match env.connection_messages {
+            None => SenderCore::new(env.size_bytes, env.cc.mtu_bytes, recovery),
+            Some(n) => Ok(SenderCore::connection(env.cc.mtu_bytes, recovery, n)),
+        }
+    }
+
+    /// Post a message of `bytes` (> 0) on the connection: its packets follow every PSN posted
+    /// before. Returns its PSN range `(first, end)`. A sender built for one message becomes a
+    /// connection whose first message is that one.
+    pub fn post(&mut self, bytes: u64) -> Result<(u32, u32), String> {
+        let mtu = self.msg.mtu_bytes as u64;
+        let pkts = bytes.div_ceil(mtu).max(1);
+        let first = self.msg.packets;
+        if first as u64 + pkts > MAX_PSNS {
+            return Err(format!("a connection of more than {MAX_PSNS} packets does not fit 31-bit PSNs"));
+        }
+        if self.spans.is_empty() && first > 0 {
+            self.spans.push(MessageSpan { end_psn: first, last_payload: self.msg.payload_of(first - 1) });
+        }
+        let end = first + pkts as u32;
+        let last_payload = (bytes - (pkts - 1) * mtu) as u32;
+        self.spans.push(MessageSpan { end_psn: end, last_payload });
+        self.msg.size_bytes += bytes;
+        self.msg.packets = end;
+        self.rec.grow(end);
+        Ok((first, end))
+    }
+
+    /// Whether this sender carries messages posted on a connection (not one message).
+    #[inline]
+    pub fn is_connection(&self) -> bool {
+        !self.spans.is_empty() || self.msg.packets == 0
     }
 
     /// Payload bytes per packet.
@@ -67,11 +136,39 @@ impl SenderCore {
         self.msg.mtu_bytes
     }
 
+    /// The message span holding `psn` (connections only).
+    #[inline]
+    fn span_of(&self, psn: u32) -> Option<&MessageSpan> {
+        let i = self.spans.partition_point(|s| s.end_psn <= psn);
+        self.spans.get(i)
+    }
+
+    /// Payload bytes of packet `psn`.
+    #[inline]
+    pub fn payload_of(&self, psn: u32) -> u32 {
+        if self.spans.is_empty() {
+            return self.msg.payload_of(psn);
+        }
+        match self.span_of(psn) {
+            Some(s) if psn + 1 == s.end_psn => s.last_payload,
+            _ => self.msg.mtu_bytes,
+        }
+    }
+
+    /// Whether `psn` is the last packet of its message.
+    #[inline]
+    pub fn is_last(&self, psn: u32) -> bool {
+        if self.spans.is_empty() {
+            return self.msg.is_last(psn);
+        }
+        self.span_of(psn).is_some_and(|s| psn + 1 == s.end_psn)
+    }
+
     /// Record that data packet `psn` goes out now on logical path `path` with UDP source port
     /// `entropy`, and build it.
     #[inline]
     pub fn send_data(&mut self, now: Time, psn: u32, retx: bool, path: u16, entropy: u16) -> TxPacket {
-        let payload = self.msg.payload_of(psn);
+        let payload = self.payload_of(psn);
         self.rec.on_sent(now, psn, path);
         self.data_packet(psn, retx, path, entropy, payload)
     }
@@ -87,13 +184,13 @@ impl SenderCore {
             path,
             retx,
             timestamped: false,
-            last: self.msg.is_last(psn),
+            last: self.is_last(psn),
             ack_request: false,
             pull_target: 0,
         }
     }
 
-    /// Every byte acknowledged.
+    /// Every byte posted so far acknowledged.
     #[inline]
     pub fn is_complete(&self) -> bool {
         self.rec.is_complete()

@@ -499,7 +499,7 @@ impl UetSender {
     /// A sender for one flow.
     pub fn new(cfg: UetConfig, env: &FlowEnv) -> Result<UetSender, String> {
         env.cc.check()?;
-        let core = SenderCore::new(env.size_bytes, env.cc.mtu_bytes, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
+        let core = SenderCore::for_env(env, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
         let mut rng = Rng::new(env.seed);
         let obl_span = cfg.paths.next_power_of_two();
         let obl_mask = rng.below(obl_span as u64) as u32;
@@ -575,6 +575,18 @@ impl UetSender {
             self.ev_block_distinct = 0;
             self.ev_seen.iter_mut().for_each(|x| *x = 0);
         }
+    }
+
+    /// The flow starts at `now` (see [`crate::transport::Sender::begin`]): NSCC's quick-adapt
+    /// and fair-increase clocks run from `now`.
+    pub(crate) fn begin(&mut self, now: Time) {
+        if now == self.start {
+            return;
+        }
+        self.start = now;
+        let t = now.ps() as f64;
+        self.nscc.qa_end_ps = t + self.nscc.base_rtt_ps + self.nscc.target_delay_ps;
+        self.nscc.last_adjust_ps = t;
     }
 
     /// See [`crate::transport::Sender::poll_transmit`].
@@ -656,7 +668,7 @@ impl UetSender {
             self.reps.feedback(ack.path, fb);
         }
         let in_flight = self.in_flight();
-        let nacked = self.core.msg.payload_of(ack.psn) as f64;
+        let nacked = self.core.payload_of(ack.psn) as f64;
         self.nscc.on_nack(now.ps() as f64, newly, nacked, in_flight);
     }
 

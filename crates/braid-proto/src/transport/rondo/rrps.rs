@@ -9,9 +9,9 @@
 //! Logical path `p` uses UDP source port `(entropy & 0xFF00) + p`, as Rondo does, so with
 //! entropy-indexed routing and a power-of-two number of next hops it is physical path `p`.
 
-use braid_core::Time;
 
-use crate::cc::{Cc, CcConfig, CcEnv};
+use crate::cc::{Cc, CcConfig};
+use crate::transport::events::FlowEnv;
 use crate::recovery::RecoveryConfig;
 use crate::transport::cc_sender::{CcSender, PathPolicy};
 use crate::transport::sender_core::SenderCore;
@@ -50,13 +50,14 @@ impl PathPolicy for RoundRobin {
 pub type RrpsSender = CcSender<RoundRobin>;
 
 impl CcSender<RoundRobin> {
-    /// A sender for `size_bytes` over paths described by `env`, starting at `start`.
-    pub fn new(cfg: &RrpsConfig, env: &CcEnv, size_bytes: u64, entropy: u16, start: Time) -> Result<RrpsSender, String> {
+    /// A sender for the flow (or connection) `env`, sprayed over `cfg.paths` paths.
+    pub fn new(cfg: &RrpsConfig, env: &FlowEnv) -> Result<RrpsSender, String> {
         if cfg.paths == 0 || cfg.paths > 256 {
             return Err(format!("RRPS sprays over 1 to 256 paths, got {}", cfg.paths));
         }
-        let core = SenderCore::new(size_bytes, env.mtu_bytes, cfg.recovery)?;
-        let policy = RoundRobin { entropy0: entropy & 0xFF00, paths: cfg.paths, next: 0 };
-        Ok(CcSender::with_parts(core, Cc::new(&cfg.cc, env)?, cfg.header_bytes, policy, start, env.tx_time_floor_ns))
+        let core = SenderCore::for_env(env, cfg.recovery)?;
+        let policy = RoundRobin { entropy0: env.entropy & 0xFF00, paths: cfg.paths, next: 0 };
+        let cc = Cc::new(&cfg.cc, &env.cc)?;
+        Ok(CcSender::with_parts(core, cc, cfg.header_bytes, policy, env.start, env.cc.tx_time_floor_ns))
     }
 }

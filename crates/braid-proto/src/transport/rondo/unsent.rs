@@ -49,6 +49,46 @@ impl UnsentSet {
         UnsentSet { total, lowest: 0, words, tree, sent: 0 }
     }
 
+    /// PSNs `total..new_total` join the set (a connection posted another message). Storage
+    /// grows by doubling, so posting many messages costs amortised `O(n/64)` word operations.
+    pub fn grow(&mut self, new_total: u32) {
+        let old = self.total;
+        if new_total <= old {
+            return;
+        }
+        let need = (new_total as usize).div_ceil(64);
+        if need > self.words.len() {
+            let cap = need.max(2 * self.words.len());
+            self.words.resize(cap, !0u64);
+            self.tree = vec![0u32; cap + 1];
+            for i in 1..=cap {
+                self.tree[i] += self.words[i - 1].count_ones();
+                let parent = i + (i & i.wrapping_neg());
+                if parent <= cap {
+                    self.tree[parent] += self.tree[i];
+                }
+            }
+        }
+        let mut psn = old;
+        while psn < new_total {
+            let w = (psn / 64) as usize;
+            let lo = psn % 64;
+            let hi = ((new_total - 64 * w as u32).min(64)) as u32;
+            let mask = if hi - lo == 64 { !0u64 } else { ((1u64 << (hi - lo)) - 1) << lo };
+            let cleared = (self.words[w] & mask).count_ones();
+            self.words[w] &= !mask;
+            let mut i = w + 1;
+            while i < self.tree.len() {
+                self.tree[i] -= cleared;
+                i += i & i.wrapping_neg();
+            }
+            psn = 64 * w as u32 + hi;
+        }
+        // Every PSN below `old` that is unsent was already counted; `lowest` was `old` when none
+        // was, which is now the smallest new one.
+        self.total = new_total;
+    }
+
     /// PSNs still unsent.
     #[inline]
     pub fn remaining(&self) -> u32 {
@@ -186,6 +226,53 @@ mod tests {
         assert_eq!(u.nth(u32::MAX), Some(3_999_999));
         assert_eq!(u.remaining(), 3_000_000);
         assert_eq!(UnsentSet::new(0).nth(0), None);
+    }
+
+    #[test]
+    fn grows_like_a_set_built_whole() {
+        let mut u = UnsentSet::new(0);
+        assert_eq!(u.nth(0), None);
+        u.grow(70);
+        assert_eq!(u.remaining(), 70);
+        for p in 0..70 {
+            u.mark_sent(p);
+        }
+        assert_eq!(u.lowest(), 70);
+        u.grow(200);
+        assert_eq!((u.lowest(), u.remaining()), (70, 130));
+        assert_eq!(u.nth(129), Some(199));
+        assert_eq!(u.nth(64), Some(134));
+        u.mark_sent(100);
+        u.grow(5000);
+        assert_eq!(u.nth(29), Some(99));
+        assert_eq!(u.nth(30), Some(101));
+        assert_eq!(u.remaining(), 5000 - 71);
+    }
+
+    proptest! {
+        /// Growing in steps gives the same set as building it whole, whatever is sent between.
+        #[test]
+        fn growth_matches_a_sorted_list(steps in proptest::collection::vec((1u32..300, proptest::collection::vec(0u32..400, 0..50)), 1..12)) {
+            let mut u = UnsentSet::new(0);
+            let mut list: Vec<u32> = Vec::new();
+            let mut total = 0u32;
+            for (add, picks) in steps {
+                u.grow(total + add);
+                list.extend(total..total + add);
+                total += add;
+                for k in picks {
+                    if list.is_empty() {
+                        break;
+                    }
+                    let i = (k as usize).min(list.len() - 1);
+                    prop_assert_eq!(u.nth(k), Some(list[i]));
+                    let p = list.remove(i);
+                    u.mark_sent(p);
+                }
+                prop_assert_eq!(u.remaining() as usize, list.len());
+                prop_assert_eq!(u.lowest(), list.first().copied().unwrap_or(total));
+            }
+        }
     }
 
     proptest! {
