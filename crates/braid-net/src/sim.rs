@@ -799,11 +799,19 @@ impl Sim {
         self.conn_msgs[(self.conns[c].msgs_at + k) as usize]
     }
 
-    /// The message of shared connection `c` that holds `psn` (binary search over its posted
-    /// messages, which take consecutive PSN ranges in posting order).
+    /// The message of shared connection `c` that holds `psn`. Posted messages take consecutive
+    /// PSN ranges in posting order; most packets belong to the oldest message the receiver has
+    /// not delivered or the one after it, which are tried first, then a binary search.
     pub(crate) fn msg_of_psn(&self, c: usize, psn: u32) -> Option<u32> {
         let cn = &self.conns[c];
         let slots = &self.conn_msgs[cn.msgs_at as usize..(cn.msgs_at + cn.posted) as usize];
+        let head = cn.delivered.min(cn.acked) as usize;
+        for &m in slots.iter().skip(head).take(2) {
+            let f = &self.flows[m as usize];
+            if psn >= f.psn_first && psn < f.psn_end {
+                return Some(m);
+            }
+        }
         let k = slots.partition_point(|&m| self.flows[m as usize].psn_end <= psn);
         slots.get(k).copied()
     }

@@ -148,7 +148,7 @@ impl Sim {
         let shared = fl.shared;
         self.nic_ood_hist.record(host.nic_ood);
         self.nic_rbo_hist.record(host.nic_rbo);
-        if shared {
+        if shared && out.ood > 0 {
             if let Some(m) = self.msg_of_psn(f.idx(), data.psn) {
                 let c = &mut self.flows[m as usize].counters;
                 c.max_ood = c.max_ood.max(out.ood);

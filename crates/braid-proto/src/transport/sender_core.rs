@@ -77,20 +77,23 @@ pub struct SenderCore {
     /// The messages of a connection, in PSN order (empty for a sender of one message, whose
     /// layout is `msg`'s).
     spans: Vec<MessageSpan>,
+    /// The span the last lookup found: packets go out mostly in PSN order, so the next lookup
+    /// usually hits it or the one after, without a search.
+    cursor: std::cell::Cell<usize>,
 }
 
 impl SenderCore {
     /// The core of a sender of `size_bytes` in packets of `mtu_bytes`, recovering by `recovery`.
     pub fn new(size_bytes: u64, mtu_bytes: u32, recovery: RecoveryConfig) -> Result<SenderCore, String> {
         let msg = Message::new(size_bytes, mtu_bytes)?;
-        Ok(SenderCore { msg, rec: Recovery::new(recovery, msg.packets), spans: Vec::new() })
+        Ok(SenderCore { msg, rec: Recovery::new(recovery, msg.packets), spans: Vec::new(), cursor: std::cell::Cell::new(0) })
     }
 
     /// The core of a persistent connection with nothing posted yet; `messages` is how many
     /// messages it will carry (a capacity hint: more may be posted).
     pub fn connection(mtu_bytes: u32, recovery: RecoveryConfig, messages: u32) -> SenderCore {
         let msg = Message { size_bytes: 0, mtu_bytes: mtu_bytes.max(1), packets: 0 };
-        SenderCore { msg, rec: Recovery::new(recovery, 0), spans: Vec::with_capacity(messages as usize) }
+        SenderCore { msg, rec: Recovery::new(recovery, 0), spans: Vec::with_capacity(messages as usize), cursor: std::cell::Cell::new(0) }
     }
 
     /// The core a transport builds for `env`: one message of `env.size_bytes`, or, with
@@ -136,10 +139,22 @@ impl SenderCore {
         self.msg.mtu_bytes
     }
 
-    /// The message span holding `psn` (connections only).
+    /// The message span holding `psn` (connections only): the cursor's or the next one's, else
+    /// a binary search.
     #[inline]
     fn span_of(&self, psn: u32) -> Option<&MessageSpan> {
+        let c = self.cursor.get();
+        let starts = |i: usize| if i == 0 { 0 } else { self.spans[i - 1].end_psn };
+        for i in [c, c + 1] {
+            if i < self.spans.len() && psn < self.spans[i].end_psn && psn >= starts(i) {
+                self.cursor.set(i);
+                return Some(&self.spans[i]);
+            }
+        }
         let i = self.spans.partition_point(|s| s.end_psn <= psn);
+        if i < self.spans.len() {
+            self.cursor.set(i);
+        }
         self.spans.get(i)
     }
 
