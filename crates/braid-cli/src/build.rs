@@ -204,6 +204,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             cc: envs[i].expect("a flow has a path"),
             size_bytes: f.size_bytes,
             connection_messages: shared.then_some(msgs[c]),
+            equal_cost_paths: sim.equal_cost_paths(f.src, f.dst).min(u32::MAX as u64) as u32,
             entropy: sports[i],
             start: f.start,
             seed: rng.next_u64(),

@@ -75,7 +75,7 @@ pub fn transport_spec(tc: &TransportConfig) -> Result<TransportSpec, String> {
 
 /// Check every knob by building a sender for a reference 100 Gb/s environment.
 pub fn validate(tc: &TransportConfig) -> Result<(), String> {
-    let env = FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 1 << 20, connection_messages: None, entropy: 49_152, start: Time::ZERO, seed: 1 };
+    let env = FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 1 << 20, connection_messages: None, equal_cost_paths: 0, entropy: 49_152, start: Time::ZERO, seed: 1 };
     transport_spec(tc)?.build(&env).map(|_| ())
 }
 
@@ -226,12 +226,17 @@ fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
         for (k, v) in &tc.params {
             let r: Result<(), String> = (|| {
                 match k.as_str() {
+                    "paths" if v.as_str().is_ok_and(|s| s == "auto") => {
+                        c.paths_auto = true;
+                        c.paths = 16;
+                    }
                     "paths" => {
-                        let n = v.as_u64()?;
+                        let n = v.as_u64().map_err(|_| "must be \"auto\" or a number of paths".to_string())?;
                         if n == 0 || n > 256 {
-                            return Err(format!("must be between 1 and 256, got {n}"));
+                            return Err(format!("must be \"auto\" or between 1 and 256, got {n}"));
                         }
                         c.paths = n as u16;
+                        c.paths_auto = false;
                     }
                     "path_selection" => {
                         c.path_selection = match v.as_str()? {

@@ -146,6 +146,31 @@ fn best_from<F: Fn(usize) -> PortState>(
     best
 }
 
+/// How many minimum-hop (equal-cost) paths lead from node `src` to host `dst` (node
+/// `dst_node`) over links that are up: the number of distinct port sequences the next-hop tables
+/// allow (in a Clos, the product of the up-link fan-outs; 16 between ToRs of different pods of
+/// the Rondo paper's topology). Saturates at `u64::MAX`.
+pub fn equal_cost_paths(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, dst_node: NodeId) -> u64 {
+    fn count(routes: &Routes, ports: &[Port], node: NodeId, dst: u32, dst_node: NodeId, memo: &mut HashMap<u32, u64>) -> u64 {
+        if node == dst_node {
+            return 1;
+        }
+        if let Some(&m) = memo.get(&node.0) {
+            return m;
+        }
+        let mut n = 0u64;
+        for &p in routes.next_hops(node, dst) {
+            let port = &ports[p.idx()];
+            if port.up {
+                n = n.saturating_add(count(routes, ports, port.peer, dst, dst_node, memo));
+            }
+        }
+        memo.insert(node.0, n);
+        n
+    }
+    count(routes, ports, src, dst, dst_node, &mut HashMap::new())
+}
+
 /// The LCMP artifact's ideal ("standalone") FCT of a flow of `size` bytes from node `src` to host
 /// `dst` (node `d_node`) (the LCMP paper's FCT-slowdown metric, §5): `2·pairDelay + pairTxDelay + total_bytes·8/bw`, where
 /// `pairDelay` is the smallest one-way delay among the minimum-hop paths, `bw` the largest

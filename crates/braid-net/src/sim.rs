@@ -430,6 +430,14 @@ impl Sim {
         info
     }
 
+    /// How many equal-cost (minimum-hop) paths lead from host `src` to host `dst` (see
+    /// [`crate::path::equal_cost_paths`]), cached per (source's first switch, destination).
+    pub fn equal_cost_paths(&mut self, src: u32, dst: u32) -> u64 {
+        let s_node = self.hosts[src as usize].node;
+        let dst_node = self.hosts[dst as usize].node;
+        crate::path::equal_cost_paths(&self.routes, &self.ports, s_node, dst, dst_node)
+    }
+
     /// The LCMP artifact's ideal FCT of `size` bytes from host `src` to host `dst` (see
     /// [`crate::path::artifact_ideal_fct`]); `None` if unreachable.
     pub fn artifact_ideal_fct(&self, src: u32, dst: u32, size: u64, payload: u32, header: u32) -> Option<Time> {

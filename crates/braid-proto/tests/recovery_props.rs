@@ -75,7 +75,7 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
         recovery: rc,
         header_bytes: 48,
     };
-    let mut tx = RoceSender::new(&cfg, &FlowEnv { cc: env, size_bytes: pkts as u64 * 1000, connection_messages: None, entropy: 1, start: Time::ZERO, seed: 0 }).unwrap();
+    let mut tx = RoceSender::new(&cfg, &FlowEnv { cc: env, size_bytes: pkts as u64 * 1000, connection_messages: None, equal_cost_paths: 0, entropy: 1, start: Time::ZERO, seed: 0 }).unwrap();
     let mode = if kind.receiver_buffers() { RxMode::Selective } else { RxMode::GoBackN { nak_interval: Time::from_us(4) } };
     let mut rx = Receiver::new(mode, pkts);
     let mut q: BinaryHeap<Reverse<(Time, u64, Msg)>> = BinaryHeap::new();

@@ -83,6 +83,9 @@ pub struct FlowEnv {
     /// connection that starts empty and carries the messages posted on it
     /// ([`super::Sender::post_message`]); `n` is how many it is expected to carry.
     pub connection_messages: Option<u32>,
+    /// How many equal-cost physical paths join the flow's two hosts (0: unknown); transports
+    /// that size their logical paths by the topology read it (Rondo's `paths = "auto"`).
+    pub equal_cost_paths: u32,
     /// The flow's base UDP source port (multipath transports derive their path entropies from it).
     pub entropy: u16,
     /// When the flow may start.

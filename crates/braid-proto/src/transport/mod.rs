@@ -124,7 +124,7 @@ impl TransportKind {
 /// unit tests.
 #[cfg(test)]
 pub(crate) fn test_env(size_bytes: u64, seed: u64) -> FlowEnv {
-    FlowEnv { cc: CcEnv::reference_100g(), size_bytes, connection_messages: None, entropy: 50_001, start: Time::ZERO, seed }
+    FlowEnv { cc: CcEnv::reference_100g(), size_bytes, connection_messages: None, equal_cost_paths: 0, entropy: 50_001, start: Time::ZERO, seed }
 }
 
 /// A transport as a scenario configures it: the kind, its congestion control and loss recovery,

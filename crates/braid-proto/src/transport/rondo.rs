@@ -142,6 +142,16 @@
 //!   with +20 µs on 5 % of fabric links, 64,000 of 1.28 M packets were resent, all spuriously
 //!   (0 with the path condition), and on a homogeneous Clos permutation at 0.1 % loss 1.9 %
 //!   (0.27 %; paper, Fig 16: 0.05 %). The loss-recovery delay is the same (16.4 vs 16.4 µs).
+//! - **How many logical paths** (`paths`; the paper's prototype uses four, §5, and its
+//!   simulations do not say): by default one per equal-cost physical path between the flow's
+//!   two hosts, at least 4 and at most 16 (`paths = "auto"`): 4 inside a pod of the §6.2.1 Clos
+//!   and on the testbed, 16 between pods. ARCC is fair per logical path (Prop 1), not per flow:
+//!   four logical paths ECMP-hashed onto sixteen physical ones collide, and a flow whose paths
+//!   met the hot links keeps a smaller share. Measured on the all-to-all of Fig 22 (k = 6,
+//!   8 peers per host): the slowest flow took 859 µs with 4 paths, 816 with 8, 755 with 16
+//!   (UET's 64 entropies: 745); on the Clos permutation of Fig 10 0.52 ms with 4, 0.40 with 16
+//!   (UET 0.38). A number sets it (`paths = 4` keeps the prototype's); `"auto"` with a number
+//!   cannot be given, the cap of 16 is fixed.
 //! - **`cc = "swift"`** (the "per-path Swift" ablation of Fig 21): each path runs
 //!   [`crate::cc::Swift`] (initial window one flow BDP split over the paths) instead of ARCC; the
 //!   pacer, path selection and scheduler are unchanged; probing is unavailable (it needs ARCC's
@@ -234,8 +244,13 @@ pub struct RondoConfig {
     pub recovery: RecoveryConfig,
     /// Header bytes added to each packet's payload on the wire.
     pub header_bytes: u32,
-    /// `paths`: logical paths per flow (default 4, at most 256).
+    /// `paths`: logical paths per flow (1 to 256), or with `paths_auto` the most a flow takes.
     pub paths: u16,
+    /// `paths = "auto"` (the default): one logical path per equal-cost physical path between the
+    /// flow's two hosts ([`FlowEnv::equal_cost_paths`]), at least [`MIN_AUTO_PATHS`] (the four
+    /// of the paper's prototype, §5) and at most `paths` (16): 4 inside a pod of the paper's Clos
+    /// and on its testbed, 16 between pods (§6.2.1). See the module docs.
+    pub paths_auto: bool,
     /// `path_selection`: `"deficit"` (default) or `"random"`.
     pub path_selection: PathSelection,
     /// `probing`: capacity probing on (default for ARCC) or off.
@@ -299,6 +314,11 @@ pub struct RondoConfig {
     pub er_path_confirm: bool,
 }
 
+/// The fewest logical paths `paths = "auto"` gives a flow: the four of the paper's prototype
+/// (§5), so that a flow whose hosts have one or two physical paths still has logical paths to
+/// spread over when a failure or a hash collision takes one.
+pub const MIN_AUTO_PATHS: u32 = 4;
+
 impl RondoConfig {
     /// Rondo's default parameters with congestion control `cc` (`arcc`, the default, or `swift`,
     /// an ablation; capacity probing is on with ARCC), loss recovery `recovery` and
@@ -317,7 +337,8 @@ impl RondoConfig {
             cc,
             recovery,
             header_bytes,
-            paths: 4,
+            paths: 16,
+            paths_auto: true,
             path_selection: PathSelection::Deficit,
             scheduler: true,
             scheduler_from_first_samples: true,
@@ -343,12 +364,22 @@ impl RondoConfig {
         })
     }
 
-    /// The initial window per path in packets of `mtu` bytes (see [`RondoConfig::w0`]).
-    pub fn initial_window_pkts(&self, env: &CcEnv, mtu: u32) -> f64 {
+    /// The number of logical paths of a flow whose hosts are joined by `equal_cost` physical
+    /// paths (0: unknown): `paths`, or with `paths_auto` one per physical path, at most `paths`.
+    pub fn paths_for(&self, equal_cost: u32) -> u16 {
+        if !self.paths_auto || equal_cost == 0 {
+            return self.paths;
+        }
+        equal_cost.clamp(MIN_AUTO_PATHS.min(self.paths as u32), self.paths as u32) as u16
+    }
+
+    /// The initial window per path in packets of `mtu` bytes for a flow of `n` logical paths
+    /// (see [`RondoConfig::w0`]).
+    pub fn initial_window_pkts(&self, env: &CcEnv, mtu: u32, n: u16) -> f64 {
         match self.w0 {
             Some(a) => a.packets(mtu),
             None if self.probing => 2.0,
-            None => (env.bdp_bytes() as f64 / mtu.max(1) as f64 / self.paths.max(1) as f64).max(1.0),
+            None => (env.bdp_bytes() as f64 / mtu.max(1) as f64 / n.max(1) as f64).max(1.0),
         }
     }
 
@@ -555,7 +586,7 @@ impl RondoSender {
         if env.base_rtt == Time::ZERO {
             return Err("rondo needs a positive base RTT".into());
         }
-        let n = cfg.paths as usize;
+        let n = cfg.paths_for(fenv.equal_cost_paths) as usize;
         let t_env = env.base_rtt;
         let tau_q = cfg.tau_q.resolve(RondoConfig::tau_q_reference(env)).secs_f64();
         let params = ArccParams {
@@ -564,7 +595,7 @@ impl RondoSender {
             alpha: cfg.alpha,
             alpha_side: cfg.alpha_side,
             gamma: cfg.gamma,
-            w0: cfg.initial_window_pkts(env, mtu),
+            w0: cfg.initial_window_pkts(env, mtu, n as u16),
             fast_drain: cfg.fast_drain,
             w_min: 1.0 / 16.0,
         };
