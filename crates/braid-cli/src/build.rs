@@ -153,6 +153,10 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         let rx_mode = Sim::rx_mode(tc.receiver_buffers(), tc.recovery.nak_interval);
         kits.push((spec, rx_mode, tc.recovery.ack_duplicates));
     }
+    for note in rto_notes(sc, max_rtt) {
+        eprintln!("warning: {note}");
+        sim.add_note(note);
+    }
     let pairs: Vec<(u32, u32)> = wl.flows.iter().map(|f| (f.src, f.dst)).collect();
     let sports = flow_entropies(sc, &pairs);
     // Per connection: its first message in workload order, its message count and packet total.
@@ -227,7 +231,9 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         let pkts = f.size_bytes.div_ceil(mtu as u64).max(1);
         let total_wire = f.size_bytes as u128 + pkts as u128 * sc.net.header_bytes as u128;
         check_path_time(p, total_wire + wire as u128 + ack as u128, || format!("[workload] flow {i}"))?;
-        let ideal = p.ideal_fct(f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes);
+        let ideal = sim
+            .ideal_fct_at(f.src, f.dst, f.start, f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes)
+            .unwrap_or_else(|| p.ideal_fct(f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes));
         sim.add_flow(wl.conn(i), f.size_bytes, f.start, ideal, f.tag);
     }
     for (i, _) in wl.flows.iter().enumerate() {
@@ -240,6 +246,25 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     });
     sim.set_stall_timeout(Some(stall));
     Ok((sim, wl))
+}
+
+/// Retransmission timers that cannot tell a long round trip from a loss: an initial RTO below the
+/// largest base RTT of the workload's paths fires on every flow of such a path before its first
+/// ACK can return, and a maximum RTO below it fires again and again however the timer backs off.
+fn rto_notes(sc: &Scenario, max_rtt: Time) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, tc) in std::iter::once(("transport", &sc.transport)).chain(sc.groups.iter().map(|g| (g.name.as_str(), &g.transport))) {
+        let r = &tc.recovery;
+        let table = if name == "transport" { "transport".to_string() } else { format!("groups.{name}.transport") };
+        for (field, t) in [("rto_initial", r.rto_initial), ("rto_max", r.rto_max)] {
+            if t < max_rtt {
+                out.push(format!(
+                    "`{table}.recovery_params.{field}` ({t}) is below the largest base RTT of the workload's paths ({max_rtt}): flows on those paths will time out spuriously"
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// Check the scenario's `[groups.<name>]` against the groups the workload makes: a group the

@@ -43,17 +43,21 @@ pub struct Column {
     pub field: String,
     /// Multiply by this (1e-6 for ns → ms).
     pub scale: f64,
+    /// Its `compare.csv` header: the field, or for a scaled default column a name with the unit
+    /// the scaled value is in (`jct_ms`, `goodput_gbps`, `spurious_retx_pct`).
+    pub csv_name: String,
 }
 
-/// The default columns: what a transport or routing comparison needs first.
-pub const DEFAULT_COLUMNS: &[(&str, &str, f64)] = &[
-    ("JCT ms", "sim_time_ns", 1e-6),
-    ("slowdown p50", "fct_slowdown_p50", 1.0),
-    ("slowdown p99", "fct_slowdown_p99", 1.0),
-    ("goodput Gb/s", "goodput_bps", 1e-9),
-    ("NIC OOD p99", "nic_ood_p99", 1.0),
-    ("NIC OOD max", "nic_ood_max", 1.0),
-    ("spurious retx %", "spurious_retransmissions/packets_injected", 100.0),
+/// The default columns: what a transport or routing comparison needs first — heading,
+/// `summary.json` field, scale, and the `compare.csv` header (which names the scaled unit).
+pub const DEFAULT_COLUMNS: &[(&str, &str, f64, &str)] = &[
+    ("JCT ms", "sim_time_ns", 1e-6, "jct_ms"),
+    ("slowdown p50", "fct_slowdown_p50", 1.0, "fct_slowdown_p50"),
+    ("slowdown p99", "fct_slowdown_p99", 1.0, "fct_slowdown_p99"),
+    ("goodput Gb/s", "goodput_bps", 1e-9, "goodput_gbps"),
+    ("NIC OOD p99", "nic_ood_p99", 1.0, "nic_ood_p99"),
+    ("NIC OOD max", "nic_ood_max", 1.0, "nic_ood_max"),
+    ("spurious retx %", "spurious_retransmissions/packets_injected", 100.0, "spurious_retx_pct"),
 ];
 
 /// What each default column means (printed under the table and in `index.html`).
@@ -295,9 +299,9 @@ fn columns_from(spec: &[String]) -> Vec<Column> {
         .map(|f| {
             DEFAULT_COLUMNS
                 .iter()
-                .find(|(_, d, _)| d == f)
-                .map(|(h, d, s)| Column { heading: h.to_string(), field: d.to_string(), scale: *s })
-                .unwrap_or_else(|| Column { heading: f.clone(), field: f.clone(), scale: 1.0 })
+                .find(|(_, d, _, _)| d == f)
+                .map(|(h, d, s, c)| Column { heading: h.to_string(), field: d.to_string(), scale: *s, csv_name: c.to_string() })
+                .unwrap_or_else(|| Column { heading: f.clone(), field: f.clone(), scale: 1.0, csv_name: f.clone() })
         })
         .collect()
 }
@@ -327,8 +331,10 @@ fn fmt_cell(v: Option<f64>) -> String {
 /// each column (None where no run of the variant has the field).
 #[derive(Clone, Debug)]
 pub struct Row {
-    /// Group (scenario file).
+    /// Group (scenario file, relative to the plan's folder).
     pub scenario: String,
+    /// The scenario file as an absolute path (what `compare.csv` records).
+    pub scenario_path: String,
     /// Variant label: the case and the varied values.
     pub label: String,
     /// Seeds averaged.
@@ -357,7 +363,8 @@ pub fn rows(out: &Path, plan: &Plan, columns: &[Column]) -> Vec<Row> {
         let idx = match rows.iter().position(|(x, _)| x.label == label && x.scenario == sf) {
             Some(i) => i,
             None => {
-                rows.push((Row { scenario: sf.clone(), label, runs: 0, failed: 0, values: Vec::new() }, vec![Vec::new(); columns.len()]));
+                let abs = std::fs::canonicalize(&r.scenario).unwrap_or_else(|_| r.scenario.clone()).to_string_lossy().into_owned();
+                rows.push((Row { scenario: sf.clone(), scenario_path: abs, label, runs: 0, failed: 0, values: Vec::new() }, vec![Vec::new(); columns.len()]));
                 rows.len() - 1
             }
         };
@@ -453,7 +460,7 @@ pub fn render(rows: &[Row], columns: &[Column], heading: &str, note: Option<&str
     if seeds > 1 {
         text.push_str(&format!("(each row: the mean of {seeds} seeds)\n"));
     }
-    if columns.iter().any(|c| DEFAULT_COLUMNS.iter().any(|(_, f, _)| *f == c.field)) {
+    if columns.iter().any(|c| DEFAULT_COLUMNS.iter().any(|(_, f, _, _)| *f == c.field)) {
         text.push_str(&wrap(DEFINITIONS, 100));
     }
     if let Some(n) = note {
@@ -462,15 +469,15 @@ pub fn render(rows: &[Row], columns: &[Column], heading: &str, note: Option<&str
     let mut csv = String::from("scenario_file,variant,runs");
     for c in columns {
         csv.push(',');
-        csv.push_str(&csv_cell(&c.field));
+        csv.push_str(&csv_cell(&c.csv_name));
     }
     csv.push('\n');
     for r in rows {
-        csv.push_str(&format!("{},{},{}", csv_cell(&r.scenario), csv_cell(&r.label), r.runs));
+        csv.push_str(&format!("{},{},{}", csv_cell(&r.scenario_path), csv_cell(&r.label), r.runs));
         for v in &r.values {
             csv.push(',');
             if let Some(x) = v {
-                csv.push_str(&format!("{x}"));
+                csv.push_str(&braid_metrics::fmt_f64(*x));
             }
         }
         csv.push('\n');
@@ -529,7 +536,7 @@ pub fn run(a: &Args) -> Result<Outcome, (u8, String)> {
         (Some(c), _) => split_values(c),
         (None, Some(Value::Array(v))) => v.iter().map(value_text).collect(),
         (None, Some(_)) => return Err(bad(format!("{}: `columns` must be a list of summary fields", plan_path.display()))),
-        (None, None) => DEFAULT_COLUMNS.iter().map(|(_, f, _)| f.to_string()).collect(),
+        (None, None) => DEFAULT_COLUMNS.iter().map(|(_, f, _, _)| f.to_string()).collect(),
     };
     let columns = columns_from(&colspec);
     let runs = plan.expand();

@@ -82,14 +82,15 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// A size in bytes: an integer, or a string with units (`"1.2MB"`).
+    /// A size in bytes: a string with units (`"1.2MB"`, `"1000B"`), or 0. As for every
+    /// quantity (durations, rates), a bare number is refused with the unit it needs named.
     pub fn size(&self, key: &str) -> Result<Option<u64>, String> {
         match self.raw(key) {
             None => Ok(None),
-            Some(Value::Integer(i)) if *i >= 0 => Ok(Some(*i as u64)),
-            Some(Value::Integer(i)) => Err(format!("`{}` must not be negative, got {i}", self.name(key))),
+            Some(Value::Integer(0)) => Ok(Some(0)),
+            Some(Value::Integer(i)) => Err(braid_core::units::bare_size_error(&self.name(key), &i.to_string())),
             Some(Value::String(s)) => parse_size(s).map(Some).map_err(|e| format!("`{}`: {e}", self.name(key))),
-            Some(v) => Err(format!("`{}` must be a size such as \"4KB\" or 4096, got {}", self.name(key), v)),
+            Some(v) => Err(format!("`{}` must be a size with units such as \"4KB\", got {}", self.name(key), v)),
         }
     }
 

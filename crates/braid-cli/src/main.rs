@@ -60,9 +60,10 @@ enum Cmd {
     Run {
         /// The scenario file (TOML).
         scenario: PathBuf,
-        /// Output folder.
-        #[arg(long, default_value = "out")]
-        out: PathBuf,
+        /// Output folder (default: out/run/<scenario file name>; a run owns its folder: the
+        /// files an earlier run wrote there are removed first).
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// Override the scenario's seed.
         #[arg(long)]
         seed: Option<u64>,
@@ -77,10 +78,13 @@ enum Cmd {
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
     },
-    /// Check a scenario file without running it.
+    /// Check a scenario file without running it (parse, build the network and the workload).
     Validate {
         /// The scenario file (TOML).
         scenario: PathBuf,
+        /// Override the scenario's seed (as for `run`: a seeded workload is generated with it).
+        #[arg(long)]
+        seed: Option<u64>,
         /// Override any field (as for `run`).
         #[arg(long = "set", value_name = "TABLE.FIELD=VALUE")]
         sets: Vec<String>,
@@ -117,7 +121,8 @@ enum Cmd {
     Sweep {
         /// The plan file (TOML).
         plan: PathBuf,
-        /// Output folder (default: out/<plan name>).
+        /// Output folder (default: the plan's own folder when it is a sweep's, as the plan.toml
+        /// `braid compare` writes, so that the sweep resumes there; else out/sweep/<plan name>).
         #[arg(long)]
         out: Option<PathBuf>,
         /// At most this many runs at once (default: the number of cores).
@@ -188,6 +193,7 @@ fn main() -> ExitCode {
     };
     match cmd {
         Cmd::Run { scenario: path, out, seed, mut sets, quiet, threads } => {
+            let out = out.unwrap_or_else(|| default_out("run", &path));
             if let Some(n) = threads {
                 sets.push(format!("run.threads={n}"));
             }
@@ -195,6 +201,9 @@ fn main() -> ExitCode {
                 Ok(s) => s,
                 Err(e) => return fail(&e),
             };
+            for n in &sc.notes {
+                eprintln!("note: {n}");
+            }
             // A stale summary from an earlier run must not pass for this one.
             let _ = std::fs::remove_file(out.join("summary.json"));
             let warn = |load: &braid_cli::offered_load::OfferedLoad| {
@@ -224,7 +233,7 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Cmd::Validate { scenario: path, sets } => match scenario::load(&path, &sets, None) {
+        Cmd::Validate { scenario: path, seed, sets } => match scenario::load(&path, &sets, seed) {
             Ok(sc) => match braid_cli::build::build(&sc) {
                 Ok((sim, _)) => {
                     println!(
@@ -302,14 +311,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// The default output folder of a verb: `out/<verb>/<file name without extension>` (`braid repro`
+/// uses `out/repro/<ID>` and `out/repro/<ID>-quick`, `braid compare` `out/compare/<name>`).
+fn default_out(verb: &str, file: &std::path::Path) -> PathBuf {
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| verb.into());
+    PathBuf::from("out").join(verb).join(stem)
+}
+
 fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usize>, quiet: bool) -> ExitCode {
     let plan = match sweep::Plan::load(plan_path) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
-    let out = out.unwrap_or_else(|| {
-        PathBuf::from("out").join(plan_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "sweep".into()))
-    });
+    // A plan in a sweep's own folder (the plan.toml `braid compare` and `braid sweep` write
+    // there) resumes in that folder.
+    let own = plan_path.parent().filter(|d| d.join("runs").is_dir() || d.join("runs.csv").is_file()).map(std::path::Path::to_path_buf);
+    let out = out.or(own).unwrap_or_else(|| default_out("sweep", plan_path));
     let figures = match sweep::Plan::figures(plan_path) {
         Ok(f) => f,
         Err(e) => return fail(&e),
@@ -377,13 +394,25 @@ fn cmd_repro(
             Err(e) => return fail(&e),
         };
         let mut bad = false;
+        let w = all.iter().filter_map(|p| p.as_ref().ok()).map(|p| p.id.chars().count()).max().unwrap_or(14);
         for p in all {
             match p {
                 Ok(p) => {
-                    let st = repro::status(&if quick { p.quick_plan().unwrap_or(p.plan.clone()) } else { p.plan.clone() });
-                    println!("{:<14} [{}] {} — {}", p.id, st.text(), p.paper, p.title);
-                    println!("{:<14} claim: {}", "", p.claim);
-                    println!("{:<14} network profile: {}", "", repro::profiles(&p.plan).join(", "));
+                    // Ready only when every run of the full plan and of its quick version validates.
+                    let quick_plan = p.quick_plan();
+                    let st = match &quick_plan {
+                        Ok(q) => match (repro::status(&p.plan), repro::status(q)) {
+                            (repro::Status::Ready, repro::Status::Ready) => {
+                                format!("ready: {} runs, quick {}", p.plan.expand().len(), q.expand().len())
+                            }
+                            (repro::Status::Ready, s) => format!("quick version {}", s.text()),
+                            (s, _) => s.text(),
+                        },
+                        Err(e) => format!("invalid [quick]: {e}"),
+                    };
+                    println!("{:<w$} [{st}] {} — {}", p.id, p.paper, p.title);
+                    println!("{:<w$} claim: {}", "", p.claim);
+                    println!("{:<w$} network profile: {}", "", repro::profiles(&p.plan).join(", "));
                 }
                 Err(e) => {
                     bad = true;

@@ -472,6 +472,7 @@ duration = "1ms"
             file: "x.csv".into(),
             format: braid_workload::FlowFileFormat::Braid,
             rebase: false,
+            first: None,
         });
         let l = offered_load(&sc.topology, &spec, &wl);
         assert_eq!(l.basis, Basis::FlowSpan);

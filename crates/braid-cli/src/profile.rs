@@ -44,7 +44,7 @@ pub type Entry = (&'static str, &'static str, &'static str, When);
 pub const NS3_HPCC: &[Entry] = &[
     ("network", "ack_class", "\"data\"", When::Always),
     ("network", "host_ack_pausable", "true", When::Always),
-    ("network", "ack_size", "60", When::Always),
+    ("network", "ack_size", "\"60B\"", When::Always),
     ("network", "mmu", "\"hpcc\"", When::Always),
     ("network", "mmu_arith", "\"u32-wrap\"", When::Always),
     ("network", "egress_queue_cap", "\"1000MiB\"", When::Always),
@@ -113,14 +113,29 @@ fn get<'a>(root: &'a Table, path: &str, key: &str) -> Option<&'a Value> {
     t.get(key)
 }
 
-/// Expand the scenario's `network.profile` into its tables (fields already present win).
-pub fn apply(root: &mut Table) -> Result<(), String> {
+/// A field the scenario gives that the profile would have set otherwise: `path.key`, the
+/// scenario's value and the profile's, both as TOML.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    /// The field (`transport.recovery_params.rto_min`).
+    pub field: String,
+    /// Its value in the scenario.
+    pub scenario: String,
+    /// The profile's value.
+    pub profile: String,
+}
+
+/// Expand the scenario's `network.profile` into its tables (fields already present win) and
+/// return the fields already present that differ from the profile (what keeps the run from
+/// having the profile's semantics).
+pub fn apply(root: &mut Table) -> Result<Vec<Conflict>, String> {
     let profile = get(root, "network", "profile").map(|v| v.as_str().map(str::to_string).ok_or("`network.profile` must be a string"));
     let entries: &[Entry] = match profile.transpose()?.as_deref() {
-        None | Some("braid") => return Ok(()),
+        None | Some("braid") => return Ok(Vec::new()),
         Some("ns3-hpcc") => NS3_HPCC,
-        Some(other) => return check(Some(other)),
+        Some(other) => return check(Some(other)).map(|_| Vec::new()),
     };
+    let mut conflicts = Vec::new();
     let kind = get(root, "transport", "kind").and_then(Value::as_str).unwrap_or("").to_string();
     let cc = get(root, "transport", "cc").and_then(Value::as_str).unwrap_or("dcqcn").to_string();
     for &(path, key, value, when) in entries {
@@ -131,13 +146,19 @@ pub fn apply(root: &mut Table) -> Result<(), String> {
             When::RoceWindowCc => kind == "roce" && ["dcqcn", "hpcc", "timely", "dctcp"].contains(&cc.as_str()),
             When::RoutingUcmp => get(root, "routing", "kind").and_then(Value::as_str) == Some("ucmp"),
         };
-        if !applies || get(root, path, key).is_some() {
+        if !applies {
             continue;
         }
         let v: Value = format!("v = {value}").parse::<Table>().ok().and_then(|mut t| t.remove("v")).expect("profile values are TOML");
+        if let Some(have) = get(root, path, key) {
+            if *have != v {
+                conflicts.push(Conflict { field: format!("{path}.{key}"), scenario: have.to_string(), profile: value.to_string() });
+            }
+            continue;
+        }
         table_mut(root, path).insert(key.to_string(), v);
     }
-    Ok(())
+    Ok(conflicts)
 }
 
 #[cfg(test)]
@@ -146,11 +167,12 @@ mod tests {
 
     #[test]
     fn profile_fills_only_missing_fields() {
-        let mut t: Table = "[network]\nprofile = \"ns3-hpcc\"\nack_size = 64\n[transport]\nkind = \"roce\"\n".parse().unwrap();
-        apply(&mut t).unwrap();
+        let mut t: Table = "[network]\nprofile = \"ns3-hpcc\"\nack_size = \"64B\"\n[transport]\nkind = \"roce\"\n".parse().unwrap();
+        let c = apply(&mut t).unwrap();
+        assert_eq!(c, vec![Conflict { field: "network.ack_size".into(), scenario: "\"64B\"".into(), profile: "\"60B\"".into() }]);
         let n = t["network"].as_table().unwrap();
         assert_eq!(n["ack_class"].as_str(), Some("data"));
-        assert_eq!(n["ack_size"].as_integer(), Some(64), "an explicit field wins");
+        assert_eq!(n["ack_size"].as_str(), Some("64B"), "an explicit field wins");
         let mut b: Table = "[network]\nprofile = \"braid\"\n".parse().unwrap();
         let before = b.clone();
         apply(&mut b).unwrap();

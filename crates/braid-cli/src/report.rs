@@ -188,6 +188,13 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
     // Figures.
     let mut figs = files_with(dir, "fig-", ".png");
     figs.extend(files_with(dir, "plot-", ".png"));
+    figs.retain(|p| {
+        let stale = crate::table::older_than_run(dir, p);
+        if stale {
+            eprintln!("note: `{}` is older than the run in `{}` (another run's figure); left out of the report", p.display(), dir.display());
+        }
+        !stale
+    });
     if !figs.is_empty() {
         h.push_str("<h2>Figures</h2>\n");
         for f in &figs {

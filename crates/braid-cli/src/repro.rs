@@ -140,8 +140,19 @@ impl ReproPlan {
         if let Some(v) = q.get("set") {
             t.insert("set".into(), v.clone());
         }
+        // A grid key given an empty list in `[quick]` is dropped from the grid (a quick run that
+        // switches `workload.kind` must not keep setting the full run's `workload.file`).
+        let mut dropped: Vec<String> = Vec::new();
         if let Some(v) = q.get("grid") {
-            t.insert("grid".into(), v.clone());
+            let mut g = v.as_table().cloned().ok_or("[quick] `grid` must be a table")?;
+            g.retain(|k, v| {
+                let empty = v.as_array().is_some_and(|a| a.is_empty());
+                if empty {
+                    dropped.push(k.to_string());
+                }
+                !empty
+            });
+            t.insert("grid".into(), Value::Table(g));
         }
         if let Some(v) = q.get("seeds") {
             t.insert("seeds".into(), v.clone());
@@ -159,6 +170,7 @@ impl ReproPlan {
         if !qp.grid_scenarios.is_empty() {
             p.grid_scenarios = qp.grid_scenarios;
         }
+        p.grid.retain(|g| !dropped.contains(&g.0));
         for (k, vals) in qp.grid {
             match p.grid.iter_mut().find(|g| g.0 == k) {
                 Some(g) => g.1 = vals,

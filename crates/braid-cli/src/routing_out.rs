@@ -121,6 +121,16 @@ fn artifact_pairs(sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Opti
 
 /// Write `fct.txt` in the artifact's format.
 pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Result<(), String> {
+    let left: Vec<String> = flows.iter().filter(|f| f.finish_ns.is_some() && !in_artifact_outputs(sc, f)).map(|f| f.id.to_string()).collect();
+    if !left.is_empty() {
+        let shown: Vec<&str> = left.iter().take(20).map(String::as_str).collect();
+        eprintln!(
+            "warning: {} completed flows are left out of fct.txt and fct_stats.csv (`output.fct_artifact_without_rto`: they needed a retransmission timeout): flows {}{}",
+            left.len(),
+            shown.join(", "),
+            if left.len() > shown.len() { ", …" } else { "" }
+        );
+    }
     // Record `k` is flow `flows[k].id` of the simulator (compute tasks have no record).
     let mut done: Vec<usize> = (0..flows.len()).filter(|&k| flows[k].finish_ns.is_some() && in_artifact_outputs(sc, &flows[k])).collect();
     done.sort_by_key(|&k| (sim.flows()[flows[k].id as usize].finish, k));
@@ -313,6 +323,20 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
             obj.push(("rto_flows_left_out".to_string(), Value::Int(rto_flows_left_out(sc, flows) as i128)));
         }
         s.set("fct_slowdown_artifact_rule", Value::Obj(obj));
+        let left: Vec<u32> = flows.iter().filter(|f| f.finish_ns.is_some() && !in_artifact_outputs(sc, f)).map(|f| f.id).collect();
+        if !left.is_empty() {
+            let listed: Vec<Value> = left.iter().take(crate::run::MAX_STUCK_LISTED).map(|&i| Value::Int(i as i128)).collect();
+            let files = "fct.txt, fct_stats.csv";
+            s.set(
+                "flows_left_out",
+                Value::Obj(vec![
+                    ("outputs".to_string(), Value::Str(files.into())),
+                    ("reason".to_string(), Value::Str("output.fct_artifact_without_rto: the flow needed a retransmission timeout".into())),
+                    ("count".to_string(), Value::Int(left.len() as i128)),
+                    ("flows".to_string(), Value::List(listed)),
+                ]),
+            );
+        }
     }
     let rt = sim.routing();
     if !rt.lcmp.is_empty() {

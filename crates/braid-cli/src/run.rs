@@ -380,23 +380,79 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
             .collect();
         s.set("jct_per_job_ns", Value::Obj(obj));
     }
+    let mut warnings: Vec<Value> = sc.notes.iter().chain(sim.notes()).map(|n| Value::Str(n.clone())).collect();
+    // Braid's ideal is the best of a flow's candidate paths: nothing should beat it. A flow that
+    // does is named, not averaged away.
+    let beat: Vec<&FlowRecord> = done.iter().copied().filter(|f| f.slowdown().is_some_and(|x| x < 0.9999)).collect();
+    if !beat.is_empty() {
+        let ids: Vec<String> = beat.iter().take(10).map(|f| format!("{} ({:.3})", f.id, f.slowdown().unwrap_or(0.0))).collect();
+        let w = format!(
+            "{} flows finished faster than Braid's ideal FCT (the best of their candidate paths, docs/metrics.md), which should be impossible: flows {}",
+            beat.len(),
+            ids.join(", ")
+        );
+        eprintln!("warning: {w}");
+        warnings.push(Value::Str(w));
+    }
+    if !warnings.is_empty() {
+        s.set("warnings", Value::List(warnings));
+    }
     if end.stopped_early() {
         stuck_flows(&mut s, sim);
     }
     s
 }
 
-/// Write every output of a run into `dir` (created if needed); `summary.json` last. A run that
-/// stopped early ([`RunEnd::stopped_early`]) writes only its resolved scenario and its partial
-/// summary (whose `run_end` says why, with the stuck flows): nothing that looks complete.
+/// Every file a run writes into its folder (besides `braid plot`'s `plot-*` figures).
+pub const RUN_FILES: &[&str] = &[
+    "summary.json",
+    "scenario.resolved.toml",
+    "flows.csv",
+    "connections.csv",
+    "queues.csv",
+    "ood.csv",
+    "goodput.csv",
+    "paths.csv",
+    "slowdown_bins.csv",
+    "fct.txt",
+    "fct_stats.csv",
+    "link_util.csv",
+    "decisions.csv",
+    "switch_state.csv",
+    "capture.pcap",
+    "index.html",
+];
+
+/// Remove from `dir` every file a run writes ([`RUN_FILES`]) and every `plot-*` figure, so that
+/// a run owns its folder: nothing of an earlier run there survives to be read as this run's
+/// (a run that records no queues leaves no `queues.csv` behind). Other files are left alone.
+pub fn clear_run_outputs(dir: &Path) -> Result<(), String> {
+    let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = RUN_FILES.contains(&name.as_str()) || (name.starts_with("plot-") && (name.ends_with(".png") || name.ends_with(".svg") || name.ends_with(".txt")));
+        if ours && e.path().is_file() {
+            fs::remove_file(e.path()).map_err(|err| format!("cannot remove the earlier run's `{}`: {err}", e.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Write every output of a run into `dir` (created if needed), after removing whatever an
+/// earlier run wrote there ([`clear_run_outputs`]): `scenario.resolved.toml` first (its time
+/// marks the run: `braid plot` and `braid report` read no file older than it), `summary.json`
+/// last. A run that stopped early ([`RunEnd::stopped_early`]) writes only its resolved scenario
+/// and its partial summary (whose `run_end` says why, with the stuck flows): nothing that looks
+/// complete.
 pub fn write_outputs(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), String> {
     fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    clear_run_outputs(dir)?;
     let werr = |p: &Path, e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
+    let p = dir.join("scenario.resolved.toml");
+    fs::write(&p, &sc.resolved_toml).map_err(|e| werr(&p, e))?;
     if !r.end.stopped_early() {
         write_series(dir, sc, r)?;
     }
-    let p = dir.join("scenario.resolved.toml");
-    fs::write(&p, &sc.resolved_toml).map_err(|e| werr(&p, e))?;
     let p = dir.join("summary.json");
     let tmp = dir.join(".summary.json.tmp");
     fs::write(&tmp, r.summary.to_json()).map_err(|e| werr(&tmp, e))?;
@@ -602,8 +658,8 @@ pub fn human_summary(sc: &Scenario, r: &RunResult) -> String {
     format!(
         "{name} (seed {seed}): {done}/{total} flows completed in {sim} simulated ({end})\n\
          \x20 wall {wall} s, {ev} events ({eps} events/s, {hps} packet-hops/s)\n\
-         \x20 FCT slowdown (FCT / ideal on the widest min-hop path) p50 {p50}  p99 {p99}{artifact}   goodput {goodput}\n\
-         \x20 NIC OOD p99 {op99}  max {omax}   drops {drops}  retransmissions {retx} (spurious {sp})\n",
+         \x20 FCT slowdown (FCT / ideal on the best candidate path) p50 {p50}  p99 {p99}{artifact}   goodput {goodput}\n\
+         \x20 NIC OOD p99 {op99}  max {omax}   data packets dropped {drops}{dups}  retransmissions {retx} (spurious {sp})\n",
         name = sc.name,
         seed = sc.seed,
         done = g("flows_completed"),
@@ -629,6 +685,14 @@ pub fn human_summary(sc: &Scenario, r: &RunResult) -> String {
         op99 = g("nic_ood_p99"),
         omax = g("nic_ood_max"),
         drops = g("packets_dropped"),
+        // Duplicates are counted as drops (the receiving NIC discards the second copy); say so.
+        dups = match r.summary.get("drops") {
+            Some(Value::Obj(o)) => match o.iter().find(|(k, _)| k == "rx_duplicate").map(|(_, v)| v) {
+                Some(Value::Int(d)) if *d > 0 => format!(" (of which {d} duplicate copies discarded at the receiver)"),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        },
         retx = g("retransmissions"),
         sp = g("spurious_retransmissions"),
     )

@@ -82,6 +82,9 @@ pub struct Scenario {
     pub limits: RunLimits,
     /// The scenario text after overrides (for the record).
     pub resolved_toml: String,
+    /// Warnings about the scenario itself (a profile field it overrides, …), printed on stderr
+    /// and recorded in `summary.json`'s `warnings`.
+    pub notes: Vec<String>,
 }
 
 /// A flow group's own transport: `[groups.<name>.transport]`, a table of the same form as
@@ -171,7 +174,8 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     }
     let splits = select_kinds(&mut root, &file_kinds, sets)?;
     let group_splits = select_group_kinds(&mut root, &group_file_kinds, sets)?;
-    crate::profile::apply(&mut root)?;
+    let conflicts = crate::profile::apply(&mut root)?;
+    let mut notes = profile_conflicts(&root, &conflicts, sets)?;
     let [topo_k, tr_k, rt_k, wl_k] = [0, 1, 2, 3].map(|i| &splits[i].active);
     let resolved_toml = kinds::dropped_note(&splits) + &toml::to_string(&root).unwrap_or_default();
     let f = Fields::new("", &root);
@@ -223,7 +227,12 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         check_inactive_kinds(std::slice::from_ref(split), base, net.header_bytes).map_err(|e| format!("[groups.{name}] {e}"))?;
     }
     let link_events = match f.array("faults")? {
-        Some(a) => parse_faults(a, &topology, seed, net.loss_rate)?,
+        Some(a) => {
+            let topo_overridden = sets.iter().any(|s| s.trim_start().starts_with("topology."));
+            let (events, fault_notes) = parse_faults(a, &topology, seed, net.loss_rate, topo_overridden)?;
+            notes.extend(fault_notes);
+            events
+        }
         None => Vec::new(),
     };
     let limits = match f.table("run")? {
@@ -256,7 +265,37 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         link_events,
         limits,
         resolved_toml,
+        notes,
     })
+}
+
+/// What a profile's fields that the scenario overrides mean (`network.profile`,
+/// `docs/ns3-equivalence.md`). A profile given by `--set` on a file whose own fields contradict
+/// it would run half-applied — the file's RTO, say, in place of the fork's absent timer — so that
+/// is an error naming every such field. Fields given by `--set`, or a file that sets the profile
+/// itself and overrides some of its fields, are deliberate: each is returned as a note.
+fn profile_conflicts(root: &Table, conflicts: &[crate::profile::Conflict], sets: &[String]) -> Result<Vec<String>, String> {
+    let from_set = |field: &str| sets.iter().any(|s| s.split_once('=').is_some_and(|(k, _)| k.trim() == field));
+    let profile = root.get("network").and_then(|n| n.get("profile")).and_then(toml::Value::as_str).unwrap_or("braid");
+    let profile_by_set = from_set("network.profile");
+    let mut errors = Vec::new();
+    let mut notes = Vec::new();
+    for c in conflicts {
+        let line = format!("`{}` = {} (the profile's: {})", c.field, c.scenario, c.profile);
+        if profile_by_set && !from_set(&c.field) {
+            errors.push(line);
+        } else {
+            notes.push(format!("network.profile = \"{profile}\" is overridden: {line}"));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(format!(
+            "`network.profile = \"{profile}\"` (given by --set) contradicts {} field(s) this file sets, so the run would have neither semantics: {}. Remove them from the file, or keep one deliberately by giving it with --set too",
+            errors.len(),
+            errors.join("; ")
+        ));
+    }
+    Ok(notes)
 }
 
 /// The transport kind each `[groups.<name>.transport]` table of the file names, by group.
@@ -829,7 +868,7 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     let window = if f.str("window").ok().flatten() == Some("unlimited") {
         Some(braid_core::Knob::Str("unlimited".into()))
     } else {
-        f.size("window")?.map(|w| braid_core::Knob::Int(w as i64))
+        f.size("window")?.map(|w| braid_core::Knob::Str(format!("{w}B")))
     };
     if let Some(w) = window {
         if cc_kind != CcKind::Fixed {
@@ -950,10 +989,33 @@ fn parse_output(f: &Fields, n_links: usize) -> Result<OutputSpec, String> {
 /// `at`: `change = "down" | "up" | "rate" | "delay" | "loss"` with `rate = "25Gbps"` or
 /// `rate_factor = 0.25`, `delay = "5us"` or `add_delay = "20us"`, `loss = 0.001`. With `until`,
 /// the original state comes back at that time (Rondo Fig 13: 10 % of links to ¼ at 50 µs).
-fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64) -> Result<Vec<LinkEvent>, String> {
+/// The link joining two nodes named `spec` = `"a-b"` (node names may hold `-` themselves: every
+/// split point is tried, and exactly one must name two nodes that a link joins).
+fn link_by_names(topo: &Topology, spec: &str) -> Result<u32, String> {
+    let node = |n: &str| topo.nodes.iter().position(|x| x.name == n);
+    let mut found: Vec<(String, String, Option<u32>)> = Vec::new();
+    for (i, _) in spec.match_indices('-') {
+        let (a, b) = (spec[..i].trim(), spec[i + 1..].trim());
+        if let (Some(x), Some(y)) = (node(a), node(b)) {
+            let l = topo.links.iter().position(|l| (l.a.idx() == x && l.b.idx() == y) || (l.a.idx() == y && l.b.idx() == x));
+            found.push((a.to_string(), b.to_string(), l.map(|l| l as u32)));
+        }
+    }
+    match found.as_slice() {
+        [(_, _, Some(l))] => Ok(*l),
+        [(a, b, None)] => Err(format!("no link joins `{a}` and `{b}`")),
+        [] => Err(format!("`{spec}` does not name two nodes as `A-B` (node names such as `leaf0`, `spine2`, `h5`; `braid links` lists them)")),
+        _ => Err(format!("`{spec}` can be read as more than one pair of nodes")),
+    }
+}
+
+/// The `[[faults]]` entries, and notes: a fault that names links by number in a topology that
+/// `--set topology.…` changed points at whatever link has that number now.
+fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, topo_overridden: bool) -> Result<(Vec<LinkEvent>, Vec<String>), String> {
     use braid_core::rng::stream;
     use braid_net::topology::NodeKind;
     let mut out = Vec::new();
+    let mut notes = Vec::new();
     for (i, v) in a.iter().enumerate() {
         let t = v.as_table().ok_or_else(|| format!("`faults[{i}]` must be a table"))?;
         let f = Fields::new(&format!("faults[{i}]"), t);
@@ -976,14 +1038,54 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64) -
             }
         };
         let mut links: Vec<u32> = Vec::new();
-        if let Some(l) = f.uint("link")? {
-            links.push(check(l)?);
+        let mut by_number = false;
+        let mut one = |x: &toml::Value, key: &str| -> Result<u32, String> {
+            match x {
+                toml::Value::Integer(l) if *l >= 0 => {
+                    by_number = true;
+                    check(*l as u64)
+                }
+                toml::Value::String(s) => link_by_names(topo, s).map_err(|e| format!("{}: {e}", name(key))),
+                _ => Err(format!("{} must be a link index or two node names as \"A-B\" (e.g. \"leaf0-spine0\")", name(key))),
+            }
+        };
+        if let Some(t) = t.get("link") {
+            let _ = f.str("link"); // marks the field read; its value is checked below
+            links.push(one(t, "link")?);
         }
         if let Some(arr) = f.array("links")? {
             for x in arr {
-                let l = x.as_integer().filter(|l| *l >= 0).ok_or_else(|| format!("{} must list link indices", name("links")))?;
-                links.push(check(l as u64)?);
+                links.push(one(x, "links")?);
             }
+        }
+        if let Some(arr) = f.array("nodes")? {
+            for x in arr {
+                let n = x.as_str().ok_or_else(|| format!("{} must list node names (e.g. [\"spine0\"])", name("nodes")))?;
+                let ni = topo
+                    .nodes
+                    .iter()
+                    .position(|x| x.name == n)
+                    .ok_or_else(|| format!("{}: no node is named `{n}` (`braid links` lists the nodes and their links)", name("nodes")))?;
+                for (li, l) in topo.links.iter().enumerate() {
+                    if (l.a.idx() == ni || l.b.idx() == ni) && !links.contains(&(li as u32)) {
+                        links.push(li as u32);
+                    }
+                }
+            }
+        }
+        if by_number && topo_overridden {
+            let shown: Vec<String> = links
+                .iter()
+                .take(4)
+                .map(|&l| {
+                    let s = &topo.links[l as usize];
+                    format!("{l} = {}-{}", topo.nodes[s.a.idx()].name, topo.nodes[s.b.idx()].name)
+                })
+                .collect();
+            notes.push(format!(
+                "`faults[{i}]` names links by number and `--set topology.…` changed the topology, so the numbers may now point at other links ({}); name them by their nodes (`link = \"leaf0-spine0\"`, `nodes = [\"spine0\"]`) to be sure",
+                shown.join(", ")
+            ));
         }
         let scope = f.str("scope")?.unwrap_or("fabric");
         if let Some(frac) = f.prob("random_fraction")? {
@@ -1009,7 +1111,7 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64) -
             return Err(format!("{} applies only with `random_fraction`", name("scope")));
         }
         if links.is_empty() {
-            return Err(format!("`faults[{i}]` selects no link (give `link`, `links` or `random_fraction`)"));
+            return Err(format!("`faults[{i}]` selects no link (give `link`, `links`, `nodes` or `random_fraction`)"));
         }
         let what = f.req_str("change")?;
         let rate = f.rate("rate")?;
@@ -1060,10 +1162,10 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64) -
                 out.push(LinkEvent { at: u, link: l, change: restore });
             }
         }
-        f.finish(&["at", "until", "link", "links", "random_fraction", "scope", "change", "rate", "rate_factor", "delay", "add_delay", "loss"])?;
+        f.finish(&["at", "until", "link", "links", "nodes", "random_fraction", "scope", "change", "rate", "rate_factor", "delay", "add_delay", "loss"])?;
     }
     out.sort_by_key(|e| e.at);
-    Ok(out)
+    Ok((out, notes))
 }
 
 /// The rate of a host's NIC in `topo` (the first link of its node).

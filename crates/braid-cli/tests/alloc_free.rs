@@ -23,7 +23,7 @@ seed = 1
 kind = "fat-tree"
 k = 4
 [network]
-mtu = 1000
+mtu = "1000B"
 pfc = true
 [transport]
 kind = "roce"

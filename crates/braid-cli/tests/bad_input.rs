@@ -111,7 +111,7 @@ fn flow_to_missing_host() {
 
 #[test]
 fn reorder_buffer_smaller_than_a_packet() {
-    expect_error("tiny-reorder", GOOD, &["--set", "network.reorder_buffer=100", "--set", "network.mtu=1000"], "network.reorder_buffer");
+    expect_error("tiny-reorder", GOOD, &["--set", "network.reorder_buffer=\"100B\"", "--set", "network.mtu=\"1000B\""], "network.reorder_buffer");
 }
 
 #[test]

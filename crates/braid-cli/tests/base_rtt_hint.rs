@@ -28,7 +28,7 @@ cores = 4
 hosts_per_tor = 4
 delay = "1us"
 [network]
-mtu = 1000
+mtu = "1000B"
 pfc = true
 [transport]
 kind = "{kind}"

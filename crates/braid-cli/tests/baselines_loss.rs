@@ -21,7 +21,7 @@ fabric_rate = "100Gbps"
 delay = "1us"
 [network]
 mtu = "4KB"
-header = 64
+header = "64B"
 loss_rate = 0.01
 [transport]
 kind = "falcon"

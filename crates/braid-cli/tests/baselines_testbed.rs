@@ -18,7 +18,7 @@ seed = 1
 kind = "testbed"
 [network]
 mtu = "4KB"
-header = 64
+header = "64B"
 [transport]
 kind = "falcon"
 paths = 4

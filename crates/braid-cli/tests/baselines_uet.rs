@@ -36,7 +36,7 @@ fabric_rate = "100Gbps"
 delay = "1us"
 [network]
 mtu = "4KB"
-header = 64
+header = "64B"
 kmin = "24KB"
 kmax = "96KB"
 pmax = 1.0
@@ -131,7 +131,7 @@ fabric_rate = "100Gbps"
 delay = "1us"
 [network]
 mtu = "4KB"
-header = 64
+header = "64B"
 kmin = "24KB"
 kmax = "96KB"
 pmax = 1.0

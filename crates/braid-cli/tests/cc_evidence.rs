@@ -27,8 +27,8 @@ host_rate = "100Gbps"
 fabric_rate = "100Gbps"
 delay = "1us"
 [network]
-mtu = 1000
-header = 48
+mtu = "1000B"
+header = "48B"
 [transport]
 kind = "roce"
 cc = "{cc}"
@@ -102,7 +102,7 @@ fn dctcp_window_holds_queue_near_k_at_full_throughput() {
     let mut sim = started(incast(
         n,
         "dctcp-window",
-        &["network.kmin=100000", "network.kmax=100000", "network.pmax=1.0", "network.ecn_scale_with_rate=false"],
+        &["network.kmin=\"100000B\"", "network.kmax=\"100000B\"", "network.pmax=1.0", "network.ecn_scale_with_rate=false"],
     ));
     let t0 = Time::from_ms(2);
     let t1 = Time::from_ms(6);

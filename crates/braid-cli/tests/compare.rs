@@ -78,7 +78,8 @@ fn same_seeds_same_bytes_and_rows_are_means_of_the_runs() {
             .sum::<f64>()
             / 2.0;
         let got: f64 = cells[col].parse().unwrap();
-        assert!((got - mean).abs() < 1e-9, "{kind}: table {got}, mean of runs {mean}");
+        // compare.csv rounds to 3 decimals, as every CSV Braid writes.
+        assert!((got - mean).abs() <= 0.0005 + 1e-9, "{kind}: table {got}, mean of runs {mean}");
     }
     // A run of the comparison is the run `braid run` makes with the same overrides.
     let single = d.join("single");
@@ -155,7 +156,7 @@ fn quickstart_shows_rondo_and_lcmp_ahead() {
     // Inside the DC (one spine 10 µs slower): Rondo finishes first with the lowest tail and
     // reorders less than the other sprayers; ECMP does not reorder at all.
     for other in ["RR spraying", "UET", "ECMP+DCQCN"] {
-        assert!(get("Rondo", "sim_time_ns") < get(other, "sim_time_ns"), "JCT: Rondo vs {other}: {csv}");
+        assert!(get("Rondo", "jct_ms") < get(other, "jct_ms"), "JCT: Rondo vs {other}: {csv}");
         assert!(get("Rondo", "fct_slowdown_p99") < get(other, "fct_slowdown_p99"), "p99: Rondo vs {other}: {csv}");
     }
     for other in ["RR spraying", "UET"] {

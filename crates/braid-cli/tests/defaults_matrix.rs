@@ -59,7 +59,7 @@ seed = 1
 [topology]
 kind = "testbed"
 [network]
-mtu = 1000
+mtu = "1000B"
 [transport]
 kind = "{kind}"
 [routing]
@@ -80,7 +80,7 @@ seed = 2
 kind = "four-path"
 extra_delay = "10us"
 [network]
-mtu = 1000
+mtu = "1000B"
 [transport]
 kind = "{kind}"
 [routing]
@@ -101,7 +101,7 @@ leaves = 2
 spines = 2
 hosts_per_leaf = 4
 [network]
-mtu = 1000
+mtu = "1000B"
 [transport]
 kind = "{kind}"
 [routing]
@@ -122,7 +122,7 @@ seed = 4
 kind = "fat-tree"
 k = 4
 [network]
-mtu = 1000
+mtu = "1000B"
 [transport]
 kind = "{kind}"
 [routing]
@@ -145,7 +145,7 @@ aggs_per_pod = 2
 cores = 2
 hosts_per_tor = 2
 [network]
-mtu = 1000
+mtu = "1000B"
 loss_rate = 0.01
 [transport]
 kind = "{kind}"
@@ -178,7 +178,7 @@ links = [
   { a = 0, b = 2, rate = "25Gbps", delay = "100us" },
 ]
 [network]
-mtu = 1000
+mtu = "1000B"
 pfc = true
 [transport]
 kind = "{kind}"

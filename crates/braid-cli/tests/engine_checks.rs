@@ -25,9 +25,9 @@ host_rate = "100Gbps"
 fabric_rate = "100Gbps"
 delay = "1us"
 [network]
-mtu = 1000
-header = 48
-ack_size = 64
+mtu = "1000B"
+header = "48B"
+ack_size = "64B"
 [transport]
 kind = "roce"
 cc = "fixed"
@@ -85,8 +85,8 @@ host_rate = "100Gbps"
 fabric_rate = "400Gbps"
 delay = "1us"
 [network]
-mtu = 1000
-header = 48
+mtu = "1000B"
+header = "48B"
 pfc = true
 ecn = false
 buffer = "4MB"
@@ -130,7 +130,7 @@ seed = 5
 kind = "fat-tree"
 k = 4
 [network]
-mtu = 1000
+mtu = "1000B"
 [transport]
 kind = "roce"
 cc = "dcqcn"

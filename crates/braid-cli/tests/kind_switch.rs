@@ -109,7 +109,7 @@ fn set_fields_belong_to_the_running_kind() {
     let root = repo_root();
     let sets = ["transport.kind=rrps".to_string(), "transport.window=64KB".into()];
     let sc = scenario::load(&root.join("examples/rondo-testbed.toml"), &sets, None).unwrap();
-    let window = sc.transport.cc.overrides.iter().find(|(k, _)| k == "window").map(|(_, v)| v.as_u64().unwrap());
+    let window = sc.transport.cc.overrides.iter().find(|(k, _)| k == "window").map(|(_, v)| v.as_bytes().unwrap());
     assert_eq!(window, Some(braid_core::units::parse_size("64KB").unwrap()));
     // Without --set the example runs RRPS at its defaults (issue 12: they must work)…
     let sc = scenario::load(&root.join("examples/rondo-testbed.toml"), &["transport.kind=rrps".into()], None).unwrap();
@@ -117,7 +117,7 @@ fn set_fields_belong_to_the_running_kind() {
     // …and a `[transport.rrps]` sub-table gives RRPS its window when RRPS runs.
     let text = format!("{BASE}[transport.rrps]\nwindow = \"32KB\"\n");
     let sc = parse(&text, &["transport.kind=rrps"]).unwrap();
-    let window = sc.transport.cc.overrides.iter().find(|(k, _)| k == "window").map(|(_, v)| v.as_u64().unwrap());
+    let window = sc.transport.cc.overrides.iter().find(|(k, _)| k == "window").map(|(_, v)| v.as_bytes().unwrap());
     assert_eq!(window, Some(32_000));
 }
 

@@ -41,7 +41,7 @@ kind = "file"
 file = "{topo}"
 [network]
 mtu = "1000B"
-header = 48
+header = "48B"
 pfc = true
 [transport]
 kind = "roce"

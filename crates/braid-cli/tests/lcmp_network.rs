@@ -28,7 +28,7 @@ kind = "file"
 file = "{topo}"
 [network]
 mtu = "1000B"
-header = 48
+header = "48B"
 pfc = true
 [transport]
 kind = "roce"
@@ -104,10 +104,12 @@ fn artifact_ideal_fct() {
     let got = sim.artifact_ideal_fct(0, 112, 1_000_000, 1000, 48).unwrap();
     let base = 2 * 10_006_000 + 4 * 80 + 2 * 20 + 2 * 200;
     assert_eq!(got, Time::from_ns(base + 1_048_000 * 8 / 40));
-    // Braid's own ideal uses the best path (largest bottleneck, then smallest delay): the 100 G
-    // path via DC4 (10 ms per hop) — the host link caps the 200 G paths at 100 G as well.
+    // Braid's own ideal is the best of the flow's candidate paths for its size
+    // (docs/metrics.md): a 1 MB flow finishes first on the lowest-delay path (10 ms per hop, as
+    // the artifact's), not on the widest (the 100 G path via DC4, about 40 ms).
     let ideal = sim.flows()[0].ideal_fct;
-    assert!(ideal > Time::from_ms(40) && ideal < Time::from_ms(41), "{ideal}");
+    assert!(ideal > Time::from_ms(20) && ideal < Time::from_ms(21), "{ideal}");
+    assert!(ideal.ns() + 1_000 >= got.ns(), "Braid's ideal {ideal} below the artifact's {got}");
 }
 
 /// The control plane's view at DC1's DCI on posCor: six candidates toward DC8 with whole-path

@@ -42,8 +42,8 @@ fabric_rate = "100Gbps"
 delay = "1us"
 
 [network]
-mtu = 1000
-header = 58
+mtu = "1000B"
+header = "58B"
 
 [transport]
 kind = "roce"

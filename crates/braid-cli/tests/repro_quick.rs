@@ -173,7 +173,7 @@ fn repro_list_shows_every_paper_figure() {
         .chain(lcmp.iter().map(|n| format!("lcmp-fig{n}")))
     {
         let line = s.lines().find(|l| l.split_whitespace().next() == Some(id.as_str())).unwrap_or_else(|| panic!("{id} missing:\n{s}"));
-        assert!(line.contains("[ready]") || line.contains("[needs "), "{line}");
+        assert!(line.contains("[ready: ") || line.contains("[needs "), "{line}");
     }
     assert!(s.contains("claim:"));
 }
@@ -186,6 +186,36 @@ fn repro_plans_all_parse() {
         let q = p.quick_plan().unwrap_or_else(|e| panic!("{}: {e}", p.id));
         assert!(q.expand().len() <= p.plan.expand().len().max(1) * 2, "{}: the quick version should not be larger", p.id);
     }
+}
+
+/// Every run of every plan, full and quick, loads and validates its scenario (a plan whose runs
+/// cannot start fails here, in seconds, not when someone runs it); every run of every quick plan
+/// also builds (topology, workload, senders).
+#[test]
+fn every_run_of_every_plan_validates_and_every_quick_run_builds() {
+    let mut failures = Vec::new();
+    for p in braid_cli::repro::list(&plans()).unwrap() {
+        let p = p.unwrap_or_else(|e| panic!("{e}"));
+        let q = p.quick_plan().unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        for (what, plan, build) in [("full", &p.plan, false), ("quick", &q, true)] {
+            let mut seen = std::collections::BTreeSet::new();
+            for r in plan.expand() {
+                if !seen.insert((r.scenario.clone(), r.sets.clone())) {
+                    continue;
+                }
+                match braid_cli::sweep::load_run(&r) {
+                    Err(e) => failures.push(format!("{} ({what}) run `{}`: {e}", p.id, r.name)),
+                    Ok(sc) if build => {
+                        if let Err(e) = braid_cli::build::build(&sc) {
+                            failures.push(format!("{} ({what}) run `{}` does not build: {e}", p.id, r.name));
+                        }
+                    }
+                    Ok(_) => {}
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} runs cannot start:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]

@@ -30,8 +30,8 @@ host_rate = "100Gbps"
 fabric_rate = "200Gbps"
 delay = "1us"
 [network]
-mtu = 1000
-header = 64
+mtu = "1000B"
+header = "64B"
 pfc = true
 reorder_buffer = "1.2MB"
 [transport]

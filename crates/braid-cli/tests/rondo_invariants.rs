@@ -51,7 +51,7 @@ host_rate = "100Gbps"
 fabric_rate = "200Gbps"
 delay = "1us"
 [network]
-mtu = 1000
+mtu = "1000B"
 pfc = true
 loss_rate = {loss}
 loss_on = "{loss_on}"

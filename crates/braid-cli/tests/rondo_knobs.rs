@@ -17,7 +17,7 @@ senders = 4
 receivers = 4
 delay = "2us"
 [network]
-mtu = 1000
+mtu = "1000B"
 ecn = false
 [transport]
 kind = "rondo"

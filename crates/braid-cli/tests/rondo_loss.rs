@@ -24,7 +24,7 @@ path_rate = "100Gbps"
 delay = "2us"
 extra_delay = "0us"
 [network]
-mtu = 1000
+mtu = "1000B"
 ecn = false
 [transport]
 kind = "rondo"

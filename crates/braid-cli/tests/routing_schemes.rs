@@ -40,7 +40,7 @@ kind = "file"
 file = "{topo}"
 [network]
 mtu = "1000B"
-header = 48
+header = "48B"
 pfc = true
 [transport]
 kind = "roce"
@@ -163,7 +163,7 @@ fabric_rate = "100Gbps"
 delay = "1us"
 [network]
 mtu = "1000B"
-header = 48
+header = "48B"
 pfc = true
 [transport]
 kind = "roce"

@@ -23,8 +23,8 @@ host_rate = "100Gbps"
 fabric_rate = "100Gbps"
 delay = "1us"
 [network]
-mtu = 4086
-header = 64
+mtu = "4086B"
+header = "64B"
 queue_limit = "100KB"
 kmin = "20KB"
 kmax = "80KB"

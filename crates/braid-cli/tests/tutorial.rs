@@ -105,6 +105,8 @@ fn every_tutorial_command_runs() {
     ] {
         assert!(dir.join(f).is_file(), "{f} missing after the tutorial");
     }
+    // `braid sweep out/my-compare/plan.toml` resumed in its own folder.
+    assert!(!dir.join("out/plan").exists() && !dir.join("out/sweep/plan").exists(), "the sweep did not resume in out/my-compare");
     let plots = std::fs::read_dir(dir.join("out/my-first")).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".png")).count();
     assert!(plots >= 3, "braid plot drew {plots} figures");
     let _ = std::fs::remove_dir_all(&dir);

@@ -27,8 +27,8 @@ host_rate = "100Gbps"
 fabric_rate = "100Gbps"
 delay = "1us"
 [network]
-mtu = 1000
-header = 48
+mtu = "1000B"
+header = "48B"
 [transport]
 kind = "roce"
 cc = "fixed"

@@ -45,6 +45,13 @@ pub fn parse_duration(s: &str) -> Result<Time, String> {
     Ok(Time::from_ps((v * scale).round() as u64))
 }
 
+/// The error for a size given as a bare number `value` (for field `field`, or unnamed when
+/// empty): every quantity needs its unit, as durations and rates do.
+pub fn bare_size_error(field: &str, value: &str) -> String {
+    let what = if field.is_empty() { String::new() } else { format!("`{field}` = {value}: ") };
+    format!("{what}a size needs a unit: write \"{value}B\" for bytes (or \"{value}KB\", \"{value}MB\", \"{value}KiB\", …); a bare number is refused")
+}
+
 /// Parse a size in bytes such as `"1.2MB"`, `"4KiB"` or `"1000B"`.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let (v, unit) = split_number(s)?;
@@ -168,11 +175,16 @@ impl Knob {
     pub fn as_rate(&self) -> Result<Rate, String> {
         parse_rate(self.as_str()?)
     }
-    /// The value as a size: a plain integer of bytes, or a string with units (`"1.2MB"`).
+    /// The value as a size: a string with units (`"1.2MB"`, `"64B"`), or 0. A bare number is
+    /// refused with the unit it needs named ([`bare_size_error`]): `size = 1` is one byte or a
+    /// typo for one megabyte, and a scenario must say which.
     pub fn as_bytes(&self) -> Result<u64, String> {
         match self {
             Knob::Str(s) => parse_size(s),
-            other => other.as_u64(),
+            Knob::Int(0) => Ok(0),
+            Knob::Int(n) => Err(bare_size_error("", &n.to_string())),
+            Knob::Float(f) => Err(bare_size_error("", &f.to_string())),
+            other => Err(format!("expected a size with units such as \"4KB\", got {other:?}")),
         }
     }
 }

@@ -131,6 +131,8 @@ pub enum Value {
     Bool(bool),
     /// A nested object, in insertion order.
     Obj(Vec<(String, Value)>),
+    /// A list (written on one line).
+    List(Vec<Value>),
 }
 
 /// The headline numbers of a run, in insertion order.
@@ -215,6 +217,7 @@ fn write_obj(s: &mut String, fields: &[(String, Value)], indent: usize) {
                 let _ = write!(s, "{b}");
             }
             Value::Obj(o) => write_obj(s, o, indent + 1),
+            Value::List(l) => write_list(s, l),
         }
         if i + 1 < fields.len() {
             s.push(',');
@@ -223,6 +226,34 @@ fn write_obj(s: &mut String, fields: &[(String, Value)], indent: usize) {
     }
     s.push_str(&"  ".repeat(indent));
     s.push('}');
+}
+
+/// A list of scalars on one line (`[1, 2, "x"]`; nested objects as `{…}` on one line too).
+fn write_list(s: &mut String, l: &[Value]) {
+    s.push('[');
+    for (i, v) in l.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        match v {
+            Value::Int(x) => {
+                let _ = write!(s, "{x}");
+            }
+            Value::Float(x) if x.is_finite() => s.push_str(&fmt_f64(*x)),
+            Value::Float(_) => s.push_str("null"),
+            Value::Str(x) => s.push_str(&escape(x)),
+            Value::Bool(b) => {
+                let _ = write!(s, "{b}");
+            }
+            Value::List(inner) => write_list(s, inner),
+            Value::Obj(o) => {
+                let mut t = String::new();
+                write_obj(&mut t, o, 0);
+                s.push_str(&t.replace('\n', " "));
+            }
+        }
+    }
+    s.push(']');
 }
 
 /// Jain's fairness index of `x`: (Σx)² / (n · Σx²); 1 when all equal.

@@ -146,6 +146,57 @@ fn best_from<F: Fn(usize) -> PortState>(
     best
 }
 
+/// The most distinct candidate paths [`candidate_paths`] keeps per node.
+pub const MAX_CANDIDATES: usize = 64;
+
+/// The distinct minimum-hop paths from `src` to host `dst` (node `dst_node`) over ports that are
+/// up, as their (rate, delay) hop lists: the paths a flow between the two may take under the
+/// network's routing. Paths with the same hops count once, so a Clos's or fat-tree's many equal
+/// paths are one; at most [`MAX_CANDIDATES`] are kept per node (the ones with the widest
+/// bottleneck, then the smallest delay). Empty when unreachable.
+pub fn candidate_paths(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Vec<PathInfo> {
+    fn from(
+        routes: &Routes,
+        ports: &[PortState],
+        node: NodeId,
+        dst: u32,
+        dst_node: NodeId,
+        memo: &mut HashMap<u32, Vec<Vec<(Rate, Time)>>>,
+    ) -> Vec<Vec<(Rate, Time)>> {
+        if node == dst_node {
+            return vec![Vec::new()];
+        }
+        if let Some(m) = memo.get(&node.0) {
+            return m.clone();
+        }
+        let mut out: Vec<Vec<(Rate, Time)>> = Vec::new();
+        for &p in routes.next_hops(node, dst) {
+            let port = ports[p.idx()];
+            if !port.up {
+                continue;
+            }
+            for mut suffix in from(routes, ports, port.peer, dst, dst_node, memo) {
+                suffix.insert(0, (port.rate, port.delay));
+                if !out.contains(&suffix) {
+                    out.push(suffix);
+                }
+            }
+        }
+        if out.len() > MAX_CANDIDATES {
+            let key = |h: &Vec<(Rate, Time)>| {
+                let b = h.iter().map(|x| x.0).min().unwrap_or(Rate(0));
+                let d = h.iter().fold(Time::ZERO, |a, x| a + x.1);
+                (std::cmp::Reverse(b), d)
+            };
+            out.sort_by_key(key);
+            out.truncate(MAX_CANDIDATES);
+        }
+        memo.insert(node.0, out.clone());
+        out
+    }
+    from(routes, ports, src, dst, dst_node, &mut HashMap::new()).into_iter().map(|hops| PathInfo { hops }).collect()
+}
+
 /// How many minimum-hop (equal-cost) paths lead from node `src` to host `dst` (node
 /// `dst_node`) over links that are up: the number of distinct port sequences the next-hop tables
 /// allow (in a Clos, the product of the up-link fan-outs; 16 between ToRs of different pods of

@@ -212,6 +212,8 @@ pub struct Sim {
     path_cache: HashMap<(u32, u32), PathInfo>,
     /// [`Sim::path_info_at`]'s paths, by (source, destination, link events in effect).
     path_cache_at: HashMap<(u32, u32, usize), Option<PathInfo>>,
+    /// [`Sim::ideal_fct_at`]'s candidate paths, by (source, destination, link events in effect).
+    candidates_at: HashMap<(u32, u32, usize), Vec<PathInfo>>,
     /// The port states after the first `.0` link events, for [`Sim::path_info_at`].
     port_states_at: Option<(usize, Vec<crate::path::PortState>)>,
     master_seed: u64,
@@ -222,6 +224,9 @@ pub struct Sim {
     /// After merging a parallel run: data packets queued, and packets alive, in the other
     /// partitions' arenas (for the conservation check).
     foreign_live: (u64, u64),
+    /// Warnings about the run's set-up that the caller prints and records (`summary.json`'s
+    /// `warnings`), in the order they were found.
+    notes: Vec<String>,
 }
 
 impl Sim {
@@ -341,11 +346,13 @@ impl Sim {
             progress_at: Time::ZERO,
             path_cache: HashMap::new(),
             path_cache_at: HashMap::new(),
+            candidates_at: HashMap::new(),
             port_states_at: None,
             master_seed: seed,
             pull_pacers: PullPacers::default(),
             part: None,
             foreign_live: (0, 0),
+            notes: Vec::new(),
             cfg,
             topo,
         }
@@ -428,6 +435,28 @@ impl Sim {
             .or_else(|| self.path_info(src, dst));
         self.path_cache_at.insert((src, dst, epoch), info.clone());
         info
+    }
+
+    /// Braid's ideal FCT of a message of `size_bytes` from host `src` to host `dst` starting at
+    /// `at`: [`PathInfo::ideal_fct`] on the best of the flow's candidate paths — every
+    /// minimum-hop path it may take, with the link events in effect at `at` — for this size (a
+    /// short message's best path is the lowest-delay one, a long one's the widest; docs/metrics.md).
+    /// No flow can beat it, so a slowdown under it is at least 1. `None` if unreachable.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ideal_fct_at(&mut self, src: u32, dst: u32, at: Time, size_bytes: u64, mtu: u32, header: u32, ack_bytes: u32) -> Option<Time> {
+        let epoch = self.link_events.partition_point(|e| e.at <= at);
+        let key = (src, dst, epoch);
+        if !self.candidates_at.contains_key(&key) {
+            let _ = self.path_info_at(src, dst, at); // fills `port_states_at` for this epoch
+            let states: Vec<crate::path::PortState> = match &self.port_states_at {
+                Some((e, s)) if *e == epoch => s.clone(),
+                _ => self.ports.iter().map(crate::path::PortState::of).collect(),
+            };
+            let dst_node = self.hosts[dst as usize].node;
+            let c = crate::path::candidate_paths(&self.routes, &states, self.hosts[src as usize].node, dst, dst_node);
+            self.candidates_at.insert(key, c);
+        }
+        self.candidates_at[&key].iter().map(|p| p.ideal_fct(size_bytes, mtu, header, ack_bytes)).min()
     }
 
     /// How many equal-cost (minimum-hop) paths lead from host `src` to host `dst` (see
@@ -553,7 +582,20 @@ impl Sim {
         // Stable: events at the same time keep the order they were given in.
         self.link_events.sort_by_key(|e| e.at);
         self.path_cache_at.clear();
+        self.candidates_at.clear();
         self.port_states_at = None;
+    }
+
+    /// Record a warning about the run's set-up ([`Sim::notes`]).
+    pub fn add_note(&mut self, note: String) {
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
+    }
+
+    /// The warnings recorded about the run's set-up.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// Whether any link is captured ([`Sim::capture_link`]).

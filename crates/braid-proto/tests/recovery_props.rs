@@ -71,7 +71,7 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
     rc.rto_min = Time::from_us(50);
     rc.rto_initial = Time::from_us(100);
     let cfg = RoceConfig {
-        cc: CcConfig::new(CcKind::Fixed).with("window", Knob::Int(64_000)),
+        cc: CcConfig::new(CcKind::Fixed).with("window", Knob::Str("64000B".into())),
         recovery: rc,
         header_bytes: 48,
     };

@@ -18,7 +18,7 @@
 //! | `all-to-all` | `size`, `hosts` (all), `start` (0), `peers` (all others), `schedule` (simultaneous \| pairwise) |
 //! | `moe` | `k`, `size`, `hosts` (all), `start` (0) |
 //! | `cdf` | `cdf` (built-in name or file), `load`, `duration` or `flows`, `host_rate` (100Gbps), `inter_group` (false), `senders` (all), `receivers` (all), `start` (0) |
-//! | `flow-file` | `file`, `format` (braid \| hpcc \| htsim; braid), `rebase` (false: keep the file's times) |
+//! | `flow-file` | `file`, `format` (braid \| hpcc \| htsim; braid), `rebase` (false: keep the file's times), `first` (all: only the first N flows) |
 //! | `collective` | `op`, `size`, `hosts` (all), `iterations` (1), `start` (0), `gap` (0), `a2a_size` (moe-training; = size) |
 //! | `chakra` | `trace`, `comm_groups` (`PREFIX.json`), `placement` (spread), `compute` (duration \| roofline \| none), `peak_tflops` (300), `mem_gbps` (900), `elem_bytes` (1), `size_scale` (1), `all_reduce`/`all_gather`/`reduce_scatter` (ring \| direct), `start` (0) |
 
@@ -87,6 +87,8 @@ pub struct FlowFileSpec {
     /// Shift times so that the earliest flow without dependencies starts at 0 (HPCC files start
     /// at 2.0 s).
     pub rebase: bool,
+    /// Replay only the file's first this many flows (`None`: all).
+    pub first: Option<u64>,
 }
 
 /// Parameters of the `collective` kind (see [`crate::collective`]).
@@ -136,7 +138,7 @@ pub const KINDS: &[(&str, &[&str])] = &[
     ("all-to-all", &["size", "start", "hosts", "peers", "schedule"]),
     ("moe", &["k", "size", "start", "hosts"]),
     ("cdf", &["cdf", "load", "duration", "flows", "host_rate", "inter_group", "senders", "receivers", "start"]),
-    ("flow-file", &["file", "format", "rebase"]),
+    ("flow-file", &["file", "format", "rebase", "first"]),
     ("collective", &["op", "hosts", "size", "a2a_size", "iterations", "start", "gap"]),
     (
         "chakra",
@@ -358,6 +360,13 @@ impl WorkloadSpec {
                     FlowFileFormat::parse(k.as_str()?).map_err(|e| e.replace("field `format`: ", ""))
                 })?,
                 rebase: f.optional("rebase", false, Knob::as_bool)?,
+                first: f.optional("first", None, |k| {
+                    let v = k.as_u64()?;
+                    if v == 0 {
+                        return Err("must be at least 1".into());
+                    }
+                    Ok(Some(v))
+                })?,
             }),
             "collective" => {
                 let op = f.required("op", |k| {
@@ -526,6 +535,9 @@ impl FlowFileSpec {
     /// Read the file; with `rebase`, shift absolute start times so the earliest is 0.
     pub fn generate(&self) -> Result<Workload, String> {
         let mut wl = load_flow_file(&self.file, self.format)?;
+        if let Some(n) = self.first {
+            wl.truncate(n.min(usize::MAX as u64) as usize).map_err(|e| format!("field `first`: {e}"))?;
+        }
         if self.rebase {
             let t0 = wl.flows.iter().filter(|f| f.deps.is_empty()).map(|f| f.start).min();
             if let Some(t0) = t0 {
@@ -586,7 +598,7 @@ mod tests {
         let cases: Vec<(&str, Vec<(String, Knob)>)> = vec![
             ("incast", kv(&[("senders", Knob::Int(8)), ("size", s("64KB")), ("receiver", Knob::Int(2))])),
             ("permutation", kv(&[("size", s("1MB")), ("start", s("10us"))])),
-            ("all-to-all", kv(&[("size", Knob::Int(4096)), ("hosts", Knob::Int(8))])),
+            ("all-to-all", kv(&[("size", s("4096B")), ("hosts", Knob::Int(8))])),
             ("moe", kv(&[("k", Knob::Int(3)), ("size", s("256KB"))])),
             ("cdf", kv(&[("cdf", s("websearch")), ("load", Knob::Float(0.3)), ("flows", Knob::Int(100))])),
             (
@@ -641,7 +653,7 @@ mod tests {
     fn errors_name_fields_and_kinds() {
         let e = WorkloadSpec::from_table("bogus", &[]).unwrap_err();
         assert!(e.contains("unknown kind `bogus`") && e.contains("flow-file"), "{e}");
-        let e = WorkloadSpec::from_table("permutation", &kv(&[("size", Knob::Int(1)), ("sizee", Knob::Int(1))]))
+        let e = WorkloadSpec::from_table("permutation", &kv(&[("size", s("1B")), ("sizee", Knob::Int(1))]))
             .unwrap_err();
         assert!(e.contains("unknown field `sizee`") && e.contains("valid: size"), "{e}");
         let e = WorkloadSpec::from_table("permutation", &[]).unwrap_err();
@@ -658,28 +670,28 @@ mod tests {
             .generate(4, &[], 1)
             .unwrap_err();
         assert!(e.contains("field `cdf`") && e.contains("cannot read"), "{e}");
-        let e = WorkloadSpec::from_table("permutation", &kv(&[("size", Knob::Int(1)), ("start", Knob::Int(5))])).unwrap_err();
+        let e = WorkloadSpec::from_table("permutation", &kv(&[("size", s("1B")), ("start", Knob::Int(5))])).unwrap_err();
         assert!(e.contains("field `start`") && e.contains("unit"), "{e}");
-        let e = WorkloadSpec::from_table("collective", &kv(&[("op", s("bcast")), ("size", Knob::Int(1))])).unwrap_err();
+        let e = WorkloadSpec::from_table("collective", &kv(&[("op", s("bcast")), ("size", s("1B"))])).unwrap_err();
         assert!(e.contains("field `op`") && e.contains("ring-allreduce"), "{e}");
         let e = WorkloadSpec::from_table("flow-file", &kv(&[("file", s("x")), ("format", s("pcap"))])).unwrap_err();
         assert!(e.contains("field `format`") && e.contains("htsim"), "{e}");
-        let e = WorkloadSpec::from_table("incast", &kv(&[("senders", s("1-4")), ("size", Knob::Int(1)), ("receiver", Knob::Int(99))]))
+        let e = WorkloadSpec::from_table("incast", &kv(&[("senders", s("1-4")), ("size", s("1B")), ("receiver", Knob::Int(99))]))
             .unwrap()
             .generate(16, &[], 1)
             .unwrap_err();
         assert!(e.contains("host 99 does not exist"), "{e}");
-        let e = WorkloadSpec::from_table("moe", &kv(&[("k", Knob::Int(3)), ("size", Knob::Int(1)), ("hosts", s("0-3,20"))]))
+        let e = WorkloadSpec::from_table("moe", &kv(&[("k", Knob::Int(3)), ("size", s("1B")), ("hosts", s("0-3,20"))]))
             .unwrap()
             .generate(16, &[], 1)
             .unwrap_err();
         assert!(e.contains("host 20 does not exist"), "{e}");
         // a `kind` field is accepted when it matches
-        WorkloadSpec::from_table("permutation", &kv(&[("kind", s("permutation")), ("size", Knob::Int(1))])).unwrap();
-        assert!(WorkloadSpec::from_table("permutation", &kv(&[("kind", s("moe")), ("size", Knob::Int(1))])).is_err());
-        let e = WorkloadSpec::from_table("permutation", &kv(&[("size", Knob::Int(1)), ("size", Knob::Int(2))])).unwrap_err();
+        WorkloadSpec::from_table("permutation", &kv(&[("kind", s("permutation")), ("size", s("1B"))])).unwrap();
+        assert!(WorkloadSpec::from_table("permutation", &kv(&[("kind", s("moe")), ("size", s("1B"))])).is_err());
+        let e = WorkloadSpec::from_table("permutation", &kv(&[("size", s("1B")), ("size", s("2B"))])).unwrap_err();
         assert!(e.contains("twice"), "{e}");
-        let e = WorkloadSpec::from_table("all-to-all", &kv(&[("size", Knob::Int(1))]))
+        let e = WorkloadSpec::from_table("all-to-all", &kv(&[("size", s("1B"))]))
             .unwrap()
             .generate(20_000, &[], 1)
             .unwrap_err();

@@ -394,6 +394,33 @@ impl Workload {
         }
     }
 
+    /// Keep only the first `n` flows (a file's first flows, for a quick run). An error if one of
+    /// them depends on a flow beyond them.
+    pub fn truncate(&mut self, n: usize) -> Result<(), String> {
+        if n >= self.flows.len() {
+            return Ok(());
+        }
+        for i in 0..n {
+            if let Some(&d) = self.deps(i).iter().find(|&&d| d as usize >= n) {
+                return Err(format!("flow {i} depends on flow {d}, beyond the first {n}"));
+            }
+        }
+        self.flows.truncate(n);
+        if !self.conn_of.is_empty() {
+            self.conn_of.truncate(n);
+            // Renumber the connections left densely, in order of first appearance.
+            let mut map = std::collections::HashMap::new();
+            for c in self.conn_of.iter_mut().filter(|c| **c != NO_CONN) {
+                let next = map.len() as u32;
+                *c = *map.entry(*c).or_insert(next);
+            }
+        }
+        if !self.group_of.is_empty() {
+            self.group_of.truncate(n);
+        }
+        Ok(())
+    }
+
     /// Number of flows.
     pub fn len(&self) -> usize {
         self.flows.len()

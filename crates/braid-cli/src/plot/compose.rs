@@ -172,7 +172,11 @@ pub fn build_figure(spec: &FigureSpec, res: &Results) -> Result<Figure, String> 
         None => auto_caption(&panels),
     };
     if !braid.is_empty() {
-        caption.push(format!("Braid: {braid}"));
+        // A `braid repro --quick` run is a scaled-down smoke run: its numbers are not the
+        // paper's set-up, and the caption says so beside the paper's.
+        let quick = std::fs::read_to_string(res.dir.join("repro.toml")).is_ok_and(|t| t.lines().any(|l| l.trim() == "quick = true"));
+        let who = if quick { "Braid (quick run: scaled down, not the paper's set-up)" } else { "Braid" };
+        caption.push(format!("{who}: {braid}"));
     }
     Ok(Figure { title: spec.title.clone(), panels, caption })
 }

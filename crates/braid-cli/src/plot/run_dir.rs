@@ -37,6 +37,10 @@ pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
         if stem.starts_with("plot-") || stem.starts_with("fig-") {
             continue;
         }
+        if crate::table::older_than_run(dir, &p) {
+            eprintln!("note: `{}` is older than the run in `{}` (another run's file); not drawn", p.display(), dir.display());
+            continue;
+        }
         let csv = Csv::read(&p)?;
         if stem == "flows" {
             if let Some(fig) = flows_figure(&csv, &scenario) {

@@ -144,14 +144,17 @@
 //!   (0.27 %; paper, Fig 16: 0.05 %). The loss-recovery delay is the same (16.4 vs 16.4 µs).
 //! - **How many logical paths** (`paths`; the paper's prototype uses four, §5, and its
 //!   simulations do not say): by default one per equal-cost physical path between the flow's
-//!   two hosts, at least 4 and at most 16 (`paths = "auto"`): 4 inside a pod of the §6.2.1 Clos
-//!   and on the testbed, 16 between pods. ARCC is fair per logical path (Prop 1), not per flow:
-//!   four logical paths ECMP-hashed onto sixteen physical ones collide, and a flow whose paths
-//!   met the hot links keeps a smaller share. Measured on the all-to-all of Fig 22 (k = 6,
-//!   8 peers per host): the slowest flow took 859 µs with 4 paths, 816 with 8, 755 with 16
-//!   (UET's 64 entropies: 745); on the Clos permutation of Fig 10 0.52 ms with 4, 0.40 with 16
-//!   (UET 0.38). A number sets it (`paths = 4` keeps the prototype's); `"auto"` with a number
-//!   cannot be given, the cap of 16 is fixed.
+//!   two hosts, at least 4 and at most 16 (`paths = "auto"`): 16 between pods of the §6.2.1
+//!   Clos and of Fig 22's fat-trees, 4 inside a pod and on the testbed. ARCC is fair per logical
+//!   path (Prop 1), not per flow: four logical paths ECMP-hashed onto sixteen physical ones
+//!   collide, and a flow whose paths met the hot links keeps a smaller share. Measured on the
+//!   all-to-all of Fig 22 (k = 6, 8 peers per host): the slowest flow took 859 µs with 4 paths,
+//!   816 with 8, 755 with 16 (UET's 64 entropies: 745); on the Clos permutation of Fig 10
+//!   0.52 ms with 4, 0.50 with one per physical path, 0.40 with 16 everywhere (UET 0.38). More
+//!   logical than physical paths cover them more evenly but raise the OOD where delays differ:
+//!   the leaf-spine with one slow spine (4 physical paths) gave p99 OOD 75 / 136 / 202 with 4 /
+//!   8 / 16 logical paths at about the same JCT. A number sets it (`paths = 4` keeps the
+//!   prototype's); the cap of 16 under `"auto"` is fixed.
 //! - **`cc = "swift"`** (the "per-path Swift" ablation of Fig 21): each path runs
 //!   [`crate::cc::Swift`] (initial window one flow BDP split over the paths) instead of ARCC; the
 //!   pacer, path selection and scheduler are unchanged; probing is unavailable (it needs ARCC's
@@ -246,10 +249,10 @@ pub struct RondoConfig {
     pub header_bytes: u32,
     /// `paths`: logical paths per flow (1 to 256), or with `paths_auto` the most a flow takes.
     pub paths: u16,
-    /// `paths = "auto"` (the default): one logical path per equal-cost physical path between the
-    /// flow's two hosts ([`FlowEnv::equal_cost_paths`]), at least [`MIN_AUTO_PATHS`] (the four
-    /// of the paper's prototype, §5) and at most `paths` (16): 4 inside a pod of the paper's Clos
-    /// and on its testbed, 16 between pods (§6.2.1). See the module docs.
+    /// `paths = "auto"` (the default): [`AUTO_PATHS_PER_PHYSICAL`] logical path per equal-cost
+    /// physical path between the flow's two hosts ([`FlowEnv::equal_cost_paths`]), at least
+    /// [`MIN_AUTO_PATHS`] (the four of the paper's prototype, §5) and at most `paths` (16): 16
+    /// between pods of the paper's Clos (§6.2.1), 4 inside a pod. See the module docs.
     pub paths_auto: bool,
     /// `path_selection`: `"deficit"` (default) or `"random"`.
     pub path_selection: PathSelection,
@@ -319,6 +322,11 @@ pub struct RondoConfig {
 /// spread over when a failure or a hash collision takes one.
 pub const MIN_AUTO_PATHS: u32 = 4;
 
+/// Logical paths per physical path under `paths = "auto"`. More cover the physical paths more
+/// evenly under ECMP (four onto four leave one unused two times in three) but raise the OOD where
+/// path delays differ; one per physical path is the measured compromise (module docs).
+pub const AUTO_PATHS_PER_PHYSICAL: u32 = 1;
+
 impl RondoConfig {
     /// Rondo's default parameters with congestion control `cc` (`arcc`, the default, or `swift`,
     /// an ablation; capacity probing is on with ARCC), loss recovery `recovery` and
@@ -370,7 +378,7 @@ impl RondoConfig {
         if !self.paths_auto || equal_cost == 0 {
             return self.paths;
         }
-        equal_cost.clamp(MIN_AUTO_PATHS.min(self.paths as u32), self.paths as u32) as u16
+        equal_cost.saturating_mul(AUTO_PATHS_PER_PHYSICAL).clamp(MIN_AUTO_PATHS.min(self.paths as u32), self.paths as u32) as u16
     }
 
     /// The initial window per path in packets of `mtu` bytes for a flow of `n` logical paths
@@ -602,7 +610,7 @@ impl RondoSender {
         let swift_mode = cfg.cc.kind == CcKind::Swift;
         let swift_cfg = if swift_mode {
             // One flow BDP split over the paths, unless the scenario sets `init_cwnd`.
-            let mut c = CcConfig::new(CcKind::Swift).with("init_cwnd", Knob::Int((env.bdp_bytes() / n as u64).max(mtu as u64) as i64));
+            let mut c = CcConfig::new(CcKind::Swift).with("init_cwnd", Knob::Str(format!("{}B", (env.bdp_bytes() / n as u64).max(mtu as u64))));
             c.overrides.extend(cfg.cc.overrides.iter().cloned());
             let mut sc = SwiftConfig::defaults_for(env);
             for (k, v) in &c.overrides {
