@@ -220,7 +220,8 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             Some(every) => Receiver::new(*rx_mode, pkts).with_ack_coalescing(every, wire),
             None => Receiver::new(*rx_mode, pkts),
         }
-        .with_duplicate_acks(*ack_dups);
+        .with_duplicate_acks(*ack_dups)
+        .with_sack_below(spec.sack_below());
         sim.add_conn(f.src, f.dst, wl.group(i), sender, receiver, msgs[c]);
     }
     for (i, (f, p)) in wl.flows.iter().zip(&paths).enumerate() {

@@ -219,6 +219,7 @@ pub const RONDO_KNOBS: &[&str] = &[
     "ts_interval",
     "er_threshold",
     "er_mode",
+    "ack_bitmap",
 ];
 
 fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
@@ -301,6 +302,7 @@ fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
                             s => return Err(format!("unknown value `{s}` (known: per-packet, per-path, episode)")),
                         }
                     }
+                    "ack_bitmap" => c.ack_bitmap = v.as_bool()?,
                     _ => return Err(format!("unknown field for transport `rondo` (known: {})", RONDO_KNOBS.join(", "))),
                 }
                 Ok(())

@@ -136,8 +136,9 @@ pub struct AckOut {
     pub ts_rx: Time,
     /// Switch hops the data packet took.
     pub hops: u8,
-    /// SACK bitmap: bit `i` set ⇔ PSN `cum_ack + 1 + i` has been received (only from a
-    /// coalescing receiver; 0 otherwise).
+    /// SACK bitmap: from a coalescing receiver, bit `i` set ⇔ PSN `cum_ack + 1 + i` has been
+    /// received; from a receiver [`Receiver::with_sack_below`], bit `i` ⇔ PSN `psn − 64 + i`;
+    /// 0 otherwise.
     pub sack: u64,
 }
 
@@ -173,6 +174,9 @@ pub struct Receiver {
     /// ACK duplicates (see [`Receiver::with_duplicate_acks`]).
     ack_duplicates: bool,
     coalescing: Option<AckCoalescing>,
+    /// Per-packet ACKs carry [`AckOut::sack`] as the bitmap of the 64 PSNs below the
+    /// acknowledged one ([`Receiver::with_sack_below`]).
+    sack_below: bool,
 }
 
 impl Receiver {
@@ -191,7 +195,16 @@ impl Receiver {
             duplicates: 0,
             ack_duplicates: true,
             coalescing: None,
+            sack_below: false,
         }
+    }
+
+    /// Per-packet ACKs (no coalescing) carry a SACK bitmap of the 64 PSNs below the acknowledged
+    /// one: bit `i` set ⇔ PSN `psn − 64 + i` has been received ([`Receiver::received_below`]).
+    /// A lost ACK then does not hide its packet's arrival: the next ACK names it too.
+    pub fn with_sack_below(mut self, on: bool) -> Receiver {
+        self.sack_below = on && self.mode == RxMode::Selective;
+        self
     }
 
     /// Whether a duplicate data packet is ACKed (default true; the ns-3 HPCC fork's go-back-N
@@ -245,6 +258,42 @@ impl Receiver {
     /// and both copies arrived: a spurious retransmission).
     pub fn duplicates(&self) -> u64 {
         self.duplicates
+    }
+
+    /// Bits `start .. start + 64` of the held bitmap (bit `j` ⇔ PSN `next_expected + 1 + j`).
+    fn held_bits(&self, start: u32) -> u64 {
+        let (w, b) = ((start / 64) as usize, start % 64);
+        let lo = self.held.get(w).copied().unwrap_or(0) >> b;
+        let hi = if b == 0 { 0 } else { self.held.get(w + 1).copied().unwrap_or(0) << (64 - b) };
+        lo | hi
+    }
+
+    /// Which of the 64 PSNs below `psn` have been received: bit `i` ⇔ PSN `psn − 64 + i`
+    /// (PSNs below 0 read as not received).
+    pub fn received_below(&self, psn: u32) -> u64 {
+        let base = psn as i64 - 64;
+        let ne = self.next_expected as i64;
+        let bits = if ne >= base + 64 {
+            u64::MAX
+        } else if ne < base {
+            self.held_bits((base - ne - 1) as u32)
+        } else {
+            // Position s is next_expected itself (not received); below it everything arrived.
+            let s = (ne - base) as u32;
+            let low = (1u64 << s) - 1;
+            if s + 1 < 64 {
+                low | (self.held_bits(0) << (s + 1))
+            } else {
+                low
+            }
+        };
+        if base <= -64 {
+            0
+        } else if base < 0 {
+            bits & (u64::MAX << (-base) as u32)
+        } else {
+            bits
+        }
     }
 
     fn is_held(&self, psn: u32) -> bool {
@@ -347,7 +396,11 @@ impl Receiver {
             RxReply::Nak => PacketKind::Nak,
             RxReply::None => return (out, None),
         };
-        (out, Some(Self::reply(now, data, kind, reply_flags, out.cum_ack, out.ood)))
+        let mut ack = Self::reply(now, data, kind, reply_flags, out.cum_ack, out.ood);
+        if self.sack_below && out.verdict != RxVerdict::DroppedBufferFull {
+            ack.sack = self.received_below(data.psn);
+        }
+        (out, Some(ack))
     }
 
     /// [`Receiver::on_data_packet`] with ACK coalescing on (see the module docs).
@@ -483,6 +536,32 @@ mod tests {
         assert_eq!(r.rbo(), 0);
         let o = r.on_data(Time::ZERO, 0, false);
         assert_eq!(o.verdict, RxVerdict::InOrder { delivered: 1 });
+    }
+
+    #[test]
+    fn received_below_matches_the_set_of_arrivals() {
+        // Arrivals in a scrambled order with holes; after each, the bitmap below every PSN up to
+        // 200 equals the brute-force answer.
+        let mut rng = braid_core::rng::Rng::new(7);
+        let mut r = Receiver::new(RxMode::Selective, 400).with_sack_below(true);
+        let mut got = vec![false; 400];
+        for _ in 0..300 {
+            let psn = (rng.next_u64() % 260) as u32;
+            r.on_data(Time::ZERO, psn, true);
+            got[psn as usize] = true;
+            for h in [0u32, 1, 5, 63, 64, 65, 100, 130, 199, 259] {
+                let want = (0..64).fold(0u64, |m, i| {
+                    let q = h as i64 - 64 + i as i64;
+                    if q >= 0 && got[q as usize] { m | 1 << i } else { m }
+                });
+                assert_eq!(r.received_below(h), want, "below {h} after {psn}");
+            }
+        }
+        // The per-packet ACK carries it; a lost ACK of 5 is covered by the ACK of 7.
+        let mut r = Receiver::new(RxMode::Selective, 20).with_sack_below(true);
+        r.on_data_packet(Time::ZERO, &data(5), true);
+        let (_, a) = r.on_data_packet(Time::ZERO, &data(7), true);
+        assert_eq!(a.unwrap().sack, 1 << (64 - 2));
     }
 
     #[test]

@@ -153,6 +153,10 @@ pub struct RecoveryConfig {
     /// Per-packet Early Recovery also needs a later delivery on the packet's own path; see the
     /// `er` module. A sender's mode.
     pub er_path_confirm: bool,
+    /// The receiver's per-packet ACKs carry the bitmap of the 64 PSNs below the acknowledged one
+    /// (`Receiver::with_sack_below`): every set bit counts as a selective acknowledgement, so a
+    /// lost ACK does not look like a lost data packet. A sender's mode, set with the receiver's.
+    pub sack_below: bool,
     /// The RNIC's limit on the range of outstanding PSNs (Rondo Appendix A; [`PsnLimit`]):
     /// new data waits while the next new PSN is at or beyond the bound. Set from the network's
     /// `max_outstanding_psn` / `max_outstanding_reads`, not a recovery knob.
@@ -181,6 +185,7 @@ impl RecoveryConfig {
             hole_first: false,
             er_per_packet: false,
             er_path_confirm: false,
+            sack_below: false,
             psn_limit: PsnLimit::None,
         }
     }
@@ -520,11 +525,19 @@ impl Recovery {
                 sum.newly_acked += 1;
             }
         }
-        // A coalescing receiver's SACK bitmap: bit i ⇔ PSN `cum_ack + 1 + i` arrived.
+        // The SACK bitmap: from a coalescing receiver bit i ⇔ PSN `cum_ack + 1 + i` arrived; from a
+        // receiver that reports below the acknowledged PSN, bit i ⇔ PSN `psn − 64 + i`.
         if sack_valid && ack.sack != 0 {
             let mut bits = ack.sack;
+            let below = self.sh.cfg.sack_below;
+            if below {
+                // Skip what the cumulative ACK already covers (most of the bitmap in order).
+                let skip = b.una as i64 - (ack.psn as i64 - 64);
+                bits = if skip >= 64 { 0 } else if skip > 0 { bits & (u64::MAX << skip) } else { bits };
+            }
             while bits != 0 {
-                let psn = ack.cum_ack.saturating_add(1 + bits.trailing_zeros());
+                let i = bits.trailing_zeros();
+                let psn = if below { (ack.psn as i64 - 64 + i as i64).max(0) as u32 } else { ack.cum_ack.saturating_add(1 + i) };
                 bits &= bits - 1;
                 if psn >= b.una && psn < b.max_sent && b.sack(psn).is_some() {
                     sum.newly_acked += 1;
@@ -587,8 +600,10 @@ impl Recovery {
     /// Process timers due at `now`. Returns whether anything was queued for retransmission.
     pub fn on_timeout(&mut self, now: Time) -> bool {
         let mut fired = false;
-        if let LossDetector::RackTlp(r) = &mut self.detector {
-            fired |= r.on_timers(now, &mut self.sh);
+        match &mut self.detector {
+            LossDetector::RackTlp(r) => fired |= r.on_timers(now, &mut self.sh),
+            LossDetector::EarlyRecovery(er) => fired |= er.on_timer(now, &mut self.sh),
+            _ => {}
         }
         if !self.sh.timers.is_due(TimerKind::Rto, now) {
             return fired;

@@ -124,7 +124,7 @@ impl AckIn<'static> {
 pub enum TimerKind {
     /// Retransmission timeout (the flow's, or the earliest per-packet one).
     Rto = 0,
-    /// RACK reorder-window timer.
+    /// RACK reorder-window timer; Early Recovery's path-confirmed tail check.
     Rack = 1,
     /// Tail-loss probe.
     Tlp = 2,

@@ -195,6 +195,12 @@ impl TransportSpec {
             _ => None,
         }
     }
+
+    /// Whether the flow's receiver puts the bitmap of the 64 PSNs below the acknowledged one in
+    /// every ACK (`Receiver::with_sack_below`; Rondo's `ack_bitmap`).
+    pub fn sack_below(&self) -> bool {
+        matches!(self, TransportSpec::Rondo(c) if c.ack_bitmap)
+    }
 }
 
 /// A flow's sender.

@@ -315,6 +315,12 @@ pub struct RondoConfig {
     /// `er_mode = "per-path"`: per packet, confirmed by a later delivery on the packet's own
     /// path ([`RecoveryConfig::er_path_confirm`]).
     pub er_path_confirm: bool,
+    /// `ack_bitmap`: every per-packet ACK carries the bitmap of the 64 PSNs below the acknowledged
+    /// one (default true; the prototype's "bitmap-based packet arrival tracking", Appendix D).
+    /// Without it a lost ACK of a packet above the cumulative ACK reads as a lost packet once a
+    /// later packet on its path is acknowledged: at 0.1 % loss on every link that made 0.25 % of
+    /// the packets sent spurious copies on `examples/rondo-permutation.toml`, 0 with data-only loss.
+    pub ack_bitmap: bool,
 }
 
 /// The initial window per path with capacity probing, in packets (`w0` unset): "a few MTU" (§4.2.2).
@@ -376,6 +382,7 @@ impl RondoConfig {
             ts_interval: RelTime::Rtts(0.125),
             er_per_packet: true,
             er_path_confirm: true,
+            ack_bitmap: true,
         })
     }
 
@@ -595,7 +602,12 @@ impl RondoSender {
     pub fn new(cfg: &RondoConfig, fenv: &FlowEnv) -> Result<RondoSender, String> {
         let (env, entropy, start, seed) = (&fenv.cc, fenv.entropy, fenv.start, fenv.seed);
         env.check()?;
-        let core = SenderCore::for_env(fenv, RecoveryConfig { er_per_packet: cfg.er_per_packet, er_path_confirm: cfg.er_path_confirm, ..cfg.recovery })?;
+        let core = SenderCore::for_env(fenv, RecoveryConfig {
+                er_per_packet: cfg.er_per_packet,
+                er_path_confirm: cfg.er_path_confirm,
+                sack_below: cfg.ack_bitmap,
+                ..cfg.recovery
+            })?;
         let mtu = core.mtu_bytes();
         let pkts = core.msg.packets as u64;
         if env.base_rtt == Time::ZERO {
