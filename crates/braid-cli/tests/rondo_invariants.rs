@@ -155,8 +155,11 @@ fn random_data_loss_gives_few_spurious_retransmissions() {
     assert!(ratio <= 0.001, "spurious retransmissions {:.3} % of data packets (bound 0.1 %)", 100.0 * ratio);
 }
 
+/// ACKs lost too: the ACK bitmap (the 64 PSNs below the acknowledged one) names a packet whose own
+/// ACK was lost, so the bound is the same as for data loss alone (without the bitmap each lost
+/// ACK above the cumulative ACK cost about one spurious copy: 0.25 % on the permutation example).
 #[test]
-fn lost_acks_add_about_one_spurious_copy_each() {
+fn lost_acks_do_not_read_as_lost_packets() {
     let (ratio, _, _) = spurious_ratio("all");
-    assert!(ratio <= 0.004, "spurious retransmissions {:.3} % of data packets (bound 0.4 %)", 100.0 * ratio);
+    assert!(ratio <= 0.001, "spurious retransmissions {:.3} % of data packets (bound 0.1 %)", 100.0 * ratio);
 }
