@@ -232,8 +232,10 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         let pkts = f.size_bytes.div_ceil(mtu as u64).max(1);
         let total_wire = f.size_bytes as u128 + pkts as u128 * sc.net.header_bytes as u128;
         check_path_time(p, total_wire + wire as u128 + ack as u128, || format!("[workload] flow {i}"))?;
+        // A flow can use several paths at once if its transport sprays or the switches do.
+        let spray = kits[wl.group(i) as usize].0.is_multipath() || sc.net.routing == braid_net::config::RoutingMode::Adaptive;
         let ideal = sim
-            .ideal_fct_at(f.src, f.dst, f.start, f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes)
+            .ideal_fct_at(f.src, f.dst, f.start, f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes, spray)
             .unwrap_or_else(|| p.ideal_fct(f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes));
         sim.add_flow(wl.conn(i), f.size_bytes, f.start, ideal, f.tag);
     }

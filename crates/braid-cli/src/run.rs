@@ -387,7 +387,7 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     if !beat.is_empty() {
         let ids: Vec<String> = beat.iter().take(10).map(|f| format!("{} ({:.3})", f.id, f.slowdown().unwrap_or(0.0))).collect();
         let w = format!(
-            "{} flows finished faster than Braid's ideal FCT (the best of their candidate paths, docs/metrics.md), which should be impossible: flows {}",
+            "{} flows finished faster than Braid's ideal FCT (the best of their candidate paths, or all of them at once, docs/metrics.md), which should be impossible: flows {}",
             beat.len(),
             ids.join(", ")
         );
@@ -658,7 +658,7 @@ pub fn human_summary(sc: &Scenario, r: &RunResult) -> String {
     format!(
         "{name} (seed {seed}): {done}/{total} flows completed in {sim} simulated ({end})\n\
          \x20 wall {wall} s, {ev} events ({eps} events/s, {hps} packet-hops/s)\n\
-         \x20 FCT slowdown (FCT / ideal on the best candidate path) p50 {p50}  p99 {p99}{artifact}   goodput {goodput}\n\
+         \x20 FCT slowdown (FCT / ideal on the best candidate path, or over all of them) p50 {p50}  p99 {p99}{artifact}   goodput {goodput}\n\
          \x20 NIC OOD p99 {op99}  max {omax}   data packets dropped {drops}{dups}  retransmissions {retx} (spurious {sp})\n",
         name = sc.name,
         seed = sc.seed,

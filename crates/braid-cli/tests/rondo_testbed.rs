@@ -47,3 +47,18 @@ fn rondo_uses_all_four_paths_and_reorders_far_less_than_rrps() {
         assert_eq!(rondo.sim.stats().spurious_retx, 0, "{extra}: lossless testbed, no spurious retransmission");
     }
 }
+
+/// The ideal FCT of a flow that may spray over the four paths is their maximum flow, 70 Gb/s
+/// (25 + 20 + 15 + 10, each narrower than the 100 Gb/s NICs), not the widest single path's 25:
+/// 20 MB with 64-byte headers needs 21.28 MB × 8 / 70 Gb/s = 2.432 ms plus one packet's trip.
+/// Rondo comes within a few per cent of it and never below.
+#[test]
+fn the_ideal_is_the_four_paths_maximum_flow() {
+    let r = testbed(&[]);
+    let f = &r.flows[0];
+    let wire = 20_000_000.0 * 1064.0 / 1000.0;
+    let floor_ns = (wire - 1064.0) * 8.0 / 70e9 * 1e9;
+    assert!(f.ideal_fct_ns > floor_ns && f.ideal_fct_ns < floor_ns + 30_000.0, "ideal {} ns, floor {floor_ns} ns", f.ideal_fct_ns);
+    let slow = f.finish_ns.unwrap() / f.ideal_fct_ns;
+    assert!((1.0..1.05).contains(&slow), "slowdown {slow}");
+}

@@ -67,6 +67,18 @@ impl PathInfo {
     }
 }
 
+/// The ideal FCT of `size_bytes` for a flow that may spray over every one of `paths` (its
+/// candidate paths) at `rate` in all ([`multipath_rate`]): every packet but the last crosses at
+/// `rate`, and the last one then takes the fastest path for a lone packet. `None` without paths.
+pub fn multipath_ideal_fct(paths: &[PathInfo], rate: Rate, size_bytes: u64, mtu: u32, header: u32, ack_bytes: u32) -> Option<Time> {
+    let mtu_b = mtu.max(1) as u64;
+    let pkts = size_bytes.div_ceil(mtu_b).max(1);
+    let last_payload = size_bytes - (pkts - 1) * mtu_b;
+    let ahead = (pkts - 1) * (mtu_b + header as u64);
+    let tail = paths.iter().map(|p| p.ideal_fct(last_payload, mtu, header, ack_bytes)).min()?;
+    Some(rate.tx_time(ahead) + tail)
+}
+
 /// Memo of [`best_from`]: per node, (bottleneck, delay, hops) of its best path to the destination.
 type BestMemo = HashMap<u32, Option<(Rate, Time, Vec<(Rate, Time)>)>>;
 
@@ -195,6 +207,88 @@ pub fn candidate_paths(routes: &Routes, ports: &[PortState], src: NodeId, dst: u
         out
     }
     from(routes, ports, src, dst, dst_node, &mut HashMap::new()).into_iter().map(|hops| PathInfo { hops }).collect()
+}
+
+/// The largest rate at which node `src` can send to host `dst` (node `dst_node`) over every
+/// minimum-hop path at once: the maximum flow through the next-hop graph of `routes` (links up,
+/// capacity = line rate), found by augmenting along shortest residual paths (Edmonds–Karp). A
+/// transport that sprays over every path can at best send at this rate; it is the bottleneck of
+/// the best single path wherever the hosts' own links are the narrowest (Clos, fat-tree), and
+/// more where parallel paths are each narrower than the host (the Rondo testbed's 25/20/15/10
+/// Gb/s paths behind a 100 Gb/s NIC). 0 when unreachable.
+pub fn multipath_rate(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Rate {
+    use std::collections::VecDeque;
+    // The nodes and edges of the next-hop DAG reachable from src.
+    let mut index: HashMap<u32, usize> = HashMap::new();
+    let mut nodes = vec![src];
+    index.insert(src.0, 0);
+    let mut edges: Vec<(usize, usize, u64)> = Vec::new(); // (from, to, capacity in b/s)
+    let mut i = 0;
+    while i < nodes.len() {
+        let n = nodes[i];
+        i += 1;
+        if n == dst_node {
+            continue;
+        }
+        for &p in routes.next_hops(n, dst) {
+            let port = ports[p.idx()];
+            if !port.up {
+                continue;
+            }
+            let j = *index.entry(port.peer.0).or_insert_with(|| {
+                nodes.push(port.peer);
+                nodes.len() - 1
+            });
+            edges.push((i - 1, j, port.rate.bps()));
+        }
+    }
+    let Some(&sink) = index.get(&dst_node.0) else { return Rate(0) };
+    // Residual graph: edge e and its reverse e ^ 1.
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    let mut to = Vec::with_capacity(edges.len() * 2);
+    let mut cap = Vec::with_capacity(edges.len() * 2);
+    for &(a, b, c) in &edges {
+        adj[a].push(to.len());
+        to.push(b);
+        cap.push(c);
+        adj[b].push(to.len());
+        to.push(a);
+        cap.push(0);
+    }
+    let mut total = 0u64;
+    loop {
+        let mut via: Vec<Option<usize>> = vec![None; nodes.len()];
+        let mut q = VecDeque::from([0usize]);
+        let mut seen = vec![false; nodes.len()];
+        seen[0] = true;
+        while let Some(u) = q.pop_front() {
+            for &e in &adj[u] {
+                let v = to[e];
+                if !seen[v] && cap[e] > 0 {
+                    seen[v] = true;
+                    via[v] = Some(e);
+                    q.push_back(v);
+                }
+            }
+        }
+        if !seen[sink] {
+            break;
+        }
+        let mut push = u64::MAX;
+        let mut v = sink;
+        while let Some(e) = via[v] {
+            push = push.min(cap[e]);
+            v = to[e ^ 1];
+        }
+        let mut v = sink;
+        while let Some(e) = via[v] {
+            cap[e] -= push;
+            cap[e ^ 1] += push;
+            v = to[e ^ 1];
+        }
+        total = total.saturating_add(push);
+    }
+    Rate(total)
 }
 
 /// How many minimum-hop (equal-cost) paths lead from node `src` to host `dst` (node

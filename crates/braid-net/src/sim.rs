@@ -213,7 +213,7 @@ pub struct Sim {
     /// [`Sim::path_info_at`]'s paths, by (source, destination, link events in effect).
     path_cache_at: HashMap<(u32, u32, usize), Option<PathInfo>>,
     /// [`Sim::ideal_fct_at`]'s candidate paths, by (source, destination, link events in effect).
-    candidates_at: HashMap<(u32, u32, usize), Vec<PathInfo>>,
+    candidates_at: HashMap<(u32, u32, usize), (Vec<PathInfo>, Option<Rate>)>,
     /// The port states after the first `.0` link events, for [`Sim::path_info_at`].
     port_states_at: Option<(usize, Vec<crate::path::PortState>)>,
     master_seed: u64,
@@ -441,9 +441,13 @@ impl Sim {
     /// `at`: [`PathInfo::ideal_fct`] on the best of the flow's candidate paths — every
     /// minimum-hop path it may take, with the link events in effect at `at` — for this size (a
     /// short message's best path is the lowest-delay one, a long one's the widest; docs/metrics.md).
-    /// No flow can beat it, so a slowdown under it is at least 1. `None` if unreachable.
+    /// With `spray` (a transport, or switches, that send one flow over several paths) and parallel
+    /// paths each narrower than the hosts' links (the Rondo testbed), the flow could use all of
+    /// them at once: the ideal is then the lesser of that and [`crate::path::multipath_ideal_fct`]
+    /// at the paths' maximum flow, capped by the hosts' links. No flow can beat it, so a slowdown
+    /// under it is at least 1. `None` if unreachable.
     #[allow(clippy::too_many_arguments)]
-    pub fn ideal_fct_at(&mut self, src: u32, dst: u32, at: Time, size_bytes: u64, mtu: u32, header: u32, ack_bytes: u32) -> Option<Time> {
+    pub fn ideal_fct_at(&mut self, src: u32, dst: u32, at: Time, size_bytes: u64, mtu: u32, header: u32, ack_bytes: u32, spray: bool) -> Option<Time> {
         let epoch = self.link_events.partition_point(|e| e.at <= at);
         let key = (src, dst, epoch);
         if !self.candidates_at.contains_key(&key) {
@@ -452,11 +456,23 @@ impl Sim {
                 Some((e, s)) if *e == epoch => s.clone(),
                 _ => self.ports.iter().map(crate::path::PortState::of).collect(),
             };
-            let dst_node = self.hosts[dst as usize].node;
-            let c = crate::path::candidate_paths(&self.routes, &states, self.hosts[src as usize].node, dst, dst_node);
-            self.candidates_at.insert(key, c);
+            let (s_node, dst_node) = (self.hosts[src as usize].node, self.hosts[dst as usize].node);
+            let c = crate::path::candidate_paths(&self.routes, &states, s_node, dst, dst_node);
+            // Spraying gains only where the widest path is narrower than the hosts' own links.
+            let widest = c.iter().map(|p| p.bottleneck()).max().unwrap_or(Rate(0));
+            let hosts_rate = c.iter().map(|p| p.hops[0].0.min(p.hops[p.hops.len() - 1].0)).max().unwrap_or(Rate(0));
+            let mp = (widest < hosts_rate)
+                .then(|| crate::path::multipath_rate(&self.routes, &states, s_node, dst, dst_node).min(hosts_rate))
+                .filter(|&r| r > widest);
+            self.candidates_at.insert(key, (c, mp));
         }
-        self.candidates_at[&key].iter().map(|p| p.ideal_fct(size_bytes, mtu, header, ack_bytes)).min()
+        let (paths, mp) = &self.candidates_at[&key];
+        let single = paths.iter().map(|p| p.ideal_fct(size_bytes, mtu, header, ack_bytes)).min();
+        let all = mp.filter(|_| spray).and_then(|r| crate::path::multipath_ideal_fct(paths, r, size_bytes, mtu, header, ack_bytes));
+        match (single, all) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// How many equal-cost (minimum-hop) paths lead from host `src` to host `dst` (see

@@ -196,6 +196,12 @@ impl TransportSpec {
         }
     }
 
+    /// Whether the transport sends one flow's packets over several paths (every one but RoCE, which
+    /// keeps one path unless the switches spray its packets themselves).
+    pub fn is_multipath(&self) -> bool {
+        !matches!(self, TransportSpec::Roce(_))
+    }
+
     /// Whether the flow's receiver puts the bitmap of the 64 PSNs below the acknowledged one in
     /// every ACK (`Receiver::with_sack_below`; Rondo's `ack_bitmap`).
     pub fn sack_below(&self) -> bool {
