@@ -571,10 +571,10 @@ fn write_series(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), String> 
         let p = dir.join("queues.csv");
         let mut w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
         let res: std::io::Result<()> = (|| {
-            writeln!(w, "time_ns,port,node,peer,bytes")?;
-            for &(t, port, b) in r.sim.queue_series() {
+            writeln!(w, "time_ns,port,node,peer,bytes,probe_bytes")?;
+            for &(t, port, b, probes) in r.sim.queue_series() {
                 let pt = &r.sim.ports()[port as usize];
-                writeln!(w, "{},{},{},{},{}", fmt_f64(t.ns_f64()), port, pt.node, pt.peer, b)?;
+                writeln!(w, "{},{},{},{},{},{}", fmt_f64(t.ns_f64()), port, pt.node, pt.peer, b, probes)?;
             }
             w.flush()
         })();

@@ -74,7 +74,7 @@ fn queue_samples(sim: &Sim, from: Time, to: Time) -> Vec<u64> {
     // The series records only non-empty samples; fill the gaps with zeros.
     let mut v = Vec::new();
     let mut by_time = std::collections::BTreeMap::new();
-    for &(t, p, q) in sim.queue_series() {
+    for &(t, p, q, _) in sim.queue_series() {
         if p == b && t >= from && t < to {
             by_time.insert(t, q);
         }

@@ -159,8 +159,22 @@ fn quickstart_shows_rondo_and_lcmp_ahead() {
         assert!(get("Rondo", "jct_ms") < get(other, "jct_ms"), "JCT: Rondo vs {other}: {csv}");
         assert!(get("Rondo", "fct_slowdown_p99") < get(other, "fct_slowdown_p99"), "p99: Rondo vs {other}: {csv}");
     }
+    // compare.csv has no mean OOD column; runs.csv has every summary field, the case in column 1.
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let run_rows: Vec<Vec<&str>> = runs.lines().map(|l| l.split(',').collect()).collect();
+    let mean_col = run_rows[0].iter().position(|h| *h == "nic_ood_mean").expect("runs.csv has nic_ood_mean");
+    let ood_mean = |label: &str| -> f64 {
+        let r = run_rows.iter().find(|r| r[1] == label).unwrap_or_else(|| panic!("no run {label}: {runs}"));
+        r[mean_col].parse().unwrap()
+    };
+    // OOD ≈ R·ΔD for a sprayer that ignores the slow spine (Rondo §3, Eq 3); Rondo's scheduler
+    // compensates ΔD once it has measured it, so its mean OOD is a fraction of theirs. Its p99 and
+    // max come from the first round trip (W0 packets on the slow spine leave before any delay
+    // sample), which a sender cannot avoid without knowing the delay beforehand, so they are
+    // only required to be lower.
     for other in ["RR spraying", "UET"] {
-        assert!(get("Rondo", "nic_ood_p99") * 2.0 <= get(other, "nic_ood_p99"), "OOD p99: Rondo vs {other}: {csv}");
+        assert!(ood_mean("Rondo") * 4.0 <= ood_mean(other), "OOD mean: Rondo vs {other}: {runs}");
+        assert!(get("Rondo", "nic_ood_p99") < get(other, "nic_ood_p99"), "OOD p99: Rondo vs {other}: {csv}");
     }
     assert_eq!(get("ECMP+DCQCN", "nic_ood_max"), 0.0);
     // Between DCs: LCMP's median and tail slowdown below ECMP's.

@@ -107,6 +107,19 @@ impl Port {
         self.q_bytes.iter().sum()
     }
 
+    /// Bytes queued in every class but Rondo's probe class: the queue a data packet can wait
+    /// behind (probes are served only with capacity data leaves unused, §4.2.2).
+    #[inline]
+    pub fn queued_bytes_without_probes(&self) -> u64 {
+        self.queued_bytes() - self.q_bytes[crate::config::CLASS_PROBE as usize]
+    }
+
+    /// Bytes of Rondo's capacity probes queued (the low-priority probe class).
+    #[inline]
+    pub fn probe_bytes(&self) -> u64 {
+        self.q_bytes[crate::config::CLASS_PROBE as usize]
+    }
+
     /// The highest-priority class with a packet and not paused.
     #[inline]
     pub fn next_class(&self) -> Option<usize> {

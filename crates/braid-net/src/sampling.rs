@@ -33,7 +33,7 @@ pub struct Samples {
     /// Per-port queue statistics (switch ports only).
     queue_stats: Vec<PortQueueStats>,
     /// Rows `(time, port, bytes)`.
-    queue_series: Vec<(Time, u32, u64)>,
+    queue_series: Vec<(Time, u32, u64, u64)>,
     /// Rows `(time, host, nic_ood, nic_rbo)`.
     ood_series: Vec<(Time, u32, u64, u64)>,
     /// Rows `(time, application bytes delivered in order so far)`.
@@ -116,13 +116,16 @@ impl Samples {
             if is_host[p.node.idx()] || !owned(p.node) {
                 continue;
             }
-            let q = p.queued_bytes();
+            // The queue data waits in: probes below it are left out of the statistics and
+            // recorded on their own.
+            let q = p.queued_bytes_without_probes();
             match &mut self.deferred {
                 Some(d) => d.push((now, i as u32, q)),
                 None => self.queue_stats[i].record(q),
             }
-            if self.config.queues_series && q > 0 {
-                self.queue_series.push((now, i as u32, q));
+            let probes = p.probe_bytes();
+            if self.config.queues_series && (q > 0 || probes > 0) {
+                self.queue_series.push((now, i as u32, q, probes));
             }
         }
         if self.config.ood_series {
@@ -150,8 +153,9 @@ impl Samples {
     pub fn queue_stats(&self) -> &[PortQueueStats] {
         &self.queue_stats
     }
-    /// Rows `(time, port, bytes)` of non-empty switch queues.
-    pub fn queue_series(&self) -> &[(Time, u32, u64)] {
+    /// Rows `(time, port, bytes, probe bytes)` of non-empty switch queues (bytes: every class but
+    /// the probe class).
+    pub fn queue_series(&self) -> &[(Time, u32, u64, u64)] {
         &self.queue_series
     }
     /// Rows `(time, host, nic_ood, nic_rbo)` of hosts with reordering.

@@ -1002,7 +1002,7 @@ impl Sim {
         self.samples.queue_stats()
     }
     /// Time series rows `(time, port, bytes)`.
-    pub fn queue_series(&self) -> &[(Time, u32, u64)] {
+    pub fn queue_series(&self) -> &[(Time, u32, u64, u64)] {
         self.samples.queue_series()
     }
     /// Time series rows `(time, host, nic_ood, nic_rbo)`.
