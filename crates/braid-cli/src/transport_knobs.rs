@@ -220,6 +220,7 @@ pub const RONDO_KNOBS: &[&str] = &[
     "er_threshold",
     "er_mode",
     "ack_bitmap",
+    "rtt_floor",
 ];
 
 fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
@@ -303,6 +304,7 @@ fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
                         }
                     }
                     "ack_bitmap" => c.ack_bitmap = v.as_bool()?,
+                    "rtt_floor" => c.rtt_floor = v.as_bool()?,
                     _ => return Err(format!("unknown field for transport `rondo` (known: {})", RONDO_KNOBS.join(", "))),
                 }
                 Ok(())

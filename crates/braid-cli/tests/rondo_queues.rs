@@ -109,11 +109,11 @@ fn flows_joining_and_leaving_converge_without_a_queue_spike() {
     );
     assert!(before > 0.95 && during > 0.95 && after > 0.95);
     // Prop 2's queue bound (Appendix C.3, Eq 51; a fluid bound — packets overshoot it by ~10 %) with equal base RTTs: C·τq + N_l·q0/4 + N_S·W0,
-    // N_l = 40 flows × 4 logical paths active, N_S = 32 × 4 starting, q0 = 3 KB, W0 = 2 KB:
-    // 8.5 KB + 120 KB + 256 KB. The joiners send only W0 per path (their probes are starved by
+    // N_l = 40 flows × 4 logical paths active, N_S = 32 × 4 starting, q0 = 3 KB, W0 = 4 KB (the
+    // default 4 MTU, docs/rondo.md): 8.5 KB + 120 KB + 512 KB. The joiners send only W0 per path (their probes are starved by
     // the full link), so the spike is the W0 burst plus the margins, not a window's worth.
     let tau_q = 0.04 * 17e-6;
-    let bound = 100e9 / 8.0 * tau_q + 160.0 * 750.0 + 128.0 * 2000.0;
+    let bound = 100e9 / 8.0 * tau_q + 160.0 * 750.0 + 128.0 * 4000.0;
     println!("Prop 2 bound {bound:.0} B");
     assert!((q_join as f64) < 1.25 * bound, "queue spike when 32 flows join: {q_join} B (bound {bound:.0} B)");
     let rtt = Time::from_us(17);

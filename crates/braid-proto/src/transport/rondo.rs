@@ -321,6 +321,12 @@ pub struct RondoConfig {
     /// later packet on its path is acknowledged: at 0.1 % loss on every link that made 0.25 % of
     /// the packets sent spurious copies on `examples/rondo-permutation.toml`, 0 with data-only loss.
     pub ack_bitmap: bool,
+    /// `rtt_floor`: `T_p` is never below the smallest RTT measured on the path (default true; see
+    /// "Base RTT `T` per path" in the module docs). It keeps a path whose every route is longer
+    /// than the topology's hint from starving, and it also counts a standing queue that a flow
+    /// joins into that flow's `T_p` (Fig 25's late joiner takes more than its share); `false`
+    /// trusts the hint plus each path's excess over the flow's best path.
+    pub rtt_floor: bool,
 }
 
 /// The initial window per path with capacity probing, in packets (`w0` unset): "a few MTU" (§4.2.2).
@@ -383,6 +389,7 @@ impl RondoConfig {
             er_per_packet: true,
             er_path_confirm: true,
             ack_bitmap: true,
+            rtt_floor: true,
         })
     }
 
@@ -568,6 +575,8 @@ pub struct RondoSender {
     cfg_probe_slack: f64,
     cfg_delay_gain: f64,
     cfg_stable_samples: u32,
+    /// [`RondoConfig::rtt_floor`].
+    rtt_floor: bool,
     cfg_max_skip: u32,
     probing: bool,
     probe_rate_unsent: bool,
@@ -702,6 +711,7 @@ impl RondoSender {
             cfg_probe_slack: cfg.probe_slack,
             cfg_delay_gain: cfg.delay_gain,
             cfg_stable_samples: cfg.stable_samples,
+            rtt_floor: cfg.rtt_floor,
             cfg_max_skip: cfg.max_skip_pkts(env, mtu),
             probing: cfg.probing,
             probe_rate_unsent: cfg.probe_rate_unsent,
@@ -1100,7 +1110,13 @@ impl RondoSender {
             // hint, and one that is too short (links slower or longer than the driver knew)
             // would pin `W* = r̂·T_p + q` below the path's pipe, and the window, its ACK rate and
             // the probing trigger would starve together (issue 13).
-            ps.base_rtt = if ps.min_rtt == Time::MAX { self.t_env } else { (self.t_env + (ps.min_rtt - best)).max(ps.min_rtt) };
+            ps.base_rtt = if ps.min_rtt == Time::MAX {
+                self.t_env
+            } else if self.rtt_floor {
+                (self.t_env + (ps.min_rtt - best)).max(ps.min_rtt)
+            } else {
+                self.t_env + (ps.min_rtt - best)
+            };
         }
         let mut next = Time::MAX;
         for i in 0..self.paths.len() {
