@@ -1,4 +1,4 @@
-//! State memory per flow and per in-flight packet (issue 15), printed, never asserted:
+//! State memory per flow and per in-flight packet, printed, never asserted:
 //! `cargo bench -p braid-cli --bench state_memory`.
 //!
 //! A global allocator wrapper keeps the bytes currently allocated and their peak. For each

@@ -1,4 +1,4 @@
-//! Routing-study outputs (LCMP issue 7, items 5–6):
+//! Routing-study outputs (LCMP §5's metrics):
 //!
 //! - `slowdown_bins.csv` (always): FCT slowdown per flow-size bin, 20 equal-count bins as the LCMP
 //!   figures plot them (`fct_analysis_py3_batch.py`), with p50 and p99 under Braid's ideal FCT

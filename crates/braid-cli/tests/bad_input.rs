@@ -122,7 +122,7 @@ fn bad_set_and_bad_units() {
 
 #[test]
 fn bad_inter_dc_spraying_knobs() {
-    // Rondo's probe rate and the per-entropy / delay-spread routing knobs (issue 19).
+    // Rondo's probe rate and the per-entropy / delay-spread routing knobs (Rondo over LCMP).
     expect_error("probe-rate", GOOD, &["--set", "transport.kind=rondo", "--set", "transport.probe_rate=\"fast\""], "transport.probe_rate");
     expect_error("per-entropy", GOOD, &["--set", "routing.per_entropy=3"], "routing.per_entropy");
     expect_error("spread", GOOD, &["--set", "routing.max_delay_spread=\"-1ms\""], "routing.max_delay_spread");

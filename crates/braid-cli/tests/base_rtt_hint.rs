@@ -1,5 +1,5 @@
 //! The base RTT the driver hands to transports, and transports that survive a wrong one
-//! (issue 13, symptom 1).
+//! (a topology hint shorter than every path).
 //!
 //! - A `[[faults]]` entry in effect when a flow starts is part of its path: base RTT and ideal
 //!   FCT describe the network as it is then (`Sim::path_info_at`).

@@ -1,5 +1,5 @@
 //! Every transport of the scenario contract is selectable on the Rondo testbed scenario with
-//! `--set transport.kind=<name>` (issue 6), and the baselines' `[transport]` knobs are checked:
+//! `--set transport.kind=<name>`, and the baselines' `[transport]` knobs are checked:
 //! unknown names and bad values are errors that name the field.
 
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! Exactly-once, in-order delivery of every multipath baseline under 1 % random loss on every
-//! link (both directions, so data, ACKs, pulls and RTS are all lost), over several seeds (issue 6):
+//! link (both directions, so data, ACKs, pulls and RTS are all lost), over several seeds:
 //! every flow completes, its receiver delivered exactly its size in order, and the simulator's
 //! packet conservation holds.
 

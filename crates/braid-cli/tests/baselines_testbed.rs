@@ -1,4 +1,4 @@
-//! The multipath baselines on the Rondo testbed (§6.1, Fig 9; issue 6): one long flow from host 0
+//! The multipath baselines on the Rondo testbed (§6.1, Fig 9): one long flow from host 0
 //! to host 1 sprayed over four paths capped at 25/20/15/10 Gb/s (70 Gb/s in all), routing by
 //! entropy (next hop = UDP source port mod 4), `transport.paths = 4`, 4 KB MTU, the default ECN
 //! marking (MP-RDMA's window is ECN-driven). Falcon and UET (with an ACK per packet) should get
@@ -93,14 +93,14 @@ fn eqds_sprays_obliviously() {
 
 #[test]
 fn rrps_at_its_defaults_is_capped_by_the_slowest_path() {
-    // Issue 12: RRPS at its default window used to collapse (unbounded window at line rate →
+    // RRPS at its default window once collapsed (unbounded window at line rate →
     // unbounded queues → reordering beyond the reorder buffer → receiver discards → the
     // retransmissions join the same queues). The `fixed` controller now defaults to one BDP at
     // the NIC rate, which keeps it ACK-clocked. Round robin gives every path a quarter of the
     // packets, so the 10 Gb/s path caps the total at 4 × 10 Gb/s (Rondo §6.1, Fig 9b); no loss.
     let (g, _) = goodput_gbps("rrps");
     assert!(g > 35.0 && g <= 40.0, "rrps goodput {g:.2} Gb/s");
-    // The same on the example's 1 KB MTU with per-path RACK, the run issue 12 reported.
+    // The same on the example's 1 KB MTU with per-path RACK, the run that collapsed.
     let sets = vec!["transport.kind=\"rrps\"".to_string(), "run.max_sim_time=\"20ms\"".to_string()];
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let text = std::fs::read_to_string(root.join("examples/rondo-testbed.toml")).unwrap();

@@ -1,4 +1,4 @@
-//! UET (NSCC + REPS) on loaded fabrics (issue 6, item 4).
+//! UET (NSCC + REPS) on loaded fabrics.
 //! - REPS converges on good entropy values: with one spine of a leaf-spine slowed to a quarter of
 //!   the others, the number of distinct EVs a flow uses per block of 64 packets falls from the
 //!   random first windows' toward the number its window keeps in circulation (marked EVs are not

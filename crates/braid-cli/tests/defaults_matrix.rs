@@ -1,4 +1,4 @@
-//! The defaults matrix (issue 12, item 3): every transport at its defaults — and the reference
+//! The defaults matrix: every transport at its defaults — and the reference
 //! RoCE transport with each congestion control — on one small scenario per topology and workload
 //! kind Braid ships. Every cell must
 //! - complete every flow (no stall, no limit reached),
@@ -201,7 +201,7 @@ inter_group = true
 ///
 /// Not the per-flow ideal FCT Braid reports: that one is taken through one path's bottleneck,
 /// which on the heterogeneous multipath testbed is slower than what spraying over all paths
-/// reaches (slowdowns below 1; issue 13).
+/// reaches (slowdowns below 1).
 fn makespan_floor(r: &braid_cli::run::RunResult, sc: &braid_cli::scenario::Scenario) -> Time {
     let topo = &sc.topology;
     let flows = r.sim.flows();

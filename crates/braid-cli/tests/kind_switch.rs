@@ -111,7 +111,7 @@ fn set_fields_belong_to_the_running_kind() {
     let sc = scenario::load(&root.join("examples/rondo-testbed.toml"), &sets, None).unwrap();
     let window = sc.transport.cc.overrides.iter().find(|(k, _)| k == "window").map(|(_, v)| v.as_bytes().unwrap());
     assert_eq!(window, Some(braid_core::units::parse_size("64KB").unwrap()));
-    // Without --set the example runs RRPS at its defaults (issue 12: they must work)…
+    // Without --set the example runs RRPS at its defaults (they must work)…
     let sc = scenario::load(&root.join("examples/rondo-testbed.toml"), &["transport.kind=rrps".into()], None).unwrap();
     assert!(!sc.transport.cc.overrides.iter().any(|(k, _)| k == "window"));
     // …and a `[transport.rrps]` sub-table gives RRPS its window when RRPS runs.

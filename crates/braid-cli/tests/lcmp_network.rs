@@ -1,4 +1,4 @@
-//! The inter-DC network model LCMP runs on (issue 7 item 1) and the artifact's metrics (item 6):
+//! The inter-DC network model LCMP runs on and the artifact's metrics:
 //! ECN thresholds per link rate as `docs/lcmp.md`, network settings, 64-bit windows over long-haul
 //! RTTs (the artifact truncates the 8-DC maximum BDP to 32 bits), DCI and intra-DC buffers, and the
 //! artifact's ideal ("standalone") FCT.

@@ -1,4 +1,4 @@
-//! Rondo's invariants under random heterogeneity (issue 13), on 20 seeded draws of a small
+//! Rondo's invariants under random heterogeneity, on 20 seeded draws of a small
 //! three-tier Clos (16 hosts, 1 MB permutation): extra delay of 0–50 µs on up to 10 % of the
 //! links and rates cut to 25–75 % on up to 10 %, as `[[faults]]` in effect from the start.
 //!

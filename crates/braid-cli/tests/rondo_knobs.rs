@@ -1,4 +1,4 @@
-//! Rondo's scenario fields: every ablation knob of issue 4 parses and runs, defaults are the
+//! Rondo's scenario fields: every ablation knob parses and runs, defaults are the
 //! paper's (§6.2.1), and bad input ends with a message naming the field.
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Rondo under random loss and arbitrary path delays (issue 4, last evidence item): whatever the
+//! Rondo under random loss and arbitrary path delays: whatever the
 //! seed, loss rate (up to 1 %) and per-path delay, every byte reaches the application exactly once
 //! and in order — the receiver delivers the whole message, the flow completes, no data packet is
 //! unaccounted for (`Sim::conservation`), and the receiver never delivered a PSN twice (its

@@ -1,4 +1,4 @@
-//! Rondo over LCMP at inter-DC scale (issue 19, item 6): on a two-path toy (one-way delays 5 ms
+//! Rondo over LCMP at inter-DC scale: on a two-path toy (one-way delays 5 ms
 //! and 7 ms, 25 Gb/s each; `repro/scenarios/rondo-two-path-toy.toml`) one flow sprays its
 //! logical paths over both LCMP candidates. Theory (Rondo §4.3): without the scheduler the
 //! receiver's out-of-order degree is the data the flow sends during the delay difference,

@@ -1,6 +1,6 @@
 //! Cost of Rondo's unsent-PSN selection (`UnsentSet::nth` + `mark_sent`, §4.3 Eq 7) per
 //! packet, at the skips inside a datacenter (0–64) and between datacenters (10^4–10^6 packets:
-//! `R·ΔD` at 100 Gb/s and 5 ms is ~60,000 MTU; issue 19). Prints ns per packet; no assertion.
+//! `R·ΔD` at 100 Gb/s and 5 ms is ~60,000 MTU). Prints ns per packet; no assertion.
 //!
 //! `cargo bench -p braid-proto --bench unsent`
 

@@ -102,7 +102,7 @@
 //!   timestamp request, so a long path's first probe ACK gives its delay before its first data
 //!   echo). A difference counts once it exceeds its pair's arrival gap. Skips follow each new
 //!   pairing at once until the gate opens; from then on the EWMA estimates as before. Measured
-//!   (issue 13): four-path max OOD 68 / 31 / 55 / 99 at ΔD = 10 / 15 / 20 / 25 µs (132 / 188 /
+//!   (EXPERIMENTS.md, Rondo under heterogeneity): four-path max OOD 68 / 31 / 55 / 99 at ΔD = 10 / 15 / 20 / 25 µs (132 / 188 /
 //!   249 / 303 without the scheduler), 32-to-1 incast still 0, testbed +10 µs mean OOD 2.9 (4.9
 //!   with `"stable"`).
 //! - **Start-up probing on long paths** (§4.2.2, "at flow startup, each path starts with an
@@ -416,7 +416,7 @@ impl RondoConfig {
     /// the network's largest base RTT)`. A skip is at most `R·ΔD`, and `ΔD` is below the largest
     /// RTT, so the default never binds on a path set the NIC could fill; 4096 (the datacenter
     /// figure, above every skip measured there) keeps the cap for µs networks, and between
-    /// datacenters `R·ΔD` reaches 10^4–10^6 packets (issue 19).
+    /// datacenters `R·ΔD` reaches 10^4–10^6 packets (docs/rondo.md, between datacenters).
     pub fn max_skip_pkts(&self, env: &CcEnv, mtu: u32) -> u32 {
         self.max_skip.unwrap_or_else(|| {
             let pkts = env.line_rate.bdp_bytes(env.max_rtt) / mtu.max(1) as u64;
@@ -1109,7 +1109,7 @@ impl RondoSender {
             // Never below what the path has been measured to take: the topology's figure is a
             // hint, and one that is too short (links slower or longer than the driver knew)
             // would pin `W* = r̂·T_p + q` below the path's pipe, and the window, its ACK rate and
-            // the probing trigger would starve together (issue 13).
+            // the probing trigger would starve together (tests/rondo_invariants.rs).
             ps.base_rtt = if ps.min_rtt == Time::MAX {
                 self.t_env
             } else if self.rtt_floor {

@@ -6,7 +6,7 @@
 //! the words from the one holding the smallest unsent PSN when `k` is small (at most
 //! [`SCAN_WORDS`] words, the common case inside a datacenter, where skips are tens of packets),
 //! and otherwise by descending the tree: `O(log(n/64))` word operations whatever `k` is. At
-//! inter-DC scale `R·ΔD` is 10^4–10^6 packets (100 Gb/s and 5 ms: ~60,000 MTU; issue 19), and a
+//! inter-DC scale `R·ΔD` is 10^4–10^6 packets (100 Gb/s and 5 ms: ~60,000 MTU), and a
 //! linear walk would cost `k/64` words per packet. Marking a PSN sent is `O(log(n/64))`; the
 //! smallest unsent PSN advances amortised `O(1)`. Memory: 1.5 bits per PSN (12 bytes per 64
 //! packets), allocated once when the flow starts; nothing allocates per packet.
