@@ -67,7 +67,13 @@ fn built_bytes(sc: &braid_cli::scenario::Scenario) -> usize {
 }
 
 fn main() {
-    println!("fixed records (bytes): Packet {}, Flow {}, Sender {}, Receiver {}", size_of::<Packet>(), size_of::<braid_net::endpoints::Flow>(), size_of::<braid_proto::transport::Sender>(), size_of::<braid_proto::receiver::Receiver>());
+    println!(
+        "fixed records (bytes): Packet {}, Flow {}, Sender {}, Receiver {}",
+        size_of::<Packet>(),
+        size_of::<braid_net::endpoints::Flow>(),
+        size_of::<braid_proto::transport::Sender>(),
+        size_of::<braid_proto::receiver::Receiver>()
+    );
     println!(
         "{:<8} {:>16} {:>22} {:>18} {:>22}",
         "transport", "B per flow (build)", "peak data in flight (pkts)", "heap growth (MiB)", "B per in-flight packet"

@@ -7,7 +7,6 @@
 //! parses but is too large or too slow for the simulator gets an error, not an out-of-memory abort,
 //! an arithmetic overflow or a minutes-long table computation.
 
-
 use braid_core::rng::stream;
 use braid_core::{FlowId, Rng, Time};
 use braid_net::sim::{PathInfo, Sim};
@@ -93,11 +92,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     let mtu = sc.net.mtu_bytes;
     for (i, f) in wl.flows.iter().enumerate() {
         if f.size_bytes.div_ceil(mtu.max(1) as u64) > u32::MAX as u64 {
-            return Err(format!(
-                "[workload] flow {i} of {} bytes needs more than {} packets of {mtu} bytes",
-                f.size_bytes,
-                u32::MAX
-            ));
+            return Err(format!("[workload] flow {i} of {} bytes needs more than {} packets of {mtu} bytes", f.size_bytes, u32::MAX));
         }
         if f.src as usize >= n_hosts || f.dst as usize >= n_hosts {
             return Err(format!(
@@ -129,9 +124,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             continue;
         }
         let (s, d) = (f.src, f.dst);
-        let p = sim
-            .path_info_at(s, d, f.start)
-            .ok_or_else(|| format!("host {s} cannot reach host {d}: the topology has no path between them"))?;
+        let p = sim.path_info_at(s, d, f.start).ok_or_else(|| format!("host {s} cannot reach host {d}: the topology has no path between them"))?;
         check_path_time(&p, wire as u128 + ack as u128, || format!("hosts {s} → {d}"))?;
         let rtt = p.base_rtt(wire, ack);
         max_rtt = max_rtt.max(rtt);
@@ -244,9 +237,10 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             sim.add_dependency(FlowId(i as u32), FlowId(d));
         }
     }
-    let stall = sc.limits.stall_timeout.unwrap_or_else(|| {
-        Time::from_ps(max_rtt.ps().saturating_mul(crate::scenario::DEFAULT_STALL_RTTS)).max(crate::scenario::MIN_STALL_TIMEOUT)
-    });
+    let stall = sc
+        .limits
+        .stall_timeout
+        .unwrap_or_else(|| Time::from_ps(max_rtt.ps().saturating_mul(crate::scenario::DEFAULT_STALL_RTTS)).max(crate::scenario::MIN_STALL_TIMEOUT));
     sim.set_stall_timeout(Some(stall));
     Ok((sim, wl))
 }

@@ -138,9 +138,8 @@ fn read_value(raw: &str) -> Value {
 }
 
 fn check_key(key: &str, what: &str) -> Result<(), String> {
-    let ok = !key.is_empty()
-        && key.contains('.')
-        && key.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+    let ok =
+        !key.is_empty() && key.contains('.') && key.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
     if ok {
         Ok(())
     } else {
@@ -241,7 +240,10 @@ pub fn plan_text(scenario: &Path, out: &Path, vary: &[(String, Vec<Value>)], cas
     let mut t = String::new();
     t.push_str(&format!("# Written by `braid compare`; `braid sweep {}` runs it again.\n", out.join("plan.toml").display()));
     t.push_str(&format!("title = {}\n", toml_str(&format!("braid compare: {stem}"))));
-    t.push_str(&format!("note = {}\n", toml_str("Lower JCT and slowdown are better; NIC OOD counts packets a receiver holds out of order (0 for single-path ECMP).")));
+    t.push_str(&format!(
+        "note = {}\n",
+        toml_str("Lower JCT and slowdown are better; NIC OOD counts packets a receiver holds out of order (0 for single-path ECMP).")
+    ));
     t.push_str(&format!("scenario = {}\n", toml_str(&rel.to_string_lossy())));
     if let Some(s) = seeds {
         let v = if s.contains("..") { toml_str(s) } else { format!("[{}]", split_values(s).join(", ")) };
@@ -266,13 +268,16 @@ pub fn plan_text(scenario: &Path, out: &Path, vary: &[(String, Vec<Value>)], cas
     } else {
         ("scenario_file".into(), Vec::new())
     };
-    let facet_line = if facet.is_empty() {
-        String::new()
-    } else {
-        format!("facet = [{}]\n", facet.iter().map(|f| toml_str(f)).collect::<Vec<_>>().join(", "))
-    };
+    let facet_line = if facet.is_empty() { String::new() } else { format!("facet = [{}]\n", facet.iter().map(|f| toml_str(f)).collect::<Vec<_>>().join(", ")) };
     for (name, title, ys, names, label, scale) in [
-        ("slowdown", "FCT slowdown (FCT / ideal FCT alone on the best path)", "\"fct_slowdown_p50\", \"fct_slowdown_p99\"", "\"p50\", \"p99\"", "FCT slowdown", 1.0),
+        (
+            "slowdown",
+            "FCT slowdown (FCT / ideal FCT alone on the best path)",
+            "\"fct_slowdown_p50\", \"fct_slowdown_p99\"",
+            "\"p50\", \"p99\"",
+            "FCT slowdown",
+            1.0,
+        ),
         ("ood", "NIC-level out-of-order degree (packets)", "\"nic_ood_p99\", \"nic_ood_max\"", "\"p99\", \"max\"", "NIC OOD (packets)", 1.0),
         ("jct", "Job completion time (last flow done)", "\"sim_time_ns\"", "\"JCT\"", "JCT (ms)", 1e-6),
     ] {
@@ -430,11 +435,8 @@ pub fn render(rows: &[Row], columns: &[Column], heading: &str, note: Option<&str
     });
     let seeds = rows.iter().map(|r| r.runs).max().unwrap_or(0);
     let label_w = rows.iter().map(|r| r.label.chars().count()).max().unwrap_or(0).max(heading.chars().count());
-    let widths: Vec<usize> = columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| rows.iter().map(|r| fmt_cell(r.values[i]).len()).max().unwrap_or(1).max(c.heading.chars().count()))
-        .collect();
+    let widths: Vec<usize> =
+        columns.iter().enumerate().map(|(i, c)| rows.iter().map(|r| fmt_cell(r.values[i]).len()).max().unwrap_or(1).max(c.heading.chars().count())).collect();
     let mut text = String::new();
     for g in &groups {
         if groups.len() > 1 {

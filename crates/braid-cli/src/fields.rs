@@ -205,9 +205,7 @@ pub fn to_knob(name: &str, v: &Value) -> Result<Knob, String> {
 /// Apply a `--set path.to.field=value` override to a scenario table. The value is read as TOML
 /// when it parses as a TOML value (`3`, `0.5`, `true`, `"x"`, `[1, 2]`), otherwise as a string.
 pub fn apply_set(root: &mut Table, assignment: &str) -> Result<(), String> {
-    let (path, raw) = assignment
-        .split_once('=')
-        .ok_or_else(|| format!("--set `{assignment}` must have the form table.field=value"))?;
+    let (path, raw) = assignment.split_once('=').ok_or_else(|| format!("--set `{assignment}` must have the form table.field=value"))?;
     let path = path.trim();
     if path.is_empty() {
         return Err(format!("--set `{assignment}` names no field"));

@@ -236,13 +236,7 @@ fn main() -> ExitCode {
         Cmd::Validate { scenario: path, seed, sets } => match scenario::load(&path, &sets, seed) {
             Ok(sc) => match braid_cli::build::build(&sc) {
                 Ok((sim, _)) => {
-                    println!(
-                        "{}: ok ({} hosts, {} links, {} flows)",
-                        path.display(),
-                        sim.n_hosts(),
-                        sc.topology.links.len(),
-                        sim.flows().len()
-                    );
+                    println!("{}: ok ({} hosts, {} links, {} flows)", path.display(), sim.n_hosts(), sc.topology.links.len(), sim.flows().len());
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&format!("{}: {e}", path.display())),
@@ -378,15 +372,7 @@ fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usi
     }
 }
 
-fn cmd_repro(
-    id: Option<String>,
-    list: bool,
-    out: Option<PathBuf>,
-    quick: bool,
-    jobs: Option<usize>,
-    plans: Option<PathBuf>,
-    quiet: bool,
-) -> ExitCode {
+fn cmd_repro(id: Option<String>, list: bool, out: Option<PathBuf>, quick: bool, jobs: Option<usize>, plans: Option<PathBuf>, quiet: bool) -> ExitCode {
     let dir = repro::plans_dir(plans.as_deref());
     if list || id.is_none() {
         let all = match repro::list(&dir) {
@@ -452,12 +438,7 @@ fn cmd_repro(
             for (n, e) in &o.figure_errors {
                 eprintln!("error: figure `{n}`: {e}");
             }
-            println!(
-                "{id}: {} runs ({} already complete); figures and index.html in {}",
-                o.sweep.ran + o.sweep.skipped,
-                o.sweep.skipped,
-                out.display()
-            );
+            println!("{id}: {} runs ({} already complete); figures and index.html in {}", o.sweep.ran + o.sweep.skipped, o.sweep.skipped, out.display());
             if o.sweep.failed.is_empty() && o.figure_errors.is_empty() {
                 ExitCode::SUCCESS
             } else {

@@ -207,11 +207,7 @@ impl Layers {
             if node.kind == NodeKind::Host {
                 continue;
             }
-            let behind: Vec<usize> = adj[w]
-                .iter()
-                .filter(|&&(v, _)| is_host(v) && adj[v].iter().all(|&(x, _)| x == w))
-                .map(|&(v, _)| host_idx[&v])
-                .collect();
+            let behind: Vec<usize> = adj[w].iter().filter(|&&(v, _)| is_host(v) && adj[v].iter().all(|&(x, _)| x == w)).map(|&(v, _)| host_idx[&v]).collect();
             let cap: f64 = adj[w].iter().filter(|&&(v, _)| !is_host(v)).map(|e| e.1).sum();
             if behind.is_empty() || cap <= 0.0 {
                 continue;
@@ -232,12 +228,7 @@ impl Layers {
                 (nd.kind != NodeKind::Switch || nd.tier < 3).then_some(nd.group)
             };
             for &g in &groups {
-                let cap: f64 = t
-                    .links
-                    .iter()
-                    .filter(|l| (member(l.a.idx()) == Some(g)) != (member(l.b.idx()) == Some(g)))
-                    .map(|l| l.rate.bps_f64())
-                    .sum();
+                let cap: f64 = t.links.iter().filter(|l| (member(l.a.idx()) == Some(g)) != (member(l.b.idx()) == Some(g))).map(|l| l.rate.bps_f64()).sum();
                 if cap <= 0.0 {
                     continue;
                 }
@@ -327,8 +318,7 @@ fn poisson_pairs(c: &CdfSpec, n_hosts: usize, groups: &[u32], f: &mut impl FnMut
     let group = |h: u32| groups.get(h as usize).copied().unwrap_or(0);
     let per_sender_bps = c.load * c.host_rate.bps_f64();
     for &s in &senders {
-        let dests: Vec<u32> =
-            receivers.iter().copied().filter(|&d| d != s && (!c.inter_group || group(d) != group(s))).collect();
+        let dests: Vec<u32> = receivers.iter().copied().filter(|&d| d != s && (!c.inter_group || group(d) != group(s))).collect();
         if dests.is_empty() {
             continue;
         }
@@ -350,10 +340,7 @@ fn flow_pairs(wl: &Workload, host_rate_bps: &[f64]) -> (BTreeMap<(u32, u32), f64
     }
     let first = wl.flows.iter().map(|f| f.start).min().unwrap_or_default();
     let last = wl.flows.iter().map(|f| f.start).max().unwrap_or_default();
-    let drain_s = sent
-        .iter()
-        .map(|(&s, &b)| b as f64 * 8.0 / host_rate_bps.get(s as usize).copied().unwrap_or(0.0).max(1.0))
-        .fold(0.0, f64::max);
+    let drain_s = sent.iter().map(|(&s, &b)| b as f64 * 8.0 / host_rate_bps.get(s as usize).copied().unwrap_or(0.0).max(1.0)).fold(0.0, f64::max);
     let span_s = (last - first).secs_f64();
     let basis = if span_s > drain_s { Basis::FlowSpan } else { Basis::FlowBatch };
     let window_s = span_s.max(drain_s);

@@ -15,10 +15,8 @@
 use toml::{Table, Value};
 
 /// The profiles and what they are.
-pub const PROFILES: &[(&str, &str)] = &[
-    ("braid", "Braid's own network and host model (default)"),
-    ("ns3-hpcc", "the ns-3 HPCC fork of the LCMP artifact (docs/ns3-equivalence.md)"),
-];
+pub const PROFILES: &[(&str, &str)] =
+    &[("braid", "Braid's own network and host model (default)"), ("ns3-hpcc", "the ns-3 HPCC fork of the LCMP artifact (docs/ns3-equivalence.md)")];
 
 /// When a profile entry applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,10 +84,7 @@ pub fn check(profile: Option<&str>) -> Result<(), String> {
     match profile {
         None => Ok(()),
         Some(p) if PROFILES.iter().any(|(n, _)| *n == p) => Ok(()),
-        Some(p) => Err(format!(
-            "`network.profile`: unknown profile `{p}` (known: {})",
-            PROFILES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-        )),
+        Some(p) => Err(format!("`network.profile`: unknown profile `{p}` (known: {})", PROFILES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "))),
     }
 }
 

@@ -98,11 +98,7 @@ fn figure_html(png: &Path) -> Result<String, String> {
     }
     let svg = png.with_extension("svg");
     if let Ok(s) = fs::read(&svg) {
-        h.push_str(&format!(
-            "<a download=\"{n}.svg\" href=\"data:image/svg+xml;base64,{}\">SVG</a> · ",
-            base64(&s),
-            n = esc(&name)
-        ));
+        h.push_str(&format!("<a download=\"{n}.svg\" href=\"data:image/svg+xml;base64,{}\">SVG</a> · ", base64(&s), n = esc(&name)));
     }
     if let Ok(c) = fs::read(png.with_extension("csv")) {
         h.push_str(&format!("<a download=\"{n}.csv\" href=\"data:text/csv;base64,{}\">data (CSV)</a>", base64(&c), n = esc(&name)));

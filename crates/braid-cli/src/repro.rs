@@ -120,16 +120,7 @@ impl ReproPlan {
             }
             Some(_) => return Err("`figure` must be an array of tables ([[figure]])".into()),
         }
-        Ok(ReproPlan {
-            id,
-            paper: s("paper", true)?,
-            title: s("title", true)?,
-            claim: s("claim", true)?,
-            notes: s("notes", false)?,
-            plan,
-            quick,
-            figures,
-        })
+        Ok(ReproPlan { id, paper: s("paper", true)?, title: s("title", true)?, claim: s("claim", true)?, notes: s("notes", false)?, plan, quick, figures })
     }
 
     /// The plan with the `[quick]` changes applied.
@@ -326,8 +317,7 @@ pub fn run(rp: &ReproPlan, opt: &Options) -> Result<Outcome, (u8, String)> {
     }
     let runs = plan.expand();
     let scenarios = sweep::load_all(&runs).map_err(|e| (2, e))?;
-    let sw = sweep::execute(&plan, &runs, scenarios, &sweep::Options { out: opt.out.clone(), jobs: opt.jobs, progress: opt.progress })
-        .map_err(|e| (1, e))?;
+    let sw = sweep::execute(&plan, &runs, scenarios, &sweep::Options { out: opt.out.clone(), jobs: opt.jobs, progress: opt.progress }).map_err(|e| (1, e))?;
     let meta = format!(
         "# Written by `braid repro`.\nid = {:?}\nquick = {}\nbraid_version = {:?}\nseeds = {:?}\n",
         rp.id,

@@ -28,8 +28,8 @@ use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use braid_core::Time;
 use braid_core::percentile::percentile;
+use braid_core::Time;
 use braid_metrics::{fmt_f64, FlowRecord, Summary, Value};
 use braid_net::sim::Sim;
 use braid_proto::hash::node_ip;
@@ -148,15 +148,7 @@ pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRec
             let sip = node_ip(sim.hosts()[f.src_host as usize].node.0);
             let dip = node_ip(sim.hosts()[f.dst_host as usize].node.0);
             let ideal = ideals[k].map(|t| t.ns()).unwrap_or(0);
-            writeln!(
-                w,
-                "{sip:08x} {dip:08x} {} 100 {} {} {} {}",
-                sports[i],
-                f.size_bytes,
-                start.ns(),
-                fct.ns(),
-                ideal
-            )?;
+            writeln!(w, "{sip:08x} {dip:08x} {} 100 {} {} {} {}", sports[i], f.size_bytes, start.ns(), fct.ns(), ideal)?;
         }
         w.flush()
     })()
@@ -306,11 +298,7 @@ pub fn write_routing_outputs(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[Flow
 pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[FlowRecord]) {
     s.str("routing", sc.net.routing.name());
     let ideals = recorded_ideals(flows);
-    let mut a: Vec<f64> = flows
-        .iter()
-        .zip(&ideals)
-        .filter_map(|(f, i)| Some((f.fct_ns()? / i.as_ref()?.ns_f64().max(1.0)).max(1.0)))
-        .collect();
+    let mut a: Vec<f64> = flows.iter().zip(&ideals).filter_map(|(f, i)| Some((f.fct_ns()? / i.as_ref()?.ns_f64().max(1.0)).max(1.0))).collect();
     a.sort_by(|x, y| x.total_cmp(y));
     s.float("fct_slowdown_artifact_ideal_p50", percentile(&a, 50.0).unwrap_or(0.0));
     s.float("fct_slowdown_artifact_ideal_p99", percentile(&a, 99.0).unwrap_or(0.0));

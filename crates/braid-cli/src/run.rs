@@ -8,8 +8,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use braid_core::Time;
 use braid_core::percentile::percentile;
+use braid_core::Time;
 use braid_metrics::{fmt_f64, write_flows_csv, FlowRecord, Summary, Value};
 use braid_net::parallel::{default_partitions, plan_partitions, ParallelSim};
 use braid_net::sim::{RunEnd, Sim};
@@ -49,12 +49,7 @@ pub fn run_with(sc: &Scenario, progress: bool, before_run: impl FnOnce(&OfferedL
 /// [`run_with`] that also stops when `cancel` is set (read every 65,536 events, as
 /// `run.max_wall`): the run then ends with [`RunEnd::Interrupted`], and the caller, who set the
 /// flag, knows why. The Python package (`crates/braid-py`) sets it on Ctrl-C.
-pub fn run_cancellable(
-    sc: &Scenario,
-    progress: bool,
-    cancel: &AtomicBool,
-    before_run: impl FnOnce(&OfferedLoad),
-) -> Result<RunResult, String> {
+pub fn run_cancellable(sc: &Scenario, progress: bool, cancel: &AtomicBool, before_run: impl FnOnce(&OfferedLoad)) -> Result<RunResult, String> {
     let (mut sim, workload) = build(sc)?;
     let load = offered_load(&sc.topology, &sc.workload, &workload);
     before_run(&load);
@@ -233,9 +228,8 @@ pub const MAX_STUCK_LISTED: usize = 50;
 /// had started but not completed, its state.
 fn stuck_flows(s: &mut Summary, sim: &Sim) {
     s.float("last_progress_ns", sim.last_progress_at().ns_f64());
-    let stuck: Vec<usize> = (0..sim.flows().len())
-        .filter(|&i| !sim.flows()[i].is_task() && sim.flows()[i].started_at.is_some() && sim.flows()[i].finish.is_none())
-        .collect();
+    let stuck: Vec<usize> =
+        (0..sim.flows().len()).filter(|&i| !sim.flows()[i].is_task() && sim.flows()[i].started_at.is_some() && sim.flows()[i].finish.is_none()).collect();
     s.int("stuck_flows_total", stuck.len() as u64);
     let mut list = Vec::new();
     for &i in stuck.iter().take(MAX_STUCK_LISTED) {
@@ -286,7 +280,14 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.float("packet_hops_per_sec", if wall_s > 0.0 { (sim.stats().packet_hops as f64 / wall_s).round() } else { 0.0 });
     s.str("run_end", run_end_name(end));
     s.int("flows_total", flows.len() as u64);
-    s.str("connections", if sc.connections.is_none() && wl.has_shared_connections() && matches!(sc.workload, braid_workload::WorkloadSpec::FlowFile(_)) { "file" } else { sc.connection_mode().name() });
+    s.str(
+        "connections",
+        if sc.connections.is_none() && wl.has_shared_connections() && matches!(sc.workload, braid_workload::WorkloadSpec::FlowFile(_)) {
+            "file"
+        } else {
+            sc.connection_mode().name()
+        },
+    );
     s.int("connections_total", sim.conns().len() as u64);
     let used_groups: Vec<(String, Value)> = (0..wl.group_names.len())
         .skip(1)
@@ -306,10 +307,7 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     let dropped: u64 = sim.stats().data_dropped.iter().sum();
     s.int("packets_dropped", dropped);
     s.int("packets_in_flight", sim.data_in_flight());
-    let drops = DropReason::ALL
-        .iter()
-        .map(|r| (r.name().to_string(), Value::Int(sim.stats().data_dropped[*r as usize] as i128)))
-        .collect();
+    let drops = DropReason::ALL.iter().map(|r| (r.name().to_string(), Value::Int(sim.stats().data_dropped[*r as usize] as i128))).collect();
     s.set("drops", Value::Obj(drops));
     if sim.cfg().trim.enabled {
         s.int("trims", sim.stats().trims);
@@ -345,11 +343,7 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.int("timeouts", flows.iter().map(|f| f.timeouts).sum::<u64>());
     s.float(
         "retx_delay_mean_ns",
-        if sim.stats().retx_delay_count > 0 {
-            sim.stats().retx_delay_sum_ps as f64 / sim.stats().retx_delay_count as f64 / 1e3
-        } else {
-            0.0
-        },
+        if sim.stats().retx_delay_count > 0 { sim.stats().retx_delay_sum_ps as f64 / sim.stats().retx_delay_count as f64 / 1e3 } else { 0.0 },
     );
     // The bottleneck: the switch port with the largest mean sampled queue.
     let (bport, bq) = sim
@@ -370,14 +364,10 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
         let started: Vec<Option<Time>> = sim.flows().iter().map(|f| f.started_at).collect();
         let finished: Vec<Option<Time>> = sim.flows().iter().map(|f| f.finish).collect();
         let jobs = braid_workload::jct_per_job(wl, &started, &finished);
-        let top: Vec<&braid_workload::JobResult> =
-            jobs.iter().filter(|j| wl.jobs[j.job as usize].parent == braid_workload::NO_JOB).collect();
+        let top: Vec<&braid_workload::JobResult> = jobs.iter().filter(|j| wl.jobs[j.job as usize].parent == braid_workload::NO_JOB).collect();
         let jct_max = top.iter().filter_map(|j| j.jct).max().unwrap_or(Time::ZERO);
         s.float("jct_ns", jct_max.ns_f64());
-        let obj = jobs
-            .iter()
-            .map(|j| (j.name.clone(), j.jct.map_or(Value::Str("incomplete".into()), |t| Value::Float(t.ns_f64()))))
-            .collect();
+        let obj = jobs.iter().map(|j| (j.name.clone(), j.jct.map_or(Value::Str("incomplete".into()), |t| Value::Float(t.ns_f64())))).collect();
         s.set("jct_per_job_ns", Value::Obj(obj));
     }
     let mut warnings: Vec<Value> = sc.notes.iter().chain(sim.notes()).map(|n| Value::Str(n.clone())).collect();
@@ -430,7 +420,8 @@ pub fn clear_run_outputs(dir: &Path) -> Result<(), String> {
     let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let ours = RUN_FILES.contains(&name.as_str()) || (name.starts_with("plot-") && (name.ends_with(".png") || name.ends_with(".svg") || name.ends_with(".txt")));
+        let ours =
+            RUN_FILES.contains(&name.as_str()) || (name.starts_with("plot-") && (name.ends_with(".png") || name.ends_with(".svg") || name.ends_with(".txt")));
         if ours && e.path().is_file() {
             fs::remove_file(e.path()).map_err(|err| format!("cannot remove the earlier run's `{}`: {err}", e.path().display()))?;
         }

@@ -245,28 +245,9 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     f.finish(&["name", "seed", "stop", "topology", "network", "transport", "routing", "workload", "output", "faults", "run", "groups"])?;
     // Cross-field checks.
     if net.reorder_buffer_bytes < net.mtu_bytes as u64 {
-        return Err(format!(
-            "`network.reorder_buffer` ({} B) is smaller than one packet (mtu {} B)",
-            net.reorder_buffer_bytes, net.mtu_bytes
-        ));
+        return Err(format!("`network.reorder_buffer` ({} B) is smaller than one packet (mtu {} B)", net.reorder_buffer_bytes, net.mtu_bytes));
     }
-    Ok(Scenario {
-        name,
-        seed,
-        stop,
-        topology,
-        topology_kind,
-        net,
-        transport,
-        workload,
-        connections,
-        groups,
-        output,
-        link_events,
-        limits,
-        resolved_toml,
-        notes,
-    })
+    Ok(Scenario { name, seed, stop, topology, topology_kind, net, transport, workload, connections, groups, output, link_events, limits, resolved_toml, notes })
 }
 
 /// What a profile's fields that the scenario overrides mean (`network.profile`,
@@ -473,18 +454,7 @@ fn parse_topology(f: &Fields, base: &Path) -> Result<(Topology, String), String>
                 delay: f.time("delay")?.unwrap_or(d.delay),
                 oversubscription: usize_or(f, "oversubscription", d.oversubscription)?,
             };
-            f.finish(&[
-                "kind",
-                "pods",
-                "tors_per_pod",
-                "aggs_per_pod",
-                "cores",
-                "hosts_per_tor",
-                "host_rate",
-                "fabric_rate",
-                "delay",
-                "oversubscription",
-            ])?;
+            f.finish(&["kind", "pods", "tors_per_pod", "aggs_per_pod", "cores", "hosts_per_tor", "host_rate", "fabric_rate", "delay", "oversubscription"])?;
             topo::clos3(&p)
         }
         "four-path" => {
@@ -572,9 +542,7 @@ fn parse_topology(f: &Fields, base: &Path) -> Result<(Topology, String), String>
             topo::inter_dc(&topo::InterDcParams { dcs, graph, names: Vec::new(), intra })
         }
         other => {
-            return Err(format!(
-                "unknown topology kind `{other}` (known: leaf-spine, fat-tree, clos3, four-path, testbed, file, hpcc-file, zoo-gml, inter-dc)"
-            ))
+            return Err(format!("unknown topology kind `{other}` (known: leaf-spine, fat-tree, clos3, four-path, testbed, file, hpcc-file, zoo-gml, inter-dc)"))
         }
     }
     .map_err(|e| format!("[topology] {e}"))?;
@@ -582,17 +550,7 @@ fn parse_topology(f: &Fields, base: &Path) -> Result<(Topology, String), String>
     Ok((t, kind))
 }
 
-const INTRA_FIELDS: [&str; 9] = [
-    "hosts_per_dc",
-    "leaves",
-    "spines",
-    "host_rate",
-    "host_delay",
-    "fabric_rate",
-    "fabric_delay",
-    "dci_rate",
-    "dci_delay",
-];
+const INTRA_FIELDS: [&str; 9] = ["hosts_per_dc", "leaves", "spines", "host_rate", "host_delay", "fabric_rate", "fabric_delay", "dci_rate", "dci_delay"];
 
 /// The shape of each DC of an inter-DC topology (defaults: LCMP testbed, `docs/lcmp.md`,
 /// topologies).
@@ -979,7 +937,19 @@ fn parse_output(f: &Fields, n_links: usize) -> Result<OutputSpec, String> {
     if o.sample_interval == Some(Time::ZERO) {
         return Err("`output.sample_interval` must be positive".into());
     }
-    f.finish(&["sample_interval", "queues", "ood", "goodput", "paths", "pcap", "fct_artifact", "fct_artifact_without_rto", "link_util", "decisions", "slowdown_groups"])?;
+    f.finish(&[
+        "sample_interval",
+        "queues",
+        "ood",
+        "goodput",
+        "paths",
+        "pcap",
+        "fct_artifact",
+        "fct_artifact_without_rto",
+        "link_util",
+        "decisions",
+        "slowdown_groups",
+    ])?;
     Ok(o)
 }
 
@@ -1151,10 +1121,7 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, t
                     }
                     (LinkChange::Delay(d), LinkChange::Delay(spec.delay))
                 }
-                "loss" => (
-                    LinkChange::Loss(loss.ok_or_else(|| format!("{} is required", name("loss")))?),
-                    LinkChange::Loss(base_loss),
-                ),
+                "loss" => (LinkChange::Loss(loss.ok_or_else(|| format!("{} is required", name("loss")))?), LinkChange::Loss(base_loss)),
                 other => return Err(format!("{}: unknown change `{other}` (known: down, up, rate, delay, loss)", name("change"))),
             };
             out.push(LinkEvent { at, link: l, change });
@@ -1170,9 +1137,5 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, t
 
 /// The rate of a host's NIC in `topo` (the first link of its node).
 pub fn host_rate(topo: &Topology, host_node: braid_core::NodeId) -> Rate {
-    topo.links
-        .iter()
-        .find(|l| l.a == host_node || l.b == host_node)
-        .map(|l| l.rate)
-        .unwrap_or(Rate::from_gbps(100))
+    topo.links.iter().find(|l| l.a == host_node || l.b == host_node).map(|l| l.rate).unwrap_or(Rate::from_gbps(100))
 }

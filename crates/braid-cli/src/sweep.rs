@@ -350,11 +350,7 @@ impl Plan {
                             return Err(format!("unknown field `case[{i}].{k}` (known: label, scenario, set)"));
                         }
                     }
-                    let label = ct
-                        .get("label")
-                        .and_then(Value::as_str)
-                        .ok_or_else(|| format!("`case[{i}].label` is required (a string)"))?
-                        .to_string();
+                    let label = ct.get("label").and_then(Value::as_str).ok_or_else(|| format!("`case[{i}].label` is required (a string)"))?.to_string();
                     if cases.iter().any(|c: &Case| c.label == label) {
                         return Err(format!("`case[{i}].label`: `{label}` is used twice"));
                     }
@@ -397,48 +393,44 @@ impl Plan {
         }
         let mut out = Vec::new();
         let mut used = BTreeSet::new();
-        let gsc: Vec<Option<&PathBuf>> =
-            if self.grid_scenarios.is_empty() { vec![None] } else { self.grid_scenarios.iter().map(Some).collect() };
+        let gsc: Vec<Option<&PathBuf>> = if self.grid_scenarios.is_empty() { vec![None] } else { self.grid_scenarios.iter().map(Some).collect() };
         for case in &cases {
-          for gs in &gsc {
-            for combo in &combos {
-                for seed in &seeds {
-                    let mut sets: Vec<String> = self.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                    if let Some(c) = case {
-                        sets.extend(c.set.iter().map(|(k, v)| format!("{k}={v}")));
+            for gs in &gsc {
+                for combo in &combos {
+                    for seed in &seeds {
+                        let mut sets: Vec<String> = self.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        if let Some(c) = case {
+                            sets.extend(c.set.iter().map(|(k, v)| format!("{k}={v}")));
+                        }
+                        sets.extend(combo.iter().map(|(k, v)| format!("{k}={v}")));
+                        let params: Vec<(String, String)> = combo.iter().map(|(k, v)| (k.clone(), value_text(v))).collect();
+                        let mut parts: Vec<String> = Vec::new();
+                        if let Some(c) = case {
+                            parts.push(c.label.clone());
+                        }
+                        if let Some(g) = gs {
+                            parts.push(format!("scenario={}", g.file_stem().map(|x| x.to_string_lossy().into_owned()).unwrap_or_default()));
+                        }
+                        parts.extend(params.iter().map(|(k, v)| format!("{k}={v}")));
+                        if let Some(s) = seed {
+                            parts.push(format!("seed={s}"));
+                        }
+                        let full = parts.join("__");
+                        let mut name = sanitize(&full);
+                        if name.is_empty() {
+                            name = "run".into();
+                        }
+                        if name.len() > 120 || used.contains(&name) {
+                            let cut: String = name.chars().take(100).collect();
+                            name = format!("{cut}-{:016x}", fnv(full.as_bytes()));
+                        }
+                        used.insert(name.clone());
+                        let scenario =
+                            gs.cloned().or_else(|| case.and_then(|c| c.scenario.clone())).or_else(|| self.scenario.clone()).expect("checked at load");
+                        out.push(RunSpec { name, scenario, case: case.map(|c| c.label.clone()), params, seed: *seed, sets });
                     }
-                    sets.extend(combo.iter().map(|(k, v)| format!("{k}={v}")));
-                    let params: Vec<(String, String)> = combo.iter().map(|(k, v)| (k.clone(), value_text(v))).collect();
-                    let mut parts: Vec<String> = Vec::new();
-                    if let Some(c) = case {
-                        parts.push(c.label.clone());
-                    }
-                    if let Some(g) = gs {
-                        parts.push(format!("scenario={}", g.file_stem().map(|x| x.to_string_lossy().into_owned()).unwrap_or_default()));
-                    }
-                    parts.extend(params.iter().map(|(k, v)| format!("{k}={v}")));
-                    if let Some(s) = seed {
-                        parts.push(format!("seed={s}"));
-                    }
-                    let full = parts.join("__");
-                    let mut name = sanitize(&full);
-                    if name.is_empty() {
-                        name = "run".into();
-                    }
-                    if name.len() > 120 || used.contains(&name) {
-                        let cut: String = name.chars().take(100).collect();
-                        name = format!("{cut}-{:016x}", fnv(full.as_bytes()));
-                    }
-                    used.insert(name.clone());
-                    let scenario = gs
-                        .cloned()
-                        .or_else(|| case.and_then(|c| c.scenario.clone()))
-                        .or_else(|| self.scenario.clone())
-                        .expect("checked at load");
-                    out.push(RunSpec { name, scenario, case: case.map(|c| c.label.clone()), params, seed: *seed, sets });
                 }
             }
-          }
         }
         out
     }
@@ -456,9 +448,7 @@ impl Plan {
 }
 
 fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '=' | '-' | '_' | '+') { c } else { '_' })
-        .collect()
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '=' | '-' | '_' | '+') { c } else { '_' }).collect()
 }
 
 /// FNV-1a, for stable short names.
@@ -478,8 +468,7 @@ pub fn load_run(r: &RunSpec) -> Result<Scenario, String> {
 
 /// Whether `dir` already holds the complete outputs of `sc`.
 pub fn is_complete(dir: &Path, sc: &Scenario) -> bool {
-    dir.join("summary.json").is_file()
-        && fs::read_to_string(dir.join("scenario.resolved.toml")).map(|t| t == sc.resolved_toml).unwrap_or(false)
+    dir.join("summary.json").is_file() && fs::read_to_string(dir.join("scenario.resolved.toml")).map(|t| t == sc.resolved_toml).unwrap_or(false)
 }
 
 /// Validate every run of a plan up front. Errors name the run.
@@ -503,11 +492,7 @@ pub fn run_one(dir: &Path, sc: &Scenario, cancel: &AtomicBool) -> Result<(), Str
         })
     }))
     .unwrap_or_else(|p| {
-        let msg = p
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "unknown panic".into());
+        let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_else(|| "unknown panic".into());
         Err(format!("the simulator panicked: {msg}"))
     })
 }
@@ -549,11 +534,7 @@ pub fn execute_cancellable(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenari
     } else {
         None
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .stack_size(64 << 20)
-        .build()
-        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).stack_size(64 << 20).build().map_err(|e| format!("cannot start worker threads: {e}"))?;
     let done = AtomicUsize::new(0);
     let start = Instant::now();
     let failed: Vec<(String, String)> = pool.install(|| {

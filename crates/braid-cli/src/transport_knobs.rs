@@ -4,19 +4,17 @@
 //! (`transport.paths`). braid-proto holds the defaults and checks the values.
 
 use braid_core::{Knob, Time};
-use braid_proto::transport::{
-    EqdsConfig, FalconConfig, FlowEnv, MprdmaConfig, RoceConfig, RondoConfig, RrpsConfig, TransportConfig, TransportKind,
-    TransportSpec, UetConfig, MAX_PATHS,
-};
 use braid_proto::cc::{CcEnv, CcKind};
-use braid_proto::transport::falcon::PathSelect;
-use braid_proto::transport::uet::EvSelect;
-use braid_proto::transport::rondo::{AlphaSide, Amount, PathSelection, RelTime};
 use braid_proto::recovery::RecoveryConfig;
+use braid_proto::transport::falcon::PathSelect;
+use braid_proto::transport::rondo::{AlphaSide, Amount, PathSelection, RelTime};
+use braid_proto::transport::uet::EvSelect;
+use braid_proto::transport::{
+    EqdsConfig, FalconConfig, FlowEnv, MprdmaConfig, RoceConfig, RondoConfig, RrpsConfig, TransportConfig, TransportKind, TransportSpec, UetConfig, MAX_PATHS,
+};
 
 /// Knob names of the `mprdma` transport.
-pub const MPRDMA_KNOBS: &[&str] =
-    &["paths", "delta", "bitmap", "explore_prob", "grow_explore", "init_cwnd", "min_cwnd", "max_cwnd", "loss_md"];
+pub const MPRDMA_KNOBS: &[&str] = &["paths", "delta", "bitmap", "explore_prob", "grow_explore", "init_cwnd", "min_cwnd", "max_cwnd", "loss_md"];
 
 /// Knob names of the `falcon` transport.
 pub const FALCON_KNOBS: &[&str] = &[
@@ -37,17 +35,8 @@ pub const FALCON_KNOBS: &[&str] = &[
 ];
 
 /// Knob names of the `uet` transport.
-pub const UET_KNOBS: &[&str] = &[
-    "paths",
-    "ev_select",
-    "reps_buffer",
-    "reps_freeze",
-    "reps_freeze_time",
-    "target_qdelay",
-    "ood_threshold",
-    "quick_adapt",
-    "ack_every_bytes",
-];
+pub const UET_KNOBS: &[&str] =
+    &["paths", "ev_select", "reps_buffer", "reps_freeze", "reps_freeze_time", "target_qdelay", "ood_threshold", "quick_adapt", "ack_every_bytes"];
 
 /// Knob names of the `eqds` transport.
 pub const EQDS_KNOBS: &[&str] = &["paths", "credit_spec", "rts", "pull_targets"];
@@ -75,7 +64,15 @@ pub fn transport_spec(tc: &TransportConfig) -> Result<TransportSpec, String> {
 
 /// Check every knob by building a sender for a reference 100 Gb/s environment.
 pub fn validate(tc: &TransportConfig) -> Result<(), String> {
-    let env = FlowEnv { cc: CcEnv::reference_100g(), size_bytes: 1 << 20, connection_messages: None, equal_cost_paths: 0, entropy: 49_152, start: Time::ZERO, seed: 1 };
+    let env = FlowEnv {
+        cc: CcEnv::reference_100g(),
+        size_bytes: 1 << 20,
+        connection_messages: None,
+        equal_cost_paths: 0,
+        entropy: 49_152,
+        start: Time::ZERO,
+        seed: 1,
+    };
     transport_spec(tc)?.build(&env).map(|_| ())
 }
 
@@ -225,92 +222,92 @@ pub const RONDO_KNOBS: &[&str] = &[
 
 fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
     let mut c = RondoConfig::defaults(tc.cc.clone(), tc.recovery, tc.header_bytes).map_err(|e| format!("`transport.cc`: {e}"))?;
-        for (k, v) in &tc.params {
-            let r: Result<(), String> = (|| {
-                match k.as_str() {
-                    "paths" if v.as_str().is_ok_and(|s| s == "auto") => {
-                        c.paths_auto = true;
-                        c.paths = 16;
-                    }
-                    "paths" => {
-                        let n = v.as_u64().map_err(|_| "must be \"auto\" or a number of paths".to_string())?;
-                        if n == 0 || n > 256 {
-                            return Err(format!("must be \"auto\" or between 1 and 256, got {n}"));
-                        }
-                        c.paths = n as u16;
-                        c.paths_auto = false;
-                    }
-                    "path_selection" => {
-                        c.path_selection = match v.as_str()? {
-                            "deficit" => PathSelection::Deficit,
-                            "random" => PathSelection::Random,
-                            s => return Err(format!("unknown value `{s}` (known: deficit, random)")),
-                        }
-                    }
-                    "probing" => {
-                        c.probing = v.as_bool()?;
-                        c.check_probing()?;
-                    }
-                    "scheduler" => c.scheduler = v.as_bool()?,
-                    "scheduler_start" => {
-                        c.scheduler_from_first_samples = match v.as_str()? {
-                            "stable" => false,
-                            "first-samples" => true,
-                            s => return Err(format!("unknown value `{s}` (known: stable, first-samples)")),
-                        }
-                    }
-                    "tu" => c.tu = rel_time(v)?,
-                    "q0" => c.q0 = amount(v)?,
-                    "tau_q" => c.tau_q = rel_time(v)?,
-                    "alpha" => c.alpha = unit_interval(v, false)?,
-                    "alpha_side" => c.alpha_side = alpha_side(v.as_str()?)?,
-                    "gamma" => c.gamma = unit_interval(v, false)?,
-                    "w0" => c.w0 = Some(amount(v)?),
-                    "fast_drain" => c.fast_drain = v.as_nonneg_f64()?,
-                    "probe_phase" => {
-                        let x = v.as_nonneg_f64()?;
-                        if x == 0.0 {
-                            return Err("must be positive".into());
-                        }
-                        c.probe_phase = x
-                    }
-                    "probe_trigger" => {
-                        let n = v.as_u64()?;
-                        if n == 0 {
-                            return Err("must be at least 1".into());
-                        }
-                        c.probe_trigger = n.min(u32::MAX as u64) as u32
-                    }
-                    "probe_slack" => c.probe_slack = v.as_nonneg_f64()?,
-                    "delay_gain" => c.delay_gain = unit_interval(v, false)?,
-                    "stable_samples" => c.stable_samples = v.as_u64()?.min(u32::MAX as u64) as u32,
-                    "stable_tol" => c.stable_tol = rel_time(v)?,
-                    "max_skip" => c.max_skip = Some(v.as_u64()?.min(u32::MAX as u64) as u32),
-                    "probe_rate" => {
-                        c.probe_rate_unsent = match v.as_str()? {
-                            "unsent" => true,
-                            "line-rate" => false,
-                            s => return Err(format!("unknown value `{s}` (known: unsent, line-rate)")),
-                        }
-                    }
-                    "ts_interval" => c.ts_interval = rel_time(v)?,
-                    "er_threshold" => recovery_knob(&mut c.recovery, "er_threshold", v)?,
-                    "er_mode" => {
-                        (c.er_per_packet, c.er_path_confirm) = match v.as_str()? {
-                            "per-packet" => (true, false),
-                            "per-path" => (true, true),
-                            "episode" => (false, false),
-                            s => return Err(format!("unknown value `{s}` (known: per-packet, per-path, episode)")),
-                        }
-                    }
-                    "ack_bitmap" => c.ack_bitmap = v.as_bool()?,
-                    "rtt_floor" => c.rtt_floor = v.as_bool()?,
-                    _ => return Err(format!("unknown field for transport `rondo` (known: {})", RONDO_KNOBS.join(", "))),
+    for (k, v) in &tc.params {
+        let r: Result<(), String> = (|| {
+            match k.as_str() {
+                "paths" if v.as_str().is_ok_and(|s| s == "auto") => {
+                    c.paths_auto = true;
+                    c.paths = 16;
                 }
-                Ok(())
-            })();
-            r.map_err(|e| format!("`transport.{k}`: {e}"))?;
-        }
+                "paths" => {
+                    let n = v.as_u64().map_err(|_| "must be \"auto\" or a number of paths".to_string())?;
+                    if n == 0 || n > 256 {
+                        return Err(format!("must be \"auto\" or between 1 and 256, got {n}"));
+                    }
+                    c.paths = n as u16;
+                    c.paths_auto = false;
+                }
+                "path_selection" => {
+                    c.path_selection = match v.as_str()? {
+                        "deficit" => PathSelection::Deficit,
+                        "random" => PathSelection::Random,
+                        s => return Err(format!("unknown value `{s}` (known: deficit, random)")),
+                    }
+                }
+                "probing" => {
+                    c.probing = v.as_bool()?;
+                    c.check_probing()?;
+                }
+                "scheduler" => c.scheduler = v.as_bool()?,
+                "scheduler_start" => {
+                    c.scheduler_from_first_samples = match v.as_str()? {
+                        "stable" => false,
+                        "first-samples" => true,
+                        s => return Err(format!("unknown value `{s}` (known: stable, first-samples)")),
+                    }
+                }
+                "tu" => c.tu = rel_time(v)?,
+                "q0" => c.q0 = amount(v)?,
+                "tau_q" => c.tau_q = rel_time(v)?,
+                "alpha" => c.alpha = unit_interval(v, false)?,
+                "alpha_side" => c.alpha_side = alpha_side(v.as_str()?)?,
+                "gamma" => c.gamma = unit_interval(v, false)?,
+                "w0" => c.w0 = Some(amount(v)?),
+                "fast_drain" => c.fast_drain = v.as_nonneg_f64()?,
+                "probe_phase" => {
+                    let x = v.as_nonneg_f64()?;
+                    if x == 0.0 {
+                        return Err("must be positive".into());
+                    }
+                    c.probe_phase = x
+                }
+                "probe_trigger" => {
+                    let n = v.as_u64()?;
+                    if n == 0 {
+                        return Err("must be at least 1".into());
+                    }
+                    c.probe_trigger = n.min(u32::MAX as u64) as u32
+                }
+                "probe_slack" => c.probe_slack = v.as_nonneg_f64()?,
+                "delay_gain" => c.delay_gain = unit_interval(v, false)?,
+                "stable_samples" => c.stable_samples = v.as_u64()?.min(u32::MAX as u64) as u32,
+                "stable_tol" => c.stable_tol = rel_time(v)?,
+                "max_skip" => c.max_skip = Some(v.as_u64()?.min(u32::MAX as u64) as u32),
+                "probe_rate" => {
+                    c.probe_rate_unsent = match v.as_str()? {
+                        "unsent" => true,
+                        "line-rate" => false,
+                        s => return Err(format!("unknown value `{s}` (known: unsent, line-rate)")),
+                    }
+                }
+                "ts_interval" => c.ts_interval = rel_time(v)?,
+                "er_threshold" => recovery_knob(&mut c.recovery, "er_threshold", v)?,
+                "er_mode" => {
+                    (c.er_per_packet, c.er_path_confirm) = match v.as_str()? {
+                        "per-packet" => (true, false),
+                        "per-path" => (true, true),
+                        "episode" => (false, false),
+                        s => return Err(format!("unknown value `{s}` (known: per-packet, per-path, episode)")),
+                    }
+                }
+                "ack_bitmap" => c.ack_bitmap = v.as_bool()?,
+                "rtt_floor" => c.rtt_floor = v.as_bool()?,
+                _ => return Err(format!("unknown field for transport `rondo` (known: {})", RONDO_KNOBS.join(", "))),
+            }
+            Ok(())
+        })();
+        r.map_err(|e| format!("`transport.{k}`: {e}"))?;
+    }
     c.check_recovery().map_err(|e| format!("`transport.recovery`: {e}"))?;
     Ok(c)
 }
@@ -421,10 +418,7 @@ impl<'a> Knobs<'a> {
     fn new(transport: &'static str, params: &'a [(String, Knob)], known: &[&str]) -> Result<Knobs<'a>, String> {
         for (k, _) in params {
             if !known.contains(&k.as_str()) {
-                return Err(format!(
-                    "unknown field `transport.{k}` for transport `{transport}` (known: {})",
-                    known.join(", ")
-                ));
+                return Err(format!("unknown field `transport.{k}` for transport `{transport}` (known: {})", known.join(", ")));
             }
         }
         Ok(Knobs { transport, params })
@@ -524,11 +518,7 @@ impl<'a> Knobs<'a> {
             None => Ok(choices[0]),
             Some(v) => {
                 let s = v.as_str().map_err(|e| self.err(name, e))?;
-                choices
-                    .iter()
-                    .copied()
-                    .find(|c| *c == s)
-                    .ok_or_else(|| self.err(name, format!("unknown value `{s}` (known: {})", choices.join(", "))))
+                choices.iter().copied().find(|c| *c == s).ok_or_else(|| self.err(name, format!("unknown value `{s}` (known: {})", choices.join(", "))))
             }
         }
     }

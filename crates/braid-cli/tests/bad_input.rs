@@ -33,15 +33,7 @@ fn braid_run(name: &str, text: &str, extra: &[&str]) -> (i32, String, PathBuf) {
     let f = d.join("s.toml");
     std::fs::write(&f, text).unwrap();
     let out = d.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
-        .arg("run")
-        .arg(&f)
-        .arg("--out")
-        .arg(&out)
-        .arg("--quiet")
-        .args(extra)
-        .output()
-        .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid")).arg("run").arg(&f).arg("--out").arg(&out).arg("--quiet").args(extra).output().unwrap();
     (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).into_owned(), out)
 }
 
@@ -90,15 +82,9 @@ fn negative_or_zero_rate() {
 fn disconnected_topology() {
     let d = tmpdir("disc-topo");
     let topo = d.join("t.topo");
-    std::fs::write(
-        &topo,
-        "braid-topology v1\nnode h0 host\nnode h1 host\nnode h2 host\nnode s0 switch\nlink h0 s0 100Gbps 1us\nlink h1 s0 100Gbps 1us\n",
-    )
-    .unwrap();
-    let text = GOOD.replace(
-        "kind = \"leaf-spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2",
-        &format!("kind = \"file\"\nfile = \"{}\"", topo.display()),
-    );
+    std::fs::write(&topo, "braid-topology v1\nnode h0 host\nnode h1 host\nnode h2 host\nnode s0 switch\nlink h0 s0 100Gbps 1us\nlink h1 s0 100Gbps 1us\n")
+        .unwrap();
+    let text = GOOD.replace("kind = \"leaf-spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2", &format!("kind = \"file\"\nfile = \"{}\"", topo.display()));
     expect_error("disconnected", &text, &[], "disconnected");
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -109,12 +109,7 @@ fn reps_converges_on_good_entropies() {
     assert!(d1 < 0.75 * d0, "REPS should use fewer distinct EVs over time: early {d0:.1}, late {d1:.1}");
     assert!(late(&obl, 1) > 60.0, "oblivious spraying uses every EV in each block");
     let mean_q = |v: &[(f64, f64)]| v.iter().map(|x| x.0).sum::<f64>() / v.len() as f64;
-    assert!(
-        mean_q(&reps) < 0.6 * mean_q(&obl),
-        "REPS keeps the slow spine's queue lower: {:.0} B vs oblivious {:.0} B",
-        mean_q(&reps),
-        mean_q(&obl)
-    );
+    assert!(mean_q(&reps) < 0.6 * mean_q(&obl), "REPS keeps the slow spine's queue lower: {:.0} B vs oblivious {:.0} B", mean_q(&reps), mean_q(&obl));
     assert!(reps_done < obl_done, "REPS finishes first: {reps_done} vs {obl_done}");
 }
 

@@ -20,7 +20,6 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-
 fn tmp(name: &str) -> TmpDir {
     TmpDir::new("compare-test", name)
 }

@@ -171,12 +171,9 @@ fn each_group_runs_its_own_transport_and_the_outputs_name_it() {
 #[test]
 fn the_moe_trace_replays_end_to_end_on_persistent_connections() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let sc = braid_cli::scenario::load(
-        &root.join("examples/moe-training.toml"),
-        &["workload.size_scale=0.0005".into(), "transport.kind=\"roce\"".into()],
-        None,
-    )
-    .unwrap();
+    let sc =
+        braid_cli::scenario::load(&root.join("examples/moe-training.toml"), &["workload.size_scale=0.0005".into(), "transport.kind=\"roce\"".into()], None)
+            .unwrap();
     let r = run(&sc, false).unwrap();
     r.sim.conservation().unwrap();
     assert_eq!(r.sim.data_in_flight(), 0);

@@ -257,7 +257,11 @@ fn max_flow_bps(topo: &braid_net::Topology, s: usize, t: usize) -> f64 {
         // Walk back from t: an arc's tail is the other end of its link.
         let tail = |arc: usize| {
             let l = &topo.links[arc / 2];
-            if arc % 2 == 0 { l.a.idx() } else { l.b.idx() }
+            if arc % 2 == 0 {
+                l.a.idx()
+            } else {
+                l.b.idx()
+            }
         };
         let (mut push, mut v) = (f64::INFINITY, t);
         while v != s {

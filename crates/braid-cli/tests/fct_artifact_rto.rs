@@ -14,20 +14,19 @@ mod scratch;
 
 fn outputs(extra: &[&str]) -> (scratch::TmpDir, braid_cli::run::RunResult) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut sets: Vec<String> =
-        [
-            "network.profile=ns3-hpcc",
-            // lcmp-tiny's own timers, kept deliberately (given by --set: a profile given by --set
-            // on a file whose fields contradict it is refused, see below).
-            "transport.recovery_params.rto_initial=\"100ms\"",
-            "transport.recovery_params.rto_min=\"50ms\"",
-            "network.loss_rate=0.02",
-            "output.fct_artifact=true",
-            "workload.duration=\"3ms\"",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut sets: Vec<String> = [
+        "network.profile=ns3-hpcc",
+        // lcmp-tiny's own timers, kept deliberately (given by --set: a profile given by --set
+        // on a file whose fields contradict it is refused, see below).
+        "transport.recovery_params.rto_initial=\"100ms\"",
+        "transport.recovery_params.rto_min=\"50ms\"",
+        "network.loss_rate=0.02",
+        "output.fct_artifact=true",
+        "workload.duration=\"3ms\"",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     sets.extend(extra.iter().map(|s| s.to_string()));
     let sc = scenario::load(&root.join("examples/lcmp-tiny.toml"), &sets, None).unwrap();
     let r = run(&sc, false).unwrap();
@@ -36,7 +35,6 @@ fn outputs(extra: &[&str]) -> (scratch::TmpDir, braid_cli::run::RunResult) {
     write_outputs(&dir, &sc, &r).unwrap();
     (dir, r)
 }
-
 
 fn rule_field(r: &braid_cli::run::RunResult, key: &str) -> Option<Value> {
     let Some(Value::Obj(o)) = r.summary.get("fct_slowdown_artifact_rule") else { panic!("no fct_slowdown_artifact_rule") };

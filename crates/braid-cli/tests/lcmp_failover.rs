@@ -98,11 +98,7 @@ fn dci_link_failure_moves_flows_at_their_next_packet() {
     // DC1's DCI: the flows it had placed on DC6 were re-decided once each, at their next packet,
     // and no new decision chose the dead port.
     let lr = sim.routing().lcmp_of(dci1).expect("DC1's DCI runs LCMP");
-    let dc6_port = sim
-        .node_ports()[dci1.idx()]
-        .iter()
-        .position(|p| sim.ports()[p.idx()].link.idx() == link)
-        .unwrap();
+    let dc6_port = sim.node_ports()[dci1.idx()].iter().position(|p| sim.ports()[p.idx()].link.idx() == link).unwrap();
     let on_dc6 = lr.stats.chosen[dc6_port];
     assert!(on_dc6 >= 1, "some flows used DC6 before the failure: {:?}", lr.stats.chosen);
     assert_eq!(lr.stats.failovers, on_dc6, "each flow on DC6 failed over once: {:?}", lr.stats);

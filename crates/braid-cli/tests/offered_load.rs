@@ -59,10 +59,7 @@ fn an_overloaded_scenario_warns_and_says_so_in_the_summary() {
     let o = Command::new(env!("CARGO_BIN_EXE_braid")).arg("run").arg(&sc).arg("--out").arg(&out).arg("--quiet").output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("warning: offered load exceeds capacity: leaf0 uplinks (out) carry 1.71× their 200 Gb/s (341.333 Gb/s offered"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("warning: offered load exceeds capacity: leaf0 uplinks (out) carry 1.71× their 200 Gb/s (341.333 Gb/s offered"), "{stderr}");
     assert_eq!(stderr.matches("warning: offered load exceeds capacity").count(), 4, "{stderr}");
     assert_eq!(field(&out, "offered_load.basis"), "poisson_load");
     assert_eq!(field(&out, "offered_load.max_factor"), "1.707");
@@ -99,8 +96,7 @@ const INTENDED: &str = "overload intended:";
 #[test]
 fn shipped_examples_are_not_overloaded_unless_intended() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    let mut files: Vec<PathBuf> =
-        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
     files.sort();
     assert!(files.len() > 10);
     let mut report = Vec::new();

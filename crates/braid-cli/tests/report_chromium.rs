@@ -82,9 +82,11 @@ fn load(browser: &str, page: &Path) -> (String, String) {
 
 fn check_page(browser: &str, page: &Path, min_figures: usize) {
     let (dom, log) = load(browser, page);
-    let marker = dom.split("data-figures-loaded=\"").nth(1).and_then(|s| s.split('"').next()).unwrap_or_else(|| {
-        panic!("the page's load script did not run (no data-figures-loaded):\n{}", &dom[..dom.len().min(2000)])
-    });
+    let marker = dom
+        .split("data-figures-loaded=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap_or_else(|| panic!("the page's load script did not run (no data-figures-loaded):\n{}", &dom[..dom.len().min(2000)]));
     let (ok, total) = marker.split_once('/').unwrap();
     let (ok, total): (usize, usize) = (ok.parse().unwrap(), total.parse().unwrap());
     assert!(total >= min_figures, "expected at least {min_figures} figures, the page has {total}");

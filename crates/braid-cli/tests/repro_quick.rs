@@ -95,9 +95,7 @@ impl Runs {
     }
     /// The row whose columns have the given values.
     fn find(&self, want: &[(&str, &str)]) -> usize {
-        (0..self.len())
-            .find(|&i| want.iter().all(|(k, v)| self.get(i, k) == *v))
-            .unwrap_or_else(|| panic!("no run with {want:?}"))
+        (0..self.len()).find(|&i| want.iter().all(|(k, v)| self.get(i, k) == *v)).unwrap_or_else(|| panic!("no run with {want:?}"))
     }
     /// A column of the row with the given values, as a number.
     fn at(&self, want: &[(&str, &str)], col: &str) -> f64 {
@@ -167,10 +165,7 @@ fn repro_list_shows_every_paper_figure() {
     let s = String::from_utf8_lossy(&o.stdout);
     let rondo = [1, 3, 4, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23];
     let lcmp = [1, 5, 7, 8, 9, 10, 11];
-    for id in rondo
-        .iter()
-        .map(|n| if *n == 1 { "rondo-fig1a".to_string() } else { format!("rondo-fig{n}") })
-        .chain(lcmp.iter().map(|n| format!("lcmp-fig{n}")))
+    for id in rondo.iter().map(|n| if *n == 1 { "rondo-fig1a".to_string() } else { format!("rondo-fig{n}") }).chain(lcmp.iter().map(|n| format!("lcmp-fig{n}")))
     {
         let line = s.lines().find(|l| l.split_whitespace().next() == Some(id.as_str())).unwrap_or_else(|| panic!("{id} missing:\n{s}"));
         assert!(line.contains("[ready: ") || line.contains("[needs "), "{line}");
@@ -347,8 +342,7 @@ fn repro_quick_rondo_fig19() {
     let queues = figure(&out, "queues");
     let q = Csv::read(&run.join("queues.csv")).unwrap();
     let (t, port, bytes) = (q.col("time_ns").unwrap(), q.col("port").unwrap(), q.col("bytes").unwrap());
-    let recorded: BTreeMap<(u64, String), f64> =
-        q.rows.iter().map(|row| ((row[t].parse().unwrap(), row[port].clone()), row[bytes].parse().unwrap())).collect();
+    let recorded: BTreeMap<(u64, String), f64> = q.rows.iter().map(|row| ((row[t].parse().unwrap(), row[port].clone()), row[bytes].parse().unwrap())).collect();
     let mut by_time: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for (_, series, x, y) in &queues {
         let p = series.strip_prefix("port ").unwrap_or_else(|| panic!("series {series}"));

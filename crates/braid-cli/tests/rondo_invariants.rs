@@ -96,7 +96,11 @@ fn no_flow_starves_and_no_window_stays_below_a_packet() {
     for seed in 1..=20 {
         let sc = parse(&scenario(seed, 0.0, "all"), Path::new("."), &[], None).unwrap();
         let r = run(&sc, false).unwrap();
-        let mut slow: Vec<f64> = r.flows.iter().map(|f| f.slowdown().unwrap_or_else(|| panic!("draw {seed} {:?}: flow {} did not finish ({:?})", draw(seed), f.id, r.end))).collect();
+        let mut slow: Vec<f64> = r
+            .flows
+            .iter()
+            .map(|f| f.slowdown().unwrap_or_else(|| panic!("draw {seed} {:?}: flow {} did not finish ({:?})", draw(seed), f.id, r.end)))
+            .collect();
         let max = slow.iter().copied().fold(0.0, f64::max);
         let med = median(&mut slow);
         if max / med > worst_ratio.0 {

@@ -34,13 +34,7 @@ fn steady(r: &RunResult) -> (f64, f64) {
 /// NIC-level OOD samples of the receiving host inside the steady state.
 fn steady_ood(r: &RunResult) -> Vec<f64> {
     let (a, b) = steady(r);
-    let v: Vec<f64> = r
-        .sim
-        .ood_series()
-        .iter()
-        .filter(|s| (s.0.ps() as f64 / 1e3) >= a && (s.0.ps() as f64 / 1e3) <= b)
-        .map(|s| s.2 as f64)
-        .collect();
+    let v: Vec<f64> = r.sim.ood_series().iter().filter(|s| (s.0.ps() as f64 / 1e3) >= a && (s.0.ps() as f64 / 1e3) <= b).map(|s| s.2 as f64).collect();
     assert!(v.len() >= 10, "enough steady-state samples: {}", v.len());
     v
 }
@@ -80,10 +74,7 @@ fn without_the_scheduler_reordering_tracks_rate_times_delay_difference() {
     let r = toy(&["transport.scheduler=false"]);
     let ood = steady_ood(&r);
     let mean = ood.iter().sum::<f64>() / ood.len() as f64;
-    assert!(
-        (mean - R_DELTA_D_PKTS).abs() <= 0.2 * R_DELTA_D_PKTS,
-        "steady-state mean OOD {mean:.0} packets vs R·ΔD = {R_DELTA_D_PKTS:.0}"
-    );
+    assert!((mean - R_DELTA_D_PKTS).abs() <= 0.2 * R_DELTA_D_PKTS, "steady-state mean OOD {mean:.0} packets vs R·ΔD = {R_DELTA_D_PKTS:.0}");
     for o in ood {
         assert!((o - R_DELTA_D_PKTS).abs() <= 0.2 * R_DELTA_D_PKTS, "sample {o} vs R·ΔD {R_DELTA_D_PKTS:.0}");
     }

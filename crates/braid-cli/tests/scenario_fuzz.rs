@@ -28,11 +28,8 @@ fn scenarios() -> &'static [(PathBuf, String)] {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut out = Vec::new();
         for dir in [root.join("../../examples"), root.join("bench")] {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-                .collect();
+            let mut files: Vec<PathBuf> =
+                std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
             files.sort();
             for f in files {
                 out.push((dir.clone(), std::fs::read_to_string(&f).unwrap()));
@@ -53,8 +50,20 @@ fn parse_and_build(text: &str, base: &Path) -> Result<(), TestCaseError> {
 }
 
 const INSERTS: &[&str] = &[
-    "\n", " ", "=", "[", "]", "\"", "#", "\n[workload]\n", "\n[topology]\n", "\nkind = \"fat-tree\"\n", "\u{feff}",
-    "é", "-", "\n[[faults]]\nat = \"1us\"\nlink = 0\nchange = \"delay\"\nadd_delay = \"1e30s\"\n",
+    "\n",
+    " ",
+    "=",
+    "[",
+    "]",
+    "\"",
+    "#",
+    "\n[workload]\n",
+    "\n[topology]\n",
+    "\nkind = \"fat-tree\"\n",
+    "\u{feff}",
+    "é",
+    "-",
+    "\n[[faults]]\nat = \"1us\"\nlink = 0\nchange = \"delay\"\nadd_delay = \"1e30s\"\n",
 ];
 
 proptest! {
@@ -86,16 +95,35 @@ const CDFS: &[&str] = &["\"websearch\"", "\"hadoop\"", "\"nope\""];
 
 /// (table, key, values) a generated scenario may set.
 const FIELDS: &[(&str, &str, &[&str])] = &[
-    ("topology", "leaves", INTS), ("topology", "spines", INTS), ("topology", "hosts_per_leaf", INTS),
-    ("topology", "host_rate", RATES), ("topology", "fabric_rate", RATES), ("topology", "delay", TIMES),
-    ("network", "mtu", SIZES), ("network", "header", SIZES), ("network", "buffer", SIZES),
-    ("network", "kmin", SIZES), ("network", "kmax", SIZES), ("network", "reorder_buffer", SIZES),
-    ("network", "loss_rate", FLOATS), ("network", "dt_alpha", FLOATS), ("network", "max_outstanding_psn", INTS),
-    ("network", "max_outstanding_reads", INTS), ("transport", "read_size", SIZES), ("workload", "start", TIMES),
-    ("workload", "senders", HOSTS), ("workload", "receiver", INTS), ("workload", "load", FLOATS),
-    ("workload", "background", INTS), ("workload", "k", INTS), ("workload", "iterations", INTS),
-    ("workload", "gap", TIMES), ("workload", "hosts", HOSTS), ("faults", "until", TIMES),
-    ("output", "sample_interval", TIMES), ("", "stop", TIMES),
+    ("topology", "leaves", INTS),
+    ("topology", "spines", INTS),
+    ("topology", "hosts_per_leaf", INTS),
+    ("topology", "host_rate", RATES),
+    ("topology", "fabric_rate", RATES),
+    ("topology", "delay", TIMES),
+    ("network", "mtu", SIZES),
+    ("network", "header", SIZES),
+    ("network", "buffer", SIZES),
+    ("network", "kmin", SIZES),
+    ("network", "kmax", SIZES),
+    ("network", "reorder_buffer", SIZES),
+    ("network", "loss_rate", FLOATS),
+    ("network", "dt_alpha", FLOATS),
+    ("network", "max_outstanding_psn", INTS),
+    ("network", "max_outstanding_reads", INTS),
+    ("transport", "read_size", SIZES),
+    ("workload", "start", TIMES),
+    ("workload", "senders", HOSTS),
+    ("workload", "receiver", INTS),
+    ("workload", "load", FLOATS),
+    ("workload", "background", INTS),
+    ("workload", "k", INTS),
+    ("workload", "iterations", INTS),
+    ("workload", "gap", TIMES),
+    ("workload", "hosts", HOSTS),
+    ("faults", "until", TIMES),
+    ("output", "sample_interval", TIMES),
+    ("", "stop", TIMES),
 ];
 /// Workload kinds with their required fields; `SIZE`, `TIME`, `INT`, `FLOAT` are filled from
 /// the nasty values.
@@ -119,8 +147,7 @@ const FAULTS: &[&str] = &[
 
 /// `template` with each placeholder replaced by the value of its class picked by `pick`.
 fn fill(template: &str, pick: &[usize; 6]) -> String {
-    let classes: [(&str, &[&str]); 6] =
-        [("SIZE", SIZES), ("TIME", TIMES), ("INT", INTS), ("FLOAT", FLOATS), ("RATE", RATES), ("CDF", CDFS)];
+    let classes: [(&str, &[&str]); 6] = [("SIZE", SIZES), ("TIME", TIMES), ("INT", INTS), ("FLOAT", FLOATS), ("RATE", RATES), ("CDF", CDFS)];
     let mut out = template.to_string();
     for (k, (ph, vals)) in classes.iter().enumerate() {
         out = out.replace(ph, vals[pick[k] % vals.len()]);
@@ -247,7 +274,6 @@ fn topologies_too_large_to_route_are_errors() {
 fn flows_to_missing_hosts_are_errors() {
     rejects("kind = \"permutation\"\nsize = \"10KB\"", "kind = \"incast\"\nsenders = \"0-2\"\nreceiver = 99\nsize = \"1KB\"", "");
 }
-
 
 #[test]
 fn huge_fault_times_are_errors_or_fine() {

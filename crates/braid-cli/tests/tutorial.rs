@@ -80,7 +80,14 @@ fn every_tutorial_command_runs() {
             }
             "python" => {
                 assert!(body.starts_with("# run: python3"), "a python block starts with `# run: python3`");
-                let mut child = Command::new("python3").arg("-").current_dir(&dir).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("python3 is needed to run the tutorial's Python block");
+                let mut child = Command::new("python3")
+                    .arg("-")
+                    .current_dir(&dir)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("python3 is needed to run the tutorial's Python block");
                 use std::io::Write;
                 child.stdin.take().unwrap().write_all(body.as_bytes()).unwrap();
                 let o = child.wait_with_output().unwrap();

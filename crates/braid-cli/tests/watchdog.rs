@@ -27,8 +27,7 @@ fn summary(out: &Path) -> String {
 }
 
 fn files(out: &Path) -> Vec<String> {
-    let mut v: Vec<String> =
-        std::fs::read_dir(out).expect("out dir").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
+    let mut v: Vec<String> = std::fs::read_dir(out).expect("out dir").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }

@@ -11,8 +11,8 @@
 //! `docs/parallel.md`).
 
 use crate::time::Time;
-use std::cmp::Ordering;
 use dary_heap::QuaternaryHeap as BinaryHeap;
+use std::cmp::Ordering;
 
 struct Entry<E> {
     key: u128, // time in the high 64 bits, sequence in the low 64

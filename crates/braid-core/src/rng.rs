@@ -55,12 +55,7 @@ impl Rng {
     /// A generator seeded from one 64-bit value.
     pub fn new(seed: u64) -> Rng {
         let mut x = seed;
-        let s = [
-            splitmix64(&mut x),
-            splitmix64(&mut x),
-            splitmix64(&mut x),
-            splitmix64(&mut x),
-        ];
+        let s = [splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x)];
         Rng { s }
     }
 

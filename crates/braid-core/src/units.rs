@@ -10,17 +10,13 @@ use crate::time::{Rate, Time};
 
 fn split_number(s: &str) -> Result<(f64, &str), String> {
     let s = s.trim();
-    let end = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'))
-        .unwrap_or(s.len());
+    let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')).unwrap_or(s.len());
     // An 'e' that starts a unit (none of ours do) would be mis-split; our units never start with e/E.
     let (num, unit) = s.split_at(end);
     if num.is_empty() {
         return Err(format!("`{s}` does not start with a number"));
     }
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("`{num}` is not a number (in `{s}`)"))?;
+    let v: f64 = num.parse().map_err(|_| format!("`{num}` is not a number (in `{s}`)"))?;
     if !v.is_finite() {
         return Err(format!("`{s}` is not a finite number"));
     }

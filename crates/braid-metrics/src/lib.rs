@@ -284,9 +284,6 @@ mod tests {
         s.int("seed", 1);
         s.float("slowdown", 1.25);
         s.float("nan", f64::NAN);
-        assert_eq!(
-            s.to_json(),
-            "{\n  \"scenario\": \"q\\\"x\",\n  \"seed\": 1,\n  \"slowdown\": 1.25,\n  \"nan\": null\n}\n"
-        );
+        assert_eq!(s.to_json(), "{\n  \"scenario\": \"q\\\"x\",\n  \"seed\": 1,\n  \"slowdown\": 1.25,\n  \"nan\": null\n}\n");
     }
 }

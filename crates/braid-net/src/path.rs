@@ -323,16 +323,7 @@ pub fn equal_cost_paths(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, 
 /// `payload`-byte packet along that path, and `total_bytes = size + ⌈size/payload⌉·header`.
 /// Integer nanoseconds, as the artifact computes it. `None` if unreachable.
 #[allow(clippy::too_many_arguments)]
-pub fn artifact_ideal_fct(
-    routes: &Routes,
-    ports: &[Port],
-    src: NodeId,
-    dst: u32,
-    d_node: NodeId,
-    size: u64,
-    payload: u32,
-    header: u32,
-) -> Option<Time> {
+pub fn artifact_ideal_fct(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, d_node: NodeId, size: u64, payload: u32, header: u32) -> Option<Time> {
     let mut memo: HashMap<u32, Option<(u64, u64, u64)>> = HashMap::new();
     let (delay_ns, bw, tx_ns) = min_delay_path(routes, ports, src, dst, d_node, payload as u64, &mut memo)?;
     let payload = payload.max(1) as u64;

@@ -312,11 +312,7 @@ impl Sim {
             hash_seed: (0..n as u32).collect(),
             node_rng: (0..n as u64).map(|i| Rng::derive(seed, stream::SWITCH, i)).collect(),
             port_rng: (0..n_ports as u64).map(|i| Rng::derive(seed, stream::LINK, i)).collect(),
-            trim_rng: if cfg.trim.enabled {
-                (0..n_ports as u64).map(|i| Rng::derive(seed, stream::TRIM, i)).collect()
-            } else {
-                Vec::new()
-            },
+            trim_rng: if cfg.trim.enabled { (0..n_ports as u64).map(|i| Rng::derive(seed, stream::TRIM, i)).collect() } else { Vec::new() },
             buffer_used: vec![0; n],
             buffer_cap,
             mmu,
@@ -431,8 +427,7 @@ impl Sim {
         }
         let states = &self.port_states_at.as_ref().expect("just set").1;
         let dst_node = self.hosts[dst as usize].node;
-        let info = crate::path::best_path_over(&self.routes, states, self.hosts[src as usize].node, dst, dst_node)
-            .or_else(|| self.path_info(src, dst));
+        let info = crate::path::best_path_over(&self.routes, states, self.hosts[src as usize].node, dst, dst_node).or_else(|| self.path_info(src, dst));
         self.path_cache_at.insert((src, dst, epoch), info.clone());
         info
     }
@@ -752,7 +747,9 @@ impl Sim {
             Ev::PullTick { host } => self.on_pull_tick(now, host),
             Ev::Routing { timer } => {
                 let more_to_come = self.more_to_come();
-                if let Some((t, timer)) = self.routing.on_timer(now, timer, &self.ports, &self.node_ports, more_to_come, self.part.as_ref().map(|p| &p.own_node[..])) {
+                if let Some((t, timer)) =
+                    self.routing.on_timer(now, timer, &self.ports, &self.node_ports, more_to_come, self.part.as_ref().map(|p| &p.own_node[..]))
+                {
                     self.q.push(t, Ev::Routing { timer });
                 }
             }

@@ -24,13 +24,9 @@ use std::collections::HashMap;
 
 use braid_core::{NodeId, Packet, PacketKind, PortId, Rng, Time};
 use braid_proto::hash::{ecmp_hash, node_ip};
-use braid_proto::routing::select::{
-    delay_limit, ecmp_within, least_loaded, quantize4, ucmp_weighted, ucmp_within, wcmp, wcmp_weights, PathAttr,
-};
+use braid_proto::routing::select::{delay_limit, ecmp_within, least_loaded, quantize4, ucmp_weighted, ucmp_within, wcmp, wcmp_weights, PathAttr};
 use braid_proto::routing::te::TeRouter;
-use braid_proto::routing::{
-    flow_key, AckRouting, CacheLookup, Candidate, FlowKeyKind, LcmpRouter, MaxDelay, PathScope, RoutingKind, RoutingParams, Sampling,
-};
+use braid_proto::routing::{flow_key, AckRouting, CacheLookup, Candidate, FlowKeyKind, LcmpRouter, MaxDelay, PathScope, RoutingKind, RoutingParams, Sampling};
 
 use crate::port::Port;
 use crate::routes::Routes;
@@ -270,8 +266,7 @@ impl SwitchRouting {
         let n = topo.nodes.len();
         let node_is_dci: Vec<bool> = topo.nodes.iter().map(|x| x.kind == NodeKind::Dci).collect();
         let has_dci = node_is_dci.iter().any(|&d| d);
-        let scheme_node: Vec<bool> =
-            topo.nodes.iter().map(|x| if has_dci { x.kind == NodeKind::Dci } else { x.kind != NodeKind::Host }).collect();
+        let scheme_node: Vec<bool> = topo.nodes.iter().map(|x| if has_dci { x.kind == NodeKind::Dci } else { x.kind != NodeKind::Host }).collect();
         let mut port_local = vec![0u16; ports.len()];
         for np in node_ports {
             for (i, p) in np.iter().enumerate() {
@@ -449,12 +444,7 @@ impl SwitchRouting {
             self.path_idx = vec![u32::MAX; self.scheme_node.len() * self.n_hosts];
         }
         let off = self.path_attrs(node, h, routes, ports);
-        routes
-            .next_hops(node, h)
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| (p, self.path_pool[off + i], self.path_cpath[off + i]))
-            .collect()
+        routes.next_hops(node, h).iter().enumerate().map(|(i, &p)| (p, self.path_pool[off + i], self.path_cpath[off + i])).collect()
     }
 }
 
@@ -582,16 +572,7 @@ impl SwitchRouting {
 
     /// LCMP at switch `node`: the flow cache, a decision on a miss, the reverse-path pin for ACKs.
     #[allow(clippy::too_many_arguments)]
-    fn lcmp_egress(
-        &mut self,
-        v: &RouteView,
-        node: NodeId,
-        src: NodeId,
-        dst: NodeId,
-        entropy: u16,
-        is_data: bool,
-        ingress: PortId,
-    ) -> Option<PortId> {
+    fn lcmp_egress(&mut self, v: &RouteView, node: NodeId, src: NodeId, dst: NodeId, entropy: u16, is_data: bool, ingress: PortId) -> Option<PortId> {
         let now = v.now;
         let dst_host = v.host_of_node[dst.idx()];
         let src_host = v.host_of_node[src.idx()];
@@ -688,7 +669,15 @@ impl SwitchRouting {
     /// A routing timer fired at `now`. `more_to_come`: some flow is still incomplete (a timer is
     /// re-armed only then). Returns the timer to schedule next, if any.
     /// `own` (by node, in a parallel run) limits the work to a partition's switches and ports.
-    pub fn on_timer(&mut self, now: Time, timer: RoutingTimer, ports: &[Port], node_ports: &[Vec<PortId>], more_to_come: bool, own: Option<&[bool]>) -> Option<(Time, RoutingTimer)> {
+    pub fn on_timer(
+        &mut self,
+        now: Time,
+        timer: RoutingTimer,
+        ports: &[Port],
+        node_ports: &[Vec<PortId>],
+        more_to_come: bool,
+        own: Option<&[bool]>,
+    ) -> Option<(Time, RoutingTimer)> {
         let owned = |n: NodeId| own.is_none_or(|o| o[n.idx()]);
         match timer {
             RoutingTimer::Monitor => {

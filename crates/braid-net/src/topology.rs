@@ -83,12 +83,7 @@ impl Topology {
 
     /// The hosts, in node order. Host index `i` in workloads means `hosts()[i]`.
     pub fn hosts(&self) -> Vec<NodeId> {
-        self.nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.kind == NodeKind::Host)
-            .map(|(i, _)| NodeId::from_idx(i))
-            .collect()
+        self.nodes.iter().enumerate().filter(|(_, n)| n.kind == NodeKind::Host).map(|(i, _)| NodeId::from_idx(i)).collect()
     }
 
     /// Check the topology is usable: at least two hosts, every link between existing distinct nodes
@@ -128,11 +123,7 @@ impl Topology {
             }
         }
         if let Some(h) = hosts.iter().find(|h| !seen[h.idx()]) {
-            return Err(format!(
-                "the topology is disconnected: host `{}` cannot reach host `{}`",
-                self.nodes[h.idx()].name,
-                self.nodes[hosts[0].idx()].name
-            ));
+            return Err(format!("the topology is disconnected: host `{}` cannot reach host `{}`", self.nodes[h.idx()].name, self.nodes[hosts[0].idx()].name));
         }
         Ok(())
     }

@@ -19,14 +19,7 @@ fn line() -> Topology {
 
 /// Make a packet from h0 to h1 "arrive" at the switch over h0's port at `at`.
 fn inject(sim: &mut Sim, at: Time, kind: PacketKind, prio: u8, size: u32) {
-    let pkt = Packet {
-        kind,
-        prio,
-        size_bytes: size,
-        src: NodeId(0),
-        dst: NodeId(1),
-        ..Packet::default()
-    };
+    let pkt = Packet { kind, prio, size_bytes: size, src: NodeId(0), dst: NodeId(1), ..Packet::default() };
     sim.inject(at, pkt, PortId(0));
 }
 

@@ -57,17 +57,79 @@ fn small_zoo() -> ZooParams {
 }
 
 const GML_WORDS: &[&str] = &[
-    "graph", "node", "edge", "[", "]", "id", "source", "target", "label", "\"x\"", "\"", "0", "1", "2", "-1",
-    "4294967295", "9223372036854775807", "1e308", "1.5", "LinkSpeed", "LinkSpeedUnits", "\"G\"", "LinkSpeedRaw",
-    "Latitude", "Longitude", "90.5", "#", "multigraph",
+    "graph",
+    "node",
+    "edge",
+    "[",
+    "]",
+    "id",
+    "source",
+    "target",
+    "label",
+    "\"x\"",
+    "\"",
+    "0",
+    "1",
+    "2",
+    "-1",
+    "4294967295",
+    "9223372036854775807",
+    "1e308",
+    "1.5",
+    "LinkSpeed",
+    "LinkSpeedUnits",
+    "\"G\"",
+    "LinkSpeedRaw",
+    "Latitude",
+    "Longitude",
+    "90.5",
+    "#",
+    "multigraph",
 ];
 const HPCC_WORDS: &[&str] = &[
-    "0", "1", "2", "3", "4", "5", "1000000000000", "18446744073709551615", "-1", "100Gbps", "1GBps", "1Gb/s", "0bps",
-    "1us", "1e30s", "nan", "0", "0.0", "0.1", "#", "\n",
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "1000000000000",
+    "18446744073709551615",
+    "-1",
+    "100Gbps",
+    "1GBps",
+    "1Gb/s",
+    "0bps",
+    "1us",
+    "1e30s",
+    "nan",
+    "0",
+    "0.0",
+    "0.1",
+    "#",
+    "\n",
 ];
 const BRAID_WORDS: &[&str] = &[
-    "braid-topology v1\n", "node", "link", "a", "b", "c", "host", "switch", "dci", "group=1", "tier=2",
-    "tier=999", "buffer=1e30GB", "buffer=22MiB", "100Gbps", "1e30Tbps", "1us", "1e30s", "#", "\n",
+    "braid-topology v1\n",
+    "node",
+    "link",
+    "a",
+    "b",
+    "c",
+    "host",
+    "switch",
+    "dci",
+    "group=1",
+    "tier=2",
+    "tier=999",
+    "buffer=1e30GB",
+    "buffer=22MiB",
+    "100Gbps",
+    "1e30Tbps",
+    "1us",
+    "1e30s",
+    "#",
+    "\n",
 ];
 const INSERTS: &[&str] = &["\n", " ", "#", "[", "]", "\"", "=", "\u{feff}", "\0", "é", "-", "1e999", "\n\n\n"];
 
@@ -149,13 +211,9 @@ fn hpcc_huge_counts_are_errors() {
     fails_fast("MAX_NODES + 1 nodes", "too many", || topo::hpcc_file(&format!("{} 1 1\n0\n", MAX_NODES + 1)));
     fails_fast("10^12 links", "links", || topo::hpcc_file("3 1 1000000000000\n2\n0 2 1Gbps 1us 0\n"));
     fails_fast("u64::MAX switches", "not a non-negative integer", || topo::hpcc_file("3 18446744073709551616 1\n"));
-    fails_fast("usize::MAX switches + DCIs", "exceed", || {
-        topo::hpcc_file(&format!("3 {} {} 1\n", usize::MAX, usize::MAX))
-    });
+    fails_fast("usize::MAX switches + DCIs", "exceed", || topo::hpcc_file(&format!("3 {} {} 1\n", usize::MAX, usize::MAX)));
     fails_fast("huge switch id", "not below the node count", || topo::hpcc_file("3 1 1\n4294967295\n"));
-    fails_fast("huge link end", "not below the node count", || {
-        topo::hpcc_file("3 1 1\n2\n0 18446744073709551615 1Gbps 1us 0\n")
-    });
+    fails_fast("huge link end", "not below the node count", || topo::hpcc_file("3 1 1\n2\n0 18446744073709551615 1Gbps 1us 0\n"));
 }
 
 #[test]
@@ -175,9 +233,7 @@ fn gml_huge_ids_are_errors_or_fine() {
     // Many DCs of the default size: more nodes than the bound.
     let mut p = ZooParams::default();
     p.intra.hosts_per_dc = MAX_NODES;
-    fails_fast("hosts_per_dc beyond the bound", "too large", || {
-        topo::zoo_gml("graph [ node [ id 1 ] node [ id 2 ] edge [ source 1 target 2 ] ]", &p)
-    });
+    fails_fast("hosts_per_dc beyond the bound", "too large", || topo::zoo_gml("graph [ node [ id 1 ] node [ id 2 ] edge [ source 1 target 2 ] ]", &p));
 }
 
 #[test]
@@ -192,9 +248,7 @@ fn braid_huge_values_are_errors() {
 #[test]
 fn builders_reject_sizes_beyond_the_bounds() {
     use topo::{fat_tree, leaf_spine, FatTreeParams, LeafSpineParams};
-    fails_fast("hosts_per_leaf = 10^9", "too large", || {
-        leaf_spine(&LeafSpineParams { hosts_per_leaf: 1_000_000_000, ..Default::default() })
-    });
+    fails_fast("hosts_per_leaf = 10^9", "too large", || leaf_spine(&LeafSpineParams { hosts_per_leaf: 1_000_000_000, ..Default::default() }));
     fails_fast("leaves × spines beyond MAX_LINKS", "too large", || {
         leaf_spine(&LeafSpineParams { leaves: MAX_LINKS, spines: 2, hosts_per_leaf: 1, ..Default::default() })
     });

@@ -11,9 +11,9 @@
 //! - [`transport`]: senders that combine the above (RoCE; Rondo and the multipath baselines).
 //! - [`routing`]: switch-side next-hop decisions (ECMP, WCMP, UCMP, LCMP, adaptive routing).
 pub mod cc;
-pub mod receiver;
-pub mod pull_pacer;
 pub mod hash;
+pub mod pull_pacer;
+pub mod receiver;
 pub mod recovery;
 pub mod routing;
 pub mod transport;

@@ -219,8 +219,7 @@ impl Receiver {
     /// keeps one ACK per packet.
     pub fn with_ack_coalescing(mut self, every_bytes: u64, wire_bytes: u64) -> Receiver {
         if every_bytes > 0 && self.mode == RxMode::Selective {
-            self.coalescing =
-                Some(AckCoalescing { every_bytes, wire_bytes: wire_bytes.max(1), accepted_bytes: 0, ack_request: false });
+            self.coalescing = Some(AckCoalescing { every_bytes, wire_bytes: wire_bytes.max(1), accepted_bytes: 0, ack_request: false });
         }
         self
     }
@@ -350,8 +349,7 @@ impl Receiver {
         } else {
             match self.mode {
                 RxMode::GoBackN { nak_interval } => {
-                    let due = self.last_nak_psn != self.next_expected
-                        || self.last_nak_at.is_none_or(|t| now >= t + nak_interval);
+                    let due = self.last_nak_psn != self.next_expected || self.last_nak_at.is_none_or(|t| now >= t + nak_interval);
                     let reply = if due {
                         self.last_nak_psn = self.next_expected;
                         self.last_nak_at = Some(now);
@@ -552,7 +550,11 @@ mod tests {
             for h in [0u32, 1, 5, 63, 64, 65, 100, 130, 199, 259] {
                 let want = (0..64).fold(0u64, |m, i| {
                     let q = h as i64 - 64 + i as i64;
-                    if q >= 0 && got[q as usize] { m | 1 << i } else { m }
+                    if q >= 0 && got[q as usize] {
+                        m | 1 << i
+                    } else {
+                        m
+                    }
                 });
                 assert_eq!(r.received_below(h), want, "below {h} after {psn}");
             }
@@ -630,9 +632,7 @@ mod tests {
         // 4,150-byte packets: 16,384 B are reached on the 4th packet.
         let mut r = sel(20).with_ack_coalescing(16_384, 4150);
         let plain = |psn| DataIn { ecn_ce: false, ..data(psn) };
-        let acks = |r: &mut Receiver, psns: &[u32]| -> Vec<Option<AckOut>> {
-            psns.iter().map(|&p| r.on_data_packet(Time::ZERO, &plain(p), true).1).collect()
-        };
+        let acks = |r: &mut Receiver, psns: &[u32]| -> Vec<Option<AckOut>> { psns.iter().map(|&p| r.on_data_packet(Time::ZERO, &plain(p), true).1).collect() };
         // The first packet is acknowledged at once, then every 4th.
         let got = acks(&mut r, &[0, 1, 2, 3, 4, 5, 6, 7]);
         let acked: Vec<bool> = got.iter().map(|a| a.is_some()).collect();

@@ -7,12 +7,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use braid_core::Knob;
 use braid_core::{PacketKind, Rate, Rng, Time};
 use braid_proto::cc::{CcConfig, CcEnv, CcKind};
 use braid_proto::receiver::{Receiver, RxMode, RxReply, RxVerdict};
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
 use braid_proto::transport::{AckIn, FlowEnv, RoceConfig, RoceSender};
-use braid_core::Knob;
 use proptest::prelude::*;
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -70,12 +70,12 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
     rc.er_threshold = er_threshold;
     rc.rto_min = Time::from_us(50);
     rc.rto_initial = Time::from_us(100);
-    let cfg = RoceConfig {
-        cc: CcConfig::new(CcKind::Fixed).with("window", Knob::Str("64000B".into())),
-        recovery: rc,
-        header_bytes: 48,
-    };
-    let mut tx = RoceSender::new(&cfg, &FlowEnv { cc: env, size_bytes: pkts as u64 * 1000, connection_messages: None, equal_cost_paths: 0, entropy: 1, start: Time::ZERO, seed: 0 }).unwrap();
+    let cfg = RoceConfig { cc: CcConfig::new(CcKind::Fixed).with("window", Knob::Str("64000B".into())), recovery: rc, header_bytes: 48 };
+    let mut tx = RoceSender::new(
+        &cfg,
+        &FlowEnv { cc: env, size_bytes: pkts as u64 * 1000, connection_messages: None, equal_cost_paths: 0, entropy: 1, start: Time::ZERO, seed: 0 },
+    )
+    .unwrap();
     let mode = if kind.receiver_buffers() { RxMode::Selective } else { RxMode::GoBackN { nak_interval: Time::from_us(4) } };
     let mut rx = Receiver::new(mode, pkts);
     let mut q: BinaryHeap<Reverse<(Time, u64, Msg)>> = BinaryHeap::new();
@@ -161,14 +161,8 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
     }
 }
 
-const SCHEMES: [RecoveryKind; 6] = [
-    RecoveryKind::GoBackN,
-    RecoveryKind::SelectiveRepeat,
-    RecoveryKind::Irn,
-    RecoveryKind::RackTlp,
-    RecoveryKind::RackTlpPerPath,
-    RecoveryKind::EarlyRecovery,
-];
+const SCHEMES: [RecoveryKind; 6] =
+    [RecoveryKind::GoBackN, RecoveryKind::SelectiveRepeat, RecoveryKind::Irn, RecoveryKind::RackTlp, RecoveryKind::RackTlpPerPath, RecoveryKind::EarlyRecovery];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
@@ -198,12 +192,7 @@ fn go_back_n_retransmits_more_than_selective_repeat_on_the_same_trace() {
         let gbn = run(RecoveryKind::GoBackN, 3, 2000, &mut mk());
         let sr = run(RecoveryKind::SelectiveRepeat, 3, 2000, &mut mk());
         assert!(gbn.complete && sr.complete);
-        assert!(
-            gbn.retransmissions > sr.retransmissions,
-            "loss {loss}: gbn {} vs sr {}",
-            gbn.retransmissions,
-            sr.retransmissions
-        );
+        assert!(gbn.retransmissions > sr.retransmissions, "loss {loss}: gbn {} vs sr {}", gbn.retransmissions, sr.retransmissions);
     }
 }
 
@@ -213,13 +202,7 @@ fn early_recovery_trades_spurious_retransmissions_for_threshold() {
     let spurious_at = |thr: u32| -> u64 {
         (0..4u64)
             .map(|seed| {
-                let mut net = Net {
-                    loss: 0.0,
-                    delay: Time::from_us(2),
-                    jitter: Time::from_us(1),
-                    rng: Rng::new(seed),
-                    trace_seed: seed,
-                };
+                let mut net = Net { loss: 0.0, delay: Time::from_us(2), jitter: Time::from_us(1), rng: Rng::new(seed), trace_seed: seed };
                 let o = run(RecoveryKind::EarlyRecovery, thr, 2000, &mut net);
                 assert!(o.complete);
                 o.spurious

@@ -9,9 +9,9 @@
 #![allow(unsafe_code)] // the counting global allocator
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::cell::Cell;
 
 use braid_core::{PacketKind, Rate, Time};
 use braid_proto::cc::{CcConfig, CcEnv, CcKind};
@@ -83,7 +83,11 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
         scheduler,
         ..RondoConfig::defaults(CcConfig::new(CcKind::Arcc), RecoveryConfig::new(RecoveryKind::RackTlpPerPath), 64).unwrap()
     };
-    let mut tx = RondoSender::new(&cfg, &FlowEnv { cc: env, size_bytes: pkts as u64 * MTU as u64, connection_messages: None, equal_cost_paths: 0, entropy: 49_152, start: Time::ZERO, seed: 7 }).unwrap();
+    let mut tx = RondoSender::new(
+        &cfg,
+        &FlowEnv { cc: env, size_bytes: pkts as u64 * MTU as u64, connection_messages: None, equal_cost_paths: 0, entropy: 49_152, start: Time::ZERO, seed: 7 },
+    )
+    .unwrap();
     let mut rx = Receiver::new(RxMode::Selective, pkts);
     let nic = Rate::from_gbps(100);
     let mut nic_free = Time::ZERO;

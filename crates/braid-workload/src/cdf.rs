@@ -84,32 +84,21 @@ impl EmpiricalCdf {
                 return Err(format!("CDF `{name}`: point {}: size {x} is above the limit of {MAX_FLOW_BYTES} bytes", i + 1));
             }
             if !c.is_finite() || !(0.0..=1.0 + 1e-9).contains(&c) {
-                return Err(format!(
-                    "CDF `{name}`: point {}: cumulative value {c} is outside [0, 1]",
-                    i + 1
-                ));
+                return Err(format!("CDF `{name}`: point {}: cumulative value {c} is outside [0, 1]", i + 1));
             }
             if let Some((px, pc)) = prev {
                 if x < px {
-                    return Err(format!(
-                        "CDF `{name}` is not monotone: size {x} at point {} is smaller than {px} before it",
-                        i + 1
-                    ));
+                    return Err(format!("CDF `{name}` is not monotone: size {x} at point {} is smaller than {px} before it", i + 1));
                 }
                 if c < pc {
-                    return Err(format!(
-                        "CDF `{name}` is not monotone: cumulative value {c} at point {} is smaller than {pc} before it",
-                        i + 1
-                    ));
+                    return Err(format!("CDF `{name}` is not monotone: cumulative value {c} at point {} is smaller than {pc} before it", i + 1));
                 }
             }
             prev = Some((x, c));
         }
         let last = points[points.len() - 1].1;
         if (last - 1.0).abs() > 1e-6 {
-            return Err(format!(
-                "CDF `{name}` ends at cumulative value {last}; it must end at 1 (100 %)"
-            ));
+            return Err(format!("CDF `{name}` ends at cumulative value {last}; it must end at 1 (100 %)"));
         }
         let mut points = points;
         let k = points.len() - 1;
@@ -141,24 +130,15 @@ impl EmpiricalCdf {
             if body.is_empty() {
                 continue;
             }
-            let fields: Vec<&str> = body
-                .split(|c: char| c.is_whitespace() || c == ',')
-                .filter(|f| !f.is_empty())
-                .collect();
+            let fields: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty()).collect();
             if fields.len() < 2 {
-                return Err(format!(
-                    "CDF `{name}` line {}: expected `<size_bytes> <cumulative>`, got `{body}`",
-                    ln + 1
-                ));
+                return Err(format!("CDF `{name}` line {}: expected `<size_bytes> <cumulative>`, got `{body}`", ln + 1));
             }
             let x: f64 = match fields[0].parse::<f64>() {
                 Ok(v) => v,
-                Err(_) => braid_core::units::parse_size(fields[0])
-                    .map_err(|e| format!("CDF `{name}` line {}: size: {e}", ln + 1))? as f64,
+                Err(_) => braid_core::units::parse_size(fields[0]).map_err(|e| format!("CDF `{name}` line {}: size: {e}", ln + 1))? as f64,
             };
-            let c: f64 = fields[1].parse().map_err(|_| {
-                format!("CDF `{name}` line {}: cumulative value `{}` is not a number", ln + 1, fields[1])
-            })?;
+            let c: f64 = fields[1].parse().map_err(|_| format!("CDF `{name}` line {}: cumulative value `{}` is not a number", ln + 1, fields[1]))?;
             if raw.len() >= MAX_CDF_POINTS {
                 return Err(format!("CDF `{name}` line {}: more than {MAX_CDF_POINTS} points", ln + 1));
             }
@@ -175,12 +155,7 @@ impl EmpiricalCdf {
             }
         }
         let mut cdf = EmpiricalCdf::from_points(name, raw)?;
-        cdf.source = comments
-            .iter()
-            .filter(|c| c.starts_with("source:"))
-            .map(|c| c.trim_start_matches("source:").trim())
-            .collect::<Vec<_>>()
-            .join(" ");
+        cdf.source = comments.iter().filter(|c| c.starts_with("source:")).map(|c| c.trim_start_matches("source:").trim()).collect::<Vec<_>>().join(" ");
         if cdf.source.is_empty() {
             cdf.source = comments.first().map(|c| c.to_string()).unwrap_or_default();
         }
@@ -189,8 +164,7 @@ impl EmpiricalCdf {
 
     /// Read and parse a CDF file (format decided by the values, see [`CdfFormat::Auto`]).
     pub fn load(path: &Path) -> Result<EmpiricalCdf, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read CDF file `{}`: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read CDF file `{}`: {e}", path.display()))?;
         EmpiricalCdf::parse(&path.display().to_string(), &text, CdfFormat::Auto)
     }
 
@@ -202,10 +176,7 @@ impl EmpiricalCdf {
         }
         match BUILTIN.iter().find(|(n, _)| *n == key) {
             Some((n, text)) => EmpiricalCdf::parse(n, text, CdfFormat::Braid),
-            None => Err(format!(
-                "unknown built-in CDF `{name}` (built-ins: {})",
-                BUILTIN_CDFS.join(", ")
-            )),
+            None => Err(format!("unknown built-in CDF `{name}` (built-ins: {})", BUILTIN_CDFS.join(", "))),
         }
     }
 
@@ -313,11 +284,7 @@ mod tests {
     #[test]
     fn shipped_files_match_hpcc_originals() {
         // The built-ins are the LCMP artifact's percent files converted to fractions.
-        for (file, name) in [
-            ("WebSearch_distribution.txt", "websearch"),
-            ("FbHdp_distribution2015.txt", "hadoop"),
-            ("AliStorage2019.txt", "alistorage"),
-        ] {
+        for (file, name) in [("WebSearch_distribution.txt", "websearch"), ("FbHdp_distribution2015.txt", "hadoop"), ("AliStorage2019.txt", "alistorage")] {
             let Some(path) = crate::shared_data::shared_file(&format!("lcmp/flowCDF/{file}")) else { return };
             let text = std::fs::read_to_string(&path).unwrap();
             let orig = EmpiricalCdf::parse(file, &text, CdfFormat::Hpcc).unwrap();

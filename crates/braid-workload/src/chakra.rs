@@ -292,9 +292,9 @@ pub fn read_et(bytes: &[u8], name: &str) -> Result<Vec<EtNode>, String> {
     while w.pos < data.len() {
         let at = w.pos;
         let len = w.varint().map_err(|e| format!("{name}: byte {at}: message length: {e}"))?;
-        let body = w.take(usize::try_from(len).unwrap_or(usize::MAX)).map_err(|_| {
-            format!("{name}: byte {at}: a message of {len} bytes runs past the end of the file ({} bytes): truncated?", data.len())
-        })?;
+        let body = w
+            .take(usize::try_from(len).unwrap_or(usize::MAX))
+            .map_err(|_| format!("{name}: byte {at}: a message of {len} bytes runs past the end of the file ({} bytes): truncated?", data.len()))?;
         if first {
             first = false;
             // GlobalMetadata: only checked to be a well-formed message.
@@ -443,9 +443,7 @@ impl Placement {
             "spread" => Ok(Placement::Spread),
             "contiguous" => Ok(Placement::Contiguous),
             "random" => Ok(Placement::Random),
-            other => HostSel::parse(other)
-                .map(Placement::Hosts)
-                .map_err(|e| format!("`{other}` is neither spread, contiguous, random nor a host list: {e}")),
+            other => HostSel::parse(other).map(Placement::Hosts).map_err(|e| format!("`{other}` is neither spread, contiguous, random nor a host list: {e}")),
         }
     }
 
@@ -949,10 +947,7 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
         }
     }
     if built < total {
-        let (r, k) = (0..nr)
-            .flat_map(|r| (0..trace.ranks[r].len()).map(move |k| (r, k)))
-            .find(|&(r, k)| handle[r][k].is_none())
-            .expect("some node is unbuilt");
+        let (r, k) = (0..nr).flat_map(|r| (0..trace.ranks[r].len()).map(move |k| (r, k))).find(|&(r, k)| handle[r][k].is_none()).expect("some node is unbuilt");
         let n = &trace.ranks[r][k];
         let why = if unmet[r][k] > 0 {
             "its dependencies never complete (a cycle)".to_string()
@@ -1072,9 +1067,12 @@ pub(crate) mod tests {
     pub fn small_trace() -> Trace {
         let mut ranks = Vec::new();
         for r in 0..4u32 {
-            let mut w = EtWriter::new()
-                .node(1, node_type::COMP, &[], &[A::I("num_ops", 100), A::I("tensor_size", 10)])
-                .node(2, node_type::COMM_COLL, &[1], &[A::I("comm_type", 0), A::I("comm_size", 4000), A::S("pg_name", "2")]);
+            let mut w = EtWriter::new().node(1, node_type::COMP, &[], &[A::I("num_ops", 100), A::I("tensor_size", 10)]).node(
+                2,
+                node_type::COMM_COLL,
+                &[1],
+                &[A::I("comm_type", 0), A::I("comm_size", 4000), A::S("pg_name", "2")],
+            );
             if r < 2 {
                 w = w.node(3, node_type::COMM_COLL, &[2], &[A::I("comm_type", 6), A::I("comm_size", 2000), A::S("pg_name", "1")]);
             }

@@ -73,10 +73,7 @@ impl CollectiveOp {
             other => other,
         };
         CollectiveOp::ALL.iter().find(|(_, n)| *n == t).map(|(o, _)| *o).ok_or_else(|| {
-            format!(
-                "field `op`: unknown collective `{s}` (valid: {})",
-                CollectiveOp::ALL.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ")
-            )
+            format!("field `op`: unknown collective `{s}` (valid: {})", CollectiveOp::ALL.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", "))
         })
     }
 }
@@ -139,13 +136,7 @@ impl CollectiveBuilder {
         match op {
             CollectiveOp::RingAllReduce => {
                 let steps = 2 * (n - 1);
-                self.ring(wl, size, steps, tag, |i, s| {
-                    if s < n - 1 {
-                        (i + n - s) % n
-                    } else {
-                        (i + 1 + n - (s - (n - 1))) % n
-                    }
-                });
+                self.ring(wl, size, steps, tag, |i, s| if s < n - 1 { (i + n - s) % n } else { (i + 1 + n - (s - (n - 1))) % n });
             }
             CollectiveOp::ReduceScatter | CollectiveOp::AllGather => {
                 self.ring(wl, size, n - 1, tag, |i, s| (i + n - s) % n);

@@ -91,8 +91,7 @@ impl FlowFileFormat {
 
 /// Read and parse a flow file.
 pub fn load_flow_file(path: &Path, format: FlowFileFormat) -> Result<Workload, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("field `file`: cannot read flow file `{}`: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("field `file`: cannot read flow file `{}`: {e}", path.display()))?;
     parse_flow_file(&path.display().to_string(), &text, format)
 }
 
@@ -106,9 +105,7 @@ pub fn parse_flow_file(name: &str, text: &str, format: FlowFileFormat) -> Result
 }
 
 fn parse_u32(name: &str, ln: usize, what: &str, s: &str) -> Result<u32, String> {
-    s.trim()
-        .parse::<u32>()
-        .map_err(|_| format!("{name} line {ln}: {what} `{s}` is not a host index (a non-negative integer)"))
+    s.trim().parse::<u32>().map_err(|_| format!("{name} line {ln}: {what} `{s}` is not a host index (a non-negative integer)"))
 }
 
 fn parse_bytes(name: &str, ln: usize, s: &str) -> Result<u64, String> {
@@ -201,20 +198,12 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
                 match COLS.iter().position(|c| *c == n) {
                     Some(c) if col[c] == usize::MAX => col[c] = k,
                     Some(_) => return Err(format!("{name} line {ln}: column `{n}` appears twice in the header")),
-                    None => {
-                        return Err(format!(
-                            "{name} line {ln}: unknown column `{n}` (valid: {}; required: src, dst, size, start)",
-                            COLS.join(", ")
-                        ))
-                    }
+                    None => return Err(format!("{name} line {ln}: unknown column `{n}` (valid: {}; required: src, dst, size, start)", COLS.join(", "))),
                 }
             }
             for req in 0..4 {
                 if col[req] == usize::MAX {
-                    return Err(format!(
-                        "{name} line {ln}: the header lacks column `{}` (expected e.g. `src,dst,size,start`)",
-                        COLS[req]
-                    ));
+                    return Err(format!("{name} line {ln}: the header lacks column `{}` (expected e.g. `src,dst,size,start`)", COLS[req]));
                 }
             }
             header = Some((names, commas));
@@ -222,11 +211,7 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
         };
         let fields = split(line, *commas);
         if fields.len() > names.len() {
-            return Err(format!(
-                "{name} line {ln}: {} fields but the header has {} columns",
-                fields.len(),
-                names.len()
-            ));
+            return Err(format!("{name} line {ln}: {} fields but the header has {} columns", fields.len(), names.len()));
         }
         let get = |c: usize| -> &str {
             if col[c] == usize::MAX {
@@ -246,18 +231,12 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
         let start = parse_start_ns(name, ln, get(3))?;
         let tag = match get(4) {
             "" | "-" => None,
-            t => Some(
-                t.parse::<u64>()
-                    .map_err(|_| format!("{name} line {ln}: tag `{t}` is not a non-negative integer"))?,
-            ),
+            t => Some(t.parse::<u64>().map_err(|_| format!("{name} line {ln}: tag `{t}` is not a non-negative integer"))?),
         };
         let deps = get(5)
             .split(|c: char| c == ';' || c.is_whitespace())
             .filter(|s| !s.is_empty())
-            .map(|s| {
-                s.parse::<u64>()
-                    .map_err(|_| format!("{name} line {ln}: dependency `{s}` is not a flow number"))
-            })
+            .map(|s| s.parse::<u64>().map_err(|_| format!("{name} line {ln}: dependency `{s}` is not a flow number")))
             .collect::<Result<Vec<u64>, String>>()?;
         let id = match get(6) {
             "" => None,
@@ -301,16 +280,10 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
         deps.clear();
         for &d in &r.deps {
             let idx = if has_id {
-                *by_id
-                    .get(&d)
-                    .ok_or_else(|| format!("{name} line {}: depends on id {d}, which no row has", r.ln))?
+                *by_id.get(&d).ok_or_else(|| format!("{name} line {}: depends on id {d}, which no row has", r.ln))?
             } else {
                 if d >= rows.len() as u64 {
-                    return Err(format!(
-                        "{name} line {}: depends on flow {d}, but the file has {} flows (rows are numbered from 0)",
-                        r.ln,
-                        rows.len()
-                    ));
+                    return Err(format!("{name} line {}: depends on flow {d}, but the file has {} flows (rows are numbered from 0)", r.ln, rows.len()));
                 }
                 d as u32
             };
@@ -361,18 +334,12 @@ pub fn parse_hpcc(name: &str, text: &str) -> Result<Workload, String> {
             if fields.len() != 1 {
                 return Err(format!("{name} line {ln}: expected the flow count, got `{line}`"));
             }
-            count = Some(
-                fields[0]
-                    .parse::<u64>()
-                    .map_err(|_| format!("{name} line {ln}: flow count `{}` is not a number", fields[0]))?,
-            );
+            count = Some(fields[0].parse::<u64>().map_err(|_| format!("{name} line {ln}: flow count `{}` is not a number", fields[0]))?);
             check_count(name, ln, "the declared flow count", count.unwrap_or(0))?;
             continue;
         }
         if fields.len() < 6 {
-            return Err(format!(
-                "{name} line {ln}: expected `src dst pg dport size start_s`, got `{line}`"
-            ));
+            return Err(format!("{name} line {ln}: expected `src dst pg dport size start_s`, got `{line}`"));
         }
         let src = parse_u32(name, ln, "src", fields[0])?;
         let dst = parse_u32(name, ln, "dst", fields[1])?;
@@ -384,9 +351,7 @@ pub fn parse_hpcc(name: &str, text: &str) -> Result<Workload, String> {
             },
         };
         let size = check_size(name, ln, size)?;
-        let secs: f64 = fields[5]
-            .parse()
-            .map_err(|_| format!("{name} line {ln}: start time `{}` is not a number of seconds", fields[5]))?;
+        let secs: f64 = fields[5].parse().map_err(|_| format!("{name} line {ln}: start time `{}` is not a number of seconds", fields[5]))?;
         if !(secs.is_finite() && secs >= 0.0) {
             return Err(format!("{name} line {ln}: start time `{}` must be ≥ 0 seconds", fields[5]));
         }
@@ -397,10 +362,7 @@ pub fn parse_hpcc(name: &str, text: &str) -> Result<Workload, String> {
         return Err(format!("{name}: empty flow file (expected a flow count line)"));
     };
     if count != wl.flows.len() as u64 {
-        return Err(format!(
-            "{name}: the header declares {count} flows but the file lists {}",
-            wl.flows.len()
-        ));
+        return Err(format!("{name}: the header declares {count} flows but the file lists {}", wl.flows.len()));
     }
     Ok(wl)
 }
@@ -429,8 +391,7 @@ pub fn parse_htsim(name: &str, text: &str) -> Result<Workload, String> {
     let mut triggers: HashMap<u64, (Kind, u64, usize)> = HashMap::new();
     let num = |ln: usize, key: &str, v: Option<&&str>| -> Result<u64, String> {
         let v = v.ok_or_else(|| format!("{name} line {ln}: `{key}` needs a value"))?;
-        v.parse::<u64>()
-            .map_err(|_| format!("{name} line {ln}: `{key}` value `{v}` is not a non-negative integer"))
+        v.parse::<u64>().map_err(|_| format!("{name} line {ln}: `{key}` value `{v}` is not a non-negative integer"))
     };
     for (i, raw) in text.lines().enumerate() {
         let ln = i + 1;
@@ -450,9 +411,7 @@ pub fn parse_htsim(name: &str, text: &str) -> Result<Workload, String> {
                 match key {
                     "start" => {
                         let v = toks.get(k + 1).ok_or_else(|| format!("{name} line {ln}: `start` needs a value"))?;
-                        let us: f64 = v
-                            .parse()
-                            .map_err(|_| format!("{name} line {ln}: start `{v}` is not a number of microseconds"))?;
+                        let us: f64 = v.parse().map_err(|_| format!("{name} line {ln}: start `{v}` is not a number of microseconds"))?;
                         if !(us.is_finite() && us >= 0.0) {
                             return Err(format!("{name} line {ln}: start `{v}` must be ≥ 0"));
                         }
@@ -491,9 +450,7 @@ pub fn parse_htsim(name: &str, text: &str) -> Result<Workload, String> {
             }
             match (c.start, c.trigger) {
                 (None, None) => return Err(format!("{name} line {ln}: connection has neither `start` nor `trigger`")),
-                (Some(_), Some(_)) => {
-                    return Err(format!("{name} line {ln}: connection has both `start` and `trigger`"))
-                }
+                (Some(_), Some(_)) => return Err(format!("{name} line {ln}: connection has both `start` and `trigger`")),
                 _ => {}
             }
             check_count(name, ln, "the file", conns.len() as u64 + 1)?;
@@ -539,9 +496,7 @@ pub fn parse_htsim(name: &str, text: &str) -> Result<Workload, String> {
                     }
                 }
                 let id = id.ok_or_else(|| format!("{name} line {ln}: trigger without `id`"))?;
-                let kind = kind.ok_or_else(|| {
-                    format!("{name} line {ln}: trigger {id} has no type (oneshot, multishot or barrier)")
-                })?;
+                let kind = kind.ok_or_else(|| format!("{name} line {ln}: trigger {id} has no type (oneshot, multishot or barrier)"))?;
                 triggers.insert(id, (kind, count, ln));
             }
             // Triggers/Failures counts, failure lines and unknown headers: ignored (lenient).
@@ -550,19 +505,12 @@ pub fn parse_htsim(name: &str, text: &str) -> Result<Workload, String> {
     }
     if let Some(d) = declared {
         if d != conns.len() as u64 {
-            return Err(format!(
-                "{name}: `Connections {d}` but the file lists {} connections",
-                conns.len()
-            ));
+            return Err(format!("{name}: `Connections {d}` but the file lists {} connections", conns.len()));
         }
     }
     if let Some(n) = nodes {
         if let Some(c) = conns.iter().find(|c| c.src as u64 >= n || c.dst as u64 >= n) {
-            return Err(format!(
-                "{name} line {}: host {} is outside `Nodes {n}`",
-                c.ln,
-                c.src.max(c.dst)
-            ));
+            return Err(format!("{name} line {}: host {} is outside `Nodes {n}`", c.ln, c.src.max(c.dst)));
         }
     }
     let mut wl = Workload::new();
@@ -629,15 +577,7 @@ pub fn write_braid_csv(wl: &Workload) -> String {
     for (i, f) in wl.flows.iter().enumerate() {
         let tag = if f.tag == NO_JOB { String::new() } else { f.tag.to_string() };
         let deps: Vec<String> = wl.deps(i).iter().map(|d| d.to_string()).collect();
-        s.push_str(&format!(
-            "{},{},{},{},{},{}\n",
-            f.src,
-            f.dst,
-            f.size_bytes,
-            fmt_time_ns(f.start),
-            tag,
-            deps.join(";")
-        ));
+        s.push_str(&format!("{},{},{},{},{},{}\n", f.src, f.dst, f.size_bytes, fmt_time_ns(f.start), tag, deps.join(";")));
     }
     s
 }
@@ -651,14 +591,7 @@ pub fn write_hpcc(wl: &Workload) -> Result<String, String> {
     let mut s = format!("{}\n", wl.flows.len());
     for f in &wl.flows {
         let ns = (f.start.ps() + 500) / 1000;
-        s.push_str(&format!(
-            "{} {} 3 100 {} {}.{:09}\n",
-            f.src,
-            f.dst,
-            f.size_bytes,
-            ns / 1_000_000_000,
-            ns % 1_000_000_000
-        ));
+        s.push_str(&format!("{} {} 3 100 {} {}.{:09}\n", f.src, f.dst, f.size_bytes, ns / 1_000_000_000, ns % 1_000_000_000));
     }
     Ok(s)
 }

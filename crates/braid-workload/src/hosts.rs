@@ -25,10 +25,7 @@ impl HostSel {
             return Ok(HostSel::All);
         }
         if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit()) {
-            return t
-                .parse::<u32>()
-                .map(HostSel::Count)
-                .map_err(|_| format!("host count `{t}` is too large"));
+            return t.parse::<u32>().map(HostSel::Count).map_err(|_| format!("host count `{t}` is too large"));
         }
         let mut out: Vec<u32> = Vec::new();
         for part in t.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -82,10 +79,7 @@ impl HostSel {
             HostSel::Count(k) => {
                 let mut pool: Vec<u32> = (0..n_hosts as u32).filter(|h| !exclude.contains(h)).collect();
                 if *k as usize > pool.len() {
-                    return Err(format!(
-                        "field `{field}`: {k} hosts requested but only {} are available",
-                        pool.len()
-                    ));
+                    return Err(format!("field `{field}`: {k} hosts requested but only {} are available", pool.len()));
                 }
                 // Partial Fisher–Yates: the first k entries become a uniform random k-subset.
                 for i in 0..*k as usize {
@@ -106,10 +100,7 @@ impl HostSel {
 
 fn check_list(v: &[u32], n_hosts: usize, field: &str) -> Result<(), String> {
     if let Some(&h) = v.iter().find(|&&h| h as usize >= n_hosts) {
-        return Err(format!(
-            "field `{field}`: host {h} does not exist (the topology has {n_hosts} hosts, 0..{})",
-            n_hosts.saturating_sub(1)
-        ));
+        return Err(format!("field `{field}`: host {h} does not exist (the topology has {n_hosts} hosts, 0..{})", n_hosts.saturating_sub(1)));
     }
     Ok(())
 }

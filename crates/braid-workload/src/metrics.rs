@@ -155,15 +155,7 @@ pub fn jct_per_job(wl: &Workload, started: &[Option<Time>], finished: &[Option<T
         .jobs
         .iter()
         .enumerate()
-        .map(|(j, job)| JobResult {
-            job: j as u32,
-            name: job.name.clone(),
-            flows: 0,
-            completed: 0,
-            start: None,
-            finish: None,
-            jct: None,
-        })
+        .map(|(j, job)| JobResult { job: j as u32, name: job.name.clone(), flows: 0, completed: 0, start: None, finish: None, jct: None })
         .collect();
     let mut latest: Vec<Option<Time>> = vec![None; nj];
     for (i, f) in wl.flows.iter().enumerate() {

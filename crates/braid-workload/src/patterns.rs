@@ -51,10 +51,7 @@ impl IncastSpec {
     /// Generate the flows (job `incast`; background flows have no job).
     pub fn generate(&self, n_hosts: usize, seed: u64) -> Result<Workload, String> {
         if self.receiver as usize >= n_hosts {
-            return Err(format!(
-                "field `receiver`: host {} does not exist (the topology has {n_hosts} hosts)",
-                self.receiver
-            ));
+            return Err(format!("field `receiver`: host {} does not exist (the topology has {n_hosts} hosts)", self.receiver));
         }
         if self.size == 0 {
             return Err("field `size`: must be > 0 bytes".into());
@@ -286,11 +283,7 @@ impl MoeSpec {
         let hosts = self.hosts.first(n_hosts, "hosts")?;
         let n = hosts.len();
         if self.k == 0 || self.k as usize >= n.max(1) {
-            return Err(format!(
-                "field `k`: must be between 1 and the number of hosts minus one ({}), got {}",
-                n.saturating_sub(1),
-                self.k
-            ));
+            return Err(format!("field `k`: must be between 1 and the number of hosts minus one ({}), got {}", n.saturating_sub(1), self.k));
         }
         check_flow_count(n as u128 * self.k as u128, "moe")?;
         let mut rng = Rng::derive(seed, stream::WORKLOAD, streams::MOE);
@@ -415,14 +408,7 @@ mod tests {
 
     #[test]
     fn incast_shape_and_reproducibility() {
-        let spec = IncastSpec {
-            senders: HostSel::Count(8),
-            receiver: 3,
-            size: 64_000,
-            start: Time::from_us(10),
-            background: 4,
-            background_size: 10_000_000,
-        };
+        let spec = IncastSpec { senders: HostSel::Count(8), receiver: 3, size: 64_000, start: Time::from_us(10), background: 4, background_size: 10_000_000 };
         let a = spec.generate(32, 9).unwrap();
         let b = spec.generate(32, 9).unwrap();
         let c = spec.generate(32, 10).unwrap();

@@ -99,10 +99,7 @@ impl PoissonConfig {
             _ => {}
         }
         if !host_groups.is_empty() && host_groups.len() != n_hosts {
-            return Err(format!(
-                "host groups given for {} hosts but the topology has {n_hosts}",
-                host_groups.len()
-            ));
+            return Err(format!("host groups given for {} hosts but the topology has {n_hosts}", host_groups.len()));
         }
         let group = |h: u32| host_groups.get(h as usize).copied().unwrap_or(0);
         if self.senders.is_empty() {
@@ -128,9 +125,7 @@ impl PoissonConfig {
         if self.inter_group {
             for &s in &self.senders {
                 let g = group(s);
-                by_group
-                    .entry(g)
-                    .or_insert_with(|| receivers.iter().copied().filter(|&r| group(r) != g).collect());
+                by_group.entry(g).or_insert_with(|| receivers.iter().copied().filter(|&r| group(r) != g).collect());
             }
         }
         let dest_list = |s: u32| -> &[u32] {
@@ -169,11 +164,7 @@ impl PoissonConfig {
             Stop::Duration(_) => u64::MAX,
         };
 
-        let mut rngs: Vec<Rng> = self
-            .senders
-            .iter()
-            .map(|&s| Rng::derive(seed, stream::WORKLOAD, s as u64))
-            .collect();
+        let mut rngs: Vec<Rng> = self.senders.iter().map(|&s| Rng::derive(seed, stream::WORKLOAD, s as u64)).collect();
         let mut heap: BinaryHeap<Reverse<(Time, u32, usize)>> = BinaryHeap::new();
         for (i, r) in rngs.iter_mut().enumerate() {
             let t = self.start.saturating_add(Time::from_secs_f64(r.exp(mean_gap)));
@@ -230,12 +221,7 @@ mod tests {
             let measured = offered_load(wl.total_bytes(), d, n as usize, Rate::from_gbps(100));
             let err = (measured - load).abs() / load;
             eprintln!("{cdf}: offered {measured:.4} vs {load} ({} flows)", wl.flows.len());
-            assert!(
-                err < 0.02,
-                "{cdf}: offered {measured:.4} vs target {load} ({:.2}%), {} flows",
-                err * 100.0,
-                wl.flows.len()
-            );
+            assert!(err < 0.02, "{cdf}: offered {measured:.4} vs target {load} ({:.2}%), {} flows", err * 100.0, wl.flows.len());
             assert!(wl.flows.len() > 50_000, "{cdf}: {}", wl.flows.len());
             assert!(wl.flows.windows(2).all(|w| w[0].start <= w[1].start));
             assert!(wl.flows.iter().all(|f| f.start < d && f.src != f.dst));

@@ -175,10 +175,7 @@ impl<'a> Fields<'a> {
                 continue;
             }
             if !valid.contains(&name.as_str()) {
-                return Err(format!(
-                    "workload `{kind}`: unknown field `{name}` (valid: {})",
-                    valid.join(", ")
-                ));
+                return Err(format!("workload `{kind}`: unknown field `{name}` (valid: {})", valid.join(", ")));
             }
             if fields[..i].iter().any(|(n, _)| n == name) {
                 return Err(format!("workload `{kind}`: field `{name}` is given twice"));
@@ -262,10 +259,7 @@ impl WorkloadSpec {
     /// Build from a scenario table: the kind and its fields (see the module docs for the list).
     pub fn from_table(kind: &str, fields: &[(String, Knob)]) -> Result<WorkloadSpec, String> {
         let Some((_, valid)) = KINDS.iter().find(|(k, _)| *k == kind) else {
-            return Err(format!(
-                "workload: unknown kind `{kind}` (valid: {})",
-                KINDS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
-            ));
+            return Err(format!("workload: unknown kind `{kind}` (valid: {})", KINDS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")));
         };
         let f = Fields::new(kind, fields, valid)?;
         let start = f.optional("start", Time::ZERO, knob_time)?;
@@ -318,9 +312,7 @@ impl WorkloadSpec {
                     check_load(v).map(|_| v).map_err(|e| e.replace("field `load`: ", ""))
                 })?;
                 let stop = match (f.get("duration"), f.get("flows")) {
-                    (Some(_), Some(_)) => {
-                        return Err("workload `cdf`: give either `duration` or `flows`, not both".into())
-                    }
+                    (Some(_), Some(_)) => return Err("workload `cdf`: give either `duration` or `flows`, not both".into()),
                     (None, None) => return Err("workload `cdf`: missing field `duration` (or `flows`)".into()),
                     (Some(_), None) => Stop::Duration(f.required("duration", |k| {
                         let t = knob_time(k)?;
@@ -356,9 +348,7 @@ impl WorkloadSpec {
                     }
                     Ok(PathBuf::from(s))
                 })?,
-                format: f.optional("format", FlowFileFormat::Braid, |k| {
-                    FlowFileFormat::parse(k.as_str()?).map_err(|e| e.replace("field `format`: ", ""))
-                })?,
+                format: f.optional("format", FlowFileFormat::Braid, |k| FlowFileFormat::parse(k.as_str()?).map_err(|e| e.replace("field `format`: ", "")))?,
                 rebase: f.optional("rebase", false, Knob::as_bool)?,
                 first: f.optional("first", None, |k| {
                     let v = k.as_u64()?;
@@ -369,9 +359,7 @@ impl WorkloadSpec {
                 })?,
             }),
             "collective" => {
-                let op = f.required("op", |k| {
-                    CollectiveOp::parse(k.as_str()?).map_err(|e| e.replace("field `op`: ", ""))
-                })?;
+                let op = f.required("op", |k| CollectiveOp::parse(k.as_str()?).map_err(|e| e.replace("field `op`: ", "")))?;
                 let size = f.required("size", knob_size)?;
                 if f.get("a2a_size").is_some() && op != CollectiveOp::MoeTraining {
                     return Err("workload `collective`: field `a2a_size` applies only to op = \"moe-training\"".into());
@@ -482,10 +470,7 @@ impl WorkloadSpec {
             return Err(format!("workload `{kind}`: too many hosts ({n_hosts})"));
         }
         if !host_groups.is_empty() && host_groups.len() != n_hosts {
-            return Err(format!(
-                "workload `{kind}`: host groups given for {} hosts but the topology has {n_hosts}",
-                host_groups.len()
-            ));
+            return Err(format!("workload `{kind}`: host groups given for {} hosts but the topology has {n_hosts}", host_groups.len()));
         }
         let wl = match self {
             WorkloadSpec::Incast(s) => s.generate(n_hosts, seed),
@@ -568,9 +553,7 @@ impl CollectiveSpec {
         let top = wl.add_job(format!("collective {}", self.op.name()), NO_JOB);
         for t in 0..self.iterations {
             let phases: &[(CollectiveOp, u64)] = match self.op {
-                CollectiveOp::MoeTraining => {
-                    &[(CollectiveOp::AllToAll, self.a2a_size), (CollectiveOp::RingAllReduce, self.size)]
-                }
+                CollectiveOp::MoeTraining => &[(CollectiveOp::AllToAll, self.a2a_size), (CollectiveOp::RingAllReduce, self.size)],
                 op => &[(op, self.size)],
             };
             for &(op, size) in phases {
@@ -601,10 +584,7 @@ mod tests {
             ("all-to-all", kv(&[("size", s("4096B")), ("hosts", Knob::Int(8))])),
             ("moe", kv(&[("k", Knob::Int(3)), ("size", s("256KB"))])),
             ("cdf", kv(&[("cdf", s("websearch")), ("load", Knob::Float(0.3)), ("flows", Knob::Int(100))])),
-            (
-                "collective",
-                kv(&[("op", s("moe-training")), ("hosts", s("0-7")), ("size", s("1MB")), ("iterations", Knob::Int(2))]),
-            ),
+            ("collective", kv(&[("op", s("moe-training")), ("hosts", s("0-7")), ("size", s("1MB")), ("iterations", Knob::Int(2))])),
         ];
         for (kind, fields) in cases {
             let spec = WorkloadSpec::from_table(kind, &fields).unwrap_or_else(|e| panic!("{kind}: {e}"));
@@ -653,14 +633,12 @@ mod tests {
     fn errors_name_fields_and_kinds() {
         let e = WorkloadSpec::from_table("bogus", &[]).unwrap_err();
         assert!(e.contains("unknown kind `bogus`") && e.contains("flow-file"), "{e}");
-        let e = WorkloadSpec::from_table("permutation", &kv(&[("size", s("1B")), ("sizee", Knob::Int(1))]))
-            .unwrap_err();
+        let e = WorkloadSpec::from_table("permutation", &kv(&[("size", s("1B")), ("sizee", Knob::Int(1))])).unwrap_err();
         assert!(e.contains("unknown field `sizee`") && e.contains("valid: size"), "{e}");
         let e = WorkloadSpec::from_table("permutation", &[]).unwrap_err();
         assert!(e.contains("missing field `size`"), "{e}");
         for load in [Knob::Float(0.0), Knob::Float(1.2), Knob::Int(-1)] {
-            let e = WorkloadSpec::from_table("cdf", &kv(&[("cdf", s("hadoop")), ("load", load), ("flows", Knob::Int(5))]))
-                .unwrap_err();
+            let e = WorkloadSpec::from_table("cdf", &kv(&[("cdf", s("hadoop")), ("load", load), ("flows", Knob::Int(5))])).unwrap_err();
             assert!(e.contains("field `load`"), "{e}");
         }
         let e = WorkloadSpec::from_table("cdf", &kv(&[("cdf", s("hadoop")), ("load", Knob::Float(0.5))])).unwrap_err();
@@ -681,28 +659,20 @@ mod tests {
             .generate(16, &[], 1)
             .unwrap_err();
         assert!(e.contains("host 99 does not exist"), "{e}");
-        let e = WorkloadSpec::from_table("moe", &kv(&[("k", Knob::Int(3)), ("size", s("1B")), ("hosts", s("0-3,20"))]))
-            .unwrap()
-            .generate(16, &[], 1)
-            .unwrap_err();
+        let e =
+            WorkloadSpec::from_table("moe", &kv(&[("k", Knob::Int(3)), ("size", s("1B")), ("hosts", s("0-3,20"))])).unwrap().generate(16, &[], 1).unwrap_err();
         assert!(e.contains("host 20 does not exist"), "{e}");
         // a `kind` field is accepted when it matches
         WorkloadSpec::from_table("permutation", &kv(&[("kind", s("permutation")), ("size", s("1B"))])).unwrap();
         assert!(WorkloadSpec::from_table("permutation", &kv(&[("kind", s("moe")), ("size", s("1B"))])).is_err());
         let e = WorkloadSpec::from_table("permutation", &kv(&[("size", s("1B")), ("size", s("2B"))])).unwrap_err();
         assert!(e.contains("twice"), "{e}");
-        let e = WorkloadSpec::from_table("all-to-all", &kv(&[("size", s("1B"))]))
-            .unwrap()
-            .generate(20_000, &[], 1)
-            .unwrap_err();
+        let e = WorkloadSpec::from_table("all-to-all", &kv(&[("size", s("1B"))])).unwrap().generate(20_000, &[], 1).unwrap_err();
         assert!(e.contains("limit"), "{e}");
-        let e = WorkloadSpec::from_table(
-            "cdf",
-            &kv(&[("cdf", s("hadoop")), ("load", Knob::Float(1.0)), ("duration", s("1000s"))]),
-        )
-        .unwrap()
-        .generate(1000, &[], 1)
-        .unwrap_err();
+        let e = WorkloadSpec::from_table("cdf", &kv(&[("cdf", s("hadoop")), ("load", Knob::Float(1.0)), ("duration", s("1000s"))]))
+            .unwrap()
+            .generate(1000, &[], 1)
+            .unwrap_err();
         assert!(e.contains("limit"), "{e}");
     }
 
@@ -712,11 +682,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("flows.txt");
         std::fs::write(&p, "2\n0 1 3 100 1000 2.0\n1 7 3 100 1000 2.5\n").unwrap();
-        let mut spec = WorkloadSpec::from_table(
-            "flow-file",
-            &kv(&[("file", s("flows.txt")), ("format", s("hpcc")), ("rebase", Knob::Bool(true))]),
-        )
-        .unwrap();
+        let mut spec = WorkloadSpec::from_table("flow-file", &kv(&[("file", s("flows.txt")), ("format", s("hpcc")), ("rebase", Knob::Bool(true))])).unwrap();
         spec.resolve_paths(&dir);
         let wl = spec.generate(8, &[], 0).unwrap();
         assert_eq!(wl.flows[0].start, Time::ZERO);

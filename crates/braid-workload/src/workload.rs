@@ -35,9 +35,7 @@ pub const MAX_START: Time = Time::from_ps(1_000_000_000_000_000_000);
 /// Error unless `n` flows is at most [`MAX_FLOWS`].
 pub fn check_flow_count(n: u128, what: &str) -> Result<(), String> {
     if n > MAX_FLOWS as u128 {
-        return Err(format!(
-            "{what} would generate about {n} flows, more than the limit of {MAX_FLOWS}"
-        ));
+        return Err(format!("{what} would generate about {n} flows, more than the limit of {MAX_FLOWS}"));
     }
     Ok(())
 }
@@ -563,11 +561,7 @@ impl Workload {
         }
         for (i, f) in self.flows.iter().enumerate() {
             if f.src as usize >= n_hosts {
-                return Err(format!(
-                    "flow {i}: source host {} does not exist (the topology has {n_hosts} hosts, 0..{})",
-                    f.src,
-                    n_hosts.saturating_sub(1)
-                ));
+                return Err(format!("flow {i}: source host {} does not exist (the topology has {n_hosts} hosts, 0..{})", f.src, n_hosts.saturating_sub(1)));
             }
             if f.dst as usize >= n_hosts {
                 return Err(format!(
@@ -619,7 +613,13 @@ impl Workload {
                 if (a.src, a.dst, self.group(*f0 as usize)) != (b.src, b.dst, self.group(i)) {
                     return Err(format!(
                         "flow {i}: on connection {c} with flow {f0}, but it goes {} → {} (group `{}`) and flow {f0} goes {} → {} (group `{}`)",
-                        b.src, b.dst, self.group_name(self.group(i)), a.src, a.dst, self.group_name(self.group(*f0 as usize)), f0 = *f0
+                        b.src,
+                        b.dst,
+                        self.group_name(self.group(i)),
+                        a.src,
+                        a.dst,
+                        self.group_name(self.group(*f0 as usize)),
+                        f0 = *f0
                     ));
                 }
             }
@@ -635,10 +635,7 @@ impl Workload {
         }
         for (j, job) in self.jobs.iter().enumerate() {
             if job.parent != NO_JOB && job.parent as usize >= j {
-                return Err(format!(
-                    "job {j} (`{}`): parent {} must be an earlier job",
-                    job.name, job.parent
-                ));
+                return Err(format!("job {j} (`{}`): parent {} must be an earlier job", job.name, job.parent));
             }
         }
         // Kahn's algorithm over the shared-range gates: every flow must become startable.
@@ -667,10 +664,7 @@ impl Workload {
         }
         if seen != n {
             let stuck = started.iter().position(|&s| !s).unwrap_or(0);
-            return Err(format!(
-                "the dependencies form a cycle: {} flows can never start (e.g. flow {stuck})",
-                n - seen
-            ));
+            return Err(format!("the dependencies form a cycle: {} flows can never start (e.g. flow {stuck})", n - seen));
         }
         Ok(())
     }
@@ -705,21 +699,12 @@ impl DepTracker {
         let gates = Gates::build(wl);
         let unmet = gates.gate_len.clone();
         let ready_at = vec![Time::ZERO; unmet.len()];
-        DepTracker {
-            gates,
-            unmet,
-            ready_at,
-            offsets: wl.flows.iter().map(|f| f.start).collect(),
-            done: vec![false; wl.flows.len()],
-        }
+        DepTracker { gates, unmet, ready_at, offsets: wl.flows.iter().map(|f| f.start).collect(), done: vec![false; wl.flows.len()] }
     }
 
     /// The flows with no dependencies, at their absolute start times (in flow order).
     pub fn initial(&self) -> Vec<Release> {
-        (0..self.offsets.len())
-            .filter(|&i| self.gates.gate_of[i] == NO_GATE)
-            .map(|i| Release { flow: i as u32, at: self.offsets[i] })
-            .collect()
+        (0..self.offsets.len()).filter(|&i| self.gates.gate_of[i] == NO_GATE).map(|i| Release { flow: i as u32, at: self.offsets[i] }).collect()
     }
 
     /// Record that `flow` completed at `now`; push the flows that become startable onto `out`

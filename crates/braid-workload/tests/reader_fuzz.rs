@@ -80,19 +80,57 @@ fn use_cdf(c: &EmpiricalCdf) {
 }
 
 const CSV_WORDS: &[&str] = &[
-    "src,dst,size,start", "src,dst,size,start,tag,deps,id", "id start size src dst deps", "0", "1", "5", ",",
-    ";", "1MB", "1e30GB", "4294967295", "4294967296", "18446744073709551615", "-1", "nan", "inf", "10us",
-    "1e30s", "-", "#", "job", "\n",
+    "src,dst,size,start",
+    "src,dst,size,start,tag,deps,id",
+    "id start size src dst deps",
+    "0",
+    "1",
+    "5",
+    ",",
+    ";",
+    "1MB",
+    "1e30GB",
+    "4294967295",
+    "4294967296",
+    "18446744073709551615",
+    "-1",
+    "nan",
+    "inf",
+    "10us",
+    "1e30s",
+    "-",
+    "#",
+    "job",
+    "\n",
 ];
-const HPCC_WORDS: &[&str] =
-    &["1", "2", "1000000000000", "0", "3", "100", "4294967295", "1e308", "nan", "-1", "2.000001", "1e30", "\n"];
+const HPCC_WORDS: &[&str] = &["1", "2", "1000000000000", "0", "3", "100", "4294967295", "1e308", "nan", "-1", "2.000001", "1e30", "\n"];
 const HTSIM_WORDS: &[&str] = &[
-    "Nodes", "Connections", "1000000000000", "0->1", "5->0", "4294967295->0", "->", "id", "start", "size",
-    "trigger", "send_done_trigger", "recv_done_trigger", "oneshot", "multishot", "barrier", "count", "1", "2",
-    "0", "1e308", "nan", "-1", "\n",
+    "Nodes",
+    "Connections",
+    "1000000000000",
+    "0->1",
+    "5->0",
+    "4294967295->0",
+    "->",
+    "id",
+    "start",
+    "size",
+    "trigger",
+    "send_done_trigger",
+    "recv_done_trigger",
+    "oneshot",
+    "multishot",
+    "barrier",
+    "count",
+    "1",
+    "2",
+    "0",
+    "1e308",
+    "nan",
+    "-1",
+    "\n",
 ];
-const CDF_WORDS: &[&str] =
-    &["0", "1", "100", "0.5", "1.0", "100", "10KB", "1e308", "nan", "inf", "-1", "1e30GB", ",", "#", "\n"];
+const CDF_WORDS: &[&str] = &["0", "1", "100", "0.5", "1.0", "100", "10KB", "1e308", "nan", "inf", "-1", "1e30GB", ",", "#", "\n"];
 const INSERTS: &[&str] = &["\n", " ", ",", ";", "#", "->", "\u{feff}", "\0", "é", "-", "1e999", "\n\n\n"];
 
 proptest! {
@@ -194,9 +232,7 @@ fn huge_flow_counts_are_errors() {
     fails_fast("HPCC count 10^12", "limit", || parse_hpcc("f", "1000000000000\n0 1 3 100 10 0.1\n"));
     fails_fast("HPCC count MAX_FLOWS + 1", "limit", || parse_hpcc("f", &format!("{}\n", MAX_FLOWS + 1)));
     fails_fast("htsim Connections 10^12", "limit", || parse_htsim("f", "Connections 1000000000000\n0->1 start 0 size 1\n"));
-    fails_fast("htsim Nodes 10^12, host beyond", "outside", || {
-        parse_htsim("f", "Nodes 4\n0->4294967295 start 0 size 1\n")
-    });
+    fails_fast("htsim Nodes 10^12, host beyond", "outside", || parse_htsim("f", "Nodes 4\n0->4294967295 start 0 size 1\n"));
 }
 
 #[test]

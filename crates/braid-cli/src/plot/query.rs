@@ -198,11 +198,7 @@ fn flow_metric(res: &Results, row: &[String], m: &str) -> Option<f64> {
         "slowdown_p50" => Some(percentile(&sorted("slowdown"), 50.0).unwrap_or(f64::NAN)),
         "slowdown_p99" => Some(percentile(&sorted("slowdown"), 99.0).unwrap_or(f64::NAN)),
         "jain" => {
-            let tp: Vec<f64> = done
-                .iter()
-                .filter_map(|r| Some(num(r, "size_bytes")? / num(r, "fct_ns")?))
-                .filter(|x| x.is_finite())
-                .collect();
+            let tp: Vec<f64> = done.iter().filter_map(|r| Some(num(r, "size_bytes")? / num(r, "fct_ns")?)).filter(|x| x.is_finite()).collect();
             let s: f64 = tp.iter().sum();
             let s2: f64 = tp.iter().map(|x| x * x).sum();
             (s2 > 0.0).then(|| s * s / (tp.len() as f64 * s2))
@@ -399,8 +395,7 @@ fn eval_placeholder(p: &str, res: &Results) -> String {
     let (colname, filter) = match body.split_once('[') {
         Some((c, f)) => {
             let f = f.trim_end_matches(']');
-            let kv: Vec<(String, String)> =
-                f.split(',').filter_map(|x| x.split_once('=')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
+            let kv: Vec<(String, String)> = f.split(',').filter_map(|x| x.split_once('=')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
             (c.trim(), kv)
         }
         None => (body.trim(), Vec::new()),

@@ -129,18 +129,11 @@ fn render<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Re
     let (w, h) = root.dim_in_pixel();
     let caption = wrap_caption(&fig.caption, w);
     let (top, rest) = root.split_vertically(TITLE_H);
-    top.draw(&Text::new(
-        fig.title.clone(),
-        (10, 8),
-        (FONT_FAMILY, 20).into_font().style(FontStyle::Bold).color(&BLACK),
-    ))
-    .map_err(err)?;
+    top.draw(&Text::new(fig.title.clone(), (10, 8), (FONT_FAMILY, 20).into_font().style(FontStyle::Bold).color(&BLACK))).map_err(err)?;
     let cap_h = CAPTION_LINE_H * caption.len() as u32 + 8;
     let (mid, bottom) = rest.split_vertically(h - TITLE_H - cap_h);
     for (i, line) in caption.iter().enumerate() {
-        bottom
-            .draw(&Text::new(line.clone(), (10, 2 + i as i32 * CAPTION_LINE_H as i32), (FONT_FAMILY, 15).into_font().color(&BLACK)))
-            .map_err(err)?;
+        bottom.draw(&Text::new(line.clone(), (10, 2 + i as i32 * CAPTION_LINE_H as i32), (FONT_FAMILY, 15).into_font().color(&BLACK))).map_err(err)?;
     }
     let (rows, cols) = grid_shape(fig.panels.len());
     let areas = mid.split_evenly((rows, cols));
@@ -226,9 +219,7 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, line
         } else {
             chart.draw_series(LineSeries::new(pts.clone(), style)).map_err(err)?;
         }
-        let anno = chart
-            .draw_series(pts.iter().filter(|_| l.markers).map(|&q| Circle::new(q, 3, c.filled())))
-            .map_err(err)?;
+        let anno = chart.draw_series(pts.iter().filter(|_| l.markers).map(|&q| Circle::new(q, 3, c.filled()))).map_err(err)?;
         if l.name.is_empty() {
             continue;
         }

@@ -124,6 +124,11 @@ fn flows_figure(csv: &Csv, scenario: &str) -> Option<Figure> {
             x_zero: false,
             body: Body::Lines(vec![Line { name: format!("{n} flows"), points: pts, markers: false, dashed: false, color: 0 }]),
         }],
-        caption: vec![format!("p50 {}  p99 {}  max {}", fmt_si(percentile(&s, 50.0).unwrap_or(f64::NAN)), fmt_si(percentile(&s, 99.0).unwrap_or(f64::NAN)), fmt_si(s[n - 1]))],
+        caption: vec![format!(
+            "p50 {}  p99 {}  max {}",
+            fmt_si(percentile(&s, 50.0).unwrap_or(f64::NAN)),
+            fmt_si(percentile(&s, 99.0).unwrap_or(f64::NAN)),
+            fmt_si(s[n - 1])
+        )],
     })
 }

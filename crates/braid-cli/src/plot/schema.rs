@@ -152,9 +152,35 @@ fn kv_list(v: Option<&Value>, what: &str) -> Result<Vec<(String, String)>, Strin
 }
 
 const FIGURE_KEYS: &[&str] = &[
-    "name", "kind", "title", "x", "y", "y_names", "series", "facet", "x_label", "y_label", "x_unit", "y_scale", "log_x", "log_y", "file",
-    "column", "time", "group", "aggregate", "entities", "filter", "baseline", "relative", "bins", "percentiles", "paper", "braid",
-    "between", "top",
+    "name",
+    "kind",
+    "title",
+    "x",
+    "y",
+    "y_names",
+    "series",
+    "facet",
+    "x_label",
+    "y_label",
+    "x_unit",
+    "y_scale",
+    "log_x",
+    "log_y",
+    "file",
+    "column",
+    "time",
+    "group",
+    "aggregate",
+    "entities",
+    "filter",
+    "baseline",
+    "relative",
+    "bins",
+    "percentiles",
+    "paper",
+    "braid",
+    "between",
+    "top",
 ];
 
 impl FigureSpec {

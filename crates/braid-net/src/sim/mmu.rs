@@ -85,7 +85,8 @@ impl HpccMmu {
                     return 0;
                 }
                 // The switch's ingress ports are the reverse of its egress ports (same links).
-                let hdrm: u64 = out.iter().map(|&e| headroom[ports[e.idx()].reverse.idx()]).fold(0u64, |a, h| if wrap32 { (a + h) & 0xFFFF_FFFF } else { a + h });
+                let hdrm: u64 =
+                    out.iter().map(|&e| headroom[ports[e.idx()].reverse.idx()]).fold(0u64, |a, h| if wrap32 { (a + h) & 0xFFFF_FFFF } else { a + h });
                 let rsrv = out.len() as u64 * RESERVE_BYTES;
                 if wrap32 {
                     ((buffer_cap[n] as i128 - hdrm as i128 - rsrv as i128).rem_euclid(1 << 32)) as i128

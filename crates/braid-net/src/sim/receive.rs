@@ -117,15 +117,7 @@ impl Sim {
             return;
         }
         self.pull_on_data(now, h, f, &pk);
-        let data = DataIn {
-            psn: pk.psn,
-            path: pk.path,
-            entropy: pk.entropy,
-            ecn_ce: pk.ecn_ce,
-            ts_sent: pk.ts_sent,
-            hops: pk.hops,
-            ack_request: false,
-        };
+        let data = DataIn { psn: pk.psn, path: pk.path, entropy: pk.entropy, ecn_ce: pk.ecn_ce, ts_sent: pk.ts_sent, hops: pk.hops, ack_request: false };
         let reply = self.conns[f.idx()].receiver.on_trimmed(now, &data, pk.flags & flags::TRIM_LAST_HOP != 0);
         self.send_reply(now, h, &pk, &reply);
     }
@@ -279,15 +271,7 @@ impl Sim {
                 let fl = &self.conns[f.idx()];
                 if fl.sender.wants_pulls() && fl.receiver.is_complete() && !sender_done {
                     // The receiver has everything; its sender lost the last ACKs: ACK again.
-                    let rts = DataIn {
-                        psn: pk.psn,
-                        path: pk.path,
-                        entropy: pk.entropy,
-                        ecn_ce: false,
-                        ts_sent: pk.ts_sent,
-                        hops: pk.hops,
-                        ack_request: false,
-                    };
+                    let rts = DataIn { psn: pk.psn, path: pk.path, entropy: pk.entropy, ecn_ce: false, ts_sent: pk.ts_sent, hops: pk.hops, ack_request: false };
                     let reply = fl.receiver.on_rts_complete(now, &rts);
                     self.send_reply(now, h, &Packet { int: 0, ..pk }, &reply);
                 } else if fl.sender.wants_pulls() {

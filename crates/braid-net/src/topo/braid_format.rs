@@ -71,10 +71,7 @@ pub fn braid_file(text: &str) -> Result<Topology, String> {
         }
         if !seen_header {
             if toks.join(" ") != HEADER {
-                return Err(format!(
-                    "line {ln}: a Braid topology file must start with `{HEADER}`, found `{}`",
-                    line.trim()
-                ));
+                return Err(format!("line {ln}: a Braid topology file must start with `{HEADER}`, found `{}`", line.trim()));
             }
             seen_header = true;
             continue;
@@ -102,18 +99,9 @@ pub fn braid_file(text: &str) -> Result<Topology, String> {
                     }
                     used.push(k);
                     match k {
-                        "group" => {
-                            spec.group =
-                                v.parse().map_err(|_| format!("line {ln}: `group` of `{name}` must be a non-negative integer, got `{v}`"))?
-                        }
-                        "tier" => {
-                            spec.tier =
-                                v.parse().map_err(|_| format!("line {ln}: `tier` of `{name}` must be an integer 0–255, got `{v}`"))?
-                        }
-                        "buffer" => {
-                            spec.buffer_bytes =
-                                Some(parse_size(v).map_err(|e| format!("line {ln}: `buffer` of `{name}`: {e}"))?)
-                        }
+                        "group" => spec.group = v.parse().map_err(|_| format!("line {ln}: `group` of `{name}` must be a non-negative integer, got `{v}`"))?,
+                        "tier" => spec.tier = v.parse().map_err(|_| format!("line {ln}: `tier` of `{name}` must be an integer 0–255, got `{v}`"))?,
+                        "buffer" => spec.buffer_bytes = Some(parse_size(v).map_err(|e| format!("line {ln}: `buffer` of `{name}`: {e}"))?),
                         _ => return Err(format!("line {ln}: unknown node option `{k}` for `{name}` (use group, tier, buffer)")),
                     }
                 }
@@ -128,17 +116,12 @@ pub fn braid_file(text: &str) -> Result<Topology, String> {
             }
             "link" => {
                 if toks.len() != 5 {
-                    return Err(format!(
-                        "line {ln}: `link` takes exactly four fields `link <a> <b> <rate> <delay>`, found {}",
-                        toks.len() - 1
-                    ));
+                    return Err(format!("line {ln}: `link` takes exactly four fields `link <a> <b> <rate> <delay>`, found {}", toks.len() - 1));
                 }
                 if t.links.len() >= MAX_LINKS {
                     return Err(format!("line {ln}: more than {MAX_LINKS} links"));
                 }
-                let end = |n: &str| {
-                    by_name.get(n).copied().ok_or_else(|| format!("line {ln}: link names node `{n}`, which is not declared above"))
-                };
+                let end = |n: &str| by_name.get(n).copied().ok_or_else(|| format!("line {ln}: link names node `{n}`, which is not declared above"));
                 let (a, b) = (end(toks[1])?, end(toks[2])?);
                 if a == b {
                     return Err(format!("line {ln}: link connects `{}` to itself", toks[1]));
@@ -194,9 +177,7 @@ pub fn to_braid_text(t: &Topology, comment: &str) -> Result<String, String> {
     }
     let _ = writeln!(s, "# link <a> <b> <rate> <one-way delay>");
     for (i, l) in t.links.iter().enumerate() {
-        let name = |x: NodeId| {
-            t.nodes.get(x.idx()).map(|n| n.name.as_str()).ok_or_else(|| format!("link {i} names node {x}, which does not exist"))
-        };
+        let name = |x: NodeId| t.nodes.get(x.idx()).map(|n| n.name.as_str()).ok_or_else(|| format!("link {i} names node {x}, which does not exist"));
         let _ = writeln!(s, "link {} {} {} {}", name(l.a)?, name(l.b)?, fmt_rate(l.rate), fmt_time(l.delay));
     }
     Ok(s)
@@ -226,14 +207,7 @@ pub fn fmt_time(t: Time) -> String {
 
 /// A size in bytes in the largest binary or decimal unit that divides it exactly.
 pub fn fmt_size(b: u64) -> String {
-    for (scale, unit) in [
-        (1u64 << 30, "GiB"),
-        (1_000_000_000, "GB"),
-        (1 << 20, "MiB"),
-        (1_000_000, "MB"),
-        (1 << 10, "KiB"),
-        (1_000, "KB"),
-    ] {
+    for (scale, unit) in [(1u64 << 30, "GiB"), (1_000_000_000, "GB"), (1 << 20, "MiB"), (1_000_000, "MB"), (1 << 10, "KiB"), (1_000, "KB")] {
         if b != 0 && b % scale == 0 {
             return format!("{}{unit}", b / scale);
         }
@@ -282,12 +256,8 @@ link path0   egress  25Gbps  2500ns
             clos3(&Clos3Params { oversubscription: 4, ..Default::default() }).unwrap(),
             four_path(&FourPathParams { extra_delay: Time::from_ps(1234567), ..Default::default() }).unwrap(),
             testbed(&TestbedParams { base_rtt: Time::from_ps(20_000_006), ..Default::default() }).unwrap(),
-            inter_dc(&InterDcParams {
-                dcs: 2,
-                graph: vec![DcLink { a: 0, b: 1, rate: Rate(2_500_000_001), delay: Time::from_ms(250) }],
-                ..Default::default()
-            })
-            .unwrap(),
+            inter_dc(&InterDcParams { dcs: 2, graph: vec![DcLink { a: 0, b: 1, rate: Rate(2_500_000_001), delay: Time::from_ms(250) }], ..Default::default() })
+                .unwrap(),
         ];
         tops[0].nodes[17].buffer_bytes = Some(32 << 20);
         tops[0].nodes[18].buffer_bytes = Some(1_500_000);

@@ -216,17 +216,11 @@ pub fn clos3(p: &Clos3Params) -> Result<Topology, String> {
     need_rate("host_rate", p.host_rate)?;
     need_rate("fabric_rate", p.fabric_rate)?;
     if p.cores % p.aggs_per_pod != 0 {
-        return Err(format!(
-            "`cores` ({}) must be a multiple of `aggs_per_pod` ({}): aggregation switch i connects to core group i",
-            p.cores, p.aggs_per_pod
-        ));
+        return Err(format!("`cores` ({}) must be a multiple of `aggs_per_pod` ({}): aggregation switch i connects to core group i", p.cores, p.aggs_per_pod));
     }
     let g = p.cores / p.aggs_per_pod;
     if g % p.oversubscription != 0 {
-        return Err(format!(
-            "`oversubscription` ({}) must divide the number of cores per aggregation group (cores / aggs_per_pod = {g})",
-            p.oversubscription
-        ));
+        return Err(format!("`oversubscription` ({}) must divide the number of cores per aggregation group (cores / aggs_per_pod = {g})", p.oversubscription));
     }
     let active = g / p.oversubscription;
     let n_tors = need_size("`pods` × `tors_per_pod`", &[p.pods, p.tors_per_pod])?;
@@ -241,14 +235,10 @@ pub fn clos3(p: &Clos3Params) -> Result<Topology, String> {
             hosts.push(t.add_host(format!("h{}", hosts.len()), (tor / p.tors_per_pod) as u32));
         }
     }
-    let tors: Vec<NodeId> =
-        (0..n_tors).map(|i| t.add_switch(format!("tor{i}"), (i / p.tors_per_pod) as u32, 1)).collect();
-    let aggs: Vec<NodeId> =
-        (0..n_aggs).map(|i| t.add_switch(format!("agg{i}"), (i / p.aggs_per_pod) as u32, 2)).collect();
+    let tors: Vec<NodeId> = (0..n_tors).map(|i| t.add_switch(format!("tor{i}"), (i / p.tors_per_pod) as u32, 1)).collect();
+    let aggs: Vec<NodeId> = (0..n_aggs).map(|i| t.add_switch(format!("agg{i}"), (i / p.aggs_per_pod) as u32, 2)).collect();
     // cores[group][j] for j < active; named by their index in the full fabric.
-    let cores: Vec<Vec<NodeId>> = (0..p.aggs_per_pod)
-        .map(|grp| (0..active).map(|j| t.add_switch(format!("core{}", grp * g + j), 0, 3)).collect())
-        .collect();
+    let cores: Vec<Vec<NodeId>> = (0..p.aggs_per_pod).map(|grp| (0..active).map(|j| t.add_switch(format!("core{}", grp * g + j), 0, 3)).collect()).collect();
     for (i, &h) in hosts.iter().enumerate() {
         t.connect(h, tors[i / p.hosts_per_tor], p.host_rate, p.delay);
     }
@@ -383,12 +373,7 @@ mod tests {
         assert_eq!(t.nodes[find(&t, "agg7").idx()].group, 1);
         // agg i of every pod reaches exactly the cores of group i.
         let agg5 = find(&t, "agg5"); // pod 1, agg index 1 → cores 4..7
-        let mut nbrs: Vec<String> = t
-            .links
-            .iter()
-            .filter(|l| l.a == agg5)
-            .map(|l| t.nodes[l.b.idx()].name.clone())
-            .collect();
+        let mut nbrs: Vec<String> = t.links.iter().filter(|l| l.a == agg5).map(|l| t.nodes[l.b.idx()].name.clone()).collect();
         nbrs.sort();
         assert_eq!(nbrs, ["core4", "core5", "core6", "core7"]);
     }

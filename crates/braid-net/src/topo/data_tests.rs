@@ -31,11 +31,7 @@ const SHIPPED: [(&str, &str, &str); 3] = [
          (topology_LeafSpine_MultiDC8-posCor-inferred.txt; docs/lcmp.md):\n\
          DC1 and DC8 connect to DC2..DC7 at 200G/25ms, 200G/100ms, 100G/10ms, 100G/40ms, 40G/5ms, 40G/20ms.",
     ),
-    (
-        REPO_13DC,
-        "lcmp-13dc.topo",
-        "LCMP artifact 13-DC BSONetwork network, topology_LeafSpine_MultiDC13.txt (LCMP §6.2, Fig 4b).",
-    ),
+    (REPO_13DC, "lcmp-13dc.topo", "LCMP artifact 13-DC BSONetwork network, topology_LeafSpine_MultiDC13.txt (LCMP §6.2, Fig 4b)."),
 ];
 
 const COMMON_NOTE: &str = "Converted by braid-net topo::hpcc_file + topo::to_braid_text. Node i = artifact node id i.\n\
@@ -83,10 +79,7 @@ const TABLE_13DC: [(usize, usize, u64, u64); 20] = [
 ];
 
 fn graph_13dc() -> Vec<DcLink> {
-    TABLE_13DC
-        .iter()
-        .map(|&(a, b, g, ms)| DcLink { a: a - 1, b: b - 1, rate: Rate::from_gbps(g), delay: Time::from_ms(ms) })
-        .collect()
+    TABLE_13DC.iter().map(|&(a, b, g, ms)| DcLink { a: a - 1, b: b - 1, rate: Rate::from_gbps(g), delay: Time::from_ms(ms) }).collect()
 }
 
 /// Everything but the names must match.

@@ -258,10 +258,7 @@ pub(crate) fn haversine_km(a: (f64, f64), b: (f64, f64)) -> f64 {
 }
 
 fn sanitize(label: &str) -> String {
-    label
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
-        .collect()
+    label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect()
 }
 
 fn link_speed(e: &[(String, GmlValue)], idx: usize) -> Result<Option<Rate>, String> {
@@ -379,8 +376,7 @@ pub fn zoo_gml(text: &str, p: &ZooParams) -> Result<Topology, String> {
             }
         }
     }
-    inter_dc(&InterDcParams { dcs: names.len(), graph: links, names, intra: p.intra.clone() })
-        .map_err(|e| format!("zoo-gml: {e}"))
+    inter_dc(&InterDcParams { dcs: names.len(), graph: links, names, intra: p.intra.clone() }).map_err(|e| format!("zoo-gml: {e}"))
 }
 
 #[cfg(test)]

@@ -52,11 +52,7 @@ fn ns3_rate(s: &str) -> Result<Rate, String> {
 pub fn hpcc_file(text: &str) -> Result<Topology, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // Non-comment content of each line, with its 1-based line number.
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.split('#').next().unwrap_or("").trim()))
-        .filter(|(_, l)| !l.is_empty());
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.split('#').next().unwrap_or("").trim())).filter(|(_, l)| !l.is_empty());
 
     let (hl, header) = lines.next().ok_or("the HPCC topology file is empty (no header line)")?;
     let nums: Vec<usize> = header
@@ -125,15 +121,10 @@ pub fn hpcc_file(text: &str) -> Result<Topology, String> {
     }
 
     for _ in 0..n_links {
-        let (ln, l) = lines.next().ok_or_else(|| {
-            format!("the file ends after {} of the header's {n_links} links", t.links.len())
-        })?;
+        let (ln, l) = lines.next().ok_or_else(|| format!("the file ends after {} of the header's {n_links} links", t.links.len()))?;
         let f: Vec<&str> = l.split_whitespace().collect();
         if f.len() != 5 {
-            return Err(format!(
-                "line {ln}: a link line is `<src> <dst> <rate> <delay> <error_rate>` (5 fields), found {}",
-                f.len()
-            ));
+            return Err(format!("line {ln}: a link line is `<src> <dst> <rate> <delay> <error_rate>` (5 fields), found {}", f.len()));
         }
         let end = |x: &str, what: &str| -> Result<NodeId, String> {
             let id: usize = x.parse().map_err(|_| format!("line {ln}: link {what} `{x}` is not a node id"))?;
@@ -153,10 +144,7 @@ pub fn hpcc_file(text: &str) -> Result<Topology, String> {
         let delay = parse_duration(f[3]).map_err(|e| format!("line {ln}: link delay: {e}"))?;
         let err: f64 = f[4].parse().map_err(|_| format!("line {ln}: error_rate `{}` is not a number", f[4]))?;
         if err != 0.0 {
-            return Err(format!(
-                "line {ln}: error_rate {} is not supported (Braid topologies have no per-link random loss; use 0)",
-                f[4]
-            ));
+            return Err(format!("line {ln}: error_rate {} is not supported (Braid topologies have no per-link random loss; use 0)", f[4]));
         }
         t.connect(a, b, rate, delay);
     }

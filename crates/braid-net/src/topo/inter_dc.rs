@@ -147,16 +147,10 @@ pub fn inter_dc(p: &InterDcParams) -> Result<Topology, String> {
 
     let mut t = Topology::new();
     let g = |d: usize| d as u32;
-    let hosts: Vec<Vec<NodeId>> =
-        (0..p.dcs).map(|d| (0..q.hosts_per_dc).map(|j| t.add_host(format!("{}-h{j}", names[d]), g(d))).collect()).collect();
-    let leaves: Vec<Vec<NodeId>> = (0..p.dcs)
-        .map(|d| (0..q.leaves).map(|j| t.add_switch(format!("{}-leaf{j}", names[d]), g(d), 1)).collect())
-        .collect();
-    let spines: Vec<Vec<NodeId>> = (0..p.dcs)
-        .map(|d| (0..q.spines).map(|j| t.add_switch(format!("{}-spine{j}", names[d]), g(d), 2)).collect())
-        .collect();
-    let dcis: Vec<NodeId> =
-        (0..p.dcs).map(|d| t.add_node(NodeKind::Dci, format!("{}-dci", names[d]), g(d), 3)).collect();
+    let hosts: Vec<Vec<NodeId>> = (0..p.dcs).map(|d| (0..q.hosts_per_dc).map(|j| t.add_host(format!("{}-h{j}", names[d]), g(d))).collect()).collect();
+    let leaves: Vec<Vec<NodeId>> = (0..p.dcs).map(|d| (0..q.leaves).map(|j| t.add_switch(format!("{}-leaf{j}", names[d]), g(d), 1)).collect()).collect();
+    let spines: Vec<Vec<NodeId>> = (0..p.dcs).map(|d| (0..q.spines).map(|j| t.add_switch(format!("{}-spine{j}", names[d]), g(d), 2)).collect()).collect();
+    let dcis: Vec<NodeId> = (0..p.dcs).map(|d| t.add_node(NodeKind::Dci, format!("{}-dci", names[d]), g(d), 3)).collect();
     for d in 0..p.dcs {
         for (j, &h) in hosts[d].iter().enumerate() {
             t.connect(h, leaves[d][j * q.leaves / q.hosts_per_dc], q.host_rate, q.host_delay);
@@ -210,13 +204,7 @@ mod tests {
     #[test]
     fn uneven_hosts_per_leaf_and_names() {
         let intra = IntraDcParams { hosts_per_dc: 5, leaves: 2, spines: 1, ..Default::default() };
-        let t = inter_dc(&InterDcParams {
-            dcs: 2,
-            graph: ring(2)[..1].to_vec(),
-            names: vec!["east".into(), "west".into()],
-            intra,
-        })
-        .unwrap();
+        let t = inter_dc(&InterDcParams { dcs: 2, graph: ring(2)[..1].to_vec(), names: vec!["east".into(), "west".into()], intra }).unwrap();
         let d = degrees(&t);
         assert_eq!(d[find(&t, "east-leaf0").idx()], 3 + 1);
         assert_eq!(d[find(&t, "west-leaf1").idx()], 2 + 1);

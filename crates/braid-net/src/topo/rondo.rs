@@ -30,14 +30,7 @@ pub struct FourPathParams {
 impl Default for FourPathParams {
     /// Figure 3's setting: 16 senders, 4 receivers, 100 Gb/s hosts and paths, 2 µs links, no extra delay.
     fn default() -> Self {
-        Self {
-            senders: 16,
-            receivers: 4,
-            host_rate: Rate::from_gbps(100),
-            path_rate: Rate::from_gbps(100),
-            delay: Time::from_us(2),
-            extra_delay: Time::ZERO,
-        }
+        Self { senders: 16, receivers: 4, host_rate: Rate::from_gbps(100), path_rate: Rate::from_gbps(100), delay: Time::from_us(2), extra_delay: Time::ZERO }
     }
 }
 
@@ -216,7 +209,8 @@ mod tests {
         assert_eq!(t.links.len(), 10);
         assert_eq!(count_shortest_paths(&t, find(&t, "sender"), find(&t, "receiver")), (4, 4));
         for i in 0..4 {
-            let rtt = one_way(&t, &format!("path{i}"), "sender", "receiver", "ingress", "egress") + one_way(&t, &format!("path{i}"), "sender", "receiver", "ingress", "egress");
+            let rtt = one_way(&t, &format!("path{i}"), "sender", "receiver", "ingress", "egress")
+                + one_way(&t, &format!("path{i}"), "sender", "receiver", "ingress", "egress");
             assert_eq!(rtt, Time::from_us(20), "path{i}");
         }
         // Path i has the i-th capped rate on both of its links.

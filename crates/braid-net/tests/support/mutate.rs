@@ -37,9 +37,7 @@ pub const NASTY_NUMBERS: &[&str] = &[
 ];
 
 /// Unit strings the mutator looks for in a file.
-pub const UNITS: &[&str] = &[
-    "Gbps", "Mbps", "Kbps", "bps", "Gb/s", "GBps", "us", "ns", "ms", "ps", "KB", "MB", "GB", "KiB", "MiB", "B",
-];
+pub const UNITS: &[&str] = &["Gbps", "Mbps", "Kbps", "bps", "Gb/s", "GBps", "us", "ns", "ms", "ps", "KB", "MB", "GB", "KiB", "MiB", "B"];
 
 /// What a found unit string may be replaced with: nothing, larger units, unknown units.
 pub const NASTY_UNITS: &[&str] = &["", "TB", "EB", "Tbps", "Pbps", "XB", "s", "ps", "µs", "zz", "%", "e"];

@@ -370,7 +370,7 @@ impl Dcqcn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::fluid::{self, Fluid, FlowSpec};
+    use crate::cc::fluid::{self, FlowSpec, Fluid};
     use crate::cc::{Cc, CcConfig, CcKind};
 
     fn env() -> CcEnv {
@@ -378,16 +378,7 @@ mod tests {
     }
 
     fn ack(now: Time, ecn: bool) -> AckEvent<'static> {
-        AckEvent {
-            now,
-            newly_acked_bytes: 1000,
-            ack_seq_bytes: 0,
-            snd_nxt_bytes: 0,
-            ecn,
-            rtt: None,
-            int: None,
-            hops: 1,
-        }
+        AckEvent { now, newly_acked_bytes: 1000, ack_seq_bytes: 0, snd_nxt_bytes: 0, ecn, rtt: None, int: None, hops: 1 }
     }
 
     fn dcqcn() -> Dcqcn {
@@ -603,12 +594,8 @@ mod tests {
     #[test]
     fn closed_loop_converges_to_fair_share() {
         let e = fluid::env_100g();
-        let flows: Vec<FlowSpec> = (0..4)
-            .map(|i| FlowSpec {
-                cc: Cc::new(&CcConfig::new(CcKind::Dcqcn), &e).unwrap(),
-                start: Time::from_us(500 * i),
-            })
-            .collect();
+        let flows: Vec<FlowSpec> =
+            (0..4).map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Dcqcn), &e).unwrap(), start: Time::from_us(500 * i) }).collect();
         let model = Fluid { red: (400_000.0, 1_600_000.0, 0.2), ..Fluid::new_100g() };
         let r = model.run(flows, Time::from_ms(160), Time::from_ms(110));
         r.assert_fair_share(0.15);

@@ -157,15 +157,7 @@ impl Fluid {
         let n = flows.len();
         let mut senders: Vec<Sender> = flows
             .into_iter()
-            .map(|f| Sender {
-                cc: f.cc,
-                start: f.start,
-                credit: 0.0,
-                snd_nxt: 0,
-                acked: 0,
-                acked_at_measure: 0,
-                pipe: VecDeque::with_capacity(4096),
-            })
+            .map(|f| Sender { cc: f.cc, start: f.start, credit: 0.0, snd_nxt: 0, acked: 0, acked_at_measure: 0, pipe: VecDeque::with_capacity(4096) })
             .collect();
         let mut rng = XorShift(self.seed | 1);
         let c_bytes_per_ps = self.c_bps / 8.0 / 1e12;
@@ -178,11 +170,7 @@ impl Fluid {
         let (mut rtt_sum, mut rtt_n, mut rtt_max) = (0.0, 0u64, 0.0f64);
         let mut measuring = false;
         // `BRAID_FLUID_TRACE=<µs>` prints the state every that many µs (debugging aid).
-        let trace_every = std::env::var("BRAID_FLUID_TRACE")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-            .map(Time::from_us)
-            .or(self.trace_every);
+        let trace_every = std::env::var("BRAID_FLUID_TRACE").ok().and_then(|v| v.parse::<u64>().ok()).map(Time::from_us).or(self.trace_every);
         let mut next_trace = trace_every.unwrap_or(Time::MAX);
         let steps = dur.ps() / self.dt.ps();
         for step in 0..steps {
@@ -246,12 +234,7 @@ impl Fluid {
                     let qd = Time::from_ps((q_here / c_bytes_per_ps).round() as u64);
                     s.snd_nxt += self.mtu;
                     let mut int = IntStack::default();
-                    int.push(IntHop {
-                        ts: t + qd,
-                        tx_bytes: (served + q_here + mtu) as u64,
-                        qlen_bytes: q_here.min(u32::MAX as f64) as u32,
-                        rate_mbps,
-                    });
+                    int.push(IntHop { ts: t + qd, tx_bytes: (served + q_here + mtu) as u64, qlen_bytes: q_here.min(u32::MAX as f64) as u32, rate_mbps });
                     let noise = Time::from_ps((rng.next_f64() * self.jitter.ps() as f64) as u64);
                     let rtt = self.base_rtt + qd + noise;
                     let ecn = rng.next_f64() < self.mark_prob(q_here);
@@ -283,10 +266,7 @@ impl Fluid {
             }
         }
         let secs = (dur.saturating_sub(measure_from)).secs_f64();
-        let rates_bps: Vec<f64> = senders
-            .iter()
-            .map(|s| (s.acked - s.acked_at_measure) as f64 * 8.0 / secs)
-            .collect();
+        let rates_bps: Vec<f64> = senders.iter().map(|s| (s.acked - s.acked_at_measure) as f64 * 8.0 / secs).collect();
         let total: f64 = rates_bps.iter().sum();
         Report {
             fair_share_bps: self.c_bps / n as f64,

@@ -58,8 +58,7 @@ pub struct HpccConfig {
 
 impl HpccConfig {
     /// Knob names accepted by [`HpccConfig::apply_knob`].
-    pub const KNOBS: &'static [&'static str] =
-        &["eta", "max_stage", "w_ai", "min_rate", "fast_react", "window", "var_win", "window_wrap", "u_init"];
+    pub const KNOBS: &'static [&'static str] = &["eta", "max_stage", "w_ai", "min_rate", "fast_react", "window", "var_win", "window_wrap", "u_init"];
 
     /// The `run.py` defaults with `W_AI` scaled to the env's line rate.
     pub fn defaults_for(env: &CcEnv) -> HpccConfig {
@@ -390,7 +389,7 @@ mod tests {
         let mut h = hpcc();
         let i0 = int1(0, 0, 0);
         h.on_ack(&ack(&i0, 1000, 100_000)); // lastUpdateSeq = 100 000
-        // ack_seq ≤ lastUpdateSeq: fast react.
+                                            // ack_seq ≤ lastUpdateSeq: fast react.
         let i1 = int1(10_000, 125_000, 100_000);
         h.on_ack(&ack(&i1, 50_000, 150_000));
         assert!(h.rate().bps_f64() < LINE, "rate reacts at once");
@@ -465,9 +464,7 @@ mod tests {
     #[test]
     fn closed_loop_keeps_queue_near_zero_at_eta() {
         let e = fluid::env_100g();
-        let flows: Vec<FlowSpec> = (0..4)
-            .map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Hpcc), &e).unwrap(), start: Time::from_us(100 * i) })
-            .collect();
+        let flows: Vec<FlowSpec> = (0..4).map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Hpcc), &e).unwrap(), start: Time::from_us(100 * i) }).collect();
         let r = Fluid::new_100g().run(flows, Time::from_ms(25), Time::from_ms(15));
         assert!((r.utilization - 0.95).abs() < 0.02, "{r:?}");
         assert!(r.avg_queue_bytes < 5_000.0 && r.max_queue_bytes < 50_000.0, "queue should stay near zero: {r:?}");

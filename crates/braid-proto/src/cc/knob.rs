@@ -14,9 +14,7 @@ fn bad(algo: &str, key: &str, msg: impl std::fmt::Display) -> String {
 
 /// A duration with units that must be strictly positive.
 pub(crate) fn pos_time(algo: &str, key: &str, v: &Knob) -> Result<Time, String> {
-    let t = v
-        .as_time()
-        .map_err(|e| bad(algo, key, format!("expected a duration such as \"10us\": {e}")))?;
+    let t = v.as_time().map_err(|e| bad(algo, key, format!("expected a duration such as \"10us\": {e}")))?;
     if t == Time::ZERO {
         return Err(bad(algo, key, "must be positive, got 0"));
     }
@@ -25,15 +23,12 @@ pub(crate) fn pos_time(algo: &str, key: &str, v: &Knob) -> Result<Time, String> 
 
 /// A duration with units that may be zero.
 pub(crate) fn nonneg_time(algo: &str, key: &str, v: &Knob) -> Result<Time, String> {
-    v.as_time()
-        .map_err(|e| bad(algo, key, format!("expected a duration such as \"10us\": {e}")))
+    v.as_time().map_err(|e| bad(algo, key, format!("expected a duration such as \"10us\": {e}")))
 }
 
 /// A rate with units that must be strictly positive.
 pub(crate) fn pos_rate(algo: &str, key: &str, v: &Knob) -> Result<Rate, String> {
-    let r = v
-        .as_rate()
-        .map_err(|e| bad(algo, key, format!("expected a rate such as \"100Mbps\": {e}")))?;
+    let r = v.as_rate().map_err(|e| bad(algo, key, format!("expected a rate such as \"100Mbps\": {e}")))?;
     if r.bps() == 0 {
         return Err(bad(algo, key, "must be positive, got 0bps"));
     }
@@ -42,8 +37,7 @@ pub(crate) fn pos_rate(algo: &str, key: &str, v: &Knob) -> Result<Rate, String> 
 
 /// A rate with units that may be zero.
 pub(crate) fn nonneg_rate(algo: &str, key: &str, v: &Knob) -> Result<Rate, String> {
-    v.as_rate()
-        .map_err(|e| bad(algo, key, format!("expected a rate such as \"100Mbps\": {e}")))
+    v.as_rate().map_err(|e| bad(algo, key, format!("expected a rate such as \"100Mbps\": {e}")))
 }
 
 /// A finite float in `[lo, hi]`, or `(lo, hi]` when `lo_open`.

@@ -150,15 +150,7 @@ pub enum CcKind {
 
 impl CcKind {
     /// Every kind, in declaration order.
-    pub const ALL: [CcKind; 7] = [
-        CcKind::Fixed,
-        CcKind::Dcqcn,
-        CcKind::Hpcc,
-        CcKind::Timely,
-        CcKind::Dctcp,
-        CcKind::DctcpWindow,
-        CcKind::Swift,
-    ];
+    pub const ALL: [CcKind; 7] = [CcKind::Fixed, CcKind::Dcqcn, CcKind::Hpcc, CcKind::Timely, CcKind::Dctcp, CcKind::DctcpWindow, CcKind::Swift];
 
     /// The kebab-case name used in scenario files.
     pub fn name(self) -> &'static str {
@@ -273,9 +265,7 @@ impl CcConfig {
 }
 
 fn arcc_knob_error(key: &str) -> String {
-    format!(
-        "arcc: knob `{key}` cannot be set here: ARCC's parameters are fields of the `rondo` transport (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, `w0`, …)"
-    )
+    format!("arcc: knob `{key}` cannot be set here: ARCC's parameters are fields of the `rondo` transport (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, `w0`, …)")
 }
 
 /// Implemented by every per-algorithm configuration; lets [`Cc::new`] build any of them the same
@@ -494,10 +484,7 @@ mod tests {
         assert!(e.contains("t_dec") && e.contains("dcqcn"), "{e}");
         let e = CcConfig::new(CcKind::Dcqcn).with("g", Knob::Float(-0.5)).validate().unwrap_err();
         assert!(e.contains("`g`"), "{e}");
-        let e = CcConfig::new(CcKind::Timely)
-            .with("t_low", Knob::Str("600us".into()))
-            .validate()
-            .unwrap_err();
+        let e = CcConfig::new(CcKind::Timely).with("t_low", Knob::Str("600us".into())).validate().unwrap_err();
         assert!(e.contains("t_low") && e.contains("timely"), "{e}");
         let mut c = CcConfig::new(CcKind::Hpcc);
         assert!(c.apply_knob("eta", Knob::Float(0.9)).is_ok());
@@ -512,13 +499,11 @@ mod tests {
         // A sensible value per knob name pattern; the point is that every listed knob is wired.
         fn sample(key: &str) -> Knob {
             match key {
-                k if k.starts_with("t_") || k == "min_rtt" || k == "base_delay" || k == "h" || k == "fs_range" => {
-                    Knob::Str(match k {
-                        "t_high" => "600us".into(),
-                        "t_low" => "40us".into(),
-                        _ => "5us".into(),
-                    })
-                }
+                k if k.starts_with("t_") || k == "min_rtt" || k == "base_delay" || k == "h" || k == "fs_range" => Knob::Str(match k {
+                    "t_high" => "600us".into(),
+                    "t_low" => "40us".into(),
+                    _ => "5us".into(),
+                }),
                 k if (k.contains("rate") && k != "rate_on_first_cnp") || k == "w_ai" => Knob::Str("50Mbps".into()),
                 "clamp_target" | "window" | "var_win" | "window_wrap" | "fast_react" => Knob::Bool(true),
                 k if k.contains("cwnd") => Knob::Str(if k == "max_cwnd" { "2MB" } else { "20KB" }.into()),
@@ -529,19 +514,9 @@ mod tests {
         }
         for k in CcKind::ALL {
             for key in k.knobs() {
-                let knob = if k == CcKind::Fixed && *key == "window" {
-                    Knob::Str("64KB".into())
-                } else {
-                    sample(key)
-                };
-                CcConfig::new(k)
-                    .with(key, knob.clone())
-                    .validate()
-                    .unwrap_or_else(|e| panic!("{k}.{key} = {knob:?}: {e}"));
-                let e = CcConfig::new(k)
-                    .with(key, Knob::Str("garbage".into()))
-                    .validate()
-                    .expect_err(key);
+                let knob = if k == CcKind::Fixed && *key == "window" { Knob::Str("64KB".into()) } else { sample(key) };
+                CcConfig::new(k).with(key, knob.clone()).validate().unwrap_or_else(|e| panic!("{k}.{key} = {knob:?}: {e}"));
+                let e = CcConfig::new(k).with(key, Knob::Str("garbage".into())).validate().expect_err(key);
                 assert!(e.contains(key) && e.contains(k.name()), "{e}");
             }
         }

@@ -69,21 +69,8 @@ pub struct SwiftConfig {
 
 impl SwiftConfig {
     /// Knob names accepted by [`SwiftConfig::apply_knob`].
-    pub const KNOBS: &'static [&'static str] = &[
-        "ai",
-        "beta",
-        "max_mdf",
-        "base_delay",
-        "h",
-        "fs_range",
-        "fs_min",
-        "fs_max",
-        "rtx_reset_threshold",
-        "min_cwnd",
-        "max_cwnd",
-        "init_cwnd",
-        "srtt_gain",
-    ];
+    pub const KNOBS: &'static [&'static str] =
+        &["ai", "beta", "max_mdf", "base_delay", "h", "fs_range", "fs_min", "fs_max", "rtx_reset_threshold", "min_cwnd", "max_cwnd", "init_cwnd", "srtt_gain"];
 
     /// htsim's defaults, with `base_delay` = the env's base RTT and a one-BDP initial window.
     pub fn defaults_for(env: &CcEnv) -> SwiftConfig {
@@ -129,16 +116,10 @@ impl SwiftConfig {
     /// `fs_min < fs_max`, `min_cwnd ≤ max_cwnd`.
     pub fn check(&self) -> Result<(), String> {
         if self.fs_min >= self.fs_max {
-            return Err(knob::inconsistent(
-                ALGO,
-                format!("knob `fs_min` ({}) must be below `fs_max` ({})", self.fs_min, self.fs_max),
-            ));
+            return Err(knob::inconsistent(ALGO, format!("knob `fs_min` ({}) must be below `fs_max` ({})", self.fs_min, self.fs_max)));
         }
         if self.min_cwnd > self.max_cwnd {
-            return Err(knob::inconsistent(
-                ALGO,
-                format!("knob `min_cwnd` ({}) exceeds `max_cwnd` ({})", self.min_cwnd, self.max_cwnd),
-            ));
+            return Err(knob::inconsistent(ALGO, format!("knob `min_cwnd` ({}) exceeds `max_cwnd` ({})", self.min_cwnd, self.max_cwnd)));
         }
         Ok(())
     }
@@ -512,9 +493,8 @@ mod tests {
     #[test]
     fn closed_loop_holds_delay_near_target() {
         let e = fluid::env_100g();
-        let flows: Vec<FlowSpec> = (0..4)
-            .map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Swift), &e).unwrap(), start: Time::from_us(100 * i) })
-            .collect();
+        let flows: Vec<FlowSpec> =
+            (0..4).map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Swift), &e).unwrap(), start: Time::from_us(100 * i) }).collect();
         let r = Fluid::new_100g().run(flows, Time::from_ms(10), Time::from_ms(5));
         assert!(r.utilization > 0.95, "{r:?}");
         r.assert_fair_share(0.1);

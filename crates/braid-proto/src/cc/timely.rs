@@ -53,20 +53,8 @@ pub struct TimelyConfig {
 
 impl TimelyConfig {
     /// Knob names accepted by [`TimelyConfig::apply_knob`].
-    pub const KNOBS: &'static [&'static str] = &[
-        "ewma",
-        "beta",
-        "t_low",
-        "t_high",
-        "min_rtt",
-        "rate_ai",
-        "rate_hai",
-        "hai_thresh",
-        "min_rate",
-        "window",
-        "var_win",
-        "window_wrap",
-    ];
+    pub const KNOBS: &'static [&'static str] =
+        &["ewma", "beta", "t_low", "t_high", "min_rtt", "rate_ai", "rate_hai", "hai_thresh", "min_rate", "window", "var_win", "window_wrap"];
 
     /// The `run.py` defaults with δ and δ_HAI scaled to the env's line rate.
     pub fn defaults_for(env: &CcEnv) -> TimelyConfig {
@@ -110,10 +98,7 @@ impl TimelyConfig {
     /// `t_low` must be below `t_high`.
     pub fn check(&self) -> Result<(), String> {
         if self.t_low >= self.t_high {
-            return Err(knob::inconsistent(
-                ALGO,
-                format!("knob `t_low` ({}) must be below `t_high` ({})", self.t_low, self.t_high),
-            ));
+            return Err(knob::inconsistent(ALGO, format!("knob `t_low` ({}) must be below `t_high` ({})", self.t_low, self.t_high)));
         }
         Ok(())
     }
@@ -396,9 +381,8 @@ mod tests {
     #[test]
     fn closed_loop_oscillates_around_t_low() {
         let e = fluid::env_100g();
-        let flows: Vec<FlowSpec> = (0..4)
-            .map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Timely), &e).unwrap(), start: Time::from_us(50 * i) })
-            .collect();
+        let flows: Vec<FlowSpec> =
+            (0..4).map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Timely), &e).unwrap(), start: Time::from_us(50 * i) }).collect();
         let r = Fluid::new_100g().run(flows, Time::from_ms(30), Time::from_ms(10));
         assert!(r.utilization > 0.75, "{r:?}");
         assert!(r.max_rtt_us > 50.0 && r.max_rtt_us < 2.0 * 50.0, "peaks just above T_low: {r:?}");

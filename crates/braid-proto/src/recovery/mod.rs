@@ -78,11 +78,7 @@ impl RecoveryKind {
             "rack-tlp" | "rack" => RecoveryKind::RackTlp,
             "rack-tlp-per-path" => RecoveryKind::RackTlpPerPath,
             "er" | "early-recovery" => RecoveryKind::EarlyRecovery,
-            _ => {
-                return Err(format!(
-                    "unknown recovery scheme `{s}` (known: gbn, sr, irn, rack-tlp, rack-tlp-per-path, er)"
-                ))
-            }
+            _ => return Err(format!("unknown recovery scheme `{s}` (known: gbn, sr, irn, rack-tlp, rack-tlp-per-path, er)")),
         })
     }
     /// The scheme's kebab-case name.
@@ -204,7 +200,6 @@ pub struct RecoveryStats {
     pub spurious_rtos: u64,
 }
 
-
 /// What an ACK changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AckSummary {
@@ -223,7 +218,6 @@ pub struct AckSummary {
     /// reaction to the RTO (RFC 4015).
     pub spurious_rto: bool,
 }
-
 
 /// The loss detector of the configured scheme (static dispatch; each scheme's rules live in its
 /// own module).
@@ -249,9 +243,12 @@ impl LossDetector {
             RecoveryKind::Irn => LossDetector::Irn(Episode::default()),
             RecoveryKind::RackTlp => LossDetector::RackTlp(RackTlp::new(false)),
             RecoveryKind::RackTlpPerPath => LossDetector::RackTlp(RackTlp::new(true)),
-            RecoveryKind::EarlyRecovery => {
-                LossDetector::EarlyRecovery(EarlyRecovery { per_packet: cfg.er_per_packet || cfg.er_path_confirm, path_confirm: cfg.er_path_confirm, path_latest: Vec::new(), episode: Episode::default() })
-            }
+            RecoveryKind::EarlyRecovery => LossDetector::EarlyRecovery(EarlyRecovery {
+                per_packet: cfg.er_per_packet || cfg.er_path_confirm,
+                path_confirm: cfg.er_path_confirm,
+                path_latest: Vec::new(),
+                episode: Episode::default(),
+            }),
         }
     }
 
@@ -533,7 +530,13 @@ impl Recovery {
             if below {
                 // Skip what the cumulative ACK already covers (most of the bitmap in order).
                 let skip = b.una as i64 - (ack.psn as i64 - 64);
-                bits = if skip >= 64 { 0 } else if skip > 0 { bits & (u64::MAX << skip) } else { bits };
+                bits = if skip >= 64 {
+                    0
+                } else if skip > 0 {
+                    bits & (u64::MAX << skip)
+                } else {
+                    bits
+                };
             }
             while bits != 0 {
                 let i = bits.trailing_zeros();
@@ -610,9 +613,7 @@ impl Recovery {
         }
         if self.sh.cfg.rto_per_packet {
             fired |= self.per_packet_rto(now);
-        } else if self.is_complete()
-            || (self.sh.board.outstanding == 0 && !self.sh.board.has_retx() && self.sh.board.nxt >= self.sh.board.max_sent)
-        {
+        } else if self.is_complete() || (self.sh.board.outstanding == 0 && !self.sh.board.has_retx() && self.sh.board.nxt >= self.sh.board.max_sent) {
             self.sh.timers.stop(TimerKind::Rto);
         } else {
             self.sh.stats.timeouts += 1;
@@ -810,4 +811,3 @@ mod tests {
         assert_eq!(r.poll_timeout().unwrap(), Time::from_ps(13_500_000));
     }
 }
-

@@ -228,7 +228,7 @@ mod tests {
         }
         assert_eq!(delay_score(Time::from_ms(32), max), 255);
         assert_eq!(delay_score(Time::from_us(500), max), 3); // 0.5·255/32 = 3.98
-        // A 256 ms saturation point grades long-haul delays: 10, 50, 200 ms.
+                                                             // A 256 ms saturation point grades long-haul delays: 10, 50, 200 ms.
         let max = Time::from_ms(256);
         assert_eq!(delay_score(Time::from_ms(10), max), 9);
         assert_eq!(delay_score(Time::from_ms(50), max), 49);
@@ -295,7 +295,14 @@ mod tests {
     fn poscor_paper_costs() {
         let max = Time::from_ms(256);
         // (via, rate G, path delay ms, C_path, C(cong=0))
-        let rows = [("DC6", 40, 10, 64, 48), ("DC4", 100, 20, 65, 48), ("DC2", 200, 50, 68, 51), ("DC7", 40, 40, 86, 64), ("DC5", 100, 80, 110, 82), ("DC3", 200, 200, 181, 135)];
+        let rows = [
+            ("DC6", 40, 10, 64, 48),
+            ("DC4", 100, 20, 65, 48),
+            ("DC2", 200, 50, 68, 51),
+            ("DC7", 40, 40, 86, 64),
+            ("DC5", 100, 80, 110, 82),
+            ("DC3", 200, 200, 181, 135),
+        ];
         for (via, r, d, cp, c) in rows {
             let cst = path_cost(delay_score(Time::from_ms(d), max), capacity_score(r * 1_000_000_000, 400_000_000_000), 3, 1, 2);
             assert_eq!(cst, cp, "{via}");

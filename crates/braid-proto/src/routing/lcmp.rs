@@ -19,9 +19,8 @@
 use braid_core::Time;
 
 use super::cost::{
-    capacity_score, capacity_score_artifact, congestion_cost, delay_score, delay_score_artifact, duration_penalty,
-    duration_update, path_cost, queue_level, queue_thresholds, queue_thresholds_artifact, sat8, total_cost, trend_level,
-    trend_thresholds, trend_update, LEVELS,
+    capacity_score, capacity_score_artifact, congestion_cost, delay_score, delay_score_artifact, duration_penalty, duration_update, path_cost, queue_level,
+    queue_thresholds, queue_thresholds_artifact, sat8, total_cost, trend_level, trend_thresholds, trend_update, LEVELS,
 };
 use super::flow_cache::{CacheLookup, FlowCache};
 use super::{CongestedTest, DelayResolution, Fallback, KeepRule, LcmpParams, MaxDelay, PathScope, QueueScale, Sampling};
@@ -58,18 +57,7 @@ struct PortState {
 
 impl PortState {
     fn new(rate_bps: u64) -> PortState {
-        PortState {
-            rate_bps,
-            up: true,
-            prev: 0,
-            trend: 0,
-            dur: 0,
-            last_sample: Time::ZERO,
-            sampled: false,
-            q: 0,
-            t: 0,
-            trend_thr: trend_thresholds(rate_bps),
-        }
+        PortState { rate_bps, up: true, prev: 0, trend: 0, dur: 0, last_sample: Time::ZERO, sampled: false, q: 0, t: 0, trend_thr: trend_thresholds(rate_bps) }
     }
 }
 
@@ -173,13 +161,8 @@ impl LcmpRouter {
     /// switch's tables (Alg. 1 with the configured resolution and saturation, Alg. 2).
     pub fn path_score(&self, delay: Time, bottleneck_bps: u64) -> u8 {
         let (d, c) = match self.p.delay_resolution {
-            DelayResolution::Exact => {
-                (delay_score(delay, self.max_delay), capacity_score(bottleneck_bps, self.p.max_capacity.bps()))
-            }
-            DelayResolution::WholeMs => (
-                delay_score_artifact(delay, (self.max_delay.ns() / 1_000_000).max(1)),
-                capacity_score_artifact(bottleneck_bps),
-            ),
+            DelayResolution::Exact => (delay_score(delay, self.max_delay), capacity_score(bottleneck_bps, self.p.max_capacity.bps())),
+            DelayResolution::WholeMs => (delay_score_artifact(delay, (self.max_delay.ns() / 1_000_000).max(1)), capacity_score_artifact(bottleneck_bps)),
         };
         path_cost(d, c, self.p.w_dl, self.p.w_lc, self.p.s_path)
     }
@@ -426,12 +409,7 @@ mod tests {
         // (port, rate G, per-hop delay ms): DC2 200/25, DC3 200/100, DC4 100/10, DC5 100/40, DC6 40/5, DC7 40/20.
         [(2, 200, 25), (3, 200, 100), (4, 100, 10), (5, 100, 40), (6, 40, 5), (7, 40, 20)]
             .iter()
-            .map(|&(p, g, d)| Candidate {
-                port: p,
-                link_rate_bps: g * G,
-                link_delay: Time::from_ms(d),
-                c_path: r.path_score(Time::from_ms(2 * d), g * G),
-            })
+            .map(|&(p, g, d)| Candidate { port: p, link_rate_bps: g * G, link_delay: Time::from_ms(d), c_path: r.path_score(Time::from_ms(2 * d), g * G) })
             .collect()
     }
 
@@ -513,9 +491,8 @@ mod tests {
     #[test]
     fn keep_rules_and_fallbacks() {
         let rates = vec![100 * G, 100 * G, 40 * G];
-        let cands: Vec<Candidate> = (0..3)
-            .map(|p| Candidate { port: p, link_rate_bps: rates[p as usize], link_delay: Time::from_ms(1 + p as u64), c_path: 0 })
-            .collect();
+        let cands: Vec<Candidate> =
+            (0..3).map(|p| Candidate { port: p, link_rate_bps: rates[p as usize], link_delay: Time::from_ms(1 + p as u64), c_path: 0 }).collect();
         let mut a = LcmpRouter::new(LcmpParams::artifact(), &rates, 1 << 20, Time::ZERO);
         let c = spread(&mut a, &cands, &[0; 3], 900);
         assert!(c[..3].iter().all(|&x| x > 200), "{c:?}");

@@ -499,9 +499,10 @@ fn small(key: &str, v: &Knob, max: u64) -> Result<u64, String> {
 
 fn choice<T: Copy>(key: &str, v: &Knob, opts: &[(&str, T)]) -> Result<T, String> {
     let s = v.as_str().map_err(|e| format!("`routing.{key}`: {e}"))?;
-    opts.iter().find(|o| o.0 == s).map(|o| o.1).ok_or_else(|| {
-        format!("`routing.{key}`: unknown value `{s}` (known: {})", opts.iter().map(|o| o.0).collect::<Vec<_>>().join(", "))
-    })
+    opts.iter()
+        .find(|o| o.0 == s)
+        .map(|o| o.1)
+        .ok_or_else(|| format!("`routing.{key}`: unknown value `{s}` (known: {})", opts.iter().map(|o| o.0).collect::<Vec<_>>().join(", ")))
 }
 
 impl RoutingParams {
@@ -567,9 +568,7 @@ impl RoutingParams {
                 }
             }
             "path_scope" => l.path_scope = choice(key, v, &[("path", PathScope::Path), ("next-hop", PathScope::NextHop)])?,
-            "delay_resolution" => {
-                l.delay_resolution = choice(key, v, &[("exact", DelayResolution::Exact), ("ms", DelayResolution::WholeMs)])?
-            }
+            "delay_resolution" => l.delay_resolution = choice(key, v, &[("exact", DelayResolution::Exact), ("ms", DelayResolution::WholeMs)])?,
             "queue_scale" => {
                 l.queue_scale = match v.as_str().ok() {
                     Some("port-share") => QueueScale::PortShare,
@@ -595,14 +594,10 @@ impl RoutingParams {
                 l.monitor_interval = t;
             }
             "keep" => l.keep = choice(key, v, &[("half", KeepRule::Half), ("artifact", KeepRule::Artifact)])?,
-            "congested" => {
-                l.congested = choice(key, v, &[("congestion", CongestedTest::Congestion), ("fused", CongestedTest::Fused)])?
-            }
+            "congested" => l.congested = choice(key, v, &[("congestion", CongestedTest::Congestion), ("fused", CongestedTest::Fused)])?,
             "fallback" => l.fallback = choice(key, v, &[("min-cost", Fallback::MinCost), ("hash-all", Fallback::HashAll)])?,
             "flow_key" => l.flow_key = choice(key, v, &[("5-tuple", FlowKeyKind::FiveTuple), ("artifact", FlowKeyKind::Artifact)])?,
-            "ack_routing" => {
-                l.ack_routing = choice(key, v, &[("reverse", AckRouting::Reverse), ("independent", AckRouting::Independent)])?
-            }
+            "ack_routing" => l.ack_routing = choice(key, v, &[("reverse", AckRouting::Reverse), ("independent", AckRouting::Independent)])?,
             "idle_timeout" => {
                 let t = time(v)?;
                 if t == Time::ZERO {
@@ -679,9 +674,7 @@ impl RoutingParams {
 #[inline]
 pub fn flow_key(kind: FlowKeyKind, sip: u32, dip: u32, sport: u16, dport: u16, reply: bool) -> u128 {
     match kind {
-        FlowKeyKind::FiveTuple => {
-            (sip as u128) << 96 | (dip as u128) << 64 | (sport as u128) << 48 | (dport as u128) << 32 | (17u128 << 8) | reply as u128
-        }
+        FlowKeyKind::FiveTuple => (sip as u128) << 96 | (dip as u128) << 64 | (sport as u128) << 48 | (dport as u128) << 32 | (17u128 << 8) | reply as u128,
         FlowKeyKind::Artifact => ((sip << 16) | (dip ^ sport as u32 ^ dport as u32)) as u128,
     }
 }
@@ -727,9 +720,6 @@ mod tests {
         assert!(art.iter().all(|&x| x == art[0]));
         let full: std::collections::HashSet<u128> = [0, 1, 2, 3, 8, 9, 10, 11].iter().map(|&s| k(s, FlowKeyKind::FiveTuple)).collect();
         assert_eq!(full.len(), 8);
-        assert_ne!(
-            flow_key(FlowKeyKind::FiveTuple, 1, 2, 3, 4, false),
-            flow_key(FlowKeyKind::FiveTuple, 1, 2, 3, 4, true)
-        );
+        assert_ne!(flow_key(FlowKeyKind::FiveTuple, 1, 2, 3, 4, false), flow_key(FlowKeyKind::FiveTuple, 1, 2, 3, 4, true));
     }
 }

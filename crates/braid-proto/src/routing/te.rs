@@ -49,14 +49,7 @@ pub struct TeParams {
 
 impl Default for TeParams {
     fn default() -> Self {
-        TeParams {
-            interval: Time::from_ms(100),
-            step: 0.125,
-            granularity: 64,
-            window: Time::from_ms(100),
-            threshold: 0.1,
-            idle_timeout: Time::from_ms(2000),
-        }
+        TeParams { interval: Time::from_ms(100), step: 0.125, granularity: 64, window: Time::from_ms(100), threshold: 0.1, idle_timeout: Time::from_ms(2000) }
     }
 }
 

@@ -11,8 +11,8 @@
 
 use braid_core::Time;
 
-use super::sender_core::SenderCore;
 use super::events::{AckIn, TxPacket};
+use super::sender_core::SenderCore;
 use crate::cc::{AckEvent, Cc, CcKind};
 use crate::recovery::{AckSummary, Recovery, RecoveryStats};
 

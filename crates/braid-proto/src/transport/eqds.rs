@@ -58,8 +58,8 @@ use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native};
 use super::{AckIn, FlowEnv, TxPacket};
-use crate::transport::sender_core::SenderCore;
 use crate::recovery::{RecoveryConfig, RecoveryKind};
+use crate::transport::sender_core::SenderCore;
 
 /// Parameters of an EQDS sender (see the module docs).
 #[derive(Clone, Debug)]

@@ -49,8 +49,8 @@ use braid_core::{PacketKind, Rng, Time};
 use super::baseline_util::{entropy_base, recovery_or_native};
 use super::{AckIn, FlowEnv, TxPacket};
 use crate::cc::{AckEvent, CcEnv, Swift, SwiftConfig};
-use crate::transport::sender_core::SenderCore;
 use crate::recovery::{RecoveryConfig, RecoveryKind};
+use crate::transport::sender_core::SenderCore;
 
 /// How Falcon picks a path for each packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,10 +133,7 @@ impl FalconConfig {
     /// window bounds are consistent.
     pub fn with_recovery(mut self, given: &RecoveryConfig) -> Result<FalconConfig, String> {
         if self.ncwnd_min > self.ncwnd_max {
-            return Err(format!(
-                "the smallest NIC window ({} packets) exceeds the largest ({} packets)",
-                self.ncwnd_min, self.ncwnd_max
-            ));
+            return Err(format!("the smallest NIC window ({} packets) exceeds the largest ({} packets)", self.ncwnd_min, self.ncwnd_max));
         }
         self.recovery = recovery_or_native(given, Self::native_recovery());
         Ok(self)
@@ -215,9 +212,7 @@ impl FalconSender {
             start: env.start,
             paths,
             ncwnd,
-            ncwnd_target: cfg
-                .ncwnd_target
-                .unwrap_or((env.cc.line_rate.bdp_bytes(env.cc.max_rtt) as f64 / mtu as f64).ceil().max(8.0)),
+            ncwnd_target: cfg.ncwnd_target.unwrap_or((env.cc.line_rate.bdp_bytes(env.cc.max_rtt) as f64 / mtu as f64).ceil().max(8.0)),
             last_ncwnd_cut: None,
             last_timeouts: 0,
             rr: 0,

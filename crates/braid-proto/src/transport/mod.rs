@@ -11,35 +11,35 @@
 //!
 //! Variants are dispatched by `enum`, not trait objects: one match per call on the hot path.
 
-pub mod events;
-pub mod sender_core;
-pub mod cc_sender;
-pub mod roce;
 mod baseline_util;
+pub mod cc_sender;
+pub mod eqds;
+pub mod events;
 pub mod falcon;
 pub mod mprdma;
-pub mod uet;
-pub mod eqds;
+pub mod roce;
 pub mod rondo;
+pub mod sender_core;
+pub mod uet;
 
-use crate::cc::{CcConfig, CcKind};
 #[cfg(test)]
 use crate::cc::CcEnv;
+use crate::cc::{CcConfig, CcKind};
 use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
 use braid_core::{Knob, Time};
 
 pub use baseline_util::MAX_PATHS;
 
-pub use events::{AckIn, FlowEnv, TimerKind, TimerTable, TxPacket};
 pub use cc_sender::{CcSender, PathPolicy};
-pub use sender_core::{Message, SenderCore};
-pub use roce::{RoceConfig, RoceSender, SinglePath};
+pub use eqds::{EqdsConfig, EqdsSender};
+pub use events::{AckIn, FlowEnv, TimerKind, TimerTable, TxPacket};
 pub use falcon::{FalconConfig, FalconSender};
 pub use mprdma::{MprdmaConfig, MprdmaSender};
-pub use uet::{UetConfig, UetSender};
-pub use eqds::{EqdsConfig, EqdsSender};
-pub use rondo::{PathSample, RondoConfig, RondoSender, RrpsConfig, RrpsSender};
+pub use roce::{RoceConfig, RoceSender, SinglePath};
 pub use rondo::rrps::RoundRobin;
+pub use rondo::{PathSample, RondoConfig, RondoSender, RrpsConfig, RrpsSender};
+pub use sender_core::{Message, SenderCore};
+pub use uet::{UetConfig, UetSender};
 
 /// The transport kinds of the scenario contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

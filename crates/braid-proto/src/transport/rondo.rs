@@ -177,8 +177,8 @@ use std::collections::VecDeque;
 use braid_core::{Knob, PacketKind, Rng, Time};
 
 use crate::cc::{AckEvent, CcConfig, CcEnv, CcKind, Swift, SwiftConfig};
-use crate::transport::sender_core::SenderCore;
 use crate::recovery::RecoveryConfig;
+use crate::transport::sender_core::SenderCore;
 use crate::transport::{AckIn, FlowEnv, TxPacket};
 use aligned::StartupDelays;
 use unsent::UnsentSet;
@@ -611,12 +611,10 @@ impl RondoSender {
     pub fn new(cfg: &RondoConfig, fenv: &FlowEnv) -> Result<RondoSender, String> {
         let (env, entropy, start, seed) = (&fenv.cc, fenv.entropy, fenv.start, fenv.seed);
         env.check()?;
-        let core = SenderCore::for_env(fenv, RecoveryConfig {
-                er_per_packet: cfg.er_per_packet,
-                er_path_confirm: cfg.er_path_confirm,
-                sack_below: cfg.ack_bitmap,
-                ..cfg.recovery
-            })?;
+        let core = SenderCore::for_env(
+            fenv,
+            RecoveryConfig { er_per_packet: cfg.er_per_packet, er_path_confirm: cfg.er_path_confirm, sack_below: cfg.ack_bitmap, ..cfg.recovery },
+        )?;
         let mtu = core.mtu_bytes();
         let pkts = core.msg.packets as u64;
         if env.base_rtt == Time::ZERO {
@@ -648,7 +646,9 @@ impl RondoSender {
             Some(sc)
         } else {
             if let Some((k, _)) = cfg.cc.overrides.first() {
-                return Err(format!("`transport.cc_params.{k}`: ARCC's parameters are fields of the `rondo` transport (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, `w0`, …)"));
+                return Err(format!(
+                    "`transport.cc_params.{k}`: ARCC's parameters are fields of the `rondo` transport (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, `w0`, …)"
+                ));
             }
             None
         };

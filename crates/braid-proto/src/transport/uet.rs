@@ -69,8 +69,8 @@ use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native};
 use super::{AckIn, FlowEnv, TxPacket};
-use crate::transport::sender_core::SenderCore;
 use crate::recovery::{RecoveryConfig, RecoveryKind};
+use crate::transport::sender_core::SenderCore;
 
 /// How UET picks the entropy value of each packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -539,8 +539,7 @@ impl UetSender {
 
     fn may_send(&self) -> bool {
         self.core.rec.has_data()
-            && ((self.core.rec.has_retx() && self.retx_skips_window())
-                || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd_bytes)
+            && ((self.core.rec.has_retx() && self.retx_skips_window()) || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd_bytes)
     }
 
     fn next_ev(&mut self, now: Time) -> u16 {

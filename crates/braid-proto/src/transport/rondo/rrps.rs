@@ -9,11 +9,10 @@
 //! Logical path `p` uses UDP source port `(entropy & 0xFF00) + p`, as Rondo does, so with
 //! entropy-indexed routing and a power-of-two number of next hops it is physical path `p`.
 
-
 use crate::cc::{Cc, CcConfig};
-use crate::transport::events::FlowEnv;
 use crate::recovery::RecoveryConfig;
 use crate::transport::cc_sender::{CcSender, PathPolicy};
+use crate::transport::events::FlowEnv;
 use crate::transport::sender_core::SenderCore;
 
 /// Configuration of an RRPS sender.

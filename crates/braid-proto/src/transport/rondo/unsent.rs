@@ -114,7 +114,7 @@ impl UnsentSet {
         }
         let k = k.min(self.remaining() - 1);
         let mut need = k as u64; // unsent PSNs still to pass over
-        // Short skips: scan a few words from the one holding `lowest` (every PSN below it is sent).
+                                 // Short skips: scan a few words from the one holding `lowest` (every PSN below it is sent).
         let first = (self.lowest / 64) as usize;
         for w in first..(first + SCAN_WORDS).min(self.words.len()) {
             let free = !self.words[w];
