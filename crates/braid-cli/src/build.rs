@@ -269,7 +269,7 @@ fn rto_notes(sc: &Scenario, max_rtt: Time) -> Vec<String> {
 /// workload.kind=…` works on a file that configures, say, incast's background flows).
 fn check_groups(sc: &Scenario, wl: &Workload) -> Result<(), String> {
     for g in &sc.groups {
-        if !wl.group_names.iter().any(|n| *n == g.name) {
+        if !wl.group_names.contains(&g.name) {
             let made: Vec<&str> = (0..wl.group_names.len().max(1)).map(|i| wl.group_name(i as u16)).collect();
             eprintln!(
                 "warning: `[groups.{}]` configures a flow group this workload does not make (it makes: {}); its transport is not used",

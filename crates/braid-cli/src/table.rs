@@ -255,6 +255,18 @@ pub fn csv_cell(s: &str) -> String {
     }
 }
 
+/// Whether `file` in run folder `dir` is older than the run: written before the run's
+/// `scenario.resolved.toml`, which a run writes first (after removing an earlier run's files,
+/// [`crate::run::clear_run_outputs`]). Such a file is not the run's: `braid plot` and `braid
+/// report` leave it out and say so. False outside a run folder or when a time is unreadable.
+pub fn older_than_run(dir: &std::path::Path, file: &std::path::Path) -> bool {
+    let mtime = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match (mtime(&dir.join("scenario.resolved.toml")), mtime(file)) {
+        (Some(run), Some(f)) => f < run,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,17 +293,5 @@ mod tests {
         let c = Csv::parse("a,b\n1,\"x,y\"\n2,\"q\"\"\"\n");
         assert_eq!(c.rows, vec![vec!["1".to_string(), "x,y".into()], vec!["2".into(), "q\"".into()]]);
         assert_eq!(csv_cell("x,y"), "\"x,y\"");
-    }
-}
-
-/// Whether `file` in run folder `dir` is older than the run: written before the run's
-/// `scenario.resolved.toml`, which a run writes first (after removing an earlier run's files,
-/// [`crate::run::clear_run_outputs`]). Such a file is not the run's: `braid plot` and `braid
-/// report` leave it out and say so. False outside a run folder or when a time is unreadable.
-pub fn older_than_run(dir: &std::path::Path, file: &std::path::Path) -> bool {
-    let mtime = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    match (mtime(&dir.join("scenario.resolved.toml")), mtime(file)) {
-        (Some(run), Some(f)) => f < run,
-        _ => false,
     }
 }

@@ -396,9 +396,7 @@ pub fn recovery_knob(r: &mut RecoveryConfig, key: &str, v: &Knob) -> Result<(), 
             "nak_interval" => r.nak_interval = v.as_time()?,
             "ack_duplicates" => r.ack_duplicates = v.as_bool()?,
             _ => {
-                return Err(format!(
-                    "unknown knob (known: rto_min, rto_initial, rto_max, irn_rto_low, irn_rto_high, irn_n, er_threshold, reo_frac, min_reo, tlp_factor, tlp_min, nak_interval, ack_duplicates)"
-                ))
+                return Err("unknown knob (known: rto_min, rto_initial, rto_max, irn_rto_low, irn_rto_high, irn_n, er_threshold, reo_frac, min_reo, tlp_factor, tlp_min, nak_interval, ack_duplicates)".to_string())
             }
         }
         Ok(())

@@ -36,7 +36,7 @@ fn text(o: &Output) -> String {
 fn field(summary: &str, key: &str) -> f64 {
     let pat = format!("\"{key}\": ");
     let i = summary.find(&pat).unwrap_or_else(|| panic!("no `{key}` in summary")) + pat.len();
-    summary[i..].split(|c: char| c == ',' || c == '\n').next().unwrap().trim().parse().unwrap()
+    summary[i..].split([',', '\n']).next().unwrap().trim().parse().unwrap()
 }
 
 const SPRAY: &str = "examples/spray-slow-spine.toml";

@@ -58,9 +58,9 @@ fn fcts(r: &braid_cli::run::RunResult) -> Vec<f64> {
 fn a_warm_connection_carries_its_state_to_the_next_message_on_every_transport() {
     let d = scratch::TmpDir::new("conn", "warm");
     for kind in TRANSPORTS {
-        let warm = run(&scenario(&*d, kind, CHAIN, ""), false).unwrap();
+        let warm = run(&scenario(&d, kind, CHAIN, ""), false).unwrap();
         let cold_flows = CHAIN.replace(",1\n", ",\n");
-        let cold = run(&scenario(&*d, kind, &cold_flows, ""), false).unwrap();
+        let cold = run(&scenario(&d, kind, &cold_flows, ""), false).unwrap();
         assert_eq!(warm.sim.conns().len(), 1, "{kind}: one connection");
         assert_eq!(cold.sim.conns().len(), 3, "{kind}: a connection per message");
         for r in [&warm, &cold] {
@@ -84,7 +84,7 @@ fn a_warm_connection_carries_its_state_to_the_next_message_on_every_transport() 
 #[test]
 fn rondo_resumes_at_the_window_the_last_message_ended_with() {
     let d = scratch::TmpDir::new("conn", "rondo");
-    let sc = scenario(&*d, "rondo", CHAIN, "[output]\npaths = true\nsample_interval = \"2us\"\n");
+    let sc = scenario(&d, "rondo", CHAIN, "[output]\npaths = true\nsample_interval = \"2us\"\n");
     let warm = run(&sc, false).unwrap();
     let flows = warm.sim.flows();
     // The summed window of the connection's paths at a sample time.
@@ -105,7 +105,7 @@ fn rondo_resumes_at_the_window_the_last_message_ended_with() {
     for f in &warm.flows[1..] {
         assert!(f.slowdown().unwrap() < 1.005, "message {} slowdown {:?}", f.id, f.slowdown());
     }
-    let cold = run(&scenario(&*d, "rondo", &CHAIN.replace(",1\n", ",\n"), ""), false).unwrap();
+    let cold = run(&scenario(&d, "rondo", &CHAIN.replace(",1\n", ",\n"), ""), false).unwrap();
     assert!(cold.flows[1].slowdown().unwrap() > 1.03, "a fresh connection pays its start-up");
 }
 
@@ -114,7 +114,7 @@ fn messages_posted_together_go_out_one_after_another() {
     let d = scratch::TmpDir::new("conn", "queue");
     let flows = "src,dst,size,start,conn\n0,8,1MB,0,1\n0,8,500KB,0,1\n0,8,2MB,0,1\n1,9,1MB,0,\n";
     for kind in TRANSPORTS {
-        let sc = scenario(&*d, kind, flows, "");
+        let sc = scenario(&d, kind, flows, "");
         let r = run(&sc, false).unwrap();
         r.sim.conservation().unwrap();
         let m = r.sim.flows();
@@ -138,7 +138,7 @@ fn each_group_runs_its_own_transport_and_the_outputs_name_it() {
     let d = scratch::TmpDir::new("conn", "mixed");
     let flows = "src,dst,size,start,group\n0,8,2MB,0,\n1,9,2MB,0,\n2,10,2MB,0,background\n3,11,2MB,0,background\n";
     let extra = "[groups.background.transport]\nkind = \"roce\"\ncc = \"dcqcn\"\n";
-    let sc = scenario(&*d, "rondo", flows, extra);
+    let sc = scenario(&d, "rondo", flows, extra);
     let r = run(&sc, false).unwrap();
     r.sim.conservation().unwrap();
     assert_eq!(r.sim.data_in_flight(), 0);
@@ -155,16 +155,16 @@ fn each_group_runs_its_own_transport_and_the_outputs_name_it() {
     let g = format!("{:?}", r.summary.get("group_transports"));
     assert!(g.contains("background") && g.contains("roce (dcqcn)"), "{g}");
     // A group the workload does not make is named, not an error; `main` cannot be a group.
-    let e = parse(&format!("name = \"x\"\n{NET}\n[transport]\nkind = \"rondo\"\n[workload]\nkind = \"permutation\"\nsize = \"1KB\"\n[groups.main.transport]\nkind = \"roce\"\n"), &*d, &[], None)
+    let e = parse(&format!("name = \"x\"\n{NET}\n[transport]\nkind = \"rondo\"\n[workload]\nkind = \"permutation\"\nsize = \"1KB\"\n[groups.main.transport]\nkind = \"roce\"\n"), &d, &[], None)
         .unwrap_err();
     assert!(e.contains("groups.main"), "{e}");
-    let e = parse(&format!("name = \"x\"\n{NET}\n[transport]\nkind = \"rondo\"\n[workload]\nkind = \"permutation\"\nsize = \"1KB\"\n[groups.bg.transport]\nkind = \"roce\"\ncc = \"nope\"\n"), &*d, &[], None)
+    let e = parse(&format!("name = \"x\"\n{NET}\n[transport]\nkind = \"rondo\"\n[workload]\nkind = \"permutation\"\nsize = \"1KB\"\n[groups.bg.transport]\nkind = \"roce\"\ncc = \"nope\"\n"), &d, &[], None)
         .unwrap_err();
     assert!(e.contains("groups.bg") && e.contains("nope"), "{e}");
     // `--set` reaches a group's transport.
     let sets = vec!["groups.background.transport.kind=\"uet\"".to_string()];
     let text = format!("name = \"x\"\n{NET}\n[transport]\nkind = \"rondo\"\n[workload]\nkind = \"flow-file\"\nfile = \"flows.csv\"\n{extra}");
-    let sc = parse(&text, &*d, &sets, None).unwrap();
+    let sc = parse(&text, &d, &sets, None).unwrap();
     assert_eq!(sc.group_transport("background").kind.name(), "uet");
 }
 

@@ -58,7 +58,7 @@ fn flows_that_needed_a_timeout_are_left_out_of_the_artifact_outputs_only() {
     assert_eq!(fct_lines, completed - timed_out);
     assert_eq!(rule_field(&r, "rto_flows_left_out"), Some(Value::Int(timed_out as i128)));
     // The artifact's rule drops the largest of the flows it covers.
-    assert_eq!(all_row_flows(&*dir), completed - timed_out - 1);
+    assert_eq!(all_row_flows(&dir), completed - timed_out - 1);
     let stats = std::fs::read_to_string(dir.join("fct_stats.csv")).unwrap();
     assert!(stats.contains(&format!("# {timed_out} completed flows that needed a retransmission timeout left out")), "{stats}");
     // The flows left out are counted and named in summary.json, and the kept timers noted.
@@ -79,7 +79,7 @@ fn flows_that_needed_a_timeout_are_left_out_of_the_artifact_outputs_only() {
     let completed = r.flows.iter().filter(|f| f.finish_ns.is_some()).count();
     assert_eq!(std::fs::read_to_string(dir.join("fct.txt")).unwrap().lines().count(), completed);
     assert_eq!(rule_field(&r, "rto_flows_left_out"), None);
-    assert_eq!(all_row_flows(&*dir), completed - 1);
+    assert_eq!(all_row_flows(&dir), completed - 1);
 }
 
 /// The profile added to a file whose own fields contradict it is refused with every such field

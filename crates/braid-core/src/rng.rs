@@ -18,7 +18,7 @@ pub fn splitmix64(x: &mut u64) -> u64 {
 
 /// Mix several 64-bit words into one seed (order-sensitive).
 pub fn mix_seed(parts: &[u64]) -> u64 {
-    let mut s = 0x5EED_0F_B4A1_D000u64;
+    let mut s = 0x5E_ED0F_B4A1_D000u64;
     for &p in parts {
         s ^= p;
         let _ = splitmix64(&mut s);

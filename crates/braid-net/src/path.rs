@@ -80,7 +80,9 @@ pub fn multipath_ideal_fct(paths: &[PathInfo], rate: Rate, size_bytes: u64, mtu:
 }
 
 /// Memo of [`best_from`]: per node, (bottleneck, delay, hops) of its best path to the destination.
-type BestMemo = HashMap<u32, Option<(Rate, Time, Vec<(Rate, Time)>)>>;
+/// A best path from a node: (bottleneck rate, propagation delay, its hops' (rate, delay)).
+type BestFrom = (Rate, Time, Vec<(Rate, Time)>);
+type BestMemo = HashMap<u32, Option<BestFrom>>;
 
 /// The best path (see [`PathInfo`]) from node `src` to host `dst` (node `dst_node`) over the
 /// minimum-hop next hops of `routes`; `None` if unreachable.
@@ -121,21 +123,14 @@ pub fn best_path_over(routes: &Routes, ports: &[PortState], src: NodeId, dst: u3
 }
 
 /// The best path from `node`, reading port `i`'s state as `port_fn(i)`.
-fn best_from<F: Fn(usize) -> PortState>(
-    routes: &Routes,
-    port_fn: &F,
-    node: NodeId,
-    dst: u32,
-    dst_node: NodeId,
-    memo: &mut BestMemo,
-) -> Option<(Rate, Time, Vec<(Rate, Time)>)> {
+fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: NodeId, dst: u32, dst_node: NodeId, memo: &mut BestMemo) -> Option<BestFrom> {
     if node == dst_node {
         return Some((Rate(u64::MAX), Time::ZERO, Vec::new()));
     }
     if let Some(m) = memo.get(&node.0) {
         return m.clone();
     }
-    let mut best: Option<(Rate, Time, Vec<(Rate, Time)>)> = None;
+    let mut best: Option<BestFrom> = None;
     for &p in routes.next_hops(node, dst) {
         let port = port_fn(p.idx());
         if !port.up {

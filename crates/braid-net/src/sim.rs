@@ -132,6 +132,10 @@ impl RunEnd {
     }
 }
 
+/// A host pair's candidate paths, and their maximum-flow rate when spraying over them beats the
+/// widest one ([`Sim::ideal_fct_at`]).
+type Candidates = (Vec<PathInfo>, Option<Rate>);
+
 /// The simulator.
 pub struct Sim {
     /// Network parameters.
@@ -213,7 +217,7 @@ pub struct Sim {
     /// [`Sim::path_info_at`]'s paths, by (source, destination, link events in effect).
     path_cache_at: HashMap<(u32, u32, usize), Option<PathInfo>>,
     /// [`Sim::ideal_fct_at`]'s candidate paths, by (source, destination, link events in effect).
-    candidates_at: HashMap<(u32, u32, usize), (Vec<PathInfo>, Option<Rate>)>,
+    candidates_at: HashMap<(u32, u32, usize), Candidates>,
     /// The port states after the first `.0` link events, for [`Sim::path_info_at`].
     port_states_at: Option<(usize, Vec<crate::path::PortState>)>,
     master_seed: u64,

@@ -353,12 +353,12 @@ impl SwitchRouting {
             }
         }
         if kind == RoutingKind::Te {
-            for u in 0..n {
+            for (u, np) in node_ports.iter().enumerate().take(n) {
                 if r.scheme_node[u] {
                     r.te_idx[u] = r.te.len() as u32;
-                    r.te.push(TeRouter::new(params.te, node_ports[u].len()));
+                    r.te.push(TeRouter::new(params.te, np.len()));
                     r.te_nodes.push(NodeId::from_idx(u));
-                    r.te_last_tx.push(node_ports[u].iter().map(|p| ports[p.idx()].tx_bytes).collect());
+                    r.te_last_tx.push(np.iter().map(|p| ports[p.idx()].tx_bytes).collect());
                 }
             }
         }
@@ -660,9 +660,9 @@ impl SwitchRouting {
     /// the order to schedule them.
     pub fn initial_timers(&self) -> [Option<(Time, RoutingTimer)>; 3] {
         let monitor = (self.kind.is_lcmp() && !self.lcmp.is_empty() && self.params.lcmp.sampling == Sampling::Periodic)
-            .then(|| (self.params.lcmp.monitor_interval, RoutingTimer::Monitor));
+            .then_some((self.params.lcmp.monitor_interval, RoutingTimer::Monitor));
         let link_util = self.link_util.as_ref().map(|lu| (lu.interval, RoutingTimer::LinkUtil));
-        let te = (!self.te.is_empty()).then(|| (self.params.te.interval, RoutingTimer::Te));
+        let te = (!self.te.is_empty()).then_some((self.params.te.interval, RoutingTimer::Te));
         [monitor, link_util, te]
     }
 

@@ -31,8 +31,7 @@ fn run_until(sim: &mut Sim, t: Time) {
 
 #[test]
 fn strict_priority_low_class_gets_only_the_leftover() {
-    let mut cfg = NetConfig::default();
-    cfg.class_limit_bytes = [0; 4];
+    let cfg = NetConfig { class_limit_bytes: [0; 4], ..NetConfig::default() };
     let mut sim = Sim::new(line(), cfg, 1);
     let size = 1000u32;
     let c = Rate::from_gbps(100);

@@ -220,9 +220,9 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
                 fields.get(col[c]).map(|s| s.as_str()).unwrap_or("")
             }
         };
-        for req in 0..4 {
+        for (req, col_name) in COLS.iter().enumerate().take(4) {
             if get(req).is_empty() {
-                return Err(format!("{name} line {ln}: missing `{}`", COLS[req]));
+                return Err(format!("{name} line {ln}: missing `{col_name}`"));
             }
         }
         let src = parse_u32(name, ln, "src", get(0))?;

@@ -89,7 +89,7 @@ impl HpccMmu {
                     out.iter().map(|&e| headroom[ports[e.idx()].reverse.idx()]).fold(0u64, |a, h| if wrap32 { (a + h) & 0xFFFF_FFFF } else { a + h });
                 let rsrv = out.len() as u64 * RESERVE_BYTES;
                 if wrap32 {
-                    ((buffer_cap[n] as i128 - hdrm as i128 - rsrv as i128).rem_euclid(1 << 32)) as i128
+                    (buffer_cap[n] as i128 - hdrm as i128 - rsrv as i128).rem_euclid(1 << 32)
                 } else {
                     buffer_cap[n] as i128 - hdrm as i128 - rsrv as i128
                 }

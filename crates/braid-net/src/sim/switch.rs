@@ -117,9 +117,8 @@ impl Sim {
     /// share of it (`network.dt_alpha`).
     #[inline]
     fn lossy_refusal(&self, p: &Port, c: usize, size: u64, used: u64, cap: u64) -> Option<DropReason> {
-        if used + size > cap {
-            Some(DropReason::BufferFull)
-        } else if (p.q_bytes[c] + size) as f64 > self.cfg.dt_alpha * (cap - used) as f64 {
+        // The shared buffer is full, or the port is over its dynamic share of what is free.
+        if used + size > cap || (p.q_bytes[c] + size) as f64 > self.cfg.dt_alpha * (cap - used) as f64 {
             Some(DropReason::BufferFull)
         } else {
             None

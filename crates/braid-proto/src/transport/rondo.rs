@@ -907,7 +907,7 @@ impl RondoSender {
             if retx.is_some() || self.unsent.remaining() > 0 {
                 // A stale queued retransmission may have vanished: then new data, which the
                 // tail rule may hold back.
-                let Some(p) = self.choose_path(retx.is_none()) else { return None };
+                let p = self.choose_path(retx.is_none())?;
                 let (psn, is_retx) = match retx {
                     Some(r) => (r, true),
                     None => {

@@ -73,7 +73,7 @@ impl UnsentSet {
         while psn < new_total {
             let w = (psn / 64) as usize;
             let lo = psn % 64;
-            let hi = ((new_total - 64 * w as u32).min(64)) as u32;
+            let hi = (new_total - 64 * w as u32).min(64);
             let mask = if hi - lo == 64 { !0u64 } else { ((1u64 << (hi - lo)) - 1) << lo };
             let cleared = (self.words[w] & mask).count_ones();
             self.words[w] &= !mask;
