@@ -163,10 +163,9 @@ fn repro_list_shows_every_paper_figure() {
     let o = braid().args(["repro", "--list", "--plans"]).arg(plans()).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = String::from_utf8_lossy(&o.stdout);
-    let rondo = [1, 3, 4, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23];
+    let rondo = ["1a", "1b", "3", "4", "9", "9d", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19", "20", "21", "22", "23", "24", "25", "26", "27"];
     let lcmp = [1, 5, 7, 8, 9, 10, 11];
-    for id in rondo.iter().map(|n| if *n == 1 { "rondo-fig1a".to_string() } else { format!("rondo-fig{n}") }).chain(lcmp.iter().map(|n| format!("lcmp-fig{n}")))
-    {
+    for id in rondo.iter().map(|n| format!("rondo-fig{n}")).chain(lcmp.iter().map(|n| format!("lcmp-fig{n}"))) {
         let line = s.lines().find(|l| l.split_whitespace().next() == Some(id.as_str())).unwrap_or_else(|| panic!("{id} missing:\n{s}"));
         assert!(line.contains("[ready: ") || line.contains("[needs "), "{line}");
     }
@@ -371,6 +370,39 @@ fn repro_quick_rondo_fig19() {
     let ood = figure(&out, "ood");
     assert!(ood.iter().all(|p| p.3 >= 0.0 && p.3 <= max), "drawn OOD above the run's maximum {max}");
     assert!(max < 40.0, "Rondo's NIC-level OOD reached {max}");
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn repro_quick_rondo_fig27() {
+    // Four long flows share host 0's 100 Gb/s link, which runs at a quarter of its rate from
+    // 0.5 ms to 1 ms (quick version). ARCC measures the new capacity from the ACK rate: during the
+    // drop the receiver gets a quarter of the data-packet rate (25 Gb/s × 1000 / 1064 of goodput),
+    // the queue the drop builds drains, and after the recovery probing refills the link at once.
+    let out = quick("rondo-fig27");
+    let run = out.join("runs/Rondo");
+    let g = Csv::read(&run.join("goodput.csv")).unwrap();
+    let (t, bps) = (g.col("time_ns").unwrap(), g.col("goodput_bps").unwrap());
+    let series: Vec<(f64, f64)> = g.rows.iter().map(|r| (r[t].parse::<f64>().unwrap() / 1e3, r[bps].parse::<f64>().unwrap() / 1e9)).collect();
+    let mean = |a: f64, b: f64| {
+        let v: Vec<f64> = series.iter().filter(|p| p.0 > a && p.0 <= b).map(|p| p.1).collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+    let full = 100.0 * 1000.0 / 1064.0;
+    let (before, during, after) = (mean(200.0, 500.0), mean(600.0, 1000.0), mean(1100.0, 1400.0)); // the first flow ends at ~1.43 ms
+    eprintln!("goodput before {before:.1}, during {during:.1}, after {after:.1} Gb/s (line {full:.1})");
+    assert!(before > 0.95 * full, "before the drop: {before:.1} Gb/s");
+    assert!((during - full / 4.0).abs() < 0.05 * full / 4.0, "during the drop: {during:.1} Gb/s, a quarter is {:.1}", full / 4.0);
+    assert!(after > 0.95 * full, "after the recovery: {after:.1} Gb/s");
+    // Back to 90 % of the line within 100 µs of the recovery (probing, §4.2.2).
+    let back = series.iter().find(|p| p.0 > 1000.0 && p.1 > 0.9 * full).map(|p| p.0 - 1000.0);
+    assert!(back.is_some_and(|d| d <= 100.0), "back to 90 % {back:?} µs after the recovery");
+    // The drop's queue drains: 200 µs into the drop the queue before host 0 is below 20 KB.
+    let q = Csv::read(&run.join("queues.csv")).unwrap();
+    let (qt, qb) = (q.col("time_ns").unwrap(), q.col("bytes").unwrap());
+    let late: f64 =
+        q.rows.iter().filter(|r| (700_000.0..1_000_000.0).contains(&r[qt].parse::<f64>().unwrap())).map(|r| r[qb].parse::<f64>().unwrap()).fold(0.0, f64::max);
+    assert!(late < 20_000.0, "queue {late} B late in the drop");
     let _ = std::fs::remove_dir_all(out);
 }
 
