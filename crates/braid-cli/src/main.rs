@@ -286,8 +286,11 @@ fn main() -> ExitCode {
             }
             Err(e) => fail(&e),
         },
-        Cmd::Links { scenario: path, sets } => match scenario::load(&path, &sets, None) {
-            Ok(sc) => {
+        Cmd::Links { scenario: path, sets } => match scenario::load_topology(&path, &sets) {
+            Ok((sc, faults_error)) => {
+                if let Some(e) = faults_error {
+                    eprintln!("note: the links without the scenario's [[faults]], which do not load: {e}");
+                }
                 println!("link,a,a_name,b,b_name,rate_bps,delay_ns");
                 for (i, l) in sc.topology.links.iter().enumerate() {
                     let na = &sc.topology.nodes[l.a.idx()];

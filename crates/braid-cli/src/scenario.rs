@@ -156,6 +156,26 @@ pub fn load(path: &Path, sets: &[String], seed: Option<u64>) -> Result<Scenario,
     parse(&text, &base, sets, seed).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// [`load`] for `braid links`: the links are the topology's, so when the `[[faults]]` are what
+/// fails (a node or link they name does not exist — the names `braid links` is there to show),
+/// the scenario is loaded without them and their error comes back as the second value.
+pub fn load_topology(path: &Path, sets: &[String]) -> Result<(Scenario, Option<String>), String> {
+    match load(path, sets, None) {
+        Ok(sc) => Ok((sc, None)),
+        Err(full) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read scenario `{}`: {e}", path.display()))?;
+            let mut root: Table = text.parse().map_err(|_| full.clone())?;
+            if root.remove("faults").is_none() {
+                return Err(full);
+            }
+            let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            let sets: Vec<String> = sets.iter().filter(|s| !s.trim_start().starts_with("faults")).cloned().collect();
+            let sc = parse(&root.to_string(), &base, &sets, None).map_err(|_| full.clone())?;
+            Ok((sc, Some(full)))
+        }
+    }
+}
+
 /// Parse scenario text. File paths inside are resolved against `base` (the scenario's folder)
 /// when they do not exist relative to the working directory.
 pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Result<Scenario, String> {

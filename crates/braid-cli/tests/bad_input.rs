@@ -113,3 +113,22 @@ fn bad_inter_dc_spraying_knobs() {
     expect_error("per-entropy", GOOD, &["--set", "routing.per_entropy=3"], "routing.per_entropy");
     expect_error("spread", GOOD, &["--set", "routing.max_delay_spread=\"-1ms\""], "routing.max_delay_spread");
 }
+
+/// A fault naming a node that does not exist fails the run with exit 2 and sends the user to
+/// `braid links`; `braid links` itself then still lists the links (the topology loads without the
+/// faults) and repeats the faults' error on stderr.
+#[test]
+fn links_lists_the_topology_when_the_faults_do_not_load() {
+    let text = format!("{GOOD}\n[[faults]]\nat = \"1us\"\nnodes = [\"host0\"]\nchange = \"down\"\n");
+    let (code, err, _) = braid_run("bad-fault-node", &text, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no node is named `host0`") && err.contains("braid links"), "{err}");
+    let d = tmpdir("links-bad-fault");
+    let f = d.join("s.toml");
+    std::fs::write(&f, &text).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid")).arg("links").arg(&f).output().unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{err}");
+    assert!(out.starts_with("link,a,a_name,b,b_name,rate_bps,delay_ns\n0,0,h0,"), "{out}");
+    assert!(err.contains("[[faults]]") && err.contains("no node is named `host0`"), "{err}");
+}
