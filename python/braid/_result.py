@@ -211,7 +211,8 @@ class Result:
 
     @property
     def queues(self) -> Optional["pyarrow.Table"]:
-        """``queues.csv`` (``output.queues = true``): time_ns, port, node, peer, bytes."""
+        """``queues.csv`` (``output.queues = true``): time_ns, port, node, peer, bytes, probe_bytes
+        (``bytes`` leaves out Rondo's low-priority probe class, whose bytes are ``probe_bytes``)."""
         return self._maybe("queues")
 
     @property

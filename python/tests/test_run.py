@@ -65,7 +65,7 @@ def test_summary_scenario_and_time_series(repo, cli_quickstart, monkeypatch):
     assert list(r.summary) == list(__import__("json").loads((cli_quickstart / "summary.json").read_text()))
     assert r.scenario == (cli_quickstart / "scenario.resolved.toml").read_text()
     # The quickstart records queues and OOD; goodput and paths are off.
-    assert r.queues.column_names == ["time_ns", "port", "node", "peer", "bytes"]
+    assert r.queues.column_names == ["time_ns", "port", "node", "peer", "bytes", "probe_bytes"]
     assert r.ood.column_names == ["time_ns", "host", "nic_ood", "nic_rbo"]
     assert r.goodput is None and r.paths is None
     assert r.slowdown_bins is not None and r.slowdown_bins == r.table("slowdown_bins.csv")
