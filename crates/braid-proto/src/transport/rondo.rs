@@ -72,9 +72,11 @@
 //!   reading would be "d_p above target"; the paper only says "large", and its proofs
 //!   (Appendix C.2–C.3) assume the smoothed update in multiplicative-decrease epochs, which a
 //!   threshold of 1 would never allow.
-//! - **The ACK-rate sample** counts one packet per data ACK or NAK arriving on the path (per-packet
-//!   ACKs; a drop at the receiver's full reorder buffer still crossed the network), plus probe
-//!   ACKs. The first ACKs arrive mid-interval, so a path's first update measures from its first
+//! - **The ACK-rate sample** counts one packet per data ACK arriving on the path (per-packet
+//!   ACKs), plus probe ACKs; a NAK of a packet dropped at the receiver's full reorder buffer does
+//!   not count (the paper's "ACK rate"): counted, it held the window at the network's rate while
+//!   the receiver discarded, and on Fig 14's incast with a 32 KB buffer and DCQCN background
+//!   72,668 packets were dropped and resent (16,865 without it; JCT 8.99 → 5.53 ms). The first ACKs arrive mid-interval, so a path's first update measures from its first
 //!   ACK (over at least `Tu/2`), keeping `W0` and the probe credits until then.
 //! - **`inflight_p`** is the number of data copies sent on `p` after the latest copy whose ACK came
 //!   back on `p` (a logical path is one FIFO route). Loss recovery's own count forgets a packet
@@ -1018,7 +1020,12 @@ impl RondoSender {
         while ps.sent.front().is_some_and(|&t| t <= ack.ts_sent) {
             ps.sent.pop_front();
         }
-        ps.acks += 1;
+        // A NAK of a packet the full reorder buffer dropped is not a delivery: counted in the
+        // ACK-rate sample it kept the window at the network's rate while the receiver discarded
+        // (see "The ACK-rate sample" in the module docs).
+        if !ack.rx_buffer_full {
+            ps.acks += 1;
+        }
         ps.first_ack_at.get_or_insert(now);
         let rtt = now.saturating_sub(ack.ts_sent);
         if rtt > Time::ZERO {
