@@ -237,25 +237,13 @@ fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
                     c.paths = n as u16;
                     c.paths_auto = false;
                 }
-                "path_selection" => {
-                    c.path_selection = match v.as_str()? {
-                        "deficit" => PathSelection::Deficit,
-                        "random" => PathSelection::Random,
-                        s => return Err(format!("unknown value `{s}` (known: deficit, random)")),
-                    }
-                }
+                "path_selection" => c.path_selection = one_of(v.as_str()?, &[("deficit", PathSelection::Deficit), ("random", PathSelection::Random)])?,
                 "probing" => {
                     c.probing = v.as_bool()?;
                     c.check_probing()?;
                 }
                 "scheduler" => c.scheduler = v.as_bool()?,
-                "scheduler_start" => {
-                    c.scheduler_from_first_samples = match v.as_str()? {
-                        "stable" => false,
-                        "first-samples" => true,
-                        s => return Err(format!("unknown value `{s}` (known: stable, first-samples)")),
-                    }
-                }
+                "scheduler_start" => c.scheduler_from_first_samples = one_of(v.as_str()?, &[("stable", false), ("first-samples", true)])?,
                 "tu" => c.tu = rel_time(v)?,
                 "q0" => c.q0 = amount(v)?,
                 "tau_q" => c.tau_q = rel_time(v)?,
@@ -283,22 +271,12 @@ fn rondo(tc: &TransportConfig) -> Result<RondoConfig, String> {
                 "stable_samples" => c.stable_samples = v.as_u64()?.min(u32::MAX as u64) as u32,
                 "stable_tol" => c.stable_tol = rel_time(v)?,
                 "max_skip" => c.max_skip = Some(v.as_u64()?.min(u32::MAX as u64) as u32),
-                "probe_rate" => {
-                    c.probe_rate_unsent = match v.as_str()? {
-                        "unsent" => true,
-                        "line-rate" => false,
-                        s => return Err(format!("unknown value `{s}` (known: unsent, line-rate)")),
-                    }
-                }
+                "probe_rate" => c.probe_rate_unsent = one_of(v.as_str()?, &[("unsent", true), ("line-rate", false)])?,
                 "ts_interval" => c.ts_interval = rel_time(v)?,
                 "er_threshold" => recovery_knob(&mut c.recovery, "er_threshold", v)?,
                 "er_mode" => {
-                    (c.er_per_packet, c.er_path_confirm) = match v.as_str()? {
-                        "per-packet" => (true, false),
-                        "per-path" => (true, true),
-                        "episode" => (false, false),
-                        s => return Err(format!("unknown value `{s}` (known: per-packet, per-path, episode)")),
-                    }
+                    (c.er_per_packet, c.er_path_confirm) =
+                        one_of(v.as_str()?, &[("per-packet", (true, false)), ("per-path", (true, true)), ("episode", (false, false))])?
                 }
                 "ack_bitmap" => c.ack_bitmap = v.as_bool()?,
                 "rtt_floor" => c.rtt_floor = v.as_bool()?,
@@ -357,12 +335,16 @@ fn unit_interval(v: &Knob, zero_ok: bool) -> Result<f64, String> {
 }
 
 /// ARCC's `alpha_side`: `"sample"` or `"history"`.
+/// The value named `s` among `options`, or an error listing the names.
+fn one_of<T: Copy>(s: &str, options: &[(&str, T)]) -> Result<T, String> {
+    options.iter().find(|o| o.0 == s).map(|o| o.1).ok_or_else(|| {
+        let names: Vec<&str> = options.iter().map(|o| o.0).collect();
+        format!("unknown value `{s}` (known: {})", names.join(", "))
+    })
+}
+
 fn alpha_side(s: &str) -> Result<AlphaSide, String> {
-    match s {
-        "sample" => Ok(AlphaSide::Sample),
-        "history" => Ok(AlphaSide::History),
-        _ => Err(format!("unknown value `{s}` (known: sample, history)")),
-    }
+    one_of(s, &[("sample", AlphaSide::Sample), ("history", AlphaSide::History)])
 }
 
 /// Set the loss-recovery knob `key` of `[transport.recovery_params]` (or Rondo's `er_threshold`).
