@@ -142,7 +142,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         let name = wl.group_name(g as u16);
         let tc = sc.group_transport(name);
         let at = |e: String| if g == 0 || std::ptr::eq(tc, &sc.transport) { format!("[transport] {e}") } else { format!("[groups.{name}.transport] {e}") };
-        let spec = crate::transport_knobs::transport_spec(tc).map_err(at)?;
+        let spec = braid_proto::transport::TransportSpec::from_config(tc).map_err(at)?;
         let rx_mode = Sim::rx_mode(tc.receiver_buffers(), tc.recovery.nak_interval);
         kits.push((spec, rx_mode, tc.recovery.ack_duplicates));
     }

@@ -35,7 +35,7 @@ pub struct KindedTable {
 /// (`verb`, `read_size`: how the NIC moves the data, Rondo Appendix A) are shared.
 pub const TRANSPORT: KindedTable = KindedTable {
     name: "transport",
-    kinds: &["roce", "rondo", "rrps", "mprdma", "falcon", "uet", "eqds"],
+    kinds: braid_proto::transport::TransportKind::BUILTIN_NAMES,
     default_kind: None,
     common: Some(&["paths", "recovery_params", "verb", "read_size"]),
 };
@@ -60,6 +60,14 @@ pub const TOPOLOGY: KindedTable = KindedTable {
     default_kind: None,
     common: Some(&[]),
 };
+
+impl KindedTable {
+    /// Whether `k` names one of the table's kinds (for `[transport]`, also a transport
+    /// registered at run time with `braid_proto::transport::register_transport`).
+    pub fn has_kind(&self, k: &str) -> bool {
+        self.kinds.contains(&k) || (self.name == TRANSPORT.name && braid_proto::transport::TransportKind::parse(k).is_ok())
+    }
+}
 
 /// Every kinded table of a scenario.
 pub const TABLES: [&KindedTable; 4] = [&TOPOLOGY, &TRANSPORT, &ROUTING, &WORKLOAD];
@@ -130,7 +138,7 @@ pub fn set_field(spec: &KindedTable, assignment: &str) -> Option<String> {
     let path = assignment.split_once('=')?.0.trim();
     let mut parts = path.split('.');
     let (table, field) = (parts.next()?, parts.next()?);
-    let into_sub_table = parts.next().is_some() && spec.kinds.contains(&field);
+    let into_sub_table = parts.next().is_some() && spec.has_kind(field);
     (table == spec.name && !into_sub_table).then(|| field.to_string())
 }
 
@@ -142,7 +150,7 @@ pub fn check_set_target(root: &Table, assignment: &str) -> Result<(), String> {
     let parts: Vec<&str> = path.trim().split('.').collect();
     let [table, field] = parts[..] else { return Ok(()) };
     let Some(spec) = TABLES.iter().find(|s| s.name == table) else { return Ok(()) };
-    if spec.kinds.contains(&field) && root.get(table).and_then(|t| t.get(field)).is_some_and(Value::is_table) {
+    if spec.has_kind(field) && root.get(table).and_then(|t| t.get(field)).is_some_and(Value::is_table) {
         return Err(format!(
             "--set `{path}`: `[{table}.{field}]` is the sub-table of {table} kind `{field}` in this file; set its field as `{table}.{field}.{field}=…`"
         ));
@@ -200,7 +208,7 @@ struct Layout<'a> {
 impl<'a> Layout<'a> {
     /// Whether `k = v` is a kind's sub-table.
     fn is_sub(&self, k: &str, v: &Value) -> bool {
-        self.spec.kinds.contains(&k) && v.is_table()
+        self.spec.has_kind(k) && v.is_table()
     }
 
     /// Whether top-level field `k` is read by every kind.
@@ -226,7 +234,7 @@ impl<'a> Layout<'a> {
     /// order; `--set` > sub-table > top level.
     fn assemble(&self, kind: &str) -> Result<KindFields, String> {
         let name = self.spec.name;
-        let sub = self.t.get(kind).and_then(Value::as_table).filter(|_| self.spec.kinds.contains(&kind));
+        let sub = self.t.get(kind).and_then(Value::as_table).filter(|_| self.spec.has_kind(kind));
         let mut out = KindFields { table_name: name, kind: kind.to_string(), table: Table::new(), from_sub: Vec::new(), own: Vec::new() };
         for (k, v) in self.t {
             if self.is_sub(k, v) {

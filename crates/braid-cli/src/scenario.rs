@@ -236,11 +236,11 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     transport.header_bytes = net.header_bytes;
     transport.network_trims = net.trim.enabled;
     transport.recovery.psn_limit = psn_limit(&net, verb);
-    crate::transport_knobs::validate(&transport).map_err(|e| tr_k.locate(format!("[transport] {e}")))?;
+    transport.validate().map_err(|e| tr_k.locate(format!("[transport] {e}")))?;
     for (g, (name, split)) in groups.iter_mut().zip(&group_splits) {
         g.transport.header_bytes = net.header_bytes;
         g.transport.network_trims = net.trim.enabled;
-        crate::transport_knobs::validate(&g.transport).map_err(|e| format!("[groups.{name}] {}", split.active.locate(format!("[transport] {e}"))))?;
+        g.transport.validate().map_err(|e| format!("[groups.{name}] {}", split.active.locate(format!("[transport] {e}"))))?;
     }
     check_inactive_kinds(&splits, base, net.header_bytes)?;
     for (name, split) in &group_splits {
@@ -372,7 +372,7 @@ fn check_inactive_kinds(splits: &[Split], base: &Path, header_bytes: u32) -> Res
             "topology" => parse_topology(&f, base).map(|_| ()),
             "transport" => parse_verb(&f).and_then(|_| parse_transport(&f)).and_then(|mut tc| {
                 tc.header_bytes = header_bytes;
-                crate::transport_knobs::validate(&tc).map_err(|e| format!("[transport] {e}"))
+                tc.validate().map_err(|e| format!("[transport] {e}"))
             }),
             "routing" => parse_routing(&f).map(|_| ()),
             _ => parse_workload(&f, base).map(|_| ()),
@@ -862,7 +862,7 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     let mut recovery = RecoveryConfig::new(rec_kind);
     if let Some(p) = f.table("recovery_params")? {
         for (k, v) in p.rest_as_knobs()? {
-            crate::transport_knobs::recovery_knob(&mut recovery, &k, &v).map_err(|e| format!("`transport.recovery_params.{k}`: {e}"))?;
+            braid_proto::transport::knobs::recovery_knob(&mut recovery, &k, &v).map_err(|e| format!("`transport.recovery_params.{k}`: {e}"))?;
         }
     }
     // Everything else is transport-specific; the transport checks it.

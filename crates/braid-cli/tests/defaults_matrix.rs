@@ -32,22 +32,16 @@ const BOUND: f64 = 15.0;
 /// floor is 36 µs (measured worst: 19.1).
 const BOUND_LOSSY: f64 = 40.0;
 
-/// The transports under test: each kind at its defaults, then RoCE with each congestion control.
-const TRANSPORTS: &[(&str, &[&str])] = &[
-    ("roce", &[]),
-    ("rondo", &[]),
-    ("rrps", &[]),
-    ("mprdma", &[]),
-    ("falcon", &[]),
-    ("uet", &[]),
-    ("eqds", &[]),
-    ("roce+hpcc", &["transport.cc=\"hpcc\""]),
-    ("roce+timely", &["transport.cc=\"timely\""]),
-    ("roce+dctcp", &["transport.cc=\"dctcp\""]),
-    ("roce+dctcp-window", &["transport.cc=\"dctcp-window\""]),
-    ("roce+swift", &["transport.cc=\"swift\""]),
-    ("roce+fixed", &["transport.cc=\"fixed\""]),
-];
+/// The transports under test: each kind at its defaults (the registry,
+/// `TransportKind::BUILTIN_NAMES`), then RoCE with each other congestion control (`CcKind::ALL`).
+fn transports() -> Vec<(String, Vec<String>)> {
+    use braid_proto::cc::CcKind;
+    let mut v: Vec<(String, Vec<String>)> = braid_proto::transport::TransportKind::BUILTIN_NAMES.iter().map(|k| (k.to_string(), Vec::new())).collect();
+    for cc in CcKind::ALL.into_iter().filter(|&c| c != CcKind::Dcqcn) {
+        v.push((format!("roce+{cc}"), vec![format!("transport.cc=\"{cc}\"")]));
+    }
+    v
+}
 
 /// One small scenario per topology kind and workload kind. `{kind}` is the transport kind.
 const SCENARIOS: &[(&str, &str)] = &[
@@ -318,7 +312,7 @@ fn every_transport_at_its_defaults_on_every_small_scenario() {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let mut failures = Vec::new();
     let mut matrix: Vec<(String, Vec<String>)> = Vec::new();
-    for (tname, extra) in TRANSPORTS {
+    for (tname, extra) in transports() {
         let kind = tname.split('+').next().unwrap();
         let mut row = Vec::new();
         for (sname, text) in SCENARIOS {

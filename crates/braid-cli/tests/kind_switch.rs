@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use braid_cli::{build, scenario};
 
-/// Every transport kind (`TransportKind`).
-const TRANSPORTS: &[&str] = &["roce", "rondo", "rrps", "mprdma", "falcon", "uet", "eqds"];
+/// Every transport kind of Braid's (the registry, `TransportKind::BUILTIN_NAMES`).
+const TRANSPORTS: &[&str] = braid_proto::transport::TransportKind::BUILTIN_NAMES;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repository root")

@@ -4,6 +4,8 @@
 //! carrying the current time and returns what should be sent. The simulator (`braid-net`) is one
 //! driver; a real datapath can be another.
 //!
+//! - [`events`]: what a sender exchanges with its driver (`TxPacket`, `AckIn`, `FlowEnv`) and its
+//!   timer table; loss recovery and the transports both use them, neither through the other.
 //! - [`cc`]: congestion control (DCQCN, HPCC, TIMELY, DCTCP, Swift, fixed window).
 //! - [`recovery`]: loss recovery (go-back-N, selective repeat, IRN, RACK-TLP, early recovery, RTO).
 //! - [`receiver`]: the receiving end: in-order delivery, reorder-buffer bitmap, OOD/RBO, ACK/NAK replies.
@@ -11,6 +13,7 @@
 //! - [`transport`]: senders that combine the above (RoCE; Rondo and the multipath baselines).
 //! - [`routing`]: switch-side next-hop decisions (ECMP, WCMP, UCMP, LCMP, adaptive routing).
 pub mod cc;
+pub mod events;
 pub mod hash;
 pub mod pull_pacer;
 pub mod receiver;

@@ -34,7 +34,7 @@
 //!   `HAS_WIN`/`VAR_WIN` window `max_bdp × R_C / line` (`var_win = false`: fixed `max_bdp`).
 
 use super::knob;
-use super::{hpcc_style_window, AckEvent, CcEnv};
+use super::{hpcc_style_window, AckEvent, CcEnv, CongestionControl};
 use braid_core::{Knob, Rate, Time};
 
 const ALGO: &str = "dcqcn";
@@ -188,14 +188,6 @@ impl Dcqcn {
         })
     }
 
-    /// Processes an ACK: due timers first, then the CNP flag if the ACK carries one.
-    pub fn on_ack(&mut self, ev: &AckEvent) {
-        self.advance(ev.now);
-        if ev.ecn {
-            self.on_cnp(ev.now);
-        }
-    }
-
     /// A CNP (ECN echo) received at `now`. [`Dcqcn::on_ack`] calls this for marked ACKs; a driver
     /// with separate CNP packets may call it directly.
     pub fn on_cnp(&mut self, now: Time) {
@@ -212,47 +204,6 @@ impl Dcqcn {
             self.rc_bps = r;
             self.rt_bps = r;
         }
-    }
-
-    /// Ignored (HPCC-ns3 only rewinds `snd_nxt` on a NACK).
-    #[inline]
-    pub fn on_nak(&mut self, _now: Time) {}
-
-    /// Ignored.
-    #[inline]
-    pub fn on_rto(&mut self, _now: Time) {}
-
-    /// The next timer tick that changes state (see the module docs on lazy timers).
-    pub fn poll_timeout(&self) -> Option<Time> {
-        if !self.started {
-            return None;
-        }
-        let mut t = self.inc_next.unwrap_or(Time::MAX);
-        if self.alpha_cnp {
-            t = t.min(self.alpha_next);
-        }
-        if self.dec_cnp {
-            t = t.min(self.dec_next);
-        }
-        (t != Time::MAX).then_some(t)
-    }
-
-    /// Runs every timer tick due at or before `now`.
-    #[inline]
-    pub fn on_timeout(&mut self, now: Time) {
-        self.advance(now);
-    }
-
-    /// `R_C`.
-    #[inline]
-    pub fn rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rc_bps)
-    }
-
-    /// No window unless the `window` knob is set (then HPCC-ns3's `max_bdp × R_C / line`).
-    #[inline]
-    pub fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rc_bps, self.line_bps)
     }
 
     /// `R_T`.
@@ -367,10 +318,50 @@ impl Dcqcn {
     }
 }
 
+impl CongestionControl for Dcqcn {
+    /// Processes an ACK: due timers first, then the CNP flag if the ACK carries one.
+    fn on_ack(&mut self, ev: &AckEvent) {
+        self.advance(ev.now);
+        if ev.ecn {
+            self.on_cnp(ev.now);
+        }
+    }
+    /// The next timer tick that changes state (see the module docs on lazy timers).
+    fn poll_timeout(&self) -> Option<Time> {
+        if !self.started {
+            return None;
+        }
+        let mut t = self.inc_next.unwrap_or(Time::MAX);
+        if self.alpha_cnp {
+            t = t.min(self.alpha_next);
+        }
+        if self.dec_cnp {
+            t = t.min(self.dec_next);
+        }
+        (t != Time::MAX).then_some(t)
+    }
+    /// Runs every timer tick due at or before `now`.
+    #[inline]
+    fn on_timeout(&mut self, now: Time) {
+        self.advance(now);
+    }
+    /// `R_C`.
+    #[inline]
+    fn rate(&self) -> Rate {
+        Rate::from_bps_f64(self.rc_bps)
+    }
+    /// No window unless the `window` knob is set (then HPCC-ns3's `max_bdp × R_C / line`).
+    #[inline]
+    fn window_bytes(&self) -> u64 {
+        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rc_bps, self.line_bps)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cc::fluid::{self, FlowSpec, Fluid};
+    use crate::cc::CongestionControl;
     use crate::cc::{Cc, CcConfig, CcKind};
 
     fn env() -> CcEnv {

@@ -33,7 +33,7 @@
 //! - The window form paces at line rate.
 
 use super::knob;
-use super::{hpcc_style_window, AckEvent, CcEnv};
+use super::{hpcc_style_window, AckEvent, CcEnv, CongestionControl};
 use braid_core::{Knob, Rate, Time};
 
 const ALGO_RATE: &str = "dctcp";
@@ -141,8 +141,25 @@ impl Dctcp {
         })
     }
 
+    /// α.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// In congestion window reduction (at most one cut per window of data).
+    pub fn in_cwr(&self) -> bool {
+        self.in_cwr
+    }
+
+    /// The parameters in use.
+    pub fn config(&self) -> &DctcpConfig {
+        &self.cfg
+    }
+}
+
+impl CongestionControl for Dctcp {
     /// Processes an ACK.
-    pub fn on_ack(&mut self, ev: &AckEvent) {
+    fn on_ack(&mut self, ev: &AckEvent) {
         let ack = ev.ack_seq_bytes;
         let snd_nxt = ev.snd_nxt_bytes;
         if ev.ecn {
@@ -174,47 +191,15 @@ impl Dctcp {
             self.rate_bps = (self.rate_bps + self.cfg.rate_ai.bps_f64()).min(self.line_bps);
         }
     }
-
-    /// Ignored (the reference only rewinds `snd_nxt`).
-    #[inline]
-    pub fn on_nak(&mut self, _now: Time) {}
-    /// Ignored.
-    #[inline]
-    pub fn on_rto(&mut self, _now: Time) {}
-    /// No timers.
-    #[inline]
-    pub fn poll_timeout(&self) -> Option<Time> {
-        None
-    }
-    /// No timers.
-    #[inline]
-    pub fn on_timeout(&mut self, _now: Time) {}
-
     /// The current rate.
     #[inline]
-    pub fn rate(&self) -> Rate {
+    fn rate(&self) -> Rate {
         Rate::from_bps_f64(self.rate_bps)
     }
-
     /// `max_bdp × R / line` by default; see the `window`/`var_win` knobs.
     #[inline]
-    pub fn window_bytes(&self) -> u64 {
+    fn window_bytes(&self) -> u64 {
         hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rate_bps, self.line_bps)
-    }
-
-    /// α.
-    pub fn alpha(&self) -> f64 {
-        self.alpha
-    }
-
-    /// In congestion window reduction (at most one cut per window of data).
-    pub fn in_cwr(&self) -> bool {
-        self.in_cwr
-    }
-
-    /// The parameters in use.
-    pub fn config(&self) -> &DctcpConfig {
-        &self.cfg
     }
 }
 
@@ -313,8 +298,25 @@ impl DctcpWindow {
         self.cwnd = self.cwnd.max(self.cfg.min_cwnd as f64).min(self.cfg.max_cwnd as f64);
     }
 
+    /// α.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// `cwnd` in bytes, unrounded.
+    pub fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+
+    /// The parameters in use.
+    pub fn config(&self) -> &DctcpWindowConfig {
+        &self.cfg
+    }
+}
+
+impl CongestionControl for DctcpWindow {
     /// Processes an ACK.
-    pub fn on_ack(&mut self, ev: &AckEvent) {
+    fn on_ack(&mut self, ev: &AckEvent) {
         let ack = ev.ack_seq_bytes;
         self.last_snd_nxt = self.last_snd_nxt.max(ev.snd_nxt_bytes);
         let weight = if ev.newly_acked_bytes > 0 { ev.newly_acked_bytes } else { self.mss as u64 };
@@ -351,9 +353,8 @@ impl DctcpWindow {
             self.clamp();
         }
     }
-
     /// Reno fast-retransmit halving, at most once per window (shares the CWR state with ECN).
-    pub fn on_nak(&mut self, _now: Time) {
+    fn on_nak(&mut self, _now: Time) {
         if self.in_cwr {
             return;
         }
@@ -363,50 +364,23 @@ impl DctcpWindow {
         self.in_cwr = true;
         self.cwr_end = self.last_snd_nxt;
     }
-
     /// Timeout: `ssthresh = max(cwnd/2, 2 MSS)`, `cwnd = 1 MSS` (at least `min_cwnd`), slow start.
-    pub fn on_rto(&mut self, _now: Time) {
+    fn on_rto(&mut self, _now: Time) {
         self.ssthresh = (self.cwnd / 2.0).max(2.0 * self.mss);
         self.cwnd = self.mss;
         self.clamp();
         self.in_cwr = false;
         self.cwr_end = self.last_snd_nxt;
     }
-
-    /// No timers.
-    #[inline]
-    pub fn poll_timeout(&self) -> Option<Time> {
-        None
-    }
-    /// No timers.
-    #[inline]
-    pub fn on_timeout(&mut self, _now: Time) {}
-
     /// Line rate (the window is the only limit).
     #[inline]
-    pub fn rate(&self) -> Rate {
+    fn rate(&self) -> Rate {
         self.line
     }
-
     /// `cwnd` in bytes.
     #[inline]
-    pub fn window_bytes(&self) -> u64 {
+    fn window_bytes(&self) -> u64 {
         (self.cwnd as u64).max(1)
-    }
-
-    /// α.
-    pub fn alpha(&self) -> f64 {
-        self.alpha
-    }
-
-    /// `cwnd` in bytes, unrounded.
-    pub fn cwnd(&self) -> f64 {
-        self.cwnd
-    }
-
-    /// The parameters in use.
-    pub fn config(&self) -> &DctcpWindowConfig {
-        &self.cfg
     }
 }
 
@@ -414,6 +388,7 @@ impl DctcpWindow {
 mod tests {
     use super::*;
     use crate::cc::fluid::{self, FlowSpec, Fluid};
+    use crate::cc::CongestionControl;
     use crate::cc::{Cc, CcConfig, CcKind};
 
     const LINE: f64 = 100e9;

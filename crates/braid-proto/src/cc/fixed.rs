@@ -14,8 +14,8 @@
 //! paper's RRPS reaches the throughput its slowest path allows.
 
 use super::knob;
-use super::{AckEvent, CcEnv};
-use braid_core::{Knob, Rate, Time};
+use super::{AckEvent, CcEnv, CongestionControl};
+use braid_core::{Knob, Rate};
 
 const ALGO: &str = "fixed";
 
@@ -66,31 +66,20 @@ impl FixedCc {
     pub fn new(cfg: FixedConfig, env: &CcEnv) -> FixedCc {
         FixedCc { rate: cfg.rate.min(env.line_rate), window: cfg.window }
     }
+}
+
+impl CongestionControl for FixedCc {
     /// Ignored.
     #[inline]
-    pub fn on_ack(&mut self, _ev: &AckEvent) {}
-    /// Ignored.
-    #[inline]
-    pub fn on_nak(&mut self, _now: Time) {}
-    /// Ignored.
-    #[inline]
-    pub fn on_rto(&mut self, _now: Time) {}
-    /// No timers.
-    #[inline]
-    pub fn poll_timeout(&self) -> Option<Time> {
-        None
-    }
-    /// No timers.
-    #[inline]
-    pub fn on_timeout(&mut self, _now: Time) {}
+    fn on_ack(&mut self, _ev: &AckEvent) {}
     /// The configured rate.
     #[inline]
-    pub fn rate(&self) -> Rate {
+    fn rate(&self) -> Rate {
         self.rate
     }
     /// The configured window.
     #[inline]
-    pub fn window_bytes(&self) -> u64 {
+    fn window_bytes(&self) -> u64 {
         self.window
     }
 }
@@ -98,6 +87,8 @@ impl FixedCc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::CongestionControl;
+    use braid_core::Time;
 
     #[test]
     fn fixed_ignores_everything() {

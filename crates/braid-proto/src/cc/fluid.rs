@@ -11,7 +11,7 @@
 //! Senders take turns in a random rotation each step, so that none is
 //! systematically ahead of the others in the queue. There are no losses.
 
-use super::{AckEvent, Cc, CcEnv};
+use super::{AckEvent, Cc, CcEnv, CongestionControl};
 use braid_core::{IntHop, IntStack, Rate, Time};
 use std::collections::VecDeque;
 

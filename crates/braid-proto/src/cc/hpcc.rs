@@ -27,7 +27,7 @@
 //! - Loss signals and timeouts do not change the rate (the reference only rewinds `snd_nxt`).
 
 use super::knob;
-use super::{hpcc_style_window, AckEvent, CcEnv};
+use super::{hpcc_style_window, AckEvent, CcEnv, CongestionControl};
 use braid_core::{IntHop, IntStack, Knob, Rate, Time};
 
 const ALGO: &str = "hpcc";
@@ -147,16 +147,6 @@ impl Hpcc {
         })
     }
 
-    /// Processes an ACK carrying INT (ACKs without INT are ignored).
-    pub fn on_ack(&mut self, ev: &AckEvent) {
-        let Some(int) = ev.int else { return };
-        let full = !self.started || ev.ack_seq_bytes > self.last_update_seq;
-        if !full && !self.cfg.fast_react {
-            return;
-        }
-        self.update(int, ev.snd_nxt_bytes, !full);
-    }
-
     fn store(&mut self, hops: &[IntHop]) {
         let n = hops.len().min(IntStack::MAX_HOPS);
         self.prev[..n].copy_from_slice(&hops[..n]);
@@ -216,33 +206,6 @@ impl Hpcc {
         }
     }
 
-    /// Ignored (the reference only rewinds `snd_nxt`).
-    #[inline]
-    pub fn on_nak(&mut self, _now: Time) {}
-    /// Ignored.
-    #[inline]
-    pub fn on_rto(&mut self, _now: Time) {}
-    /// No timers.
-    #[inline]
-    pub fn poll_timeout(&self) -> Option<Time> {
-        None
-    }
-    /// No timers.
-    #[inline]
-    pub fn on_timeout(&mut self, _now: Time) {}
-
-    /// The current rate `R`.
-    #[inline]
-    pub fn rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rate_bps)
-    }
-
-    /// `max_bdp × R / line` (at least 1 byte) by default; see the `window`/`var_win` knobs.
-    #[inline]
-    pub fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rate_bps, self.line_bps)
-    }
-
     /// The committed reference rate `Rc`.
     pub fn reference_rate(&self) -> Rate {
         Rate::from_bps_f64(self.rc_bps)
@@ -264,10 +227,33 @@ impl Hpcc {
     }
 }
 
+impl CongestionControl for Hpcc {
+    /// Processes an ACK carrying INT (ACKs without INT are ignored).
+    fn on_ack(&mut self, ev: &AckEvent) {
+        let Some(int) = ev.int else { return };
+        let full = !self.started || ev.ack_seq_bytes > self.last_update_seq;
+        if !full && !self.cfg.fast_react {
+            return;
+        }
+        self.update(int, ev.snd_nxt_bytes, !full);
+    }
+    /// The current rate `R`.
+    #[inline]
+    fn rate(&self) -> Rate {
+        Rate::from_bps_f64(self.rate_bps)
+    }
+    /// `max_bdp × R / line` (at least 1 byte) by default; see the `window`/`var_win` knobs.
+    #[inline]
+    fn window_bytes(&self) -> u64 {
+        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rate_bps, self.line_bps)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cc::fluid::{self, FlowSpec, Fluid};
+    use crate::cc::CongestionControl;
     use crate::cc::{Cc, CcConfig, CcKind};
 
     const LINE: f64 = 100e9;

@@ -2,31 +2,35 @@
 //!
 //! Every algorithm here is sans-IO: it owns its state, is told about ACKs, losses and timer
 //! expiries with the current time, and answers with a pacing rate and a window. It never reads a
-//! clock. Algorithms with timers (DCQCN) report their next deadline through [`Cc::poll_timeout`];
-//! the driver calls [`Cc::on_timeout`] at (or after) that time. Spurious timeouts are no-ops.
+//! clock. Algorithms with timers (DCQCN) report their next deadline through [`CongestionControl::poll_timeout`];
+//! the driver calls [`CongestionControl::on_timeout`] at (or after) that time. Spurious timeouts are no-ops.
 //!
 //! Parameters follow the HPCC ns-3 code and htsim defaults (`docs/baselines.md`, congestion
 //! control); each is a knob settable by name with [`CcConfig::apply_knob`] (or the per-algorithm
 //! `apply_knob` of [`DcqcnConfig`], [`HpccConfig`], …).
 //!
-//! | kind | module | form | spec |
+//! | kind | module | form | reference |
 //! |---|---|---|---|
 //! | `fixed` | [`fixed`] | line rate, fixed window | reference transport |
-//! | `dcqcn` | [`dcqcn`] | rate, three timers | §1 |
-//! | `hpcc` | [`hpcc`] | rate + variable window, INT | §2 |
-//! | `timely` | [`timely`] | rate, RTT gradient | §3 |
-//! | `dctcp` | [`dctcp`] | rate + variable window (HPCC-ns3) | §4a |
-//! | `dctcp-window` | [`dctcp`] | window (DCTCP paper) | §4b |
-//! | `swift` | [`swift`] | window, paced below one packet | §5 |
+//! | `dcqcn` | [`dcqcn`] | rate, three timers | DCQCN (SIGCOMM '15), Mellanox variant |
+//! | `hpcc` | [`hpcc`] | rate + variable window, INT | HPCC (SIGCOMM '19) |
+//! | `timely` | [`timely`] | rate, RTT gradient | TIMELY (SIGCOMM '15) |
+//! | `dctcp` | [`dctcp`] | rate + variable window | DCTCP as the HPCC ns-3 code runs it |
+//! | `dctcp-window` | [`dctcp`] | window | DCTCP (SIGCOMM '10) |
+//! | `swift` | [`swift`] | window, paced below one packet | Swift (SIGCOMM '20) |
 //! | `arcc` | [`crate::transport::rondo::arcc`] | per-path windows, only inside transport `rondo` | Rondo §4.2.1 |
+//!
+//! `docs/baselines.md` ("Congestion control") gives each one's parameters and where they come from.
+//! The contract is the trait [`CongestionControl`]: `on_ack` and `rate` are required, the rest
+//! default to "ignored"; [`Cc`] is the enum of the algorithms above and dispatches by `match`.
 //!
 //! Calling protocol for a driver (a transport):
 //! 1. build once per flow/path with [`Cc::new`] from a [`CcConfig`] and the flow's [`CcEnv`];
-//! 2. call [`Cc::on_ack`] for every ACK (duplicates included), [`Cc::on_nak`] when loss recovery
-//!    declares a loss (NAK or fast retransmit), [`Cc::on_rto`] on a retransmission timeout;
-//! 3. after each call, re-read [`Cc::rate`] (pacing: after a packet of `s` bytes wait `s/rate`) and
-//!    [`Cc::window_bytes`] (send only while `snd_nxt − snd_una < window`), and re-arm the timer from
-//!    [`Cc::poll_timeout`]; call [`Cc::on_timeout`] when it expires.
+//! 2. call [`CongestionControl::on_ack`] for every ACK (duplicates included), [`CongestionControl::on_nak`] when loss recovery
+//!    declares a loss (NAK or fast retransmit), [`CongestionControl::on_rto`] on a retransmission timeout;
+//! 3. after each call, re-read [`CongestionControl::rate`] (pacing: after a packet of `s` bytes wait `s/rate`) and
+//!    [`CongestionControl::window_bytes`] (send only while `snd_nxt − snd_una < window`), and re-arm the timer from
+//!    [`CongestionControl::poll_timeout`]; call [`CongestionControl::on_timeout`] when it expires.
 //!
 //! No call allocates; the enum dispatches statically.
 
@@ -321,6 +325,37 @@ pub(crate) fn hpcc_style_window(has_win: bool, var_win: bool, wrap: bool, max_bd
     }
 }
 
+/// The contract of a congestion controller (see the module docs for the calling protocol).
+/// Required: [`CongestionControl::on_ack`] and [`CongestionControl::rate`]; the rest default to
+/// "ignored" / "no timer" / "no window", so an algorithm writes only what it reacts to.
+pub trait CongestionControl {
+    /// Processes an acknowledgement (every ACK, duplicates included).
+    fn on_ack(&mut self, ev: &AckEvent);
+    /// A loss signal: a NAK or a fast retransmit decided by loss recovery. Default: ignored
+    /// (the HPCC-ns3 rate schemes only rewind `snd_nxt`).
+    #[inline]
+    fn on_nak(&mut self, _now: Time) {}
+    /// A retransmission timeout. Default: ignored.
+    #[inline]
+    fn on_rto(&mut self, _now: Time) {}
+    /// Earliest timer deadline, if any timer is armed. Default: no timers.
+    #[inline]
+    fn poll_timeout(&self) -> Option<Time> {
+        None
+    }
+    /// Processes every timer due at or before `now`; spurious calls are no-ops. Default: no timers.
+    #[inline]
+    fn on_timeout(&mut self, _now: Time) {}
+    /// The pacing rate the sender must respect (after a packet of `s` bytes, wait `s / rate`).
+    fn rate(&self) -> Rate;
+    /// Bytes the sender may have in flight (`snd_nxt − snd_una < window`). Default: `u64::MAX`,
+    /// no window.
+    #[inline]
+    fn window_bytes(&self) -> u64 {
+        u64::MAX
+    }
+}
+
 /// A congestion controller: one of the algorithms, dispatched by `match` (no boxing, no
 /// allocation per call).
 #[derive(Clone, Debug)]
@@ -375,52 +410,6 @@ impl Cc {
         })
     }
 
-    /// Processes an acknowledgement (every ACK, duplicates included).
-    #[inline]
-    pub fn on_ack(&mut self, ev: &AckEvent) {
-        dispatch!(self, c => c.on_ack(ev))
-    }
-
-    /// A loss signal: a NAK or a fast retransmit decided by loss recovery. Swift applies its
-    /// triple-dupack decrease, DCTCP-window a Reno halving; the HPCC-ns3 rate schemes ignore it
-    /// (their reference code only rewinds `snd_nxt`).
-    #[inline]
-    pub fn on_nak(&mut self, now: Time) {
-        dispatch!(self, c => c.on_nak(now))
-    }
-
-    /// A retransmission timeout. Swift counts it (and resets to `min_cwnd` after
-    /// `rtx_reset_threshold` in a row), DCTCP-window restarts from one MSS with slow start to half
-    /// the old window; the HPCC-ns3 rate schemes ignore it.
-    #[inline]
-    pub fn on_rto(&mut self, now: Time) {
-        dispatch!(self, c => c.on_rto(now))
-    }
-
-    /// Earliest timer deadline, if any timer is armed (only DCQCN has timers).
-    #[inline]
-    pub fn poll_timeout(&self) -> Option<Time> {
-        dispatch!(self, c => c.poll_timeout())
-    }
-
-    /// Processes every timer due at or before `now`; spurious calls are no-ops.
-    #[inline]
-    pub fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, c => c.on_timeout(now))
-    }
-
-    /// The pacing rate the sender must respect (after a packet of `s` bytes, wait `s / rate`).
-    #[inline]
-    pub fn rate(&self) -> Rate {
-        dispatch!(self, c => c.rate())
-    }
-
-    /// Bytes the sender may have in flight (`snd_nxt − snd_una < window`); `u64::MAX` = no window.
-    #[inline]
-    pub fn window_bytes(&self) -> u64 {
-        dispatch!(self, c => c.window_bytes())
-    }
-
     /// The kebab-case name of the algorithm.
     #[inline]
     pub fn name(&self) -> &'static str {
@@ -442,9 +431,58 @@ impl Cc {
     }
 }
 
+impl CongestionControl for Cc {
+    /// Processes an acknowledgement (every ACK, duplicates included).
+    #[inline]
+    fn on_ack(&mut self, ev: &AckEvent) {
+        dispatch!(self, c => c.on_ack(ev))
+    }
+
+    /// A loss signal: a NAK or a fast retransmit decided by loss recovery. Swift applies its
+    /// triple-dupack decrease, DCTCP-window a Reno halving; the HPCC-ns3 rate schemes ignore it
+    /// (their reference code only rewinds `snd_nxt`).
+    #[inline]
+    fn on_nak(&mut self, now: Time) {
+        dispatch!(self, c => c.on_nak(now))
+    }
+
+    /// A retransmission timeout. Swift counts it (and resets to `min_cwnd` after
+    /// `rtx_reset_threshold` in a row), DCTCP-window restarts from one MSS with slow start to half
+    /// the old window; the HPCC-ns3 rate schemes ignore it.
+    #[inline]
+    fn on_rto(&mut self, now: Time) {
+        dispatch!(self, c => c.on_rto(now))
+    }
+
+    /// Earliest timer deadline, if any timer is armed (only DCQCN has timers).
+    #[inline]
+    fn poll_timeout(&self) -> Option<Time> {
+        dispatch!(self, c => c.poll_timeout())
+    }
+
+    /// Processes every timer due at or before `now`; spurious calls are no-ops.
+    #[inline]
+    fn on_timeout(&mut self, now: Time) {
+        dispatch!(self, c => c.on_timeout(now))
+    }
+
+    /// The pacing rate the sender must respect (after a packet of `s` bytes, wait `s / rate`).
+    #[inline]
+    fn rate(&self) -> Rate {
+        dispatch!(self, c => c.rate())
+    }
+
+    /// Bytes the sender may have in flight (`snd_nxt − snd_una < window`); `u64::MAX` = no window.
+    #[inline]
+    fn window_bytes(&self) -> u64 {
+        dispatch!(self, c => c.window_bytes())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::CongestionControl;
 
     fn env() -> CcEnv {
         CcEnv::reference_100g()

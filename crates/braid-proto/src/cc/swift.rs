@@ -31,7 +31,7 @@
 //!   implementation (`target(cwnd = 0)` is [`Swift::base_target`]).
 
 use super::knob;
-use super::{AckEvent, CcEnv};
+use super::{AckEvent, CcEnv, CongestionControl};
 use braid_core::{Knob, Rate, Time};
 
 const ALGO: &str = "swift";
@@ -221,8 +221,30 @@ impl Swift {
         }
     }
 
+    /// `cwnd` in bytes, unrounded (may be below one MSS).
+    pub fn cwnd(&self) -> f64 {
+        self.cwnd_bytes
+    }
+
+    /// The smoothed RTT (the env's base RTT before the first sample).
+    pub fn srtt(&self) -> Time {
+        Time::from_ps(self.srtt_ps().round() as u64)
+    }
+
+    /// Consecutive RTOs without an ACK of new data.
+    pub fn retransmit_count(&self) -> u32 {
+        self.retransmit_cnt
+    }
+
+    /// The parameters in use.
+    pub fn config(&self) -> &SwiftConfig {
+        &self.cfg
+    }
+}
+
+impl CongestionControl for Swift {
     /// Processes an ACK.
-    pub fn on_ack(&mut self, ev: &AckEvent) {
+    fn on_ack(&mut self, ev: &AckEvent) {
         if ev.newly_acked_bytes > 0 {
             self.retransmit_cnt = 0;
         }
@@ -249,19 +271,17 @@ impl Swift {
         }
         self.clamp_and_note(prev, now);
     }
-
     /// Fast retransmit (triple duplicate ACK or NAK): `cwnd ← cwnd(1 − max_mdf)` if allowed.
-    pub fn on_nak(&mut self, now: Time) {
+    fn on_nak(&mut self, now: Time) {
         if self.can_decrease(now) {
             let prev = self.cwnd_bytes;
             self.cwnd_bytes *= 1.0 - self.cfg.max_mdf;
             self.clamp_and_note(prev, now);
         }
     }
-
     /// Retransmission timeout: count it; reset to `min_cwnd` at the threshold, else decrease by
     /// `max_mdf` if allowed.
-    pub fn on_rto(&mut self, now: Time) {
+    fn on_rto(&mut self, now: Time) {
         self.retransmit_cnt = self.retransmit_cnt.saturating_add(1);
         let prev = self.cwnd_bytes;
         if self.retransmit_cnt >= self.cfg.rtx_reset_threshold {
@@ -271,19 +291,9 @@ impl Swift {
         }
         self.clamp_and_note(prev, now);
     }
-
-    /// No timers (the RTO belongs to loss recovery).
-    #[inline]
-    pub fn poll_timeout(&self) -> Option<Time> {
-        None
-    }
-    /// No timers.
-    #[inline]
-    pub fn on_timeout(&mut self, _now: Time) {}
-
     /// Line rate, or with `cwnd < MSS` one MSS per `srtt·MSS/cwnd` (= `8·cwnd/srtt` bits/s).
     #[inline]
-    pub fn rate(&self) -> Rate {
+    fn rate(&self) -> Rate {
         if self.cwnd_bytes >= self.mss_bytes {
             return Rate::from_bps_f64(self.line_bps);
         }
@@ -293,31 +303,10 @@ impl Swift {
         }
         Rate::from_bps_f64((8.0 * self.cwnd_bytes / srtt_s).clamp(1.0, self.line_bps))
     }
-
     /// `cwnd` in bytes, at least one MSS (below that the pacing rate limits sending).
     #[inline]
-    pub fn window_bytes(&self) -> u64 {
+    fn window_bytes(&self) -> u64 {
         self.cwnd_bytes.max(self.mss_bytes) as u64
-    }
-
-    /// `cwnd` in bytes, unrounded (may be below one MSS).
-    pub fn cwnd(&self) -> f64 {
-        self.cwnd_bytes
-    }
-
-    /// The smoothed RTT (the env's base RTT before the first sample).
-    pub fn srtt(&self) -> Time {
-        Time::from_ps(self.srtt_ps().round() as u64)
-    }
-
-    /// Consecutive RTOs without an ACK of new data.
-    pub fn retransmit_count(&self) -> u32 {
-        self.retransmit_cnt
-    }
-
-    /// The parameters in use.
-    pub fn config(&self) -> &SwiftConfig {
-        &self.cfg
     }
 }
 
@@ -325,6 +314,7 @@ impl Swift {
 mod tests {
     use super::*;
     use crate::cc::fluid::{self, FlowSpec, Fluid};
+    use crate::cc::CongestionControl;
     use crate::cc::{Cc, CcConfig, CcKind};
 
     fn env() -> CcEnv {

@@ -16,7 +16,7 @@
 //! window ("timely_vwin" in run.py).
 
 use super::knob;
-use super::{hpcc_style_window, AckEvent, CcEnv};
+use super::{hpcc_style_window, AckEvent, CcEnv, CongestionControl};
 use braid_core::{Knob, Rate, Time};
 
 const ALGO: &str = "timely";
@@ -142,8 +142,25 @@ impl Timely {
         })
     }
 
+    /// The smoothed RTT difference.
+    pub fn rtt_diff(&self) -> Time {
+        Time::from_ps(self.rtt_diff_ps.max(0.0) as u64)
+    }
+
+    /// The increase stage (consecutive increases).
+    pub fn inc_stage(&self) -> u32 {
+        self.inc_stage
+    }
+
+    /// The parameters in use.
+    pub fn config(&self) -> &TimelyConfig {
+        &self.cfg
+    }
+}
+
+impl CongestionControl for Timely {
     /// Processes an ACK; runs the update once per RTT.
-    pub fn on_ack(&mut self, ev: &AckEvent) {
+    fn on_ack(&mut self, ev: &AckEvent) {
         let Some(rtt) = ev.rtt else { return };
         if self.started && ev.ack_seq_bytes <= self.last_update_seq {
             return;
@@ -183,47 +200,15 @@ impl Timely {
         }
         self.prev_rtt_ps = rtt_ps;
     }
-
-    /// Ignored.
-    #[inline]
-    pub fn on_nak(&mut self, _now: Time) {}
-    /// Ignored.
-    #[inline]
-    pub fn on_rto(&mut self, _now: Time) {}
-    /// No timers.
-    #[inline]
-    pub fn poll_timeout(&self) -> Option<Time> {
-        None
-    }
-    /// No timers.
-    #[inline]
-    pub fn on_timeout(&mut self, _now: Time) {}
-
     /// The current rate.
     #[inline]
-    pub fn rate(&self) -> Rate {
+    fn rate(&self) -> Rate {
         Rate::from_bps_f64(self.rate_bps)
     }
-
     /// No window unless the `window` knob is set.
     #[inline]
-    pub fn window_bytes(&self) -> u64 {
+    fn window_bytes(&self) -> u64 {
         hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rate_bps, self.line_bps)
-    }
-
-    /// The smoothed RTT difference.
-    pub fn rtt_diff(&self) -> Time {
-        Time::from_ps(self.rtt_diff_ps.max(0.0) as u64)
-    }
-
-    /// The increase stage (consecutive increases).
-    pub fn inc_stage(&self) -> u32 {
-        self.inc_stage
-    }
-
-    /// The parameters in use.
-    pub fn config(&self) -> &TimelyConfig {
-        &self.cfg
     }
 }
 
@@ -231,6 +216,7 @@ impl Timely {
 mod tests {
     use super::*;
     use crate::cc::fluid::{self, FlowSpec, Fluid};
+    use crate::cc::CongestionControl;
     use crate::cc::{Cc, CcConfig, CcKind};
 
     const LINE: f64 = 100e9;

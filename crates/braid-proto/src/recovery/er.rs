@@ -25,7 +25,7 @@ use braid_core::Time;
 use super::episode::Episode;
 use super::scoreboard::Scoreboard;
 use super::{AckCtx, Shared};
-use crate::transport::events::TimerKind;
+use crate::events::TimerKind;
 
 /// Early Recovery state.
 #[derive(Clone, Debug, Default)]

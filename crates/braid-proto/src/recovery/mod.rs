@@ -31,7 +31,7 @@
 
 use braid_core::{PacketKind, Time};
 
-use crate::transport::events::{AckIn, TimerKind, TimerTable};
+use crate::events::{AckIn, TimerKind, TimerTable};
 
 mod episode;
 mod er;
@@ -198,6 +198,18 @@ pub struct RecoveryStats {
     pub recoveries: u64,
     /// RTO expiries found spurious and undone (see [`AckSummary::spurious_rto`]).
     pub spurious_rtos: u64,
+}
+
+/// What [`Recovery::on_timeout`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerFired {
+    /// No timer was due, or the one due found nothing to do.
+    Nothing,
+    /// A loss-detection timer (RACK's reordering window, a tail-loss probe, early recovery's
+    /// timer) queued packets for retransmission.
+    LossTimer,
+    /// A retransmission timeout: counted in [`RecoveryStats::timeouts`], its packets queued again.
+    Rto,
 }
 
 /// What an ACK changed.
@@ -600,8 +612,19 @@ impl Recovery {
         self.sh.timers.next_deadline()
     }
 
-    /// Process timers due at `now`. Returns whether anything was queued for retransmission.
-    pub fn on_timeout(&mut self, now: Time) -> bool {
+    /// Process timers due at `now`. Returns what fired: a retransmission timeout (counted in
+    /// [`RecoveryStats::timeouts`]), a loss-detection timer that queued packets, or nothing.
+    pub fn on_timeout(&mut self, now: Time) -> TimerFired {
+        let fired = self.fire_timers(now);
+        match fired {
+            (_, true) => TimerFired::Rto,
+            (true, false) => TimerFired::LossTimer,
+            (false, false) => TimerFired::Nothing,
+        }
+    }
+
+    /// [`Recovery::on_timeout`]'s work: (anything queued for retransmission, an RTO fired).
+    fn fire_timers(&mut self, now: Time) -> (bool, bool) {
         let mut fired = false;
         match &mut self.detector {
             LossDetector::RackTlp(r) => fired |= r.on_timers(now, &mut self.sh),
@@ -609,10 +632,11 @@ impl Recovery {
             _ => {}
         }
         if !self.sh.timers.is_due(TimerKind::Rto, now) {
-            return fired;
+            return (fired, false);
         }
         if self.sh.cfg.rto_per_packet {
-            fired |= self.per_packet_rto(now);
+            let rto = self.per_packet_rto(now);
+            return (fired | rto, rto);
         } else if self.is_complete() || (self.sh.board.outstanding == 0 && !self.sh.board.has_retx() && self.sh.board.nxt >= self.sh.board.max_sent) {
             self.sh.timers.stop(TimerKind::Rto);
         } else {
@@ -631,9 +655,9 @@ impl Recovery {
             }
             self.sh.rtt.backoff += 1;
             self.sh.timers.set(TimerKind::Rto, Some(now + self.rto()));
-            fired = true;
+            return (true, true);
         }
-        fired
+        (fired, false)
     }
 }
 
@@ -757,7 +781,7 @@ mod tests {
         send_n(&mut r, 4, Time::ZERO);
         let t = r.poll_timeout().unwrap();
         assert_eq!(t, Time::from_ms(1));
-        assert!(r.on_timeout(t));
+        assert_eq!(r.on_timeout(t), TimerFired::Rto);
         assert_eq!(r.stats().timeouts, 1);
         for p in 0..4 {
             assert_eq!(r.next_psn(), Some((p, true)));
@@ -771,7 +795,7 @@ mod tests {
         // ORIGINAL PSN 0 (echoing send time 0, before the RTO) arrives: spurious (Eifel).
         let mut r = Recovery::new(RecoveryConfig::new(RecoveryKind::SelectiveRepeat), 4);
         send_n(&mut r, 4, Time::ZERO);
-        assert!(r.on_timeout(Time::from_ms(1)));
+        assert_eq!(r.on_timeout(Time::from_ms(1)), TimerFired::Rto);
         assert_eq!(r.outstanding(), 0);
         assert_eq!(r.next_psn(), Some((0, true)));
         r.on_sent(Time::from_ms(1), 0, 0);
@@ -784,7 +808,7 @@ mod tests {
         // A genuine RTO: the ACK that moves the cumulative point echoes the resent copy.
         let mut r = Recovery::new(RecoveryConfig::new(RecoveryKind::SelectiveRepeat), 4);
         send_n(&mut r, 4, Time::ZERO);
-        assert!(r.on_timeout(Time::from_ms(1)));
+        assert_eq!(r.on_timeout(Time::from_ms(1)), TimerFired::Rto);
         let (p, _) = r.next_psn().unwrap();
         r.on_sent(Time::from_ms(1), p, 0);
         let s = r.on_ack(Time::from_us(1010), &ack(PacketKind::Ack, 0, 1, Time::from_ms(1)));

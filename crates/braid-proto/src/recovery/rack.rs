@@ -8,7 +8,7 @@ use braid_core::Time;
 
 use super::rto::RttEstimator;
 use super::{AckCtx, RecoveryConfig, Shared};
-use crate::transport::events::TimerKind;
+use crate::events::TimerKind;
 
 /// The most recently sent delivered packet (per flow, or per path).
 #[derive(Clone, Copy, Debug, Default)]

@@ -11,15 +11,38 @@
 
 use braid_core::Time;
 
-use super::events::{AckIn, TxPacket};
+use super::events::{AckIn, FlowEnv, TxPacket};
 use super::sender_core::SenderCore;
-use crate::cc::{AckEvent, Cc, CcKind};
-use crate::recovery::{AckSummary, Recovery, RecoveryStats};
+use super::{Transport, TransportConfig};
+use crate::cc::{AckEvent, Cc, CcKind, CongestionControl};
+use crate::recovery::{AckSummary, Recovery, RecoveryKind, RecoveryStats, TimerFired};
 
 /// Which logical path (and UDP source port) each packet of a [`CcSender`] takes.
 pub trait PathPolicy: Clone + std::fmt::Debug {
     /// The `(path, entropy)` of the next packet sent.
     fn next_path(&mut self) -> (u16, u16);
+}
+
+/// The transport a [`CcSender`] with this path policy is: its name, knobs, defaults, how its
+/// configuration is read and how the sender is built. [`Transport`] for `CcSender<P>` takes
+/// these from `P`.
+pub trait CcTransport: PathPolicy + Send + 'static {
+    /// See [`Transport::NAME`].
+    const NAME: &'static str;
+    /// See [`Transport::KNOBS`].
+    const KNOBS: &'static [&'static str];
+    /// See [`Transport::MULTIPATH`].
+    const MULTIPATH: bool;
+    /// See [`Transport::Config`].
+    type Config: Clone + std::fmt::Debug + Send + Sync + 'static;
+    /// See [`Transport::default_cc`].
+    fn default_cc() -> CcKind;
+    /// See [`Transport::default_recovery`].
+    fn default_recovery() -> RecoveryKind;
+    /// See [`Transport::read_config`].
+    fn read_config(tc: &TransportConfig) -> Result<Self::Config, String>;
+    /// See [`Transport::new`].
+    fn new(cfg: &Self::Config, env: &FlowEnv) -> Result<CcSender<Self>, String>;
 }
 
 /// A sender with one congestion controller, rate-paced and window-limited, over path policy `P`.
@@ -44,19 +67,54 @@ impl<P: PathPolicy> CcSender<P> {
         CcSender { core, header_bytes, policy, cc, cc_before_rto: None, next_tx_at: start, tx_time_floor_ns }
     }
 
-    /// The flow starts at `now` (later than built for when it waited for dependencies): pacing
-    /// runs from `now`.
-    pub(crate) fn begin(&mut self, now: Time) {
-        self.next_tx_at = now;
-    }
-
     fn window_allows(&self) -> bool {
         window_allows(&self.core.rec, &self.cc, self.core.mtu_bytes())
     }
 
+    /// Every byte acknowledged.
+    pub fn is_complete(&self) -> bool {
+        self.core.is_complete()
+    }
+    /// Loss-recovery counters.
+    pub fn recovery_stats(&self) -> RecoveryStats {
+        self.core.recovery_stats()
+    }
+}
+
+impl<P: CcTransport> Transport for CcSender<P> {
+    const NAME: &'static str = P::NAME;
+    const KNOBS: &'static [&'static str] = P::KNOBS;
+    const MULTIPATH: bool = P::MULTIPATH;
+    type Config = P::Config;
+
+    fn default_cc() -> CcKind {
+        P::default_cc()
+    }
+    fn default_recovery() -> RecoveryKind {
+        P::default_recovery()
+    }
+    fn read_config(tc: &TransportConfig) -> Result<P::Config, String> {
+        P::read_config(tc)
+    }
+    fn new(cfg: &P::Config, env: &FlowEnv) -> Result<Self, String> {
+        P::new(cfg, env)
+    }
+    fn core(&self) -> &SenderCore {
+        &self.core
+    }
+    fn core_mut(&mut self) -> &mut SenderCore {
+        &mut self.core
+    }
+
+    /// The flow starts at `now` (later than built for when it waited for dependencies): pacing
+    /// runs from `now`.
+    fn begin(&mut self, now: Time) {
+        self.next_tx_at = now;
+    }
+
     /// See [`crate::transport::Sender::poll_transmit`].
     #[inline]
-    pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+    fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
         if now < self.next_tx_at || !self.core.rec.has_data() {
             return None;
         }
@@ -71,7 +129,7 @@ impl<P: PathPolicy> CcSender<P> {
     }
 
     /// See [`crate::transport::Sender::next_send_time`].
-    pub fn next_send_time(&self, now: Time) -> Time {
+    fn next_send_time(&self, now: Time) -> Time {
         if !self.core.rec.has_data() || (!self.core.rec.has_retx() && !self.window_allows()) {
             return Time::MAX;
         }
@@ -79,7 +137,7 @@ impl<P: PathPolicy> CcSender<P> {
     }
 
     /// See [`crate::transport::Sender::on_ack`].
-    pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
+    fn on_ack(&mut self, now: Time, ack: &AckIn) {
         let mtu_bytes = self.core.mtu_bytes();
         let sum = feed_ack(&mut self.core.rec, &mut self.cc, mtu_bytes, now, ack);
         if sum.spurious_rto {
@@ -92,7 +150,7 @@ impl<P: PathPolicy> CcSender<P> {
     }
 
     /// See [`crate::transport::Sender::poll_timeout`].
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         match (self.core.rec.poll_timeout(), self.cc.poll_timeout()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -101,41 +159,29 @@ impl<P: PathPolicy> CcSender<P> {
 
     /// See [`crate::transport::Sender::on_timeout`]: fires whichever of the loss-recovery and
     /// congestion-control timers is due; an RTO expiry is also reported to the controller.
-    pub fn on_timeout(&mut self, now: Time) {
+    fn on_timeout(&mut self, now: Time) {
         let rec = &mut self.core.rec;
         if self.cc.poll_timeout().is_some_and(|t| t <= now) {
             self.cc.on_timeout(now);
         }
-        let before = rec.stats().timeouts;
-        if rec.poll_timeout().is_some_and(|t| t <= now) {
-            rec.on_timeout(now);
-            if rec.stats().timeouts > before {
-                if self.cc_before_rto.is_none() {
-                    self.cc_before_rto = Some(self.cc.clone());
-                }
-                self.cc.on_rto(now);
+        if rec.poll_timeout().is_some_and(|t| t <= now) && rec.on_timeout(now) == TimerFired::Rto {
+            if self.cc_before_rto.is_none() {
+                self.cc_before_rto = Some(self.cc.clone());
             }
+            self.cc.on_rto(now);
         }
     }
 
-    /// Every byte acknowledged.
-    pub fn is_complete(&self) -> bool {
-        self.core.is_complete()
-    }
-    /// Loss-recovery counters.
-    pub fn recovery_stats(&self) -> RecoveryStats {
-        self.core.recovery_stats()
-    }
     /// The congestion control in use.
-    pub fn cc_kind(&self) -> CcKind {
-        self.cc.kind()
+    fn cc_kind(&self) -> Option<CcKind> {
+        Some(self.cc.kind())
     }
     /// Current pacing rate in bit/s.
-    pub fn rate_bps(&self) -> u64 {
+    fn rate_bps(&self) -> u64 {
         self.cc.rate().bps()
     }
     /// Current window in bytes.
-    pub fn window_bytes(&self) -> u64 {
+    fn window_bytes(&self) -> u64 {
         self.cc.window_bytes()
     }
 }

@@ -57,8 +57,10 @@
 use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native};
-use super::{AckIn, FlowEnv, TxPacket};
-use crate::recovery::{RecoveryConfig, RecoveryKind};
+use super::knobs::Knobs;
+use super::{AckIn, FlowEnv, Transport, TransportConfig, TxPacket, MAX_PATHS};
+use crate::cc::CcKind;
+use crate::recovery::{RecoveryConfig, RecoveryKind, TimerFired};
 use crate::transport::sender_core::SenderCore;
 
 /// Parameters of an EQDS sender (see the module docs).
@@ -118,7 +120,6 @@ pub struct EqdsSender {
     rts_timer: bool,
     /// An RTO queued retransmissions that need a pull.
     rto_pending: bool,
-    last_timeouts: u64,
     rng: Rng,
     ev_idx: u32,
     ev_mask: u32,
@@ -129,40 +130,6 @@ pub struct EqdsSender {
 }
 
 impl EqdsSender {
-    /// A sender for one flow.
-    pub fn new(cfg: EqdsConfig, env: &FlowEnv) -> Result<EqdsSender, String> {
-        env.cc.check()?;
-        let core = SenderCore::for_env(env, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
-        let mtu = core.mtu_bytes();
-        let spec_bytes = cfg.credit_spec.unwrap_or(env.cc.bdp_bytes());
-        let spec_pkts = (spec_bytes.div_ceil(mtu as u64)).clamp(1, u32::MAX as u64 / 2) as u32;
-        let mut rng = Rng::new(env.seed);
-        let ev_span = cfg.paths.next_power_of_two();
-        let ev_mask = rng.below(ev_span as u64) as u32;
-        Ok(EqdsSender {
-            core,
-            line_bps: env.cc.line_rate.bps(),
-            base: entropy_base(env.entropy, cfg.paths),
-            start: env.start,
-            credit: 0,
-            spec: spec_pkts,
-            spec_pkts,
-            highest_pull: 0,
-            last_rts: None,
-            rts_timer: false,
-            rto_pending: false,
-            last_timeouts: 0,
-            rng,
-            ev_idx: 0,
-            ev_mask,
-            ev_span,
-            penalty: vec![0; cfg.paths as usize],
-            rts_sent: 0,
-            pulls: 0,
-            cfg,
-        })
-    }
-
     /// The cumulative pull number to ask the receiver for (htsim `EqdsSrc::computePullTarget`):
     /// the pulls received so far plus what the sender wants to hold — its backlog of new
     /// packets, at most `credit_spec` (htsim's `cwnd` = `maxwnd`) — less the credit it holds.
@@ -209,8 +176,98 @@ impl EqdsSender {
         }
     }
 
+    /// RTS packets sent so far.
+    pub fn rts_sent(&self) -> u64 {
+        self.rts_sent
+    }
+    /// Pull credits received so far, packets.
+    pub fn pulls(&self) -> u64 {
+        self.pulls
+    }
+    /// The parameters in use.
+    pub fn config(&self) -> &EqdsConfig {
+        &self.cfg
+    }
+}
+
+impl Transport for EqdsSender {
+    const NAME: &'static str = "eqds";
+    const KNOBS: &'static [&'static str] = &["paths", "credit_spec", "rts", "pull_targets"];
+    type Config = EqdsConfig;
+
+    fn default_recovery() -> RecoveryKind {
+        RecoveryKind::EarlyRecovery
+    }
+    fn cc_name(_configured: CcKind) -> &'static str {
+        "eqds-credit"
+    }
+    fn read_config(tc: &TransportConfig) -> Result<EqdsConfig, String> {
+        let k = Knobs::new("eqds", &tc.params, Self::KNOBS)?;
+        if !tc.cc.overrides.is_empty() {
+            return Err("`transport.cc_params`: transport `eqds` is receiver-driven and has no congestion control to tune".into());
+        }
+        let d = EqdsConfig::defaults();
+        let c = EqdsConfig {
+            paths: k.u32_in("paths", d.paths, 1, MAX_PATHS)?,
+            credit_spec: k.opt_bytes("credit_spec")?.or(d.credit_spec),
+            pull_targets: k.bool("pull_targets", d.pull_targets)?,
+            rts: k.bool("rts", d.rts)?,
+            ..d
+        };
+        Ok(c.with_recovery(&tc.recovery))
+    }
+    fn core(&self) -> &SenderCore {
+        &self.core
+    }
+    fn core_mut(&mut self) -> &mut SenderCore {
+        &mut self.core
+    }
+    fn wants_pulls(&self) -> bool {
+        true
+    }
+    fn pulls_to_target(&self) -> bool {
+        self.cfg.pull_targets
+    }
+    fn handles_trims(&self) -> bool {
+        true
+    }
+
+    /// A sender for one flow.
+    fn new(cfg: &EqdsConfig, env: &FlowEnv) -> Result<EqdsSender, String> {
+        let cfg = cfg.clone();
+        env.cc.check()?;
+        let core = SenderCore::for_env(env, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
+        let mtu = core.mtu_bytes();
+        let spec_bytes = cfg.credit_spec.unwrap_or(env.cc.bdp_bytes());
+        let spec_pkts = (spec_bytes.div_ceil(mtu as u64)).clamp(1, u32::MAX as u64 / 2) as u32;
+        let mut rng = Rng::new(env.seed);
+        let ev_span = cfg.paths.next_power_of_two();
+        let ev_mask = rng.below(ev_span as u64) as u32;
+        Ok(EqdsSender {
+            core,
+            line_bps: env.cc.line_rate.bps(),
+            base: entropy_base(env.entropy, cfg.paths),
+            start: env.start,
+            credit: 0,
+            spec: spec_pkts,
+            spec_pkts,
+            highest_pull: 0,
+            last_rts: None,
+            rts_timer: false,
+            rto_pending: false,
+            rng,
+            ev_idx: 0,
+            ev_mask,
+            ev_span,
+            penalty: vec![0; cfg.paths as usize],
+            rts_sent: 0,
+            pulls: 0,
+            cfg,
+        })
+    }
+
     /// The flow starts at `now` (see [`crate::transport::Sender::begin`]).
-    pub(crate) fn begin(&mut self, now: Time) {
+    fn begin(&mut self, now: Time) {
         self.start = now;
     }
 
@@ -219,14 +276,14 @@ impl EqdsSender {
     /// credit left over from the last message): on an idle connection nothing is circulating,
     /// and the pulls its packets bring back are what keeps the data flowing — left with only a
     /// stray credit or two, every message would crawl at a packet or two per round trip.
-    pub(crate) fn on_post(&mut self, was_idle: bool) {
+    fn on_post(&mut self, _now: Time, was_idle: bool) {
         if was_idle && self.core.rec.outstanding() == 0 {
             self.spec = self.spec.max(self.spec_pkts.saturating_sub(self.credit));
         }
     }
 
     /// See [`crate::transport::Sender::poll_transmit`].
-    pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+    fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
         if now < self.start {
             return None;
         }
@@ -275,7 +332,7 @@ impl EqdsSender {
     }
 
     /// See [`crate::transport::Sender::next_send_time`].
-    pub fn next_send_time(&self, now: Time) -> Time {
+    fn next_send_time(&self, now: Time) -> Time {
         if (self.core.rec.has_data() && self.credit + self.spec > 0) || self.rts_due(now) {
             now.max(self.start)
         } else {
@@ -285,7 +342,7 @@ impl EqdsSender {
 
     /// See [`crate::transport::Sender::on_ack`]. Pulls arrive here too (`kind = Pull`, the
     /// cumulative pull count in `psn`).
-    pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
+    fn on_ack(&mut self, now: Time, ack: &AckIn) {
         match ack.kind {
             PacketKind::Pull if ack.psn > self.highest_pull => {
                 self.credit += ack.psn - self.highest_pull;
@@ -309,7 +366,7 @@ impl EqdsSender {
     }
 
     /// See [`crate::transport::Sender::poll_timeout`]: the RTO, and the next RTS retry.
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         let rts = if self.rts_timer && self.rts_wanted() { self.last_rts.map(|t| t + self.rts_interval()) } else { None };
         match (self.core.rec.poll_timeout(), rts) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -318,46 +375,31 @@ impl EqdsSender {
     }
 
     /// See [`crate::transport::Sender::on_timeout`].
-    pub fn on_timeout(&mut self, now: Time) {
+    fn on_timeout(&mut self, now: Time) {
         if self.last_rts.is_some_and(|t| t + self.rts_interval() <= now) {
             // The retry time has come: the host sends the RTS when its port is free.
             self.rts_timer = false;
         }
-        if self.core.rec.poll_timeout().is_some_and(|t| t <= now) {
-            self.core.rec.on_timeout(now);
-        }
-        let st = self.core.rec.stats();
-        if st.timeouts > self.last_timeouts {
+        if self.core.rec.poll_timeout().is_some_and(|t| t <= now) && self.core.rec.on_timeout(now) == TimerFired::Rto {
             self.rto_pending = true;
         }
-        self.last_timeouts = st.timeouts;
     }
 
     /// Credit in hand (received + speculative), bytes.
-    pub fn window_bytes(&self) -> u64 {
+    fn window_bytes(&self) -> u64 {
         (self.credit + self.spec) as u64 * self.core.msg.mtu_bytes as u64
     }
+
     /// Line rate (the receiver's pull pacer sets the pace).
-    pub fn rate_bps(&self) -> u64 {
+    fn rate_bps(&self) -> u64 {
         self.line_bps
-    }
-    /// RTS packets sent so far.
-    pub fn rts_sent(&self) -> u64 {
-        self.rts_sent
-    }
-    /// Pull credits received so far, packets.
-    pub fn pulls(&self) -> u64 {
-        self.pulls
-    }
-    /// The parameters in use.
-    pub fn config(&self) -> &EqdsConfig {
-        &self.cfg
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::Transport;
 
     fn env(size: u64) -> FlowEnv {
         crate::transport::test_env(size, 9)
@@ -375,7 +417,7 @@ mod tests {
     fn speculative_window_then_one_packet_per_pull() {
         let cfg = resolved(EqdsConfig { credit_spec: Some(10_000), ..EqdsConfig::defaults() });
         assert_eq!(cfg.recovery.rto_min, Time::from_us(100));
-        let mut s = EqdsSender::new(cfg, &env(1_000_000)).unwrap();
+        let mut s = EqdsSender::new(&cfg, &env(1_000_000)).unwrap();
         let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
         assert_eq!(sent.len(), 10);
         assert!(sent.iter().all(|t| t.kind == PacketKind::Data));
@@ -394,7 +436,7 @@ mod tests {
     #[test]
     fn rts_when_the_circulation_dies() {
         let cfg = resolved(EqdsConfig { credit_spec: Some(3000), ..EqdsConfig::defaults() });
-        let mut s = EqdsSender::new(cfg, &env(100_000)).unwrap();
+        let mut s = EqdsSender::new(&cfg, &env(100_000)).unwrap();
         let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
         assert_eq!(sent.len(), 3);
         for t in &sent {
@@ -417,7 +459,7 @@ mod tests {
     #[test]
     fn rto_then_rts_for_the_lost_packets() {
         let cfg = resolved(EqdsConfig { credit_spec: Some(4000), ..EqdsConfig::defaults() });
-        let mut s = EqdsSender::new(cfg, &env(100_000)).unwrap();
+        let mut s = EqdsSender::new(&cfg, &env(100_000)).unwrap();
         let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
         assert_eq!(sent.len(), 4);
         // PSN 0 and 1 acknowledged, one pull each (spent at once); 2 and 3 lost.
@@ -437,7 +479,7 @@ mod tests {
     #[test]
     fn evs_cycle_and_skip_penalised() {
         let cfg = resolved(EqdsConfig { paths: 8, credit_spec: Some(100_000), ..EqdsConfig::defaults() });
-        let mut s = EqdsSender::new(cfg, &env(1_000_000)).unwrap();
+        let mut s = EqdsSender::new(&cfg, &env(1_000_000)).unwrap();
         let mut seen = [0; 8];
         for _ in 0..8 {
             seen[s.poll_transmit(Time::ZERO).unwrap().path as usize] += 1;
@@ -448,7 +490,7 @@ mod tests {
     #[test]
     fn data_packets_ask_for_credit_up_to_the_backlog_target() {
         let cfg = resolved(EqdsConfig { credit_spec: Some(10_000), pull_targets: true, ..EqdsConfig::defaults() });
-        let mut s = EqdsSender::new(cfg, &env(1_000_000)).unwrap();
+        let mut s = EqdsSender::new(&cfg, &env(1_000_000)).unwrap();
         let mtu = s.core.mtu_bytes() as u64;
         let spec = 10_000u64.div_ceil(mtu) as u32;
         // Speculative phase: every packet sent raises the target by one (credit spent, backlog large).
@@ -463,7 +505,7 @@ mod tests {
         assert_eq!(tx.pull_target, 2 + spec - 1);
         // Near the end the target follows the backlog, not the cap.
         let small = resolved(EqdsConfig { credit_spec: Some(100_000), pull_targets: true, ..EqdsConfig::defaults() });
-        let mut s = EqdsSender::new(small, &env(3 * mtu)).unwrap();
+        let mut s = EqdsSender::new(&small, &env(3 * mtu)).unwrap();
         let t: Vec<u32> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).map(|t| t.pull_target).collect();
         assert_eq!(t, [0, 0, 0], "three packets, all covered by speculative credit");
     }

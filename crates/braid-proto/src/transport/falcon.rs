@@ -47,9 +47,10 @@
 use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native};
-use super::{AckIn, FlowEnv, TxPacket};
-use crate::cc::{AckEvent, CcEnv, Swift, SwiftConfig};
-use crate::recovery::{RecoveryConfig, RecoveryKind};
+use super::knobs::Knobs;
+use super::{AckIn, FlowEnv, Transport, TransportConfig, TxPacket, MAX_PATHS};
+use crate::cc::{AckEvent, CcEnv, CcKind, CongestionControl, Swift, SwiftConfig};
+use crate::recovery::{RecoveryConfig, RecoveryKind, TimerFired};
 use crate::transport::sender_core::SenderCore;
 
 /// How Falcon picks a path for each packet.
@@ -178,7 +179,6 @@ pub struct FalconSender {
     ncwnd: f64,
     ncwnd_target: f64,
     last_ncwnd_cut: Option<Time>,
-    last_timeouts: u64,
     rr: usize,
     touched: Vec<bool>,
     rng: Rng,
@@ -186,43 +186,6 @@ pub struct FalconSender {
 }
 
 impl FalconSender {
-    /// A sender for one flow.
-    pub fn new(cfg: FalconConfig, env: &FlowEnv) -> Result<FalconSender, String> {
-        env.cc.check()?;
-        let core = SenderCore::for_env(env, RecoveryConfig { hole_first: true, ..cfg.recovery })?;
-        let mtu = core.mtu_bytes();
-        let sc = cfg.swift_config(&env.cc)?;
-        let base = entropy_base(env.entropy, cfg.paths);
-        let paths = (0..cfg.paths)
-            .map(|i| Path {
-                swift: Swift::new(sc.clone(), &env.cc),
-                entropy: base + i as u16,
-                next_tx: env.start,
-                wrr: 0.0,
-                round_start: env.start,
-                round_acks: 0,
-                round_congested: 0,
-                congested_rounds: 0,
-            })
-            .collect();
-        let ncwnd = cfg.ncwnd_init.unwrap_or(cfg.ncwnd_max).clamp(cfg.ncwnd_min, cfg.ncwnd_max);
-        Ok(FalconSender {
-            core,
-            line_bps: env.cc.line_rate.bps(),
-            start: env.start,
-            paths,
-            ncwnd,
-            ncwnd_target: cfg.ncwnd_target.unwrap_or((env.cc.line_rate.bdp_bytes(env.cc.max_rtt) as f64 / mtu as f64).ceil().max(8.0)),
-            last_ncwnd_cut: None,
-            last_timeouts: 0,
-            rr: 0,
-            touched: vec![false; cfg.paths as usize],
-            rng: Rng::new(env.seed),
-            repaths: 0,
-            cfg,
-        })
-    }
-
     /// Open window of path `i` in bytes (may be negative).
     fn open(&self, i: usize) -> f64 {
         self.paths[i].swift.window_bytes() as f64 - self.core.rec.path_outstanding(i as u16) as f64 * self.core.msg.mtu_bytes as f64
@@ -291,9 +254,140 @@ impl FalconSender {
         t
     }
 
+    /// Swift window of path `i`, bytes.
+    pub fn path_cwnd(&self, i: usize) -> f64 {
+        self.paths[i].swift.cwnd()
+    }
+    /// NIC window, packets.
+    pub fn ncwnd(&self) -> f64 {
+        self.ncwnd
+    }
+    /// UDP source port path `i` currently uses.
+    pub fn path_entropy(&self, i: usize) -> u16 {
+        self.paths[i].entropy
+    }
+    /// PLB repaths so far.
+    pub fn repaths(&self) -> u64 {
+        self.repaths
+    }
+    /// The parameters in use.
+    pub fn config(&self) -> &FalconConfig {
+        &self.cfg
+    }
+}
+
+impl Transport for FalconSender {
+    const NAME: &'static str = "falcon";
+    const KNOBS: &'static [&'static str] = &[
+        "paths",
+        "path_select",
+        "retx_same_path",
+        "ncwnd_init",
+        "ncwnd_min",
+        "ncwnd_max",
+        "ncwnd_target",
+        "ncwnd_ai",
+        "ncwnd_beta",
+        "ncwnd_max_md",
+        "plb",
+        "plb_rounds",
+        "plb_congested_frac",
+        "plb_target_mult",
+    ];
+    type Config = FalconConfig;
+
+    fn default_cc() -> CcKind {
+        CcKind::Swift
+    }
+    fn default_recovery() -> RecoveryKind {
+        RecoveryKind::RackTlpPerPath
+    }
+    fn read_config(tc: &TransportConfig) -> Result<FalconConfig, String> {
+        let k = Knobs::new("falcon", &tc.params, Self::KNOBS)?;
+        let swift_overrides = if tc.cc.kind == CcKind::Swift {
+            tc.cc.overrides.clone()
+        } else if tc.cc.overrides.is_empty() {
+            Vec::new()
+        } else {
+            return Err(format!(
+                "`transport.cc_params`: transport `falcon` runs Swift on each path; set `transport.cc = \"swift\"` to tune it (got `{}`)",
+                tc.cc.kind.name()
+            ));
+        };
+        let d = FalconConfig::defaults();
+        let c = FalconConfig {
+            paths: k.u32_in("paths", d.paths, 1, MAX_PATHS)?,
+            select: match k.choice("path_select", &["max-window", "wrr"])? {
+                "wrr" => PathSelect::WeightedRoundRobin,
+                _ => PathSelect::MaxWindow,
+            },
+            retx_same_path: k.bool("retx_same_path", d.retx_same_path)?,
+            swift_overrides,
+            ncwnd_init: k.opt_f64_in("ncwnd_init", 1.0, 1e7)?.or(d.ncwnd_init),
+            ncwnd_min: k.f64_in("ncwnd_min", d.ncwnd_min, 0.01, 1e7)?,
+            ncwnd_max: k.f64_in("ncwnd_max", d.ncwnd_max, 1.0, 1e7)?,
+            ncwnd_target: k.opt_f64_in("ncwnd_target", 0.0, 1e9)?.or(d.ncwnd_target),
+            ncwnd_ai: k.f64_in("ncwnd_ai", d.ncwnd_ai, 0.0, 1e6)?,
+            ncwnd_beta: k.f64_in("ncwnd_beta", d.ncwnd_beta, 0.0, 1.0)?,
+            ncwnd_max_md: k.f64_in("ncwnd_max_md", d.ncwnd_max_md, 0.0, 1.0)?,
+            plb: k.bool("plb", d.plb)?,
+            plb_rounds: k.u32_in("plb_rounds", d.plb_rounds, 1, 1 << 20)?,
+            plb_congested_frac: k.f64_in("plb_congested_frac", d.plb_congested_frac, 0.0, 1.0)?,
+            plb_target_mult: k.f64_in("plb_target_mult", d.plb_target_mult, 0.0, 1e6)?,
+            ..d
+        };
+        c.with_recovery(&tc.recovery).map_err(|e| format!("`transport.ncwnd_min`, `transport.ncwnd_max`: {e}"))
+    }
+    fn core(&self) -> &SenderCore {
+        &self.core
+    }
+    fn core_mut(&mut self) -> &mut SenderCore {
+        &mut self.core
+    }
+    fn cc_kind(&self) -> Option<CcKind> {
+        Some(CcKind::Swift)
+    }
+
+    /// A sender for one flow.
+    fn new(cfg: &FalconConfig, env: &FlowEnv) -> Result<FalconSender, String> {
+        let cfg = cfg.clone();
+        env.cc.check()?;
+        let core = SenderCore::for_env(env, RecoveryConfig { hole_first: true, ..cfg.recovery })?;
+        let mtu = core.mtu_bytes();
+        let sc = cfg.swift_config(&env.cc)?;
+        let base = entropy_base(env.entropy, cfg.paths);
+        let paths = (0..cfg.paths)
+            .map(|i| Path {
+                swift: Swift::new(sc.clone(), &env.cc),
+                entropy: base + i as u16,
+                next_tx: env.start,
+                wrr: 0.0,
+                round_start: env.start,
+                round_acks: 0,
+                round_congested: 0,
+                congested_rounds: 0,
+            })
+            .collect();
+        let ncwnd = cfg.ncwnd_init.unwrap_or(cfg.ncwnd_max).clamp(cfg.ncwnd_min, cfg.ncwnd_max);
+        Ok(FalconSender {
+            core,
+            line_bps: env.cc.line_rate.bps(),
+            start: env.start,
+            paths,
+            ncwnd,
+            ncwnd_target: cfg.ncwnd_target.unwrap_or((env.cc.line_rate.bdp_bytes(env.cc.max_rtt) as f64 / mtu as f64).ceil().max(8.0)),
+            last_ncwnd_cut: None,
+            rr: 0,
+            touched: vec![false; cfg.paths as usize],
+            rng: Rng::new(env.seed),
+            repaths: 0,
+            cfg,
+        })
+    }
+
     /// The flow starts at `now` (see [`crate::transport::Sender::begin`]): pacing and Swift's
     /// rounds run from `now`.
-    pub(crate) fn begin(&mut self, now: Time) {
+    fn begin(&mut self, now: Time) {
         if now == self.start {
             return;
         }
@@ -305,7 +399,7 @@ impl FalconSender {
     }
 
     /// See [`crate::transport::Sender::poll_transmit`].
-    pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+    fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
         if now < self.start || !self.core.rec.has_data() || !self.connection_open() {
             return None;
         }
@@ -327,7 +421,7 @@ impl FalconSender {
     }
 
     /// See [`crate::transport::Sender::next_send_time`].
-    pub fn next_send_time(&self, now: Time) -> Time {
+    fn next_send_time(&self, now: Time) -> Time {
         if !self.core.rec.has_data() || !self.connection_open() {
             return Time::MAX;
         }
@@ -335,7 +429,7 @@ impl FalconSender {
     }
 
     /// See [`crate::transport::Sender::on_ack`].
-    pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
+    fn on_ack(&mut self, now: Time, ack: &AckIn) {
         if !matches!(ack.kind, PacketKind::Ack | PacketKind::Nak) || ack.probe {
             return;
         }
@@ -417,58 +511,37 @@ impl FalconSender {
     }
 
     /// See [`crate::transport::Sender::poll_timeout`].
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         self.core.rec.poll_timeout()
     }
 
     /// See [`crate::transport::Sender::on_timeout`].
-    pub fn on_timeout(&mut self, now: Time) {
+    fn on_timeout(&mut self, now: Time) {
         self.touched.iter_mut().enumerate().for_each(|(i, t)| *t = self.core.rec.path_outstanding(i as u16) > 0);
-        self.core.rec.on_timeout(now);
-        let st = self.core.rec.stats();
-        if st.timeouts > self.last_timeouts {
+        if self.core.rec.on_timeout(now) == TimerFired::Rto {
             for (i, t) in self.touched.iter().enumerate() {
                 if *t {
                     self.paths[i].swift.on_rto(now);
                 }
             }
         }
-        self.last_timeouts = st.timeouts;
     }
 
     /// The connection's window in bytes: `min(Σ fcwnd_p, ncwnd)`.
-    pub fn window_bytes(&self) -> u64 {
+    fn window_bytes(&self) -> u64 {
         self.total_window_bytes() as u64
     }
+
     /// Line rate (Falcon paces only paths whose window is below one MSS).
-    pub fn rate_bps(&self) -> u64 {
+    fn rate_bps(&self) -> u64 {
         self.line_bps
-    }
-    /// Swift window of path `i`, bytes.
-    pub fn path_cwnd(&self, i: usize) -> f64 {
-        self.paths[i].swift.cwnd()
-    }
-    /// NIC window, packets.
-    pub fn ncwnd(&self) -> f64 {
-        self.ncwnd
-    }
-    /// UDP source port path `i` currently uses.
-    pub fn path_entropy(&self, i: usize) -> u16 {
-        self.paths[i].entropy
-    }
-    /// PLB repaths so far.
-    pub fn repaths(&self) -> u64 {
-        self.repaths
-    }
-    /// The parameters in use.
-    pub fn config(&self) -> &FalconConfig {
-        &self.cfg
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::Transport;
     use braid_core::Knob;
 
     fn env() -> FlowEnv {
@@ -488,7 +561,7 @@ mod tests {
         let cfg = resolved(FalconConfig::defaults());
         assert_eq!(cfg.recovery.kind, RecoveryKind::RackTlpPerPath);
         assert_eq!(cfg.recovery.rto_min, Time::from_us(250));
-        let mut s = FalconSender::new(cfg, &env()).unwrap();
+        let mut s = FalconSender::new(&cfg, &env()).unwrap();
         // BDP 100 KB over 4 paths: 25 packets each, 100 in all; max-window spreads them evenly.
         let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
         assert_eq!(sent.len(), 100);
@@ -535,7 +608,7 @@ mod tests {
     #[test]
     fn slow_path_window_shrinks_and_traffic_moves() {
         let cfg = resolved(FalconConfig { plb: false, ..FalconConfig::defaults() });
-        let mut s = FalconSender::new(cfg, &FlowEnv { size_bytes: 1_000_000_000, ..env() }).unwrap();
+        let mut s = FalconSender::new(&cfg, &FlowEnv { size_bytes: 1_000_000_000, ..env() }).unwrap();
         // Path 3 has 40 µs of queueing, the others none.
         let per = drive(&mut s, |p| if p == 3 { Time::from_us(48) } else { Time::from_us(8) }, 20_000, 10_000);
         assert!(s.path_cwnd(3) < s.path_cwnd(0), "{} vs {}", s.path_cwnd(3), s.path_cwnd(0));
@@ -545,7 +618,7 @@ mod tests {
     #[test]
     fn plb_repaths_a_persistently_congested_path() {
         let cfg = resolved(FalconConfig::defaults());
-        let mut s = FalconSender::new(cfg, &FlowEnv { size_bytes: 1_000_000_000, ..env() }).unwrap();
+        let mut s = FalconSender::new(&cfg, &FlowEnv { size_bytes: 1_000_000_000, ..env() }).unwrap();
         let e3 = s.path_entropy(3);
         // Path 3's RTT stays above the Swift target for any window it can reach.
         drive(&mut s, |p| if p == 3 { Time::from_us(45) } else { Time::from_us(8) }, 60_000, 0);
@@ -556,7 +629,7 @@ mod tests {
     #[test]
     fn receiver_occupancy_shrinks_the_nic_window() {
         let cfg = resolved(FalconConfig { ncwnd_target: Some(8.0), plb: false, ..FalconConfig::defaults() });
-        let mut s = FalconSender::new(cfg, &env()).unwrap();
+        let mut s = FalconSender::new(&cfg, &env()).unwrap();
         let w0 = s.ncwnd();
         let tx = s.poll_transmit(Time::ZERO).unwrap();
         s.on_ack(Time::from_us(10), &ack(&tx, 0, Time::from_us(10), Time::from_us(10), 80));

@@ -9,13 +9,19 @@
 //! - [`Sender::poll_timeout`] / [`Sender::on_timeout`]: the next timer deadline and its expiry
 //!   (spurious calls are no-ops).
 //!
-//! Variants are dispatched by `enum`, not trait objects: one match per call on the hot path.
+//! The contract is the trait [`Transport`] (`contract.rs`): one type per transport, with its
+//! configuration, knobs, defaults and constructor. The transports are listed once, in
+//! `transports!` below, which builds [`TransportKind`], [`TransportSpec`] and [`Sender`] from the
+//! list: variants are dispatched by `enum`, not trait objects — one match per call on the hot
+//! path. A transport written outside this crate is added with [`register_transport`] and runs
+//! behind the `Plugin` variants.
 
 mod baseline_util;
 pub mod cc_sender;
+pub mod contract;
 pub mod eqds;
-pub mod events;
 pub mod falcon;
+pub mod knobs;
 pub mod mprdma;
 pub mod roce;
 pub mod rondo;
@@ -27,10 +33,14 @@ use crate::cc::CcEnv;
 use crate::cc::{CcConfig, CcKind};
 use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
 use braid_core::{Knob, Time};
+use contract::{plugin, plugin_id, plugin_names};
+
+pub use crate::events;
 
 pub use baseline_util::MAX_PATHS;
 
 pub use cc_sender::{CcSender, PathPolicy};
+pub use contract::{register_transport, PluginConfig, PluginEntry, PluginSender, Transport};
 pub use eqds::{EqdsConfig, EqdsSender};
 pub use events::{AckIn, FlowEnv, TimerKind, TimerTable, TxPacket};
 pub use falcon::{FalconConfig, FalconSender};
@@ -40,85 +50,6 @@ pub use rondo::rrps::RoundRobin;
 pub use rondo::{PathSample, RondoConfig, RondoSender, RrpsConfig, RrpsSender};
 pub use sender_core::{Message, SenderCore};
 pub use uet::{UetConfig, UetSender};
-
-/// The transport kinds of the scenario contract.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TransportKind {
-    /// Single-path RoCEv2-like reliable transport with any CC and recovery scheme.
-    Roce,
-    /// MP-RDMA: per-flow ECN window, ACK-clocked virtual paths, OOD-aware pruning.
-    Mprdma,
-    /// Falcon: per-path Swift, max-open-window path selection, PLB, NIC window, per-path RACK-TLP.
-    Falcon,
-    /// UET: NSCC window with REPS entropy selection, early recovery and RTO.
-    Uet,
-    /// EQDS in RTS mode without trimming: receiver-driven pull credits, sprayed.
-    Eqds,
-    /// Rondo: ARCC per-path windows, capacity probing, deficit path selection, packet scheduler.
-    Rondo,
-    /// Round-robin packet spraying over `paths` logical paths (Rondo's testbed baseline).
-    Rrps,
-}
-
-impl TransportKind {
-    /// The kebab-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            TransportKind::Roce => "roce",
-            TransportKind::Mprdma => "mprdma",
-            TransportKind::Falcon => "falcon",
-            TransportKind::Uet => "uet",
-            TransportKind::Eqds => "eqds",
-            TransportKind::Rondo => "rondo",
-            TransportKind::Rrps => "rrps",
-        }
-    }
-    /// The congestion control a scenario gets when `transport.cc` is not given.
-    pub fn default_cc(self) -> CcKind {
-        match self {
-            TransportKind::Rondo => CcKind::Arcc,
-            TransportKind::Rrps => CcKind::Fixed,
-            TransportKind::Falcon => CcKind::Swift,
-            _ => CcKind::Dcqcn,
-        }
-    }
-    /// The name of the congestion control a flow of this transport actually runs: the configured
-    /// `cc` for transports that take one, the built-in controller's name otherwise.
-    pub fn cc_name(self, configured: CcKind) -> &'static str {
-        match self {
-            TransportKind::Mprdma => "mprdma-ecn-window",
-            TransportKind::Uet => "nscc",
-            TransportKind::Eqds => "eqds-credit",
-            _ => configured.name(),
-        }
-    }
-    /// The loss recovery a scenario gets when `transport.recovery` is not given.
-    pub fn default_recovery(self) -> RecoveryKind {
-        match self {
-            TransportKind::Rondo => RecoveryKind::EarlyRecovery,
-            TransportKind::Mprdma | TransportKind::Uet | TransportKind::Eqds => RecoveryKind::EarlyRecovery,
-            // RRPS sends each path's packets in order, so per-path RACK tells loss from the
-            // cross-path reordering spraying causes by construction. Selective repeat NAKs the
-            // first gap instead: on the Rondo testbed (4 KB MTU) a quarter of RRPS's packets were
-            // retransmitted spuriously and its goodput fell from 37 to 32 Gb/s.
-            TransportKind::Falcon | TransportKind::Rrps => RecoveryKind::RackTlpPerPath,
-            _ => RecoveryKind::SelectiveRepeat,
-        }
-    }
-    /// Parse a kebab-case transport name.
-    pub fn parse(s: &str) -> Result<TransportKind, String> {
-        match s {
-            "roce" => Ok(TransportKind::Roce),
-            "mprdma" => Ok(TransportKind::Mprdma),
-            "falcon" => Ok(TransportKind::Falcon),
-            "uet" => Ok(TransportKind::Uet),
-            "rondo" => Ok(TransportKind::Rondo),
-            "rrps" => Ok(TransportKind::Rrps),
-            "eqds" => Ok(TransportKind::Eqds),
-            _ => Err(format!("unknown transport kind `{s}` (known: roce, rondo, rrps, mprdma, falcon, uet, eqds)")),
-        }
-    }
-}
 
 /// A flow of `size_bytes` from UDP port 50 001 at time zero on the 100 Gb/s reference path, for
 /// unit tests.
@@ -146,153 +77,214 @@ pub struct TransportConfig {
     pub params: Vec<(String, Knob)>,
 }
 
+/// Builds, from the one list of Braid's transports, the kind enum, the typed-configuration enum
+/// and the sender enum, with every method dispatching through [`Transport`] in one `match`.
+macro_rules! transports {
+    ($d:tt $( $(#[$doc:meta])* $variant:ident($sender:ty) ),* $(,)?) => {
+        /// The transport kinds of the scenario contract: Braid's own, and those registered with
+        /// [`register_transport`] (`Plugin`, by registration number).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum TransportKind {
+            $( $(#[$doc])* $variant, )*
+            /// A transport registered at run time.
+            Plugin(u16),
+        }
+
+        impl TransportKind {
+            /// Braid's own transports, in the order of the list.
+            pub const BUILTIN: &'static [TransportKind] = &[$(TransportKind::$variant),*];
+            /// Their names.
+            pub const BUILTIN_NAMES: &'static [&'static str] = &[$(<$sender as Transport>::NAME),*];
+
+            /// Every transport name a scenario may use: Braid's own, then the registered ones.
+            pub fn names() -> Vec<&'static str> {
+                let mut v = Self::BUILTIN_NAMES.to_vec();
+                v.extend(plugin_names());
+                v
+            }
+            /// The kebab-case name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( TransportKind::$variant => <$sender as Transport>::NAME, )*
+                    TransportKind::Plugin(i) => plugin(i).name,
+                }
+            }
+            /// The transport-specific knobs it accepts.
+            pub fn knobs(self) -> &'static [&'static str] {
+                match self {
+                    $( TransportKind::$variant => <$sender as Transport>::KNOBS, )*
+                    TransportKind::Plugin(i) => plugin(i).knobs,
+                }
+            }
+            /// The congestion control a scenario gets when `transport.cc` is not given.
+            pub fn default_cc(self) -> CcKind {
+                match self {
+                    $( TransportKind::$variant => <$sender as Transport>::default_cc(), )*
+                    TransportKind::Plugin(i) => (plugin(i).default_cc)(),
+                }
+            }
+            /// The name of the congestion control a flow of this transport actually runs: the
+            /// configured `cc` for transports that take one, the built-in controller's name
+            /// otherwise.
+            pub fn cc_name(self, configured: CcKind) -> &'static str {
+                match self {
+                    $( TransportKind::$variant => <$sender as Transport>::cc_name(configured), )*
+                    TransportKind::Plugin(i) => (plugin(i).cc_name)(configured),
+                }
+            }
+            /// The loss recovery a scenario gets when `transport.recovery` is not given.
+            pub fn default_recovery(self) -> RecoveryKind {
+                match self {
+                    $( TransportKind::$variant => <$sender as Transport>::default_recovery(), )*
+                    TransportKind::Plugin(i) => (plugin(i).default_recovery)(),
+                }
+            }
+            /// Parse a kebab-case transport name (Braid's own or a registered one).
+            pub fn parse(s: &str) -> Result<TransportKind, String> {
+                $( if s == <$sender as Transport>::NAME { return Ok(TransportKind::$variant); } )*
+                if let Some(i) = plugin_id(s) {
+                    return Ok(TransportKind::Plugin(i));
+                }
+                Err(format!("unknown transport kind `{s}` (known: {})", Self::names().join(", ")))
+            }
+        }
+
+        /// A transport's typed configuration, read once per scenario by the scenario layer: what
+        /// each flow's sender is built from.
+        #[derive(Clone, Debug)]
+        pub enum TransportSpec {
+            $( $(#[$doc])* $variant(<$sender as Transport>::Config), )*
+            /// A registered transport's configuration.
+            Plugin(u16, PluginConfig),
+        }
+
+        impl TransportSpec {
+            /// Read the transport-specific knobs of `tc` once into its kind's typed configuration.
+            /// Errors name the scenario field at fault.
+            pub fn from_config(tc: &TransportConfig) -> Result<TransportSpec, String> {
+                Ok(match tc.kind {
+                    $( TransportKind::$variant => TransportSpec::$variant(<$sender as Transport>::read_config(tc)?), )*
+                    TransportKind::Plugin(i) => TransportSpec::Plugin(i, (plugin(i).config)(tc)?),
+                })
+            }
+            /// Build the sender of one flow.
+            pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
+                Ok(match self {
+                    $( TransportSpec::$variant(c) => Sender::$variant(<$sender as Transport>::new(c, env)?), )*
+                    TransportSpec::Plugin(i, c) => Sender::Plugin((plugin(*i).build)(c, env)?),
+                })
+            }
+            /// The receivers of this transport coalesce ACKs, one per this many accepted wire
+            /// bytes (UET's `ack_every_bytes`; see [`crate::receiver`]); `None`: one ACK per packet.
+            pub fn ack_every_bytes(&self) -> Option<u64> {
+                match self {
+                    $( TransportSpec::$variant(c) => <$sender as Transport>::ack_every_bytes(c), )*
+                    TransportSpec::Plugin(_, c) => c.ack_every_bytes,
+                }
+            }
+            /// Whether the transport sends one flow's packets over several paths (every one but
+            /// RoCE, which keeps one path unless the switches spray its packets themselves).
+            pub fn is_multipath(&self) -> bool {
+                match self {
+                    $( TransportSpec::$variant(_) => <$sender as Transport>::MULTIPATH, )*
+                    TransportSpec::Plugin(i, _) => plugin(*i).multipath,
+                }
+            }
+            /// Whether the flow's receiver puts the bitmap of the 64 PSNs below the acknowledged
+            /// one in every ACK (`Receiver::with_sack_below`; Rondo's `ack_bitmap`).
+            pub fn sack_below(&self) -> bool {
+                match self {
+                    $( TransportSpec::$variant(c) => <$sender as Transport>::sack_below(c), )*
+                    TransportSpec::Plugin(_, c) => c.sack_below,
+                }
+            }
+        }
+
+        /// A flow's sender.
+        #[derive(Clone, Debug)]
+        pub enum Sender {
+            $( $(#[$doc])* $variant($sender), )*
+            /// A registered transport's sender (one boxed object; see [`PluginSender`]).
+            Plugin(Box<dyn PluginSender>),
+        }
+
+        /// Calls method `m` with arguments `a…` on the sender inside: [`Transport`]'s for
+        /// Braid's own, [`PluginSender`]'s for a registered one.
+        macro_rules! dispatch {
+            ($d self_:expr, $d m:ident($d($d a:expr),*)) => {
+                match $d self_ {
+                    $( Sender::$variant(s) => <$sender as Transport>::$d m(s $d(, $d a)*), )*
+                    Sender::Plugin(s) => (**s).$d m($d($d a),*),
+                }
+            };
+        }
+    };
+}
+
+transports! {
+    $
+    /// Single-path RoCEv2-like reliable transport with any CC and recovery scheme.
+    Roce(RoceSender),
+    /// MP-RDMA: per-flow ECN window, ACK-clocked virtual paths, OOD-aware pruning.
+    Mprdma(MprdmaSender),
+    /// Falcon: per-path Swift, max-open-window path selection, PLB, NIC window, per-path RACK-TLP.
+    Falcon(FalconSender),
+    /// UET: NSCC window with REPS entropy selection, early recovery and RTO.
+    Uet(UetSender),
+    /// EQDS in RTS mode without trimming: receiver-driven pull credits, sprayed.
+    Eqds(EqdsSender),
+    /// Rondo: ARCC per-path windows, capacity probing, deficit path selection, packet scheduler.
+    Rondo(RondoSender),
+    /// Round-robin packet spraying over `paths` logical paths (Rondo's testbed baseline).
+    Rrps(RrpsSender),
+}
+
 impl TransportConfig {
     /// Whether receivers hold out-of-order packets for this transport.
     pub fn receiver_buffers(&self) -> bool {
         self.recovery.kind.receiver_buffers()
     }
-}
 
-/// A transport's typed configuration, read once per scenario by the scenario layer: what each
-/// flow's sender is built from.
-#[derive(Clone, Debug)]
-pub enum TransportSpec {
-    /// RoCE.
-    Roce(RoceConfig),
-    /// MP-RDMA.
-    Mprdma(MprdmaConfig),
-    /// Falcon.
-    Falcon(FalconConfig),
-    /// UET.
-    Uet(UetConfig),
-    /// EQDS.
-    Eqds(EqdsConfig),
-    /// Rondo.
-    Rondo(RondoConfig),
-    /// RRPS.
-    Rrps(RrpsConfig),
-}
-
-impl TransportSpec {
-    /// Build the sender of one flow.
-    pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
-        Ok(match self {
-            TransportSpec::Roce(c) => Sender::Roce(RoceSender::new(c, env)?),
-            TransportSpec::Mprdma(c) => Sender::Mprdma(MprdmaSender::new(c.clone(), env)?),
-            TransportSpec::Falcon(c) => Sender::Falcon(FalconSender::new(c.clone(), env)?),
-            TransportSpec::Uet(c) => Sender::Uet(UetSender::new(c.clone(), env)?),
-            TransportSpec::Eqds(c) => Sender::Eqds(EqdsSender::new(c.clone(), env)?),
-            TransportSpec::Rondo(c) => Sender::Rondo(RondoSender::new(c, env)?),
-            TransportSpec::Rrps(c) => Sender::Rrps(RrpsSender::new(c, env)?),
-        })
+    /// Check every knob by building a sender for a reference 100 Gb/s environment.
+    pub fn validate(&self) -> Result<(), String> {
+        let env = FlowEnv {
+            cc: crate::cc::CcEnv::reference_100g(),
+            size_bytes: 1 << 20,
+            connection_messages: None,
+            equal_cost_paths: 0,
+            entropy: 49_152,
+            start: Time::ZERO,
+            seed: 1,
+        };
+        TransportSpec::from_config(self)?.build(&env).map(|_| ())
     }
-
-    /// The receivers of this transport coalesce ACKs, one per this many accepted wire bytes
-    /// (UET's `ack_every_bytes`; see [`crate::receiver`]); `None`: one ACK per packet.
-    pub fn ack_every_bytes(&self) -> Option<u64> {
-        match self {
-            TransportSpec::Uet(c) if c.ack_every_bytes > 0 => Some(c.ack_every_bytes),
-            _ => None,
-        }
-    }
-
-    /// Whether the transport sends one flow's packets over several paths (every one but RoCE, which
-    /// keeps one path unless the switches spray its packets themselves).
-    pub fn is_multipath(&self) -> bool {
-        !matches!(self, TransportSpec::Roce(_))
-    }
-
-    /// Whether the flow's receiver puts the bitmap of the 64 PSNs below the acknowledged one in
-    /// every ACK (`Receiver::with_sack_below`; Rondo's `ack_bitmap`).
-    pub fn sack_below(&self) -> bool {
-        matches!(self, TransportSpec::Rondo(c) if c.ack_bitmap)
-    }
-}
-
-/// A flow's sender.
-#[derive(Clone, Debug)]
-pub enum Sender {
-    /// RoCE single-path.
-    Roce(RoceSender),
-    /// MP-RDMA.
-    Mprdma(MprdmaSender),
-    /// Falcon.
-    Falcon(FalconSender),
-    /// UET (NSCC + REPS).
-    Uet(UetSender),
-    /// EQDS (receiver-driven; pulls arrive through `on_ack`).
-    Eqds(EqdsSender),
-    /// Rondo.
-    Rondo(RondoSender),
-    /// Round-robin packet spraying.
-    Rrps(RrpsSender),
 }
 
 impl Sender {
     /// See the module docs.
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
-        match self {
-            Sender::Roce(s) => s.poll_transmit(now),
-            Sender::Mprdma(s) => s.poll_transmit(now),
-            Sender::Falcon(s) => s.poll_transmit(now),
-            Sender::Uet(s) => s.poll_transmit(now),
-            Sender::Eqds(s) => s.poll_transmit(now),
-            Sender::Rondo(s) => s.poll_transmit(now),
-            Sender::Rrps(s) => s.poll_transmit(now),
-        }
+        dispatch!(self, poll_transmit(now))
     }
     /// See the module docs.
     #[inline]
     pub fn next_send_time(&self, now: Time) -> Time {
-        match self {
-            Sender::Roce(s) => s.next_send_time(now),
-            Sender::Mprdma(s) => s.next_send_time(now),
-            Sender::Falcon(s) => s.next_send_time(now),
-            Sender::Uet(s) => s.next_send_time(now),
-            Sender::Eqds(s) => s.next_send_time(now),
-            Sender::Rondo(s) => s.next_send_time(now),
-            Sender::Rrps(s) => s.next_send_time(now),
-        }
+        dispatch!(self, next_send_time(now))
     }
     /// See the module docs.
     #[inline]
     pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
-        match self {
-            Sender::Roce(s) => s.on_ack(now, ack),
-            Sender::Mprdma(s) => s.on_ack(now, ack),
-            Sender::Falcon(s) => s.on_ack(now, ack),
-            Sender::Uet(s) => s.on_ack(now, ack),
-            Sender::Eqds(s) => s.on_ack(now, ack),
-            Sender::Rondo(s) => s.on_ack(now, ack),
-            Sender::Rrps(s) => s.on_ack(now, ack),
-        }
+        dispatch!(self, on_ack(now, ack))
     }
     /// See the module docs.
     #[inline]
     pub fn poll_timeout(&self) -> Option<Time> {
-        match self {
-            Sender::Roce(s) => s.poll_timeout(),
-            Sender::Mprdma(s) => s.poll_timeout(),
-            Sender::Falcon(s) => s.poll_timeout(),
-            Sender::Uet(s) => s.poll_timeout(),
-            Sender::Eqds(s) => s.poll_timeout(),
-            Sender::Rondo(s) => s.poll_timeout(),
-            Sender::Rrps(s) => s.poll_timeout(),
-        }
+        dispatch!(self, poll_timeout())
     }
     /// See the module docs.
     #[inline]
     pub fn on_timeout(&mut self, now: Time) {
-        match self {
-            Sender::Roce(s) => s.on_timeout(now),
-            Sender::Mprdma(s) => s.on_timeout(now),
-            Sender::Falcon(s) => s.on_timeout(now),
-            Sender::Uet(s) => s.on_timeout(now),
-            Sender::Eqds(s) => s.on_timeout(now),
-            Sender::Rondo(s) => s.on_timeout(now),
-            Sender::Rrps(s) => s.on_timeout(now),
-        }
+        dispatch!(self, on_timeout(now))
     }
     /// The flow (or connection) starts at `now`. A sender is built with its workload start,
     /// which for a flow that waits for dependencies is only an offset; the driver calls this
@@ -300,15 +292,7 @@ impl Sender {
     /// first ARCC updates, NSCC's clocks, pacing) runs from then. A no-op when `now` is the
     /// start it was built with.
     pub fn begin(&mut self, now: Time) {
-        match self {
-            Sender::Roce(s) => s.begin(now),
-            Sender::Mprdma(s) => s.begin(now),
-            Sender::Falcon(s) => s.begin(now),
-            Sender::Uet(s) => s.begin(now),
-            Sender::Eqds(s) => s.begin(now),
-            Sender::Rondo(s) => s.begin(now),
-            Sender::Rrps(s) => s.begin(now),
-        }
+        dispatch!(self, begin(now))
     }
 
     /// Post a message of `bytes` on the connection at `now` (a persistent connection, built with
@@ -318,11 +302,7 @@ impl Sender {
     pub fn post_message(&mut self, now: Time, bytes: u64) -> Result<(u32, u32), String> {
         let was_idle = self.core().msg.packets > 0 && self.core().is_complete();
         let range = self.core_mut().post(bytes)?;
-        match self {
-            Sender::Rondo(s) => s.on_post(now, was_idle),
-            Sender::Eqds(s) => s.on_post(was_idle),
-            _ => {}
-        }
+        dispatch!(self, on_post(now, was_idle));
         Ok(range)
     }
 
@@ -342,29 +322,13 @@ impl Sender {
     /// The sender's message and loss recovery.
     #[inline]
     fn core_mut(&mut self) -> &mut SenderCore {
-        match self {
-            Sender::Roce(s) => &mut s.core,
-            Sender::Mprdma(s) => &mut s.core,
-            Sender::Falcon(s) => &mut s.core,
-            Sender::Uet(s) => &mut s.core,
-            Sender::Eqds(s) => &mut s.core,
-            Sender::Rondo(s) => &mut s.core,
-            Sender::Rrps(s) => &mut s.core,
-        }
+        dispatch!(self, core_mut())
     }
 
     /// The sender's message and loss recovery.
     #[inline]
     fn core(&self) -> &SenderCore {
-        match self {
-            Sender::Roce(s) => &s.core,
-            Sender::Mprdma(s) => &s.core,
-            Sender::Falcon(s) => &s.core,
-            Sender::Uet(s) => &s.core,
-            Sender::Eqds(s) => &s.core,
-            Sender::Rondo(s) => &s.core,
-            Sender::Rrps(s) => &s.core,
-        }
+        dispatch!(self, core())
     }
     /// Every byte posted so far has been acknowledged.
     #[inline]
@@ -375,52 +339,28 @@ impl Sender {
     pub fn recovery_stats(&self) -> RecoveryStats {
         self.core().recovery_stats()
     }
-    /// The congestion control in use, if any.
+    /// The configurable congestion control in use, if any.
     pub fn cc_kind(&self) -> Option<CcKind> {
-        match self {
-            Sender::Roce(s) => Some(s.cc_kind()),
-            Sender::Mprdma(_) => None,
-            Sender::Falcon(_) => Some(CcKind::Swift),
-            Sender::Uet(_) => None,
-            Sender::Eqds(_) => None,
-            Sender::Rondo(s) => Some(s.cc_kind()),
-            Sender::Rrps(s) => Some(s.cc_kind()),
-        }
+        dispatch!(self, cc_kind())
     }
     /// Current sending rate limit in bits per second (for rate time series).
     pub fn rate_bps(&self) -> u64 {
-        match self {
-            Sender::Roce(s) => s.rate_bps(),
-            Sender::Mprdma(s) => s.rate_bps(),
-            Sender::Falcon(s) => s.rate_bps(),
-            Sender::Uet(s) => s.rate_bps(),
-            Sender::Eqds(s) => s.rate_bps(),
-            Sender::Rondo(s) => s.rate_bps(),
-            Sender::Rrps(s) => s.rate_bps(),
-        }
+        dispatch!(self, rate_bps())
     }
     /// Current window in bytes (`u64::MAX` when unlimited).
     pub fn window_bytes(&self) -> u64 {
-        match self {
-            Sender::Roce(s) => s.window_bytes(),
-            Sender::Mprdma(s) => s.window_bytes(),
-            Sender::Falcon(s) => s.window_bytes(),
-            Sender::Uet(s) => s.window_bytes(),
-            Sender::Eqds(s) => s.window_bytes(),
-            Sender::Rondo(s) => s.window_bytes(),
-            Sender::Rrps(s) => s.window_bytes(),
-        }
+        dispatch!(self, window_bytes())
     }
     /// Whether this sender is receiver-driven: its receiver paces pulls for it
     /// ([`crate::pull_pacer`]) and pulls reach it through [`Sender::on_ack`] (EQDS).
     #[inline]
     pub fn wants_pulls(&self) -> bool {
-        matches!(self, Sender::Eqds(_))
+        dispatch!(self, wants_pulls())
     }
     /// Whether its receiver pulls up to the pull target its data packets carry (EQDS with
     /// `pull_targets`; [`crate::pull_pacer`]) rather than once per arriving packet.
     pub fn pulls_to_target(&self) -> bool {
-        matches!(self, Sender::Eqds(s) if s.config().pull_targets)
+        dispatch!(self, pulls_to_target())
     }
     /// Whether this transport reacts to trimmed packets (NDP-style switch trimming): its
     /// receiver NAKs a trimmed header at once and its sender resends the packet (UET, EQDS).
@@ -428,13 +368,10 @@ impl Sender {
     /// and their own loss recovery repairs it.
     #[inline]
     pub fn handles_trims(&self) -> bool {
-        matches!(self, Sender::Uet(_) | Sender::Eqds(_))
+        dispatch!(self, handles_trims())
     }
     /// Per-logical-path control state for time series (Rondo); empty for other senders.
     pub fn path_samples(&self) -> &[PathSample] {
-        match self {
-            Sender::Rondo(s) => s.path_samples(),
-            _ => &[],
-        }
+        dispatch!(self, path_samples())
     }
 }

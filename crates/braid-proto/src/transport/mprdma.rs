@@ -51,8 +51,10 @@ use std::collections::VecDeque;
 use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native};
-use super::{AckIn, FlowEnv, TxPacket};
-use crate::recovery::{RecoveryConfig, RecoveryKind};
+use super::knobs::Knobs;
+use super::{AckIn, FlowEnv, Transport, TransportConfig, TxPacket, MAX_PATHS};
+use crate::cc::CcKind;
+use crate::recovery::{RecoveryConfig, RecoveryKind, TimerFired};
 use crate::transport::sender_core::SenderCore;
 
 /// Parameters of an MP-RDMA sender (see the module docs).
@@ -130,7 +132,6 @@ pub struct MprdmaSender {
     max_acked_psn: Option<u32>,
     last_explore: Option<Time>,
     last_recoveries: u64,
-    last_timeouts: u64,
     /// The window before the RTO whose verdict is open, restored if it proves spurious.
     cwnd_before_rto: Option<f64>,
     rng: Rng,
@@ -139,33 +140,6 @@ pub struct MprdmaSender {
 }
 
 impl MprdmaSender {
-    /// A sender for one flow.
-    pub fn new(cfg: MprdmaConfig, env: &FlowEnv) -> Result<MprdmaSender, String> {
-        env.cc.check()?;
-        let core = SenderCore::for_env(env, RecoveryConfig { hole_first: true, ..cfg.recovery })?;
-        let mtu = core.mtu_bytes();
-        let bdp_pkts = (env.cc.bdp_bytes() as f64 / mtu as f64).ceil().max(1.0);
-        let cwnd = cfg.init_cwnd.unwrap_or(bdp_pkts).clamp(cfg.min_cwnd, cfg.max_cwnd);
-        Ok(MprdmaSender {
-            core,
-            line_bps: env.cc.line_rate.bps(),
-            base: entropy_base(env.entropy, cfg.paths),
-            start: env.start,
-            cwnd,
-            clocked: VecDeque::with_capacity(cwnd as usize + 4),
-            random_budget: cwnd as u32,
-            max_acked_psn: None,
-            last_explore: None,
-            last_recoveries: 0,
-            last_timeouts: 0,
-            cwnd_before_rto: None,
-            rng: Rng::new(env.seed),
-            late_acks: 0,
-            explorations: 0,
-            cfg,
-        })
-    }
-
     fn wnd(&self) -> u32 {
         self.cwnd as u32
     }
@@ -182,13 +156,93 @@ impl MprdmaSender {
         !self.clocked.is_empty() || self.random_budget > 0 || self.core.rec.outstanding() == 0
     }
 
+    /// The window in packets.
+    pub fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+    /// ACKs that were too late (OOD ≥ Δ) to clock out packets.
+    pub fn late_acks(&self) -> u64 {
+        self.late_acks
+    }
+    /// Clocked packets that explored a random VP.
+    pub fn explorations(&self) -> u64 {
+        self.explorations
+    }
+    /// The parameters in use.
+    pub fn config(&self) -> &MprdmaConfig {
+        &self.cfg
+    }
+}
+
+impl Transport for MprdmaSender {
+    const NAME: &'static str = "mprdma";
+    const KNOBS: &'static [&'static str] = &["paths", "delta", "bitmap", "explore_prob", "grow_explore", "init_cwnd", "min_cwnd", "max_cwnd", "loss_md"];
+    type Config = MprdmaConfig;
+
+    fn default_recovery() -> RecoveryKind {
+        RecoveryKind::EarlyRecovery
+    }
+    fn cc_name(_configured: CcKind) -> &'static str {
+        "mprdma-ecn-window"
+    }
+    fn read_config(tc: &TransportConfig) -> Result<MprdmaConfig, String> {
+        let k = Knobs::new("mprdma", &tc.params, Self::KNOBS)?;
+        let d = MprdmaConfig::defaults(tc.header_bytes);
+        let c = MprdmaConfig {
+            delta: k.u32_in("delta", d.delta, 1, 1 << 20)?,
+            bitmap: k.u32_in("bitmap", d.bitmap, 1, 1 << 24)?,
+            paths: k.u32_in("paths", d.paths, 1, MAX_PATHS)?,
+            explore_prob: k.f64_in("explore_prob", d.explore_prob, 0.0, 1.0)?,
+            grow_explore: k.bool("grow_explore", d.grow_explore)?,
+            init_cwnd: k.opt_f64_in("init_cwnd", 1.0, 1e7)?.or(d.init_cwnd),
+            min_cwnd: k.f64_in("min_cwnd", d.min_cwnd, 1.0, 1e7)?,
+            max_cwnd: k.f64_in("max_cwnd", d.max_cwnd, 1.0, 1e9)?,
+            loss_md: k.f64_in("loss_md", d.loss_md, 0.0, 1.0)?,
+            ..d
+        };
+        c.with_recovery(&tc.recovery).map_err(|e| format!("`transport.min_cwnd`, `transport.max_cwnd`: {e}"))
+    }
+    fn core(&self) -> &SenderCore {
+        &self.core
+    }
+    fn core_mut(&mut self) -> &mut SenderCore {
+        &mut self.core
+    }
+
+    /// A sender for one flow.
+    fn new(cfg: &MprdmaConfig, env: &FlowEnv) -> Result<MprdmaSender, String> {
+        let cfg = cfg.clone();
+        env.cc.check()?;
+        let core = SenderCore::for_env(env, RecoveryConfig { hole_first: true, ..cfg.recovery })?;
+        let mtu = core.mtu_bytes();
+        let bdp_pkts = (env.cc.bdp_bytes() as f64 / mtu as f64).ceil().max(1.0);
+        let cwnd = cfg.init_cwnd.unwrap_or(bdp_pkts).clamp(cfg.min_cwnd, cfg.max_cwnd);
+        Ok(MprdmaSender {
+            core,
+            line_bps: env.cc.line_rate.bps(),
+            base: entropy_base(env.entropy, cfg.paths),
+            start: env.start,
+            cwnd,
+            clocked: VecDeque::with_capacity(cwnd as usize + 4),
+            random_budget: cwnd as u32,
+            max_acked_psn: None,
+            last_explore: None,
+            last_recoveries: 0,
+            cwnd_before_rto: None,
+            rng: Rng::new(env.seed),
+            late_acks: 0,
+            explorations: 0,
+            cfg,
+        })
+    }
+
     /// The flow starts at `now` (see [`crate::transport::Sender::begin`]).
-    pub(crate) fn begin(&mut self, now: Time) {
+    fn begin(&mut self, now: Time) {
         self.start = now;
     }
 
     /// See [`crate::transport::Sender::poll_transmit`].
-    pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+    fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
         if now < self.start || !self.sendable() {
             return None;
         }
@@ -207,7 +261,7 @@ impl MprdmaSender {
     }
 
     /// See [`crate::transport::Sender::next_send_time`].
-    pub fn next_send_time(&self, now: Time) -> Time {
+    fn next_send_time(&self, now: Time) -> Time {
         if self.sendable() {
             now.max(self.start)
         } else {
@@ -216,7 +270,7 @@ impl MprdmaSender {
     }
 
     /// See [`crate::transport::Sender::on_ack`].
-    pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
+    fn on_ack(&mut self, now: Time, ack: &AckIn) {
         if !matches!(ack.kind, PacketKind::Ack | PacketKind::Nak) || ack.probe {
             return;
         }
@@ -240,11 +294,10 @@ impl MprdmaSender {
             self.cwnd += 1.0 / self.cwnd;
         }
         let st = self.core.rec.stats();
-        if st.recoveries > self.last_recoveries || st.timeouts > self.last_timeouts {
+        if st.recoveries > self.last_recoveries {
             self.cwnd *= self.cfg.loss_md;
         }
         self.last_recoveries = st.recoveries;
-        self.last_timeouts = st.timeouts;
         self.cwnd = self.cwnd.clamp(self.cfg.min_cwnd, self.cfg.max_cwnd);
         let w = self.wnd() as usize;
         while self.clocked.len() > w {
@@ -279,54 +332,37 @@ impl MprdmaSender {
     }
 
     /// See [`crate::transport::Sender::poll_timeout`].
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         self.core.rec.poll_timeout()
     }
 
     /// See [`crate::transport::Sender::on_timeout`].
-    pub fn on_timeout(&mut self, now: Time) {
-        self.core.rec.on_timeout(now);
-        let st = self.core.rec.stats();
-        if st.timeouts > self.last_timeouts {
+    fn on_timeout(&mut self, now: Time) {
+        if self.core.rec.on_timeout(now) == TimerFired::Rto {
             self.cwnd_before_rto.get_or_insert(self.cwnd);
             self.cwnd = (self.cwnd * self.cfg.loss_md).clamp(self.cfg.min_cwnd, self.cfg.max_cwnd);
             // Restart the clock: the resent packets go on random VPs.
             self.clocked.clear();
             self.random_budget = self.wnd();
         }
-        self.last_timeouts = st.timeouts;
-        self.last_recoveries = st.recoveries;
+        self.last_recoveries = self.core.rec.stats().recoveries;
     }
 
     /// The window in bytes.
-    pub fn window_bytes(&self) -> u64 {
+    fn window_bytes(&self) -> u64 {
         (self.cwnd * self.core.msg.mtu_bytes as f64) as u64
     }
+
     /// Line rate (MP-RDMA is window-clocked, not paced).
-    pub fn rate_bps(&self) -> u64 {
+    fn rate_bps(&self) -> u64 {
         self.line_bps
-    }
-    /// The window in packets.
-    pub fn cwnd(&self) -> f64 {
-        self.cwnd
-    }
-    /// ACKs that were too late (OOD ≥ Δ) to clock out packets.
-    pub fn late_acks(&self) -> u64 {
-        self.late_acks
-    }
-    /// Clocked packets that explored a random VP.
-    pub fn explorations(&self) -> u64 {
-        self.explorations
-    }
-    /// The parameters in use.
-    pub fn config(&self) -> &MprdmaConfig {
-        &self.cfg
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::Transport;
 
     fn env() -> FlowEnv {
         crate::transport::test_env(1_000_000, 7)
@@ -346,7 +382,7 @@ mod tests {
         let cfg = resolved(MprdmaConfig { init_cwnd: Some(4.0), paths: 8, ..MprdmaConfig::defaults(48) });
         assert_eq!(cfg.recovery.kind, RecoveryKind::EarlyRecovery);
         assert_eq!(cfg.recovery.er_threshold, 64);
-        let mut s = MprdmaSender::new(cfg, &env()).unwrap();
+        let mut s = MprdmaSender::new(&cfg, &env()).unwrap();
         let t0 = Time::ZERO;
         let sent: Vec<TxPacket> = (0..4).map(|_| s.poll_transmit(t0).unwrap()).collect();
         assert!(s.poll_transmit(t0).is_none(), "window of 4");
@@ -369,7 +405,7 @@ mod tests {
     #[test]
     fn late_acks_clock_nothing() {
         let cfg = resolved(MprdmaConfig { init_cwnd: Some(20.0), delta: 4, explore_prob: 0.0, ..MprdmaConfig::defaults(48) });
-        let mut s = MprdmaSender::new(cfg, &env()).unwrap();
+        let mut s = MprdmaSender::new(&cfg, &env()).unwrap();
         let t0 = Time::ZERO;
         let sent: Vec<TxPacket> = (0..20).map(|_| s.poll_transmit(t0).unwrap()).collect();
         // PSN 10 arrives first (OOD), then PSN 1: 1 + 4 ≤ 10 → late, nothing clocked.

@@ -3,11 +3,12 @@
 //! of the Rondo paper. It is the [`CcSender`] with the [`SinglePath`] policy: all packets of the
 //! flow carry one UDP source port, so ECMP pins the flow to one path.
 
-use super::cc_sender::{CcSender, PathPolicy};
+use super::cc_sender::{CcSender, CcTransport, PathPolicy};
 use super::events::FlowEnv;
 use super::sender_core::SenderCore;
-use crate::cc::{Cc, CcConfig};
-use crate::recovery::RecoveryConfig;
+use super::TransportConfig;
+use crate::cc::{Cc, CcConfig, CcKind};
+use crate::recovery::{RecoveryConfig, RecoveryKind};
 
 /// Configuration of a RoCE sender.
 #[derive(Clone, Debug)]
@@ -36,10 +37,29 @@ impl PathPolicy for SinglePath {
 /// A RoCE flow's sender.
 pub type RoceSender = CcSender<SinglePath>;
 
-impl CcSender<SinglePath> {
+impl CcTransport for SinglePath {
+    const NAME: &'static str = "roce";
+    /// RoCE is single-path. `paths` is accepted (and has no effect) so that a multipath scenario
+    /// can be rerun as the ECMP + DCQCN baseline by changing `transport.kind` only.
+    const KNOBS: &'static [&'static str] = &["paths"];
+    const MULTIPATH: bool = false;
+    type Config = RoceConfig;
+
+    fn default_cc() -> CcKind {
+        CcKind::Dcqcn
+    }
+    fn default_recovery() -> RecoveryKind {
+        RecoveryKind::SelectiveRepeat
+    }
+    fn read_config(tc: &TransportConfig) -> Result<RoceConfig, String> {
+        if let Some((k, _)) = tc.params.iter().find(|(k, _)| k != "paths") {
+            return Err(format!("unknown field `transport.{k}` for transport `roce`"));
+        }
+        Ok(RoceConfig { cc: tc.cc.clone(), recovery: tc.recovery, header_bytes: tc.header_bytes })
+    }
     /// A sender for the flow (or connection) `env` on its one path, using UDP source port
     /// `env.entropy`.
-    pub fn new(cfg: &RoceConfig, env: &FlowEnv) -> Result<RoceSender, String> {
+    fn new(cfg: &RoceConfig, env: &FlowEnv) -> Result<RoceSender, String> {
         let core = SenderCore::for_env(env, cfg.recovery)?;
         let cc = Cc::new(&cfg.cc, &env.cc)?;
         Ok(CcSender::with_parts(core, cc, cfg.header_bytes, SinglePath { entropy: env.entropy }, env.start, env.cc.tx_time_floor_ns))

@@ -162,27 +162,46 @@
 //!   pacer, path selection and scheduler are unchanged; probing is unavailable (it needs ARCC's
 //!   capacity estimate) and Swift reacts to delay only (losses are left to recovery).
 //!
+//! Code layout, one mechanism per module: [`config`] (the knobs and their defaults), [`arcc`]
+//! (the window update of one path), `sample` (the ACK-rate sample it takes), `probing` (one
+//! path's probing phases and credits), `select` (deficit-based path selection), `pacer` (the flow
+//! pacer), `scheduler` (Eq 7's skips), [`aligned`] (the arrival-aligned delay differences of the
+//! start-up scheduler), [`unsent`] (the unsent PSNs the scheduler picks from); this file holds
+//! the sender that drives them per packet and per update.
+//!
 //! Hot path: no allocation per packet in steady state (path state, rings and the unsent bitmap
 //! are sized up front or grow once; `tests/rondo_sansio.rs` counts allocations), no trait
 //! objects; ARCC and the skips run once per path per `Tu`.
 
 pub mod aligned;
 pub mod arcc;
+pub mod config;
+mod pacer;
+mod probing;
 pub mod rrps;
+mod sample;
+mod scheduler;
+mod select;
 pub mod unsent;
 
 pub use arcc::{AlphaSide, ArccParams, ArccPath};
+pub use config::{Amount, PathSelection, RelTime, RondoConfig, AUTO_PATHS_PER_PHYSICAL, DEFAULT_W0_PKTS, MIN_AUTO_PATHS};
 pub use rrps::{RrpsConfig, RrpsSender};
 
 use std::collections::VecDeque;
 
 use braid_core::{Knob, PacketKind, Rng, Time};
 
-use crate::cc::{AckEvent, CcConfig, CcEnv, CcKind, Swift, SwiftConfig};
-use crate::recovery::RecoveryConfig;
+use crate::cc::{AckEvent, CcConfig, CcKind, CongestionControl, Swift, SwiftConfig};
+use crate::recovery::{RecoveryConfig, RecoveryKind};
 use crate::transport::sender_core::SenderCore;
-use crate::transport::{AckIn, FlowEnv, TxPacket};
+use crate::transport::{AckIn, FlowEnv, Transport, TransportConfig, TxPacket};
 use aligned::StartupDelays;
+use pacer::FlowPacer;
+use probing::PathProbing;
+use sample::AckSample;
+use scheduler::eq7_skip;
+use select::Deficits;
 use unsent::UnsentSet;
 
 /// Most logical paths for which the start-up scheduler keeps its pairwise table (`n²` entries and
@@ -191,266 +210,6 @@ const MAX_ALIGNED_PATHS: usize = 32;
 
 /// The PSN every probe carries.
 pub const PROBE_PSN: u32 = u32::MAX;
-
-/// How the controller picks the path of a transmission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PathSelection {
-    /// Deficit-based (§4.2.3).
-    Deficit,
-    /// Uniformly among paths with an open window (random packet spraying, the Fig 21 ablation).
-    Random,
-}
-
-/// A duration given either as a multiple of a reference RTT (a plain number) or absolutely (a
-/// string with a unit).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum RelTime {
-    /// This many reference RTTs.
-    Rtts(f64),
-    /// An absolute duration.
-    Abs(Time),
-}
-
-impl RelTime {
-    /// The duration for reference RTT `rtt`.
-    pub fn resolve(self, rtt: Time) -> Time {
-        match self {
-            RelTime::Rtts(k) => rtt.mul_f64(k),
-            RelTime::Abs(t) => t,
-        }
-    }
-}
-
-/// An amount of data given in MTUs (a plain number) or bytes (a string with a unit).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Amount {
-    /// This many MTU-sized packets.
-    Mtus(f64),
-    /// Bytes.
-    Bytes(u64),
-}
-
-impl Amount {
-    /// In packets of `mtu` bytes.
-    pub fn packets(self, mtu: u32) -> f64 {
-        match self {
-            Amount::Mtus(k) => k,
-            Amount::Bytes(b) => b as f64 / mtu.max(1) as f64,
-        }
-    }
-}
-
-/// Rondo's configuration: the `[transport]` fields of a scenario with `kind = "rondo"`.
-#[derive(Clone, Debug)]
-pub struct RondoConfig {
-    /// `arcc` (default) or `swift` (per-path Swift, ablation).
-    pub cc: CcConfig,
-    /// Loss recovery (default: Early Recovery with threshold 4).
-    pub recovery: RecoveryConfig,
-    /// Header bytes added to each packet's payload on the wire.
-    pub header_bytes: u32,
-    /// `paths`: logical paths per flow (1 to 256), or with `paths_auto` the most a flow takes.
-    pub paths: u16,
-    /// `paths = "auto"` (the default): [`AUTO_PATHS_PER_PHYSICAL`] logical path per equal-cost
-    /// physical path between the flow's two hosts ([`FlowEnv::equal_cost_paths`]), at least
-    /// [`MIN_AUTO_PATHS`] (the four of the paper's prototype, §5) and at most `paths` (16): 16
-    /// between pods of the paper's Clos (§6.2.1), 4 inside a pod. See the module docs.
-    pub paths_auto: bool,
-    /// `path_selection`: `"deficit"` (default) or `"random"`.
-    pub path_selection: PathSelection,
-    /// `probing`: capacity probing on (default for ARCC) or off.
-    pub probing: bool,
-    /// `scheduler`: packet scheduler on (default) or off.
-    pub scheduler: bool,
-    /// `scheduler_start`: when the scheduler starts skipping — `"first-samples"` (default: from
-    /// arrival-aligned first samples until the stability gate first opens, see the module docs;
-    /// flows of more than 32 logical paths start at the gate) or `"stable"` (only once the gate
-    /// opens, the literal §4.3 reading).
-    pub scheduler_from_first_samples: bool,
-    /// `tu`: ARCC update interval (default 0.5 base RTT).
-    pub tu: RelTime,
-    /// `q0`: margin cap (default 3 MTU).
-    pub q0: Amount,
-    /// `tau_q`: target queueing delay (default 0.04 × the network's largest base RTT).
-    pub tau_q: RelTime,
-    /// `alpha`: ACK-rate EWMA parameter (default 0.8).
-    pub alpha: f64,
-    /// `alpha_side`: which side α weights (`"history"`, default, or `"sample"`).
-    pub alpha_side: AlphaSide,
-    /// `gamma`: window EWMA gain (default 0.5).
-    pub gamma: f64,
-    /// `w0`: initial window per path. Unset (`None`): [`DEFAULT_W0_PKTS`] (4 MTU) with capacity probing (§4.2.2: each
-    /// path starts at `W0` and probes for the rest), and one line-rate BDP split over the paths
-    /// without it — the capacity-agnostic start of the baselines (§3.2, Fig 3), which is what the
-    /// "w/o probing" variants of the Fig 21 ablation need: with `W0` = 2 MTU and no probing ARCC
-    /// can grow only by its margin (`q0/4` per update) and a 2 MB flow takes ~4× its ideal FCT.
-    pub w0: Option<Amount>,
-    /// `fast_drain`: direct window update when `d_p > fast_drain·τq` (default 2).
-    pub fast_drain: f64,
-    /// `probe_phase`: length of a probing phase in path base RTTs (default 3).
-    pub probe_phase: f64,
-    /// `probe_trigger`: consecutive fully-acknowledged updates that start a phase (default 5).
-    pub probe_trigger: u32,
-    /// `probe_slack`: slack of the "acknowledged within T" check, as a fraction of τq (default 0.5).
-    pub probe_slack: f64,
-    /// `delay_gain`: EWMA gain of the forward-delay estimate (default 0.5).
-    pub delay_gain: f64,
-    /// `stable_samples`: consecutive stable delay samples before the scheduler acts (default 3).
-    pub stable_samples: u32,
-    /// `stable_tol`: a sample is stable within this of the estimate (default 0.05 base RTT).
-    pub stable_tol: RelTime,
-    /// `max_skip`: largest skip in packets. Unset (`None`): [`RondoConfig::max_skip_pkts`] —
-    /// 4096, or the line-rate packets of the network's largest base RTT when that is more.
-    pub max_skip: Option<u32>,
-    /// `probe_rate`: how fast a probing flow may send probes — `"unsent"` (default: at most the
-    /// flow's unsent data packets per base RTT, and never above line rate) or `"line-rate"`
-    /// (every denied send opportunity of the phase, the literal §4.2.2 reading). See the module
-    /// docs, "Probing at long RTTs".
-    pub probe_rate_unsent: bool,
-    /// `ts_interval`: a data packet per path carries a timestamp request at most this often
-    /// (default 0.125 base RTT, i.e. `Tu/4`).
-    pub ts_interval: RelTime,
-    /// `er_mode` for `recovery = "er"`: `"per-path"` (default: per packet, confirmed by a later
-    /// delivery on the packet's path), `"per-packet"` (the paper's literal rule,
-    /// [`RecoveryConfig::er_per_packet`]) or `"episode"` (the shared UET-style episodes).
-    pub er_per_packet: bool,
-    /// `er_mode = "per-path"`: per packet, confirmed by a later delivery on the packet's own
-    /// path ([`RecoveryConfig::er_path_confirm`]).
-    pub er_path_confirm: bool,
-    /// `ack_bitmap`: every per-packet ACK carries the bitmap of the 64 PSNs below the acknowledged
-    /// one (default true; the prototype's "bitmap-based packet arrival tracking", Appendix D).
-    /// Without it a lost ACK of a packet above the cumulative ACK reads as a lost packet once a
-    /// later packet on its path is acknowledged: at 0.1 % loss on every link that made 0.25 % of
-    /// the packets sent spurious copies on `examples/rondo-permutation.toml`, 0 with data-only loss.
-    pub ack_bitmap: bool,
-    /// `rtt_floor`: `T_p` is never below the smallest RTT measured on the path (default true; see
-    /// "Base RTT `T` per path" in the module docs). It keeps a path whose every route is longer
-    /// than the topology's hint from starving, and it also counts a standing queue that a flow
-    /// joins into that flow's `T_p` (Fig 25's late joiner takes more than its share); `false`
-    /// trusts the hint plus each path's excess over the flow's best path.
-    pub rtt_floor: bool,
-}
-
-/// The initial window per path with capacity probing, in packets (`w0` unset): "a few MTU" (§4.2.2).
-/// Measured on the paper's Fig 12 workloads (the 320-host Clos, 50 % load, p99 FCT slowdown; W0 =
-/// 2 / 3 / 4 / 6 / 12 MTU): Web Search 5.24 / 4.83 / 4.45 / 4.24 / 4.30, Cache Follower 6.12 /
-/// 6.02 / 5.82 / 5.74 (MP-RDMA 4.50 / 6.08, Falcon 4.85 / 5.88): a flow of a few packets per path
-/// finishes in its first round trip instead of waiting for its probes. See docs/rondo.md.
-pub const DEFAULT_W0_PKTS: f64 = 4.0;
-
-/// The fewest logical paths `paths = "auto"` gives a flow: the four of the paper's prototype
-/// (§5), so that a flow whose hosts have one or two physical paths still has logical paths to
-/// spread over when a failure or a hash collision takes one.
-pub const MIN_AUTO_PATHS: u32 = 4;
-
-/// Logical paths per physical path under `paths = "auto"`. More cover the physical paths more
-/// evenly under ECMP (four onto four leave one unused two times in three) but raise the OOD where
-/// path delays differ; one per physical path is the measured compromise (module docs).
-pub const AUTO_PATHS_PER_PHYSICAL: u32 = 1;
-
-impl RondoConfig {
-    /// Rondo's default parameters with congestion control `cc` (`arcc`, the default, or `swift`,
-    /// an ablation; capacity probing is on with ARCC), loss recovery `recovery` and
-    /// `header_bytes` per packet on the wire.
-    pub fn defaults(cc: CcConfig, recovery: RecoveryConfig, header_bytes: u32) -> Result<RondoConfig, String> {
-        match cc.kind {
-            CcKind::Arcc | CcKind::Swift => {}
-            other => {
-                return Err(format!(
-                    "transport `rondo` takes `cc = \"arcc\"` (its own controller, the default) or `\"swift\"` (per-path Swift, an ablation), not `{other}`"
-                ))
-            }
-        }
-        Ok(RondoConfig {
-            probing: cc.kind == CcKind::Arcc,
-            cc,
-            recovery,
-            header_bytes,
-            paths: 16,
-            paths_auto: true,
-            path_selection: PathSelection::Deficit,
-            scheduler: true,
-            scheduler_from_first_samples: true,
-            tu: RelTime::Rtts(0.5),
-            q0: Amount::Mtus(3.0),
-            tau_q: RelTime::Rtts(0.04),
-            alpha: 0.8,
-            alpha_side: AlphaSide::History,
-            gamma: 0.5,
-            w0: None,
-            fast_drain: 2.0,
-            probe_phase: 3.0,
-            probe_trigger: 5,
-            probe_slack: 0.5,
-            delay_gain: 0.5,
-            stable_samples: 3,
-            stable_tol: RelTime::Rtts(0.05),
-            max_skip: None,
-            probe_rate_unsent: true,
-            ts_interval: RelTime::Rtts(0.125),
-            er_per_packet: true,
-            er_path_confirm: true,
-            ack_bitmap: true,
-            rtt_floor: true,
-        })
-    }
-
-    /// The number of logical paths of a flow whose hosts are joined by `equal_cost` physical
-    /// paths (0: unknown): `paths`, or with `paths_auto` one per physical path, at most `paths`.
-    pub fn paths_for(&self, equal_cost: u32) -> u16 {
-        if !self.paths_auto || equal_cost == 0 {
-            return self.paths;
-        }
-        equal_cost.saturating_mul(AUTO_PATHS_PER_PHYSICAL).clamp(MIN_AUTO_PATHS.min(self.paths as u32), self.paths as u32) as u16
-    }
-
-    /// The initial window per path in packets of `mtu` bytes for a flow of `n` logical paths
-    /// (see [`RondoConfig::w0`]).
-    pub fn initial_window_pkts(&self, env: &CcEnv, mtu: u32, n: u16) -> f64 {
-        match self.w0 {
-            Some(a) => a.packets(mtu),
-            None if self.probing => DEFAULT_W0_PKTS,
-            None => (env.bdp_bytes() as f64 / mtu.max(1) as f64 / n.max(1) as f64).max(1.0),
-        }
-    }
-
-    /// The largest skip in packets: `max_skip`, or by default `max(4096, line-rate packets of
-    /// the network's largest base RTT)`. A skip is at most `R·ΔD`, and `ΔD` is below the largest
-    /// RTT, so the default never binds on a path set the NIC could fill; 4096 (the datacenter
-    /// figure, above every skip measured there) keeps the cap for µs networks, and between
-    /// datacenters `R·ΔD` reaches 10^4–10^6 packets (docs/rondo.md, between datacenters).
-    pub fn max_skip_pkts(&self, env: &CcEnv, mtu: u32) -> u32 {
-        self.max_skip.unwrap_or_else(|| {
-            let pkts = env.line_rate.bdp_bytes(env.max_rtt) / mtu.max(1) as u64;
-            pkts.clamp(4096, u32::MAX as u64) as u32
-        })
-    }
-
-    /// The reference RTT of `tau_q` given as a multiple: the network's largest base RTT (§6.2.1,
-    /// where every RTT is a few µs), but between datacenters, where that is hundreds of ms, the
-    /// flow's own base RTT once it is above 1 ms — a queueing target of 4 % of the *network's*
-    /// largest RTT would let a 5 ms flow queue 20 ms on each path. Below 1 ms (every datacenter
-    /// RTT) the figure is the paper's.
-    pub fn tau_q_reference(env: &CcEnv) -> Time {
-        env.max_rtt.max(env.base_rtt).min(env.base_rtt.max(Time::from_ms(1)))
-    }
-
-    /// Capacity probing needs ARCC's capacity estimate.
-    pub fn check_probing(&self) -> Result<(), String> {
-        if self.probing && self.cc.kind != CcKind::Arcc {
-            return Err("capacity probing needs ARCC's capacity estimate; use `cc = \"arcc\"` or `probing = false`".into());
-        }
-        Ok(())
-    }
-
-    /// Rondo sprays packets over paths: the loss recovery must be selective.
-    pub fn check_recovery(&self) -> Result<(), String> {
-        if !self.recovery.kind.receiver_buffers() {
-            return Err("rondo sprays packets over paths and needs a selective scheme (er, sr, irn, rack-tlp, rack-tlp-per-path), not go-back-N".into());
-        }
-        Ok(())
-    }
-}
 
 /// One logical path's state as reported for time series (`paths.csv`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -500,16 +259,8 @@ enum PathCc {
 struct PathState {
     entropy: u16,
     cc: PathCc,
-    /// Data ACKs and probe ACKs in the current interval.
-    acks: u32,
-    probe_acks: u32,
-    /// First ACK (of either kind) received on the path — ever, or since the connection last
-    /// resumed after an idle period (`resumed`).
-    first_ack_at: Option<Time>,
-    /// The connection resumed after an idle period and no ACK-rate sample has been taken
-    /// since: the next sample is measured from the first ACK, as a new flow's first is, so that
-    /// the round trip before the new message's first ACK does not read as a rate of zero.
-    resumed: bool,
+    /// ARCC's ACK-rate sample of the current interval.
+    sample: AckSample,
     /// Base RTT `T_p` = topology base RTT + (`min_rtt` − the smallest `min_rtt` of the flow's
     /// paths): the persistent extra delay of this path over the best one, without any standing
     /// queue that all paths share — but never below `min_rtt` (see the module docs). Refreshed
@@ -520,25 +271,21 @@ struct PathState {
     /// Smoothed RTT.
     srtt_s: f64,
     rtt_seeded: bool,
-    /// End of the current probing phase (`Time::ZERO`: none).
-    probe_until: Time,
-    /// The start-up probing phase is running: it lasts `probe_phase` base RTTs *of this path*,
-    /// so it is stretched once the path's first RTT sample shows it longer than the hint.
-    startup_probe: bool,
-    credit_open: bool,
-    /// Extra window from probe ACKs (packets).
-    extra: f64,
-    quiet: u32,
-    /// Deficit `Z_p`.
-    z: f64,
-    /// Forward delay estimate and stability.
+    /// Capacity probing on this path.
+    probe: PathProbing,
+    /// Forward-delay estimate `D_p` (EWMA of the echoed samples), seconds.
     fwd_s: f64,
+    /// Forward-delay samples taken so far.
     fwd_n: u32,
+    /// Consecutive samples within `stable_tol` of the estimate (the scheduler's stability gate
+    /// needs `stable_samples` on every path).
     stable: u32,
     /// Earliest time the next data packet on the path may carry a timestamp request.
     ts_next: Time,
     /// Timestamped packets awaiting their echo, (PSN, send time), in send order.
     ts_pending: VecDeque<(u32, Time)>,
+    /// The packet scheduler's skip (Eq 7): a new-data packet on this path carries the
+    /// `(skip + 1)`-th smallest unsent PSN.
     skip: u32,
     /// Window in packets (mirrors the controller).
     w: f64,
@@ -553,7 +300,7 @@ struct PathState {
 impl PathState {
     #[inline]
     fn window(&self) -> f64 {
-        self.w + self.extra
+        self.w + self.probe.extra
     }
 }
 
@@ -590,10 +337,12 @@ pub struct RondoSender {
     unsent: UnsentSet,
     paths: Vec<PathState>,
     samples: Vec<PathSample>,
-    next_tx_at: Time,
-    /// Pacer rate.
-    pace_pkts_per_s: f64,
-    pace_gap: Time,
+    /// The flow pacer (`Σ W_p / T_p`).
+    pacer: FlowPacer,
+    /// The deficit-based path selection's `Z_p`.
+    deficits: Deficits,
+    /// Each path's open window for the transmission being chosen (reused, no allocation).
+    open_scratch: Vec<f64>,
     /// Earliest update due on any path.
     next_update: Time,
     tu_rel: RelTime,
@@ -609,194 +358,8 @@ pub struct RondoSender {
 }
 
 impl RondoSender {
-    /// A sender for the flow (or connection) `fenv`.
-    pub fn new(cfg: &RondoConfig, fenv: &FlowEnv) -> Result<RondoSender, String> {
-        let (env, entropy, start, seed) = (&fenv.cc, fenv.entropy, fenv.start, fenv.seed);
-        env.check()?;
-        let core = SenderCore::for_env(
-            fenv,
-            RecoveryConfig { er_per_packet: cfg.er_per_packet, er_path_confirm: cfg.er_path_confirm, sack_below: cfg.ack_bitmap, ..cfg.recovery },
-        )?;
-        let mtu = core.mtu_bytes();
-        let pkts = core.msg.packets as u64;
-        if env.base_rtt == Time::ZERO {
-            return Err("rondo needs a positive base RTT".into());
-        }
-        let n = cfg.paths_for(fenv.equal_cost_paths) as usize;
-        let t_env = env.base_rtt;
-        let tau_q = cfg.tau_q.resolve(RondoConfig::tau_q_reference(env)).secs_f64();
-        let params = ArccParams {
-            q0: cfg.q0.packets(mtu),
-            tau_q_s: tau_q,
-            alpha: cfg.alpha,
-            alpha_side: cfg.alpha_side,
-            gamma: cfg.gamma,
-            w0: cfg.initial_window_pkts(env, mtu, n as u16),
-            fast_drain: cfg.fast_drain,
-            w_min: 1.0 / 16.0,
-        };
-        let swift_mode = cfg.cc.kind == CcKind::Swift;
-        let swift_cfg = if swift_mode {
-            // One flow BDP split over the paths, unless the scenario sets `init_cwnd`.
-            let mut c = CcConfig::new(CcKind::Swift).with("init_cwnd", Knob::Str(format!("{}B", (env.bdp_bytes() / n as u64).max(mtu as u64))));
-            c.overrides.extend(cfg.cc.overrides.iter().cloned());
-            let mut sc = SwiftConfig::defaults_for(env);
-            for (k, v) in &c.overrides {
-                sc.apply_knob(k, v)?;
-            }
-            sc.check()?;
-            Some(sc)
-        } else {
-            if let Some((k, _)) = cfg.cc.overrides.first() {
-                return Err(format!(
-                    "`transport.cc_params.{k}`: ARCC's parameters are fields of the `rondo` transport (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, `w0`, …)"
-                ));
-            }
-            None
-        };
-        let e0 = entropy & 0xFF00;
-        let probe_until = if cfg.probing { start + t_env.mul_f64(cfg.probe_phase) } else { Time::ZERO };
-        let paths = (0..n)
-            .map(|p| {
-                let cc = match &swift_cfg {
-                    Some(sc) => PathCc::Swift(Swift::new(sc.clone(), env)),
-                    None => PathCc::Arcc(ArccPath::new(&params)),
-                };
-                let w = match &cc {
-                    PathCc::Arcc(a) => a.w,
-                    PathCc::Swift(s) => s.cwnd() / mtu as f64,
-                };
-                PathState {
-                    entropy: e0.wrapping_add(p as u16),
-                    cc,
-                    acks: 0,
-                    probe_acks: 0,
-                    first_ack_at: None,
-                    resumed: false,
-                    base_rtt: t_env,
-                    min_rtt: Time::MAX,
-                    srtt_s: t_env.secs_f64(),
-                    rtt_seeded: false,
-                    probe_until,
-                    startup_probe: cfg.probing,
-                    credit_open: cfg.probing,
-                    extra: 0.0,
-                    quiet: 0,
-                    z: 0.0,
-                    fwd_s: 0.0,
-                    fwd_n: 0,
-                    stable: 0,
-                    ts_next: if cfg.scheduler { start } else { Time::MAX },
-                    ts_pending: VecDeque::with_capacity(16),
-                    skip: 0,
-                    w,
-                    sent: VecDeque::with_capacity(64),
-                    last_update: start,
-                    next_update: start + cfg.tu.resolve(t_env).max(Time::from_ps(1)),
-                }
-            })
-            .collect();
-        let tu = cfg.tu.resolve(t_env).max(Time::from_ps(1));
-        let ts_interval = cfg.ts_interval.resolve(t_env);
-        let mut s = RondoSender {
-            core,
-            header_bytes: cfg.header_bytes,
-            start,
-            t_env,
-            tu,
-            ts_interval,
-            tau_q_s: tau_q,
-            stable_tol_s: cfg.stable_tol.resolve(t_env).secs_f64(),
-            params,
-            cfg_probe_phase: cfg.probe_phase,
-            cfg_probe_trigger: cfg.probe_trigger,
-            cfg_probe_slack: cfg.probe_slack,
-            cfg_delay_gain: cfg.delay_gain,
-            cfg_stable_samples: cfg.stable_samples,
-            rtt_floor: cfg.rtt_floor,
-            cfg_max_skip: cfg.max_skip_pkts(env, mtu),
-            probing: cfg.probing,
-            probe_rate_unsent: cfg.probe_rate_unsent,
-            probe_next_at: start,
-            scheduler: cfg.scheduler,
-            selection: cfg.path_selection,
-            swift_mode,
-            unsent: UnsentSet::new(pkts as u32),
-            paths,
-            samples: vec![PathSample::default(); n],
-            next_tx_at: start,
-            pace_pkts_per_s: 0.0,
-            pace_gap: Time::ZERO,
-            next_update: start + tu,
-            tu_rel: cfg.tu,
-            probe_rr: 0,
-            sched_on: false,
-            sched_stable: false,
-            aligned: (cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS).then(|| StartupDelays::new(n)),
-            rng: Rng::new(seed),
-            stats: RondoStats::default(),
-        };
-        if cfg.probing {
-            s.stats.probe_phases = n as u64;
-        }
-        s.recompute_pacer();
-        s.refresh_samples(start);
-        Ok(s)
-    }
-
-    /// The flow (or connection) starts at `now`, which may be later than the start it was
-    /// built with (a flow that waited for its dependencies): the start-up probing phase, the
-    /// first ARCC updates, the first timestamp and the pacer run from `now`.
-    pub(crate) fn begin(&mut self, now: Time) {
-        if now == self.start {
-            return;
-        }
-        self.start = now;
-        let probe_until = if self.probing { now + self.t_env.mul_f64(self.cfg_probe_phase) } else { Time::ZERO };
-        for ps in &mut self.paths {
-            ps.probe_until = probe_until;
-            ps.ts_next = if self.scheduler { now } else { Time::MAX };
-            ps.last_update = now;
-            ps.next_update = now + self.tu;
-        }
-        self.probe_next_at = now;
-        self.next_tx_at = now;
-        self.next_update = now + self.tu;
-        self.refresh_samples(now);
-    }
-
-    /// A message was posted on the connection at `now` (its packets are already in the core).
-    /// After an idle period (everything posted before was acknowledged), the connection keeps
-    /// its windows, rate estimates, delays and skips — a warm QP — but its ARCC measurement
-    /// restarts now: an interval that spans the idle time would read as an ACK rate near zero.
-    pub(crate) fn on_post(&mut self, now: Time, was_idle: bool) {
-        self.unsent.grow(self.core.msg.packets);
-        if !was_idle {
-            return;
-        }
-        let mut next = Time::MAX;
-        for ps in &mut self.paths {
-            let tu = self.tu_rel.resolve(ps.base_rtt).max(Time::from_ps(1));
-            ps.last_update = now;
-            ps.next_update = now + tu;
-            ps.acks = 0;
-            ps.probe_acks = 0;
-            ps.first_ack_at = None;
-            ps.resumed = true;
-            next = next.min(ps.next_update);
-        }
-        self.next_update = next;
-        self.next_tx_at = self.next_tx_at.max(now);
-        self.probe_next_at = self.probe_next_at.max(now);
-    }
-
     fn recompute_pacer(&mut self) {
-        let mut r = 0.0;
-        for p in &self.paths {
-            r += p.window() / p.base_rtt.secs_f64();
-        }
-        self.pace_pkts_per_s = r;
-        self.pace_gap = if r > 0.0 { Time::from_secs_f64(1.0 / r) } else { Time::MAX };
+        self.pacer.set_rate(self.paths.iter().map(|p| (p.window(), p.base_rtt)));
     }
 
     /// Data copies in flight on path `p`: those sent after the latest copy whose ACK came back
@@ -840,127 +403,51 @@ impl RondoSender {
     /// Path of the next transmission (deficit or random), new data or a retransmission; `None`
     /// when every window is closed.
     fn choose_path(&mut self, new_data: bool) -> Option<usize> {
-        let n = self.paths.len();
+        let mut open = std::mem::take(&mut self.open_scratch);
+        open.clear();
         let mut sum = 0.0;
         let mut count = 0usize;
-        for p in 0..n {
+        for p in 0..self.paths.len() {
             let o = self.open(p, new_data);
             if o > 0.0 {
                 sum += o;
                 count += 1;
             }
+            open.push(o);
         }
-        if count == 0 {
-            return None;
-        }
-        match self.selection {
-            PathSelection::Random => {
-                let mut k = self.rng.index(count);
-                for p in 0..n {
-                    if self.open(p, new_data) > 0.0 {
-                        if k == 0 {
-                            return Some(p);
-                        }
-                        k -= 1;
-                    }
-                }
-                None
-            }
-            PathSelection::Deficit => {
-                let mut best: Option<usize> = None;
-                let lim = n as f64;
-                for p in 0..n {
-                    let o = self.open(p, new_data);
-                    if o > 0.0 {
-                        let z = (self.paths[p].z + o / sum).min(lim);
-                        self.paths[p].z = z;
-                        if best.is_none_or(|b| z > self.paths[b].z) {
-                            best = Some(p);
+        let chosen = if count == 0 {
+            None
+        } else {
+            match self.selection {
+                PathSelection::Random => {
+                    let mut k = self.rng.index(count);
+                    let mut pick = None;
+                    for (p, &o) in open.iter().enumerate() {
+                        if o > 0.0 {
+                            if k == 0 {
+                                pick = Some(p);
+                                break;
+                            }
+                            k -= 1;
                         }
                     }
+                    pick
                 }
-                let b = best?;
-                self.paths[b].z = (self.paths[b].z - 1.0).max(-lim);
-                Some(b)
+                PathSelection::Deficit => self.deficits.pick(&open, sum),
             }
-        }
+        };
+        self.open_scratch = open;
+        chosen
     }
 
     /// Some path is in a probing phase.
     fn in_probe_phase(&self, now: Time) -> bool {
-        self.probing && self.paths.iter().any(|p| p.probe_until > now)
+        self.probing && self.paths.iter().any(|p| p.probe.active(now))
     }
 
     /// A probe may go now: a phase is running and the probe pacer allows it (`probe_rate`).
     fn probing_now(&self, now: Time) -> bool {
         now >= self.probe_next_at && self.in_probe_phase(now)
-    }
-
-    /// See [`crate::transport::Sender::poll_transmit`].
-    pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
-        if now < self.start || self.core.rec.is_complete() {
-            return None;
-        }
-        if self.unsent.remaining() == 0 && !self.core.rec.has_retx() {
-            return None;
-        }
-        if now >= self.next_tx_at && self.any_open() {
-            let retx = self.core.rec.next_retx();
-            if retx.is_some() || self.unsent.remaining() > 0 {
-                // A stale queued retransmission may have vanished: then new data, which the
-                // tail rule may hold back.
-                let p = self.choose_path(retx.is_none())?;
-                let (psn, is_retx) = match retx {
-                    Some(r) => (r, true),
-                    None => {
-                        let k = if self.sched_on { self.paths[p].skip } else { 0 };
-                        let psn = self.unsent.nth(k).expect("unsent data remains");
-                        if psn != self.unsent.lowest() {
-                            self.stats.skipped_sends += 1;
-                        }
-                        self.unsent.mark_sent(psn);
-                        self.core.rec.set_next_new(self.unsent.lowest());
-                        (psn, false)
-                    }
-                };
-                return Some(self.send_data(now, p, psn, is_retx));
-            }
-        }
-        if self.probing_now(now) {
-            let n = self.paths.len();
-            for i in 0..n {
-                let p = (self.probe_rr + i) % n;
-                if self.paths[p].probe_until > now {
-                    self.probe_rr = p + 1;
-                    self.stats.probes_sent += 1;
-                    if self.probe_rate_unsent {
-                        // Paced to at most the unsent data packets per base RTT (each probe ACK
-                        // stands for one data packet): probing faster finds capacity the flow
-                        // has no data to use — between DCs a 1 MB flow would otherwise send a
-                        // line-rate BDP of probes every RTT. Paced, not in bursts: a burst of
-                        // probes measures the spare capacity of a moment, not a rate (tried:
-                        // the Web Search run's p99 slowdown 27 instead of 6.8 on a shared path).
-                        let gap = Time::from_ps(self.t_env.ps() / self.unsent.remaining().max(1) as u64);
-                        self.probe_next_at = now + gap;
-                    }
-                    return Some(TxPacket {
-                        kind: PacketKind::Probe,
-                        psn: PROBE_PSN,
-                        payload_bytes: 0,
-                        entropy: self.paths[p].entropy,
-                        path: p as u16,
-                        retx: false,
-                        // With the start-up scheduler every probe asks for a timestamp: on a
-                        // long path the first probe ACKs return before the first data echo.
-                        timestamped: self.aligned.is_some(),
-                        last: false,
-                        ack_request: false,
-                        pull_target: 0,
-                    });
-                }
-            }
-        }
-        None
     }
 
     /// Record and build the data packet `psn` on path `p`, and advance the pacer.
@@ -974,133 +461,9 @@ impl RondoSender {
             ps.ts_pending.push_back((psn, now));
         }
         let entropy = ps.entropy;
-        // One packet per gap; a late send may catch up by at most one gap.
-        self.next_tx_at = self.next_tx_at.max(now.saturating_sub(self.pace_gap)).saturating_add(self.pace_gap);
+        self.pacer.on_send(now);
         let payload = self.core.payload_of(psn);
         TxPacket { timestamped, ..self.core.data_packet(psn, is_retx, p as u16, entropy, payload) }
-    }
-
-    /// See [`crate::transport::Sender::next_send_time`].
-    pub fn next_send_time(&self, now: Time) -> Time {
-        if self.core.rec.is_complete() || (self.unsent.remaining() == 0 && !self.core.rec.has_retx()) {
-            return Time::MAX;
-        }
-        let now = now.max(self.start);
-        let data = if self.any_open() { self.next_tx_at.max(now) } else { Time::MAX };
-        let probe = if self.in_probe_phase(now) { self.probe_next_at.max(now) } else { Time::MAX };
-        data.min(probe)
-    }
-
-    /// See [`crate::transport::Sender::on_ack`].
-    pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
-        let p = ack.path as usize;
-        if ack.probe {
-            self.stats.probe_acks += 1;
-            if let Some(ps) = self.paths.get_mut(p) {
-                ps.probe_acks += 1;
-                ps.first_ack_at.get_or_insert(now);
-                if ps.credit_open {
-                    ps.extra += 1.0;
-                    self.recompute_pacer();
-                }
-                if let Some(al) = &mut self.aligned {
-                    if ack.ts_rx > Time::ZERO && !self.sched_stable {
-                        let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
-                        al.probe.add(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
-                        self.compute_skips();
-                    }
-                }
-            }
-            return;
-        }
-        let sum = self.core.rec.on_ack(now, ack);
-        let mtu = self.core.msg.mtu_bytes as u64;
-        let Some(ps) = self.paths.get_mut(p) else { return };
-        let mut sampled = false;
-        while ps.sent.front().is_some_and(|&t| t <= ack.ts_sent) {
-            ps.sent.pop_front();
-        }
-        // A NAK of a packet the full reorder buffer dropped is not a delivery: counted in the
-        // ACK-rate sample it kept the window at the network's rate while the receiver discarded
-        // (see "The ACK-rate sample" in the module docs).
-        if !ack.rx_buffer_full {
-            ps.acks += 1;
-        }
-        ps.first_ack_at.get_or_insert(now);
-        let rtt = now.saturating_sub(ack.ts_sent);
-        if rtt > Time::ZERO {
-            ps.min_rtt = ps.min_rtt.min(rtt);
-            if !ps.rtt_seeded {
-                ps.rtt_seeded = true;
-                ps.srtt_s = rtt.secs_f64();
-            } else {
-                ps.srtt_s += (rtt.secs_f64() - ps.srtt_s) / 8.0;
-            }
-        }
-        // Echoes come back in send order on a path: older pending entries lost their packet or ACK.
-        while ps.ts_pending.front().is_some_and(|e| e.1 < ack.ts_sent) {
-            ps.ts_pending.pop_front();
-        }
-        if ps.ts_pending.front().is_some_and(|e| e.1 == ack.ts_sent && e.0 == ack.psn) {
-            ps.ts_pending.pop_front();
-            let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
-            sampled = true;
-            if let Some(al) = &mut self.aligned {
-                al.data.add(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
-            }
-            if ps.fwd_n == 0 {
-                ps.fwd_s = d;
-                ps.stable = 1;
-            } else {
-                if (d - ps.fwd_s).abs() <= self.stable_tol_s {
-                    ps.stable = ps.stable.saturating_add(1);
-                } else {
-                    ps.stable = 0;
-                }
-                ps.fwd_s += self.cfg_delay_gain * (d - ps.fwd_s);
-            }
-            ps.fwd_n = ps.fwd_n.saturating_add(1);
-        }
-        if let PathCc::Swift(sw) = &mut ps.cc {
-            sw.on_ack(&AckEvent {
-                now,
-                newly_acked_bytes: if sum.newly_acked > 0 { mtu } else { 0 },
-                ack_seq_bytes: self.core.rec.una() as u64 * mtu,
-                snd_nxt_bytes: self.core.rec.max_sent() as u64 * mtu,
-                ecn: ack.ecn,
-                rtt: if rtt > Time::ZERO { Some(rtt) } else { None },
-                int: ack.int,
-                hops: ack.hops,
-            });
-            ps.w = sw.cwnd() / mtu as f64;
-            self.recompute_pacer();
-        }
-        if sampled && self.aligned.is_some() && !self.sched_stable {
-            // Start-up scheduling follows every new pairing at once, not only at the next
-            // update: the credits the first ACKs open would otherwise go unscheduled.
-            self.compute_skips();
-        }
-    }
-
-    /// See [`crate::transport::Sender::poll_timeout`].
-    pub fn poll_timeout(&self) -> Option<Time> {
-        if self.core.rec.is_complete() {
-            return None;
-        }
-        Some(match self.core.rec.poll_timeout() {
-            Some(t) => t.min(self.next_update),
-            None => self.next_update,
-        })
-    }
-
-    /// See [`crate::transport::Sender::on_timeout`].
-    pub fn on_timeout(&mut self, now: Time) {
-        if self.core.rec.poll_timeout().is_some_and(|t| t <= now) {
-            self.core.rec.on_timeout(now);
-        }
-        if now >= self.next_update && !self.core.rec.is_complete() {
-            self.update(now);
-        }
     }
 
     /// The periodic control of every path: ARCC windows, probing triggers, timestamps, skips,
@@ -1161,35 +524,26 @@ impl RondoSender {
                 // a burst into the path. (On paths of the hint's length the longer sample would
                 // only let the credits of many flows starting together pile onto one queue.)
                 let long_path = ps.min_rtt != Time::MAX && ps.min_rtt > self.t_env.mul_f64(2.0);
-                let first_span = if long_path && ps.probe_acks > 0 && ps.credit_open { ps.base_rtt } else { Time::from_ps(tu.ps() / 2) };
+                let first_span = if long_path && ps.sample.probe_acks > 0 && ps.probe.credit_open { ps.base_rtt } else { Time::from_ps(tu.ps() / 2) };
                 // On a long path the ACKs keep accumulating until then (`hold`); on others the
                 // first update that finds its first ACK before the previous update uses the
                 // interval, as before.
-                let span = match ps.first_ack_at {
-                    _ if a.seeded && !ps.resumed => interval,
-                    Some(f) if f <= last && !long_path => interval,
-                    Some(f) if now.saturating_sub(f) >= first_span => now.saturating_sub(f).secs_f64(),
-                    Some(_) => {
-                        hold = long_path;
-                        0.0
-                    }
-                    None => 0.0,
-                };
+                let span;
+                (span, hold) = ps.sample.span(a.seeded, interval, last, now, long_path, first_span);
                 if span > 0.0 {
-                    ps.resumed = false;
-                    let sample = (ps.acks + ps.probe_acks) as f64 / span;
+                    ps.sample.resumed = false;
+                    let sample = ps.sample.packets() as f64 / span;
                     a.update(&self.params, sample, inflight, ps.base_rtt.secs_f64());
                     ps.w = a.w;
                     if a.fast {
                         self.stats.fast_drains += 1;
                     }
-                    if ps.probe_acks > 0 && ps.credit_open {
-                        ps.credit_open = false;
-                        ps.extra = 0.0;
+                    if ps.sample.probe_acks > 0 && ps.probe.credit_open {
+                        ps.probe.close_credits();
                     }
                 }
             }
-            if self.probing && ps.startup_probe {
+            if self.probing && ps.probe.startup {
                 // §4.2.2: at start-up "each path starts with an initial window W0, and probes
                 // for additional capacity" — for three base RTTs of the path. Timed from the
                 // topology's hint alone, a path longer than the hint (a slower route, added
@@ -1205,35 +559,18 @@ impl RondoSender {
                     // No data ACK yet: the path's RTT is still unknown.
                     end = end.max(now + tu);
                 }
-                ps.probe_until = ps.probe_until.max(end);
-                if now >= ps.probe_until {
-                    ps.startup_probe = false;
-                }
+                ps.probe.stretch_startup(now, end);
             }
             if self.probing {
-                if now >= ps.probe_until {
-                    if ps.credit_open {
-                        // A phase ended without any probe ACK reaching an update.
-                        ps.credit_open = false;
-                        ps.extra = 0.0;
-                    }
-                    let slack = Time::from_secs_f64(self.cfg_probe_slack * self.tau_q_s);
-                    let ok = oldest == Time::MAX || now.saturating_sub(oldest) <= ps.base_rtt + slack;
-                    ps.quiet = if ok { ps.quiet + 1 } else { 0 };
-                    if ps.quiet >= self.cfg_probe_trigger && data_left {
-                        ps.quiet = 0;
-                        ps.probe_until = now + ps.base_rtt.mul_f64(self.cfg_probe_phase);
-                        ps.credit_open = true;
-                        ps.extra = 0.0;
-                        self.stats.probe_phases += 1;
-                    }
-                } else {
-                    ps.quiet = 0;
+                let slack = Time::from_secs_f64(self.cfg_probe_slack * self.tau_q_s);
+                let all_acked = oldest == Time::MAX || now.saturating_sub(oldest) <= ps.base_rtt + slack;
+                let phase = ps.base_rtt.mul_f64(self.cfg_probe_phase);
+                if ps.probe.on_update(now, all_acked, self.cfg_probe_trigger, data_left, phase) {
+                    self.stats.probe_phases += 1;
                 }
             }
             if !hold {
-                ps.acks = 0;
-                ps.probe_acks = 0;
+                ps.sample.clear();
             }
             if self.scheduler {
                 // An echo not back after 4 base RTTs is lost with its packet or ACK.
@@ -1265,7 +602,7 @@ impl RondoSender {
             self.sched_stable = true;
             self.sched_on = true;
             self.set_skips(|ps, p, q| (ps[p].fwd_s - ps[q].fwd_s).max(0.0));
-        } else if !self.sched_stable && self.aligned.as_ref().is_some_and(|a| a.ready()) {
+        } else if !self.sched_stable && self.aligned.as_mut().is_some_and(|a| a.check_ready()) {
             // Until the gate first opens: the arrival-aligned differences ([`aligned`]), which a
             // queue shared by all paths does not move.
             self.sched_on = true;
@@ -1278,14 +615,11 @@ impl RondoSender {
     /// Eq 7 with `excess(paths, p, q)` = how much later than on path `q` a packet sent now on
     /// path `p` arrives (0 when not later).
     fn set_skips(&mut self, excess: impl Fn(&[PathState], usize, usize) -> f64) {
-        for p in 0..self.paths.len() {
-            let mut s = 0.0;
-            for (q, o) in self.paths.iter().enumerate() {
-                if q != p {
-                    s += o.window() / o.srtt_s.max(1e-12) * excess(&self.paths, p, q);
-                }
-            }
-            self.paths[p].skip = (s.floor() as u64).min(self.cfg_max_skip as u64) as u32;
+        let n = self.paths.len();
+        for p in 0..n {
+            let paths = &self.paths;
+            let skip = eq7_skip(p, n, |q| paths[q].window() / paths[q].srtt_s.max(1e-12), |q| excess(paths, p, q), self.cfg_max_skip);
+            self.paths[p].skip = skip;
         }
     }
 
@@ -1304,7 +638,7 @@ impl RondoSender {
                 margin_bytes: (q * self.core.msg.mtu_bytes as f64) as u64,
                 fwd_delay_ns: ps.fwd_s * 1e9,
                 skip: ps.skip,
-                probing: ps.probe_until > now,
+                probing: ps.probe.active(now),
             };
         }
     }
@@ -1318,24 +652,12 @@ impl RondoSender {
         self.stats
     }
     /// `arcc`, or `swift` for the per-path Swift ablation.
-    pub fn cc_kind(&self) -> CcKind {
+    pub fn controller(&self) -> CcKind {
         if self.swift_mode {
             CcKind::Swift
         } else {
             CcKind::Arcc
         }
-    }
-    /// The flow pacer's rate (`Σ W_p / T_p`) in bit/s of data-packet wire size.
-    pub fn rate_bps(&self) -> u64 {
-        (self.pace_pkts_per_s * (self.core.msg.mtu_bytes + self.header_bytes) as f64 * 8.0) as u64
-    }
-    /// Sum of the per-path windows in bytes.
-    pub fn window_bytes(&self) -> u64 {
-        self.paths.iter().map(|p| (p.window() * self.core.msg.mtu_bytes as f64) as u64).sum()
-    }
-    /// Per-path state as of the last window update.
-    pub fn path_samples(&self) -> &[PathSample] {
-        &self.samples
     }
     /// Whether the packet scheduler is currently reordering transmissions.
     pub fn scheduler_active(&self) -> bool {
@@ -1344,5 +666,403 @@ impl RondoSender {
     /// The ARCC update interval `Tu`.
     pub fn update_interval(&self) -> Time {
         self.tu
+    }
+}
+
+impl Transport for RondoSender {
+    const NAME: &'static str = "rondo";
+    const KNOBS: &'static [&'static str] = RondoConfig::KNOBS;
+    type Config = RondoConfig;
+
+    fn default_cc() -> CcKind {
+        CcKind::Arcc
+    }
+    fn default_recovery() -> RecoveryKind {
+        RecoveryKind::EarlyRecovery
+    }
+    fn read_config(tc: &TransportConfig) -> Result<RondoConfig, String> {
+        RondoConfig::from_knobs(tc)
+    }
+    fn sack_below(cfg: &RondoConfig) -> bool {
+        cfg.ack_bitmap
+    }
+    fn core(&self) -> &SenderCore {
+        &self.core
+    }
+    fn core_mut(&mut self) -> &mut SenderCore {
+        &mut self.core
+    }
+    fn cc_kind(&self) -> Option<CcKind> {
+        Some(self.controller())
+    }
+
+    /// A sender for the flow (or connection) `fenv`.
+    fn new(cfg: &RondoConfig, fenv: &FlowEnv) -> Result<RondoSender, String> {
+        let (env, entropy, start, seed) = (&fenv.cc, fenv.entropy, fenv.start, fenv.seed);
+        env.check()?;
+        let core = SenderCore::for_env(
+            fenv,
+            RecoveryConfig { er_per_packet: cfg.er_per_packet, er_path_confirm: cfg.er_path_confirm, sack_below: cfg.ack_bitmap, ..cfg.recovery },
+        )?;
+        let mtu = core.mtu_bytes();
+        let pkts = core.msg.packets as u64;
+        if env.base_rtt == Time::ZERO {
+            return Err("rondo needs a positive base RTT".into());
+        }
+        let n = cfg.paths_for(fenv.equal_cost_paths) as usize;
+        let t_env = env.base_rtt;
+        let tau_q = cfg.tau_q.resolve(RondoConfig::tau_q_reference(env)).secs_f64();
+        let params = ArccParams {
+            q0: cfg.q0.packets(mtu),
+            tau_q_s: tau_q,
+            alpha: cfg.alpha,
+            alpha_side: cfg.alpha_side,
+            gamma: cfg.gamma,
+            w0: cfg.initial_window_pkts(env, mtu, n as u16),
+            fast_drain: cfg.fast_drain,
+            w_min: 1.0 / 16.0,
+        };
+        let swift_mode = cfg.cc.kind == CcKind::Swift;
+        let swift_cfg = if swift_mode {
+            // One flow BDP split over the paths, unless the scenario sets `init_cwnd`.
+            let mut c = CcConfig::new(CcKind::Swift).with("init_cwnd", Knob::Str(format!("{}B", (env.bdp_bytes() / n as u64).max(mtu as u64))));
+            c.overrides.extend(cfg.cc.overrides.iter().cloned());
+            let mut sc = SwiftConfig::defaults_for(env);
+            for (k, v) in &c.overrides {
+                sc.apply_knob(k, v)?;
+            }
+            sc.check()?;
+            Some(sc)
+        } else {
+            if let Some((k, _)) = cfg.cc.overrides.first() {
+                return Err(format!(
+                    "`transport.cc_params.{k}`: ARCC's parameters are fields of the `rondo` transport (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, `w0`, …)"
+                ));
+            }
+            None
+        };
+        let e0 = entropy & 0xFF00;
+        let probe_until = if cfg.probing { start + t_env.mul_f64(cfg.probe_phase) } else { Time::ZERO };
+        let paths = (0..n)
+            .map(|p| {
+                let cc = match &swift_cfg {
+                    Some(sc) => PathCc::Swift(Swift::new(sc.clone(), env)),
+                    None => PathCc::Arcc(ArccPath::new(&params)),
+                };
+                let w = match &cc {
+                    PathCc::Arcc(a) => a.w,
+                    PathCc::Swift(s) => s.cwnd() / mtu as f64,
+                };
+                PathState {
+                    entropy: e0.wrapping_add(p as u16),
+                    cc,
+                    sample: AckSample::default(),
+                    base_rtt: t_env,
+                    min_rtt: Time::MAX,
+                    srtt_s: t_env.secs_f64(),
+                    rtt_seeded: false,
+                    probe: PathProbing::new(probe_until, cfg.probing),
+                    fwd_s: 0.0,
+                    fwd_n: 0,
+                    stable: 0,
+                    ts_next: if cfg.scheduler { start } else { Time::MAX },
+                    ts_pending: VecDeque::with_capacity(16),
+                    skip: 0,
+                    w,
+                    sent: VecDeque::with_capacity(64),
+                    last_update: start,
+                    next_update: start + cfg.tu.resolve(t_env).max(Time::from_ps(1)),
+                }
+            })
+            .collect();
+        let tu = cfg.tu.resolve(t_env).max(Time::from_ps(1));
+        let ts_interval = cfg.ts_interval.resolve(t_env);
+        let mut s = RondoSender {
+            core,
+            header_bytes: cfg.header_bytes,
+            start,
+            t_env,
+            tu,
+            ts_interval,
+            tau_q_s: tau_q,
+            stable_tol_s: cfg.stable_tol.resolve(t_env).secs_f64(),
+            params,
+            cfg_probe_phase: cfg.probe_phase,
+            cfg_probe_trigger: cfg.probe_trigger,
+            cfg_probe_slack: cfg.probe_slack,
+            cfg_delay_gain: cfg.delay_gain,
+            cfg_stable_samples: cfg.stable_samples,
+            rtt_floor: cfg.rtt_floor,
+            cfg_max_skip: cfg.max_skip_pkts(env, mtu),
+            probing: cfg.probing,
+            probe_rate_unsent: cfg.probe_rate_unsent,
+            probe_next_at: start,
+            scheduler: cfg.scheduler,
+            selection: cfg.path_selection,
+            swift_mode,
+            unsent: UnsentSet::new(pkts as u32),
+            paths,
+            samples: vec![PathSample::default(); n],
+            pacer: FlowPacer::new(start),
+            deficits: Deficits::new(n),
+            open_scratch: Vec::with_capacity(n),
+            next_update: start + tu,
+            tu_rel: cfg.tu,
+            probe_rr: 0,
+            sched_on: false,
+            sched_stable: false,
+            aligned: (cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS).then(|| StartupDelays::new(n)),
+            rng: Rng::new(seed),
+            stats: RondoStats::default(),
+        };
+        if cfg.probing {
+            s.stats.probe_phases = n as u64;
+        }
+        s.recompute_pacer();
+        s.refresh_samples(start);
+        Ok(s)
+    }
+
+    /// The flow (or connection) starts at `now`, which may be later than the start it was
+    /// built with (a flow that waited for its dependencies): the start-up probing phase, the
+    /// first ARCC updates, the first timestamp and the pacer run from `now`.
+    fn begin(&mut self, now: Time) {
+        if now == self.start {
+            return;
+        }
+        self.start = now;
+        let probe_until = if self.probing { now + self.t_env.mul_f64(self.cfg_probe_phase) } else { Time::ZERO };
+        for ps in &mut self.paths {
+            ps.probe.until = probe_until;
+            ps.ts_next = if self.scheduler { now } else { Time::MAX };
+            ps.last_update = now;
+            ps.next_update = now + self.tu;
+        }
+        self.probe_next_at = now;
+        self.pacer.next_tx_at = now;
+        self.next_update = now + self.tu;
+        self.refresh_samples(now);
+    }
+
+    /// A message was posted on the connection at `now` (its packets are already in the core).
+    /// After an idle period (everything posted before was acknowledged), the connection keeps
+    /// its windows, rate estimates, delays and skips — a warm QP — but its ARCC measurement
+    /// restarts now: an interval that spans the idle time would read as an ACK rate near zero.
+    fn on_post(&mut self, now: Time, was_idle: bool) {
+        self.unsent.grow(self.core.msg.packets);
+        if !was_idle {
+            return;
+        }
+        let mut next = Time::MAX;
+        for ps in &mut self.paths {
+            let tu = self.tu_rel.resolve(ps.base_rtt).max(Time::from_ps(1));
+            ps.last_update = now;
+            ps.next_update = now + tu;
+            ps.sample.resume();
+            next = next.min(ps.next_update);
+        }
+        self.next_update = next;
+        self.pacer.next_tx_at = self.pacer.next_tx_at.max(now);
+        self.probe_next_at = self.probe_next_at.max(now);
+    }
+
+    /// See [`crate::transport::Sender::poll_transmit`].
+    fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+        if now < self.start || self.core.rec.is_complete() {
+            return None;
+        }
+        if self.unsent.remaining() == 0 && !self.core.rec.has_retx() {
+            return None;
+        }
+        if self.pacer.allows(now) && self.any_open() {
+            let retx = self.core.rec.next_retx();
+            if retx.is_some() || self.unsent.remaining() > 0 {
+                // A stale queued retransmission may have vanished: then new data, which the
+                // tail rule may hold back.
+                let p = self.choose_path(retx.is_none())?;
+                let (psn, is_retx) = match retx {
+                    Some(r) => (r, true),
+                    None => {
+                        let k = if self.sched_on { self.paths[p].skip } else { 0 };
+                        let psn = self.unsent.nth(k).expect("unsent data remains");
+                        if psn != self.unsent.lowest() {
+                            self.stats.skipped_sends += 1;
+                        }
+                        self.unsent.mark_sent(psn);
+                        self.core.rec.set_next_new(self.unsent.lowest());
+                        (psn, false)
+                    }
+                };
+                return Some(self.send_data(now, p, psn, is_retx));
+            }
+        }
+        if self.probing_now(now) {
+            let n = self.paths.len();
+            for i in 0..n {
+                let p = (self.probe_rr + i) % n;
+                if self.paths[p].probe.active(now) {
+                    self.probe_rr = p + 1;
+                    self.stats.probes_sent += 1;
+                    if self.probe_rate_unsent {
+                        // Paced to at most the unsent data packets per base RTT (each probe ACK
+                        // stands for one data packet): probing faster finds capacity the flow
+                        // has no data to use — between DCs a 1 MB flow would otherwise send a
+                        // line-rate BDP of probes every RTT. Paced, not in bursts: a burst of
+                        // probes measures the spare capacity of a moment, not a rate (tried:
+                        // the Web Search run's p99 slowdown 27 instead of 6.8 on a shared path).
+                        let gap = Time::from_ps(self.t_env.ps() / self.unsent.remaining().max(1) as u64);
+                        self.probe_next_at = now + gap;
+                    }
+                    return Some(TxPacket {
+                        kind: PacketKind::Probe,
+                        psn: PROBE_PSN,
+                        payload_bytes: 0,
+                        entropy: self.paths[p].entropy,
+                        path: p as u16,
+                        retx: false,
+                        // With the start-up scheduler every probe asks for a timestamp: on a
+                        // long path the first probe ACKs return before the first data echo.
+                        timestamped: self.aligned.is_some(),
+                        last: false,
+                        ack_request: false,
+                        pull_target: 0,
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// See [`crate::transport::Sender::next_send_time`].
+    fn next_send_time(&self, now: Time) -> Time {
+        if self.core.rec.is_complete() || (self.unsent.remaining() == 0 && !self.core.rec.has_retx()) {
+            return Time::MAX;
+        }
+        let now = now.max(self.start);
+        let data = if self.any_open() { self.pacer.next_tx_at.max(now) } else { Time::MAX };
+        let probe = if self.in_probe_phase(now) { self.probe_next_at.max(now) } else { Time::MAX };
+        data.min(probe)
+    }
+
+    /// See [`crate::transport::Sender::on_ack`].
+    fn on_ack(&mut self, now: Time, ack: &AckIn) {
+        let p = ack.path as usize;
+        if ack.probe {
+            self.stats.probe_acks += 1;
+            if let Some(ps) = self.paths.get_mut(p) {
+                ps.sample.on_probe_ack(now);
+                if ps.probe.on_probe_ack() {
+                    self.recompute_pacer();
+                }
+                if let Some(al) = &mut self.aligned {
+                    if ack.ts_rx > Time::ZERO && !self.sched_stable {
+                        let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
+                        al.probe.add(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
+                        self.compute_skips();
+                    }
+                }
+            }
+            return;
+        }
+        let sum = self.core.rec.on_ack(now, ack);
+        let mtu = self.core.msg.mtu_bytes as u64;
+        let Some(ps) = self.paths.get_mut(p) else { return };
+        let mut sampled = false;
+        while ps.sent.front().is_some_and(|&t| t <= ack.ts_sent) {
+            ps.sent.pop_front();
+        }
+        // A NAK of a packet the full reorder buffer dropped is not a delivery: counted in the
+        // ACK-rate sample it kept the window at the network's rate while the receiver discarded
+        // (see "The ACK-rate sample" in the module docs).
+        ps.sample.on_data_ack(now, !ack.rx_buffer_full);
+        let rtt = now.saturating_sub(ack.ts_sent);
+        if rtt > Time::ZERO {
+            ps.min_rtt = ps.min_rtt.min(rtt);
+            if !ps.rtt_seeded {
+                ps.rtt_seeded = true;
+                ps.srtt_s = rtt.secs_f64();
+            } else {
+                ps.srtt_s += (rtt.secs_f64() - ps.srtt_s) / 8.0;
+            }
+        }
+        // Echoes come back in send order on a path: older pending entries lost their packet or ACK.
+        while ps.ts_pending.front().is_some_and(|e| e.1 < ack.ts_sent) {
+            ps.ts_pending.pop_front();
+        }
+        if ps.ts_pending.front().is_some_and(|e| e.1 == ack.ts_sent && e.0 == ack.psn) {
+            ps.ts_pending.pop_front();
+            let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
+            sampled = true;
+            if let Some(al) = &mut self.aligned {
+                al.data.add(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
+            }
+            if ps.fwd_n == 0 {
+                ps.fwd_s = d;
+                ps.stable = 1;
+            } else {
+                if (d - ps.fwd_s).abs() <= self.stable_tol_s {
+                    ps.stable = ps.stable.saturating_add(1);
+                } else {
+                    ps.stable = 0;
+                }
+                ps.fwd_s += self.cfg_delay_gain * (d - ps.fwd_s);
+            }
+            ps.fwd_n = ps.fwd_n.saturating_add(1);
+        }
+        if let PathCc::Swift(sw) = &mut ps.cc {
+            sw.on_ack(&AckEvent {
+                now,
+                newly_acked_bytes: if sum.newly_acked > 0 { mtu } else { 0 },
+                ack_seq_bytes: self.core.rec.una() as u64 * mtu,
+                snd_nxt_bytes: self.core.rec.max_sent() as u64 * mtu,
+                ecn: ack.ecn,
+                rtt: if rtt > Time::ZERO { Some(rtt) } else { None },
+                int: ack.int,
+                hops: ack.hops,
+            });
+            ps.w = sw.cwnd() / mtu as f64;
+            self.recompute_pacer();
+        }
+        if sampled && self.aligned.is_some() && !self.sched_stable {
+            // Start-up scheduling follows every new pairing at once, not only at the next
+            // update: the credits the first ACKs open would otherwise go unscheduled.
+            self.compute_skips();
+        }
+    }
+
+    /// See [`crate::transport::Sender::poll_timeout`].
+    fn poll_timeout(&self) -> Option<Time> {
+        if self.core.rec.is_complete() {
+            return None;
+        }
+        Some(match self.core.rec.poll_timeout() {
+            Some(t) => t.min(self.next_update),
+            None => self.next_update,
+        })
+    }
+
+    /// See [`crate::transport::Sender::on_timeout`].
+    fn on_timeout(&mut self, now: Time) {
+        if self.core.rec.poll_timeout().is_some_and(|t| t <= now) {
+            self.core.rec.on_timeout(now);
+        }
+        if now >= self.next_update && !self.core.rec.is_complete() {
+            self.update(now);
+        }
+    }
+
+    /// The flow pacer's rate (`Σ W_p / T_p`) in bit/s of data-packet wire size.
+    fn rate_bps(&self) -> u64 {
+        (self.pacer.pkts_per_s * (self.core.msg.mtu_bytes + self.header_bytes) as f64 * 8.0) as u64
+    }
+
+    /// Sum of the per-path windows in bytes.
+    fn window_bytes(&self) -> u64 {
+        self.paths.iter().map(|p| (p.window() * self.core.msg.mtu_bytes as f64) as u64).sum()
+    }
+
+    /// Per-path state as of the last window update.
+    fn path_samples(&self) -> &[PathSample] {
+        &self.samples
     }
 }

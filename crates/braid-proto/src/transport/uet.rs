@@ -68,8 +68,10 @@
 use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native};
-use super::{AckIn, FlowEnv, TxPacket};
-use crate::recovery::{RecoveryConfig, RecoveryKind};
+use super::knobs::Knobs;
+use super::{AckIn, FlowEnv, Transport, TransportConfig, TxPacket, MAX_PATHS};
+use crate::cc::CcKind;
+use crate::recovery::{RecoveryConfig, RecoveryKind, TimerFired};
 use crate::transport::sender_core::SenderCore;
 
 /// How UET picks the entropy value of each packet.
@@ -477,7 +479,6 @@ pub struct UetSender {
     obl_idx: u32,
     obl_mask: u32,
     obl_span: u32,
-    last_timeouts: u64,
     ev_seen: Vec<u64>,
     /// Distinct EVs in the current block of `paths` packets, and packets in it.
     ev_block_distinct: u32,
@@ -496,37 +497,6 @@ pub struct UetSender {
 }
 
 impl UetSender {
-    /// A sender for one flow.
-    pub fn new(cfg: UetConfig, env: &FlowEnv) -> Result<UetSender, String> {
-        env.cc.check()?;
-        let core = SenderCore::for_env(env, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
-        let mut rng = Rng::new(env.seed);
-        let obl_span = cfg.paths.next_power_of_two();
-        let obl_mask = rng.below(obl_span as u64) as u32;
-        Ok(UetSender {
-            core,
-            line_bps: env.cc.line_rate.bps(),
-            base: entropy_base(env.entropy, cfg.paths),
-            start: env.start,
-            nscc: Nscc::new(env, cfg.target_qdelay, cfg.quick_adapt, cfg.network_trims),
-            reps: Reps::new(cfg.paths, cfg.reps_buffer as usize, cfg.reps_freeze, cfg.reps_freeze_time),
-            rng,
-            obl_idx: 0,
-            obl_mask,
-            obl_span,
-            last_timeouts: 0,
-            ev_seen: vec![0; cfg.paths.div_ceil(64) as usize],
-            ev_block_distinct: 0,
-            ev_block_pkts: 0,
-            ev_blocks: 0,
-            ev_blocks_distinct: 0,
-            trims_seen: false,
-            rto_retx: false,
-            trims_nacked: 0,
-            cfg,
-        })
-    }
-
     fn in_flight(&self) -> f64 {
         self.core.rec.outstanding() as f64 * self.core.msg.mtu_bytes as f64
     }
@@ -576,81 +546,6 @@ impl UetSender {
         }
     }
 
-    /// The flow starts at `now` (see [`crate::transport::Sender::begin`]): NSCC's quick-adapt
-    /// and fair-increase clocks run from `now`.
-    pub(crate) fn begin(&mut self, now: Time) {
-        if now == self.start {
-            return;
-        }
-        self.start = now;
-        let t = now.ps() as f64;
-        self.nscc.qa_end_ps = t + self.nscc.base_rtt_ps + self.nscc.target_delay_ps;
-        self.nscc.last_adjust_ps = t;
-    }
-
-    /// See [`crate::transport::Sender::poll_transmit`].
-    pub fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
-        if now < self.start || !self.may_send() {
-            return None;
-        }
-        let (psn, retx) = self.core.rec.next_psn()?;
-        if (!retx || !self.retx_skips_window()) && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd_bytes {
-            self.core.rec.unget(psn, retx);
-            return None;
-        }
-        if self.rto_retx && !self.core.rec.has_retx() {
-            self.rto_retx = false;
-        }
-        let ev = self.next_ev(now);
-        self.note_ev(ev);
-        let tx = self.core.send_data(now, psn, retx, ev, self.base + ev);
-        // htsim's `ar` bit: a retransmission, the last new packet, or one that fills the window
-        // asks the (coalescing) receiver for an immediate ACK.
-        let mtu = self.core.msg.mtu_bytes as f64;
-        let ack_request = retx || !self.core.rec.has_new_data() || self.in_flight() + mtu >= self.nscc.cwnd_bytes;
-        Some(TxPacket { ack_request, ..tx })
-    }
-
-    /// See [`crate::transport::Sender::next_send_time`].
-    pub fn next_send_time(&self, now: Time) -> Time {
-        if self.may_send() {
-            now.max(self.start)
-        } else {
-            Time::MAX
-        }
-    }
-
-    /// See [`crate::transport::Sender::on_ack`].
-    pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
-        if !matches!(ack.kind, PacketKind::Ack | PacketKind::Nak) || ack.probe {
-            return;
-        }
-        if self.cfg.ood_threshold.is_none() {
-            let mss = self.core.msg.mtu_bytes as f64;
-            let thr = (1.5 * self.nscc.cwnd_bytes).min(self.nscc.maxwnd_bytes).max(5.0 * mss) / mss;
-            self.core.rec.set_er_threshold(thr as u32);
-        }
-        let sum = self.core.rec.on_ack(now, ack);
-        let newly = sum.newly_acked as f64 * self.core.msg.mtu_bytes as f64;
-        if ack.trimmed {
-            self.on_trim_nack(now, ack, newly);
-            return;
-        }
-        let raw = now.saturating_sub(ack.ts_sent).ps() as f64;
-        let fb = if ack.rx_buffer_full {
-            EvFeedback::Nack
-        } else if ack.ecn {
-            EvFeedback::Ecn
-        } else {
-            EvFeedback::Good
-        };
-        if self.cfg.ev_select == EvSelect::Reps {
-            self.reps.feedback(ack.path, fb);
-        }
-        let in_flight = self.in_flight();
-        self.nscc.on_ack(now.ps() as f64, newly, raw, ack.ecn, ack.rx_buffer_full, sum.loss, in_flight);
-    }
-
     /// A NACK for a trimmed packet (htsim `UecSrc::processNack`): recovery has queued the packet
     /// for retransmission; REPS counts a last-hop trim as a good path (recycling the EV, or an
     /// ECN one if CE-echoed) and an earlier trim as a NACK'd path; NSCC reacts as
@@ -671,31 +566,6 @@ impl UetSender {
         self.nscc.on_nack(now.ps() as f64, newly, nacked, in_flight);
     }
 
-    /// See [`crate::transport::Sender::poll_timeout`].
-    pub fn poll_timeout(&self) -> Option<Time> {
-        self.core.rec.poll_timeout()
-    }
-
-    /// See [`crate::transport::Sender::on_timeout`].
-    pub fn on_timeout(&mut self, now: Time) {
-        self.core.rec.on_timeout(now);
-        let st = self.core.rec.stats();
-        if st.timeouts > self.last_timeouts {
-            self.rto_retx = true;
-            self.nscc.on_rto();
-            self.reps.on_timeout(now);
-        }
-        self.last_timeouts = st.timeouts;
-    }
-
-    /// The NSCC window in bytes.
-    pub fn window_bytes(&self) -> u64 {
-        self.nscc.cwnd_bytes as u64
-    }
-    /// Line rate (UET does not pace).
-    pub fn rate_bps(&self) -> u64 {
-        self.line_bps
-    }
     /// NSCC's target queuing delay.
     pub fn target_qdelay(&self) -> Time {
         Time::from_ps(self.nscc.target_delay_ps as u64)
@@ -738,9 +608,191 @@ impl UetSender {
     }
 }
 
+impl Transport for UetSender {
+    const NAME: &'static str = "uet";
+    const KNOBS: &'static [&'static str] =
+        &["paths", "ev_select", "reps_buffer", "reps_freeze", "reps_freeze_time", "target_qdelay", "ood_threshold", "quick_adapt", "ack_every_bytes"];
+    type Config = UetConfig;
+
+    fn default_recovery() -> RecoveryKind {
+        RecoveryKind::EarlyRecovery
+    }
+    fn cc_name(_configured: CcKind) -> &'static str {
+        "nscc"
+    }
+    fn read_config(tc: &TransportConfig) -> Result<UetConfig, String> {
+        let k = Knobs::new("uet", &tc.params, Self::KNOBS)?;
+        if !tc.cc.overrides.is_empty() {
+            return Err("`transport.cc_params`: transport `uet` has its own congestion control (NSCC); its knobs are `transport` fields".into());
+        }
+        let d = UetConfig::defaults();
+        let ood_threshold = k.opt_u32_in("ood_threshold", 1, 1 << 24)?;
+        let c = UetConfig {
+            paths: k.u32_in("paths", d.paths, 1, MAX_PATHS)?,
+            ev_select: match k.choice("ev_select", &["reps", "oblivious"])? {
+                "oblivious" => EvSelect::Oblivious,
+                _ => EvSelect::Reps,
+            },
+            reps_buffer: k.u32_in("reps_buffer", d.reps_buffer, 1, 1 << 16)?,
+            reps_freeze: k.bool("reps_freeze", d.reps_freeze)?,
+            reps_freeze_time: k.opt_time("reps_freeze_time")?.unwrap_or(d.reps_freeze_time),
+            target_qdelay: k.opt_time("target_qdelay")?.or(d.target_qdelay),
+            ood_threshold: ood_threshold.or(d.ood_threshold),
+            quick_adapt: k.bool("quick_adapt", d.quick_adapt)?,
+            ack_every_bytes: k.u32_in("ack_every_bytes", d.ack_every_bytes as u32, 0, 1 << 30)? as u64,
+            network_trims: tc.network_trims,
+            ..d
+        };
+        Ok(c.with_recovery(&tc.recovery))
+    }
+    fn ack_every_bytes(cfg: &UetConfig) -> Option<u64> {
+        (cfg.ack_every_bytes > 0).then_some(cfg.ack_every_bytes)
+    }
+    fn core(&self) -> &SenderCore {
+        &self.core
+    }
+    fn core_mut(&mut self) -> &mut SenderCore {
+        &mut self.core
+    }
+    fn handles_trims(&self) -> bool {
+        true
+    }
+
+    /// A sender for one flow.
+    fn new(cfg: &UetConfig, env: &FlowEnv) -> Result<UetSender, String> {
+        let cfg = cfg.clone();
+        env.cc.check()?;
+        let core = SenderCore::for_env(env, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
+        let mut rng = Rng::new(env.seed);
+        let obl_span = cfg.paths.next_power_of_two();
+        let obl_mask = rng.below(obl_span as u64) as u32;
+        Ok(UetSender {
+            core,
+            line_bps: env.cc.line_rate.bps(),
+            base: entropy_base(env.entropy, cfg.paths),
+            start: env.start,
+            nscc: Nscc::new(env, cfg.target_qdelay, cfg.quick_adapt, cfg.network_trims),
+            reps: Reps::new(cfg.paths, cfg.reps_buffer as usize, cfg.reps_freeze, cfg.reps_freeze_time),
+            rng,
+            obl_idx: 0,
+            obl_mask,
+            obl_span,
+            ev_seen: vec![0; cfg.paths.div_ceil(64) as usize],
+            ev_block_distinct: 0,
+            ev_block_pkts: 0,
+            ev_blocks: 0,
+            ev_blocks_distinct: 0,
+            trims_seen: false,
+            rto_retx: false,
+            trims_nacked: 0,
+            cfg,
+        })
+    }
+
+    /// The flow starts at `now` (see [`crate::transport::Sender::begin`]): NSCC's quick-adapt
+    /// and fair-increase clocks run from `now`.
+    fn begin(&mut self, now: Time) {
+        if now == self.start {
+            return;
+        }
+        self.start = now;
+        let t = now.ps() as f64;
+        self.nscc.qa_end_ps = t + self.nscc.base_rtt_ps + self.nscc.target_delay_ps;
+        self.nscc.last_adjust_ps = t;
+    }
+
+    /// See [`crate::transport::Sender::poll_transmit`].
+    fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+        if now < self.start || !self.may_send() {
+            return None;
+        }
+        let (psn, retx) = self.core.rec.next_psn()?;
+        if (!retx || !self.retx_skips_window()) && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd_bytes {
+            self.core.rec.unget(psn, retx);
+            return None;
+        }
+        if self.rto_retx && !self.core.rec.has_retx() {
+            self.rto_retx = false;
+        }
+        let ev = self.next_ev(now);
+        self.note_ev(ev);
+        let tx = self.core.send_data(now, psn, retx, ev, self.base + ev);
+        // htsim's `ar` bit: a retransmission, the last new packet, or one that fills the window
+        // asks the (coalescing) receiver for an immediate ACK.
+        let mtu = self.core.msg.mtu_bytes as f64;
+        let ack_request = retx || !self.core.rec.has_new_data() || self.in_flight() + mtu >= self.nscc.cwnd_bytes;
+        Some(TxPacket { ack_request, ..tx })
+    }
+
+    /// See [`crate::transport::Sender::next_send_time`].
+    fn next_send_time(&self, now: Time) -> Time {
+        if self.may_send() {
+            now.max(self.start)
+        } else {
+            Time::MAX
+        }
+    }
+
+    /// See [`crate::transport::Sender::on_ack`].
+    fn on_ack(&mut self, now: Time, ack: &AckIn) {
+        if !matches!(ack.kind, PacketKind::Ack | PacketKind::Nak) || ack.probe {
+            return;
+        }
+        if self.cfg.ood_threshold.is_none() {
+            let mss = self.core.msg.mtu_bytes as f64;
+            let thr = (1.5 * self.nscc.cwnd_bytes).min(self.nscc.maxwnd_bytes).max(5.0 * mss) / mss;
+            self.core.rec.set_er_threshold(thr as u32);
+        }
+        let sum = self.core.rec.on_ack(now, ack);
+        let newly = sum.newly_acked as f64 * self.core.msg.mtu_bytes as f64;
+        if ack.trimmed {
+            self.on_trim_nack(now, ack, newly);
+            return;
+        }
+        let raw = now.saturating_sub(ack.ts_sent).ps() as f64;
+        let fb = if ack.rx_buffer_full {
+            EvFeedback::Nack
+        } else if ack.ecn {
+            EvFeedback::Ecn
+        } else {
+            EvFeedback::Good
+        };
+        if self.cfg.ev_select == EvSelect::Reps {
+            self.reps.feedback(ack.path, fb);
+        }
+        let in_flight = self.in_flight();
+        self.nscc.on_ack(now.ps() as f64, newly, raw, ack.ecn, ack.rx_buffer_full, sum.loss, in_flight);
+    }
+
+    /// See [`crate::transport::Sender::poll_timeout`].
+    fn poll_timeout(&self) -> Option<Time> {
+        self.core.rec.poll_timeout()
+    }
+
+    /// See [`crate::transport::Sender::on_timeout`].
+    fn on_timeout(&mut self, now: Time) {
+        if self.core.rec.on_timeout(now) == TimerFired::Rto {
+            self.rto_retx = true;
+            self.nscc.on_rto();
+            self.reps.on_timeout(now);
+        }
+    }
+
+    /// The NSCC window in bytes.
+    fn window_bytes(&self) -> u64 {
+        self.nscc.cwnd_bytes as u64
+    }
+
+    /// Line rate (UET does not pace).
+    fn rate_bps(&self) -> u64 {
+        self.line_bps
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::Transport;
 
     fn env() -> FlowEnv {
         crate::transport::test_env(10_000_000, 5)
@@ -787,7 +839,7 @@ mod tests {
         let cfg = resolved(UetConfig::defaults());
         assert_eq!(cfg.recovery.kind, RecoveryKind::EarlyRecovery);
         assert_eq!(cfg.recovery.rto_min, Time::from_us(100));
-        let s = UetSender::new(cfg, &env()).unwrap();
+        let s = UetSender::new(&cfg, &env()).unwrap();
         // maxwnd = 1.5 · 8 µs · 100 Gb/s = 150 KB.
         assert_eq!(s.window_bytes(), 150_000);
         assert_eq!(s.target_qdelay(), Time::from_us(8));
@@ -795,7 +847,7 @@ mod tests {
 
     #[test]
     fn marked_acks_above_target_cut_the_window() {
-        let mut s = UetSender::new(resolved(UetConfig::defaults()), &env()).unwrap();
+        let mut s = UetSender::new(&resolved(UetConfig::defaults()), &env()).unwrap();
         let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
         assert_eq!(sent.len(), 150);
         let w0 = s.window_bytes();
@@ -811,7 +863,7 @@ mod tests {
 
     #[test]
     fn unmarked_low_delay_acks_keep_the_window_high() {
-        let mut s = UetSender::new(resolved(UetConfig::defaults()), &env()).unwrap();
+        let mut s = UetSender::new(&resolved(UetConfig::defaults()), &env()).unwrap();
         // Every packet is acknowledged 9 µs after it is sent (1 µs of queuing), unmarked.
         let mut pending: std::collections::BTreeMap<(Time, u32), TxPacket> = Default::default();
         let mut cum = 0;
@@ -836,7 +888,7 @@ mod tests {
     #[test]
     fn trimmed_nacks_resend_cut_the_window_and_recycle_only_last_hop_evs() {
         let cfg = resolved(UetConfig { network_trims: true, ..UetConfig::defaults() });
-        let mut s = UetSender::new(cfg, &env()).unwrap();
+        let mut s = UetSender::new(&cfg, &env()).unwrap();
         // Trimming: the target is 0.75 × the network RTT (8 µs here).
         assert_eq!(s.target_qdelay(), Time::from_us(6));
         let sent: Vec<TxPacket> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).collect();
@@ -874,7 +926,7 @@ mod tests {
     #[test]
     fn ev_blocks_count_distinct_evs() {
         let cfg = resolved(UetConfig { paths: 8, ev_select: EvSelect::Oblivious, ..UetConfig::defaults() });
-        let mut s = UetSender::new(cfg, &env()).unwrap();
+        let mut s = UetSender::new(&cfg, &env()).unwrap();
         for _ in 0..20 {
             s.poll_transmit(Time::ZERO).unwrap();
         }

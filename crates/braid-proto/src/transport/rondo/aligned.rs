@@ -64,6 +64,9 @@ struct PairHistory {
     resolved_s: [f64; PAIRINGS],
     /// Pairings seen (saturating).
     count: u32,
+    /// [`PairHistory::median`] of the pairings kept, updated at each push (the scheduler reads
+    /// every pair's estimate on every delay sample; pushes are rarer).
+    estimate: f64,
 }
 
 impl PairHistory {
@@ -71,10 +74,11 @@ impl PairHistory {
         self.resolved_s.copy_within(0..PAIRINGS - 1, 1);
         self.resolved_s[0] = resolved_s;
         self.count = self.count.saturating_add(1);
+        self.estimate = self.median();
     }
 
     /// The median of the pairings kept; with two, the smaller (a difference must be seen twice).
-    fn estimate(&self) -> f64 {
+    fn median(&self) -> f64 {
         let r = &self.resolved_s;
         match self.count {
             0 => 0.0,
@@ -139,7 +143,7 @@ impl AlignedDelays {
     /// pairings' resolved differences (the smaller of two), so that one pairing of packets
     /// caught in a passing burst does not move the schedule; 0 when not known.
     pub fn resolved_excess(&self, p: usize, q: usize) -> f64 {
-        self.pairs[p * self.n + q].estimate()
+        self.pairs[p * self.n + q].estimate
     }
 }
 
@@ -150,17 +154,28 @@ pub struct StartupDelays {
     pub data: AlignedDelays,
     /// Pairs of probe echoes.
     pub probe: AlignedDelays,
+    /// [`StartupDelays::ready`] has been found true (it stays true: pairings are only added).
+    ready_seen: bool,
 }
 
 impl StartupDelays {
     /// For `n` paths.
     pub fn new(n: usize) -> StartupDelays {
-        StartupDelays { data: AlignedDelays::new(n), probe: AlignedDelays::new(n) }
+        StartupDelays { data: AlignedDelays::new(n), probe: AlignedDelays::new(n), ready_seen: false }
     }
 
     /// Every path has been compared with another, by data or by probes.
     pub fn ready(&self) -> bool {
-        self.data.ready_with(&self.probe)
+        self.ready_seen || self.data.ready_with(&self.probe)
+    }
+
+    /// [`StartupDelays::ready`], remembered once true so that later calls cost nothing (the scan
+    /// is `O(n²)` and the scheduler asks on every delay sample).
+    pub fn check_ready(&mut self) -> bool {
+        if !self.ready_seen {
+            self.ready_seen = self.data.ready_with(&self.probe);
+        }
+        self.ready_seen
     }
 
     /// `D_p − D_q` beyond its error bound, from data pairs when they exist, else probe pairs.
