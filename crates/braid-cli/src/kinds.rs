@@ -54,12 +54,7 @@ pub const WORKLOAD: KindedTable = KindedTable {
 pub const ROUTING: KindedTable = KindedTable { name: "routing", kinds: braid_net::config::RoutingMode::NAMES, default_kind: Some("ecmp"), common: None };
 
 /// `[topology]`: every field but `kind` belongs to a topology kind.
-pub const TOPOLOGY: KindedTable = KindedTable {
-    name: "topology",
-    kinds: &["leaf-spine", "fat-tree", "clos3", "four-path", "testbed", "file", "hpcc-file", "zoo-gml", "inter-dc"],
-    default_kind: None,
-    common: Some(&[]),
-};
+pub const TOPOLOGY: KindedTable = KindedTable { name: "topology", kinds: crate::topology_kinds::NAMES, default_kind: None, common: Some(&[]) };
 
 impl KindedTable {
     /// Whether `k` names one of the table's kinds (for `[transport]`, also a transport

@@ -5,6 +5,7 @@
 //! - [`profile`]: `network.profile` — a named set of knob defaults (`ns3-hpcc`: the LCMP
 //!   artifact's ns-3 semantics), expanded into the scenario before it is read.
 //! - [`kinds`]: kinded tables — per-kind sub-tables and which fields the active kind uses.
+//! - [`topology_kinds`]: the topology kinds, one parser each, and their registry.
 //! - [`build`]: scenario → simulator with senders and receivers.
 //! - [`run`]: run and write `summary.json`, `flows.csv`, time series.
 //! - [`bench`]: the fixed benchmark scenarios of `braid bench`.
@@ -21,7 +22,7 @@
 //! - [`table`]: readers for Braid's own `summary.json` and CSV files.
 //!
 //! Module dependencies form no cycle: `run` → `routing_out`, `pcap`, `offered_load`, `build` → `scenario` →
-//! `kinds`, `fields`; `sweep` → `run`, `plot`; `compare` → `sweep`, `report`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
+//! `kinds`, `topology_kinds`, `fields`; `sweep` → `run`, `plot`; `compare` → `sweep`, `report`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
 //! `fields`.
 
 pub mod bench;
@@ -40,3 +41,4 @@ pub mod run;
 pub mod scenario;
 pub mod sweep;
 pub mod table;
+pub mod topology_kinds;

@@ -206,7 +206,7 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         return Err("`stop` must be positive".into());
     }
     let topo_t = f.table("topology")?.ok_or("missing table [topology]")?;
-    let (topology, topology_kind) = parse_topology(&topo_t, base).map_err(|e| topo_k.locate(e))?;
+    let (topology, topology_kind) = crate::topology_kinds::parse_topology(&topo_t, base).map_err(|e| topo_k.locate(e))?;
     let empty = Table::new();
     let net_t = f.table("network")?.unwrap_or_else(|| Fields::new("network", &empty));
     let mut net = parse_network(&net_t)?;
@@ -369,7 +369,7 @@ fn check_inactive_kinds(splits: &[Split], base: &Path, header_bytes: u32) -> Res
     for i in splits.iter().flat_map(|s| &s.inactive) {
         let f = Fields::new(i.table_name, &i.table);
         let checked = match i.table_name {
-            "topology" => parse_topology(&f, base).map(|_| ()),
+            "topology" => crate::topology_kinds::parse_topology(&f, base).map(|_| ()),
             "transport" => parse_verb(&f).and_then(|_| parse_transport(&f)).and_then(|mut tc| {
                 tc.header_bytes = header_bytes;
                 tc.validate().map_err(|e| format!("[transport] {e}"))
@@ -422,243 +422,22 @@ fn resolve_file(base: &Path, p: &str) -> PathBuf {
     }
 }
 
-fn read_file(f: &Fields, key: &str, base: &Path) -> Result<String, String> {
+pub(crate) fn read_file(f: &Fields, key: &str, base: &Path) -> Result<String, String> {
     let p = f.req_str(key)?;
     let path = resolve_file(base, p);
     std::fs::read_to_string(&path).map_err(|e| format!("`{}`: cannot read `{}`: {e}", f.name(key), path.display()))
 }
 
-fn usize_or(f: &Fields, key: &str, d: usize) -> Result<usize, String> {
+pub(crate) fn usize_or(f: &Fields, key: &str, d: usize) -> Result<usize, String> {
     Ok(f.pos_uint(key)?.map(|x| x as usize).unwrap_or(d))
-}
-
-fn parse_topology(f: &Fields, base: &Path) -> Result<(Topology, String), String> {
-    let kind = f.req_str("kind")?.to_string();
-    let t = match kind.as_str() {
-        "leaf-spine" => {
-            let d = topo::LeafSpineParams::default();
-            let delay = f.time("delay")?;
-            let p = topo::LeafSpineParams {
-                leaves: usize_or(f, "leaves", d.leaves)?,
-                spines: usize_or(f, "spines", d.spines)?,
-                hosts_per_leaf: usize_or(f, "hosts_per_leaf", d.hosts_per_leaf)?,
-                host_rate: f.rate("host_rate")?.unwrap_or(d.host_rate),
-                fabric_rate: f.rate("fabric_rate")?.unwrap_or(d.fabric_rate),
-                host_delay: f.time("host_delay")?.or(delay).unwrap_or(d.host_delay),
-                fabric_delay: f.time("fabric_delay")?.or(delay).unwrap_or(d.fabric_delay),
-            };
-            f.finish(&["kind", "leaves", "spines", "hosts_per_leaf", "host_rate", "fabric_rate", "delay", "host_delay", "fabric_delay"])?;
-            topo::leaf_spine(&p)
-        }
-        "fat-tree" => {
-            let d = topo::FatTreeParams::default();
-            let p = topo::FatTreeParams {
-                k: usize_or(f, "k", d.k)?,
-                host_rate: f.rate("host_rate")?.unwrap_or(d.host_rate),
-                fabric_rate: f.rate("fabric_rate")?.unwrap_or(d.fabric_rate),
-                delay: f.time("delay")?.unwrap_or(d.delay),
-            };
-            f.finish(&["kind", "k", "host_rate", "fabric_rate", "delay"])?;
-            topo::fat_tree(&p)
-        }
-        "clos3" => {
-            let d = topo::Clos3Params::default();
-            let p = topo::Clos3Params {
-                pods: usize_or(f, "pods", d.pods)?,
-                tors_per_pod: usize_or(f, "tors_per_pod", d.tors_per_pod)?,
-                aggs_per_pod: usize_or(f, "aggs_per_pod", d.aggs_per_pod)?,
-                cores: usize_or(f, "cores", d.cores)?,
-                hosts_per_tor: usize_or(f, "hosts_per_tor", d.hosts_per_tor)?,
-                host_rate: f.rate("host_rate")?.unwrap_or(d.host_rate),
-                fabric_rate: f.rate("fabric_rate")?.unwrap_or(d.fabric_rate),
-                delay: f.time("delay")?.unwrap_or(d.delay),
-                oversubscription: usize_or(f, "oversubscription", d.oversubscription)?,
-            };
-            f.finish(&["kind", "pods", "tors_per_pod", "aggs_per_pod", "cores", "hosts_per_tor", "host_rate", "fabric_rate", "delay", "oversubscription"])?;
-            topo::clos3(&p)
-        }
-        "four-path" => {
-            let d = topo::FourPathParams::default();
-            let p = topo::FourPathParams {
-                senders: usize_or(f, "senders", d.senders)?,
-                receivers: usize_or(f, "receivers", d.receivers)?,
-                host_rate: f.rate("host_rate")?.unwrap_or(d.host_rate),
-                path_rate: f.rate("path_rate")?.unwrap_or(d.path_rate),
-                delay: f.time("delay")?.unwrap_or(d.delay),
-                extra_delay: f.time("extra_delay")?.unwrap_or(d.extra_delay),
-            };
-            f.finish(&["kind", "senders", "receivers", "host_rate", "path_rate", "delay", "extra_delay"])?;
-            topo::four_path(&p)
-        }
-        "testbed" => {
-            let d = topo::TestbedParams::default();
-            let path_rates = match f.array("path_rates")? {
-                None => d.path_rates.clone(),
-                Some(a) => {
-                    let mut v = Vec::new();
-                    for (i, x) in a.iter().enumerate() {
-                        let s = x.as_str().ok_or_else(|| format!("`topology.path_rates[{i}]` must be a rate string"))?;
-                        let r = braid_core::units::parse_rate(s).map_err(|e| format!("`topology.path_rates[{i}]`: {e}"))?;
-                        if r.bps() == 0 {
-                            return Err(format!("`topology.path_rates[{i}]` must be positive"));
-                        }
-                        v.push(r);
-                    }
-                    v
-                }
-            };
-            let p = topo::TestbedParams {
-                host_rate: f.rate("host_rate")?.unwrap_or(d.host_rate),
-                path_rates,
-                base_rtt: f.time("base_rtt")?.unwrap_or(d.base_rtt),
-                extra_delay: f.time("extra_delay")?.unwrap_or(d.extra_delay),
-            };
-            f.finish(&["kind", "host_rate", "path_rates", "base_rtt", "extra_delay"])?;
-            topo::testbed(&p)
-        }
-        "file" => {
-            let text = read_file(f, "file", base)?;
-            f.finish(&["kind", "file"])?;
-            topo::braid_file(&text)
-        }
-        "hpcc-file" => {
-            let text = read_file(f, "file", base)?;
-            f.finish(&["kind", "file"])?;
-            topo::hpcc_file(&text)
-        }
-        "zoo-gml" => {
-            let text = read_file(f, "file", base)?;
-            let mut p = topo::ZooParams::default();
-            if let Some(r) = f.rate("default_rate")? {
-                p.default_rate = r;
-            }
-            if let Some(b) = f.bool("use_link_speed")? {
-                p.use_link_speed = b;
-            }
-            if let Some(d) = f.time("delay")? {
-                p.delay_override = Some(d);
-            }
-            parse_intra(f, &mut p.intra)?;
-            f.finish(&INTRA_FIELDS.iter().copied().chain(["kind", "file", "default_rate", "use_link_speed", "delay"]).collect::<Vec<_>>())?;
-            topo::zoo_gml(&text, &p)
-        }
-        "inter-dc" => {
-            let mut intra = topo::IntraDcParams::default();
-            parse_intra(f, &mut intra)?;
-            let dcs = f.pos_uint("dcs")?.ok_or("`topology.dcs` is required")? as usize;
-            let arr = f.array("links")?.ok_or("`topology.links` is required (a list of {a, b, rate, delay})")?;
-            let mut graph = Vec::new();
-            for (i, v) in arr.iter().enumerate() {
-                let t = v.as_table().ok_or_else(|| format!("`topology.links[{i}]` must be a table {{a, b, rate, delay}}"))?;
-                let lf = Fields::new(&format!("topology.links[{i}]"), t);
-                let a = lf.uint("a")?.ok_or_else(|| format!("`topology.links[{i}].a` is required"))? as usize;
-                let b = lf.uint("b")?.ok_or_else(|| format!("`topology.links[{i}].b` is required"))? as usize;
-                let rate = lf.rate("rate")?.ok_or_else(|| format!("`topology.links[{i}].rate` is required"))?;
-                let delay = lf.time("delay")?.ok_or_else(|| format!("`topology.links[{i}].delay` is required"))?;
-                lf.finish(&["a", "b", "rate", "delay"])?;
-                graph.push(topo::DcLink { a, b, rate, delay });
-            }
-            f.finish(&INTRA_FIELDS.iter().copied().chain(["kind", "dcs", "links"]).collect::<Vec<_>>())?;
-            topo::inter_dc(&topo::InterDcParams { dcs, graph, names: Vec::new(), intra })
-        }
-        other => {
-            return Err(format!("unknown topology kind `{other}` (known: leaf-spine, fat-tree, clos3, four-path, testbed, file, hpcc-file, zoo-gml, inter-dc)"))
-        }
-    }
-    .map_err(|e| format!("[topology] {e}"))?;
-    t.validate().map_err(|e| format!("[topology] {e}"))?;
-    Ok((t, kind))
-}
-
-const INTRA_FIELDS: [&str; 9] = ["hosts_per_dc", "leaves", "spines", "host_rate", "host_delay", "fabric_rate", "fabric_delay", "dci_rate", "dci_delay"];
-
-/// The shape of each DC of an inter-DC topology (defaults: LCMP testbed, `docs/lcmp.md`,
-/// topologies).
-fn parse_intra(f: &Fields, p: &mut topo::IntraDcParams) -> Result<(), String> {
-    p.hosts_per_dc = usize_or(f, "hosts_per_dc", p.hosts_per_dc)?;
-    p.leaves = usize_or(f, "leaves", p.leaves)?;
-    p.spines = usize_or(f, "spines", p.spines)?;
-    p.host_rate = f.rate("host_rate")?.unwrap_or(p.host_rate);
-    p.host_delay = f.time("host_delay")?.unwrap_or(p.host_delay);
-    p.fabric_rate = f.rate("fabric_rate")?.unwrap_or(p.fabric_rate);
-    p.fabric_delay = f.time("fabric_delay")?.unwrap_or(p.fabric_delay);
-    p.dci_rate = f.rate("dci_rate")?.unwrap_or(p.dci_rate);
-    p.dci_delay = f.time("dci_delay")?.unwrap_or(p.dci_delay);
-    Ok(())
 }
 
 fn parse_network(f: &Fields) -> Result<NetConfig, String> {
     let mut n = NetConfig::default();
-    if let Some(m) = f.size("mtu")? {
-        if m == 0 || m > 65_536 {
-            return Err(format!("`network.mtu` must be between 1 and 65536 bytes, got {m}"));
-        }
-        n.mtu_bytes = m as u32;
-    }
-    if let Some(h) = f.size("header")? {
-        n.header_bytes = h.min(4096) as u32;
-    }
-    if let Some(a) = f.size("ack_size")? {
-        if a == 0 {
-            return Err("`network.ack_size` must be positive".into());
-        }
-        n.ack_bytes = a.min(4096) as u32;
-    }
-    if let Some(b) = f.size("buffer")? {
-        if b == 0 {
-            return Err("`network.buffer` must be positive".into());
-        }
-        n.switch_buffer_bytes = b;
-    }
-    if let Some(b) = f.size("dci_buffer")? {
-        n.dci_buffer_bytes = b;
-    }
-    if let Some(a) = f.float("dt_alpha")? {
-        if a <= 0.0 {
-            return Err("`network.dt_alpha` must be positive".into());
-        }
-        n.dt_alpha = a;
-    }
-    if let Some(p) = f.size("probe_queue_limit")? {
-        n.class_limit_bytes[CLASS_PROBE as usize] = p;
-    }
-    if let Some(q) = f.size("queue_limit")? {
-        n.class_limit_bytes[braid_net::config::CLASS_DATA as usize] = q;
-    }
-    let mut ecn = EcnConfig::default();
-    if let Some(b) = f.bool("ecn")? {
-        ecn.enabled = b;
-    }
-    if let Some(k) = f.size("kmin")? {
-        ecn.kmin_bytes = k;
-    }
-    if let Some(k) = f.size("kmax")? {
-        ecn.kmax_bytes = k;
-    }
-    if let Some(p) = f.prob("pmax")? {
-        ecn.pmax = p;
-    }
-    if let Some(b) = f.bool("ecn_scale_with_rate")? {
-        ecn.scale_with_rate = b;
-    }
-    if ecn.kmax_bytes < ecn.kmin_bytes {
-        return Err(format!("`network.kmax` ({}) is below `network.kmin` ({})", ecn.kmax_bytes, ecn.kmin_bytes));
-    }
-    n.ecn = ecn;
-    let mut pfc = PfcConfig::default();
-    if let Some(b) = f.bool("pfc")? {
-        pfc.enabled = b;
-    }
-    if let Some(x) = f.size("pfc_xoff")? {
-        pfc.xoff_bytes = Some(x);
-    }
-    if let Some(s) = f.uint("pfc_shift")? {
-        pfc.shift = s.min(32) as u32;
-    }
-    if let Some(r) = f.size("pfc_resume_offset")? {
-        pfc.resume_offset_bytes = r;
-    }
-    n.pfc = pfc;
+    network_packet_sizes(f, &mut n)?;
+    network_buffers(f, &mut n)?;
+    n.ecn = network_ecn(f)?;
+    n.pfc = network_pfc(f)?;
     if let Some(b) = f.bool("int")? {
         n.int_enabled = b;
     }
@@ -670,76 +449,10 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
     if let Some(r) = f.size("reorder_buffer")? {
         n.reorder_buffer_bytes = r;
     }
-    if let Some(l) = f.prob("loss_rate")? {
-        n.loss_rate = l;
-    }
-    n.loss_forward_only = match f.str("loss_on")? {
-        None | Some("all") => false,
-        Some("forward") => true,
-        Some(s) => return Err(format!("`network.loss_on`: unknown value `{s}` (known: all, forward)")),
-    };
-    if let Some(b) = f.bool("trim")? {
-        n.trim.enabled = b;
-    }
-    n.ack_class = match f.str("ack_class")? {
-        None | Some("control") => braid_net::config::CLASS_CONTROL,
-        Some("data") => braid_net::config::CLASS_DATA,
-        Some(s) => return Err(format!("`network.ack_class`: unknown value `{s}` (known: control, data)")),
-    };
-    if let Some(b) = f.bool("host_ack_pausable")? {
-        n.host_ack_pausable = b;
-    }
-    let wrap32 = match f.str("mmu_arith")? {
-        None | Some("u64") => false,
-        Some("u32-wrap") => true,
-        Some(s) => return Err(format!("`network.mmu_arith`: unknown value `{s}` (known: u64, u32-wrap)")),
-    };
-    n.mmu = match f.str("mmu")? {
-        None | Some("braid") => {
-            if wrap32 {
-                return Err("`network.mmu_arith = \"u32-wrap\"` needs `network.mmu = \"hpcc\"`".into());
-            }
-            braid_net::config::MmuModel::Braid
-        }
-        Some("hpcc") => braid_net::config::MmuModel::Hpcc { wrap32 },
-        Some(s) => return Err(format!("`network.mmu`: unknown value `{s}` (known: braid, hpcc)")),
-    };
-    if let Some(c) = f.size("egress_queue_cap")? {
-        n.egress_cap_bytes = c;
-    }
-    if let Some(b) = f.bool("egress_cap_leak")? {
-        n.egress_cap_leak = b;
-    }
-    n.window_bdp = match f.str("window_bdp")? {
-        None | Some("braid") => braid_net::config::WindowBdp::Braid,
-        Some("ns3") => braid_net::config::WindowBdp::Ns3 { wrap: false },
-        Some("ns3-wrap") => braid_net::config::WindowBdp::Ns3 { wrap: true },
-        Some(s) => return Err(format!("`network.window_bdp`: unknown value `{s}` (known: braid, ns3, ns3-wrap)")),
-    };
-    n.tx_time_floor_ns = match f.str("tx_time")? {
-        None | Some("exact") => false,
-        Some("floor-ns") => true,
-        Some(s) => return Err(format!("`network.tx_time`: unknown value `{s}` (known: exact, floor-ns)")),
-    };
-    n.sport_pair_counter = match f.str("sport")? {
-        None | Some("random") => false,
-        Some("ns3-pair-counter") => true,
-        Some(s) => return Err(format!("`network.sport`: unknown value `{s}` (known: random, ns3-pair-counter)")),
-    };
-    n.pfc_frame_queued = match f.str("pfc_frame")? {
-        None | Some("instant") => false,
-        Some("queued") => true,
-        Some(s) => return Err(format!("`network.pfc_frame`: unknown value `{s}` (known: instant, queued)")),
-    };
+    network_loss_and_trim(f, &mut n)?;
+    network_semantics(f, &mut n)?;
     crate::profile::check(f.str("profile")?)?;
-    n.trim.size_bytes = n.header_bytes.max(1);
-    if let Some(t) = f.size("trim_size")? {
-        let packet = n.mtu_bytes as u64 + n.header_bytes as u64;
-        if t == 0 || t > packet {
-            return Err(format!("`network.trim_size` must be between 1 and a full packet ({packet} bytes), got {t}"));
-        }
-        n.trim.size_bytes = t as u32;
-    }
+    network_trim_size(f, &mut n)?;
     f.finish(&[
         "mtu",
         "header",
@@ -779,6 +492,160 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
         "profile",
     ])?;
     Ok(n)
+}
+
+/// `network.<key>`: one of `options` by name (absent: the first).
+fn network_choice<T: Copy>(f: &Fields, key: &str, options: &[(&str, T)]) -> Result<T, String> {
+    match f.str(key)? {
+        None => Ok(options[0].1),
+        Some(s) => options.iter().find(|o| o.0 == s).map(|o| o.1).ok_or_else(|| {
+            let names: Vec<&str> = options.iter().map(|o| o.0).collect();
+            format!("`network.{key}`: unknown value `{s}` (known: {})", names.join(", "))
+        }),
+    }
+}
+
+/// `mtu`, `header`, `ack_size`.
+fn network_packet_sizes(f: &Fields, n: &mut NetConfig) -> Result<(), String> {
+    if let Some(m) = f.size("mtu")? {
+        if m == 0 || m > 65_536 {
+            return Err(format!("`network.mtu` must be between 1 and 65536 bytes, got {m}"));
+        }
+        n.mtu_bytes = m as u32;
+    }
+    if let Some(h) = f.size("header")? {
+        n.header_bytes = h.min(4096) as u32;
+    }
+    if let Some(a) = f.size("ack_size")? {
+        if a == 0 {
+            return Err("`network.ack_size` must be positive".into());
+        }
+        n.ack_bytes = a.min(4096) as u32;
+    }
+    Ok(())
+}
+
+/// The switch buffer and its per-class limits: `buffer`, `dci_buffer`, `dt_alpha`,
+/// `probe_queue_limit`, `queue_limit`.
+fn network_buffers(f: &Fields, n: &mut NetConfig) -> Result<(), String> {
+    if let Some(b) = f.size("buffer")? {
+        if b == 0 {
+            return Err("`network.buffer` must be positive".into());
+        }
+        n.switch_buffer_bytes = b;
+    }
+    if let Some(b) = f.size("dci_buffer")? {
+        n.dci_buffer_bytes = b;
+    }
+    if let Some(a) = f.float("dt_alpha")? {
+        if a <= 0.0 {
+            return Err("`network.dt_alpha` must be positive".into());
+        }
+        n.dt_alpha = a;
+    }
+    if let Some(p) = f.size("probe_queue_limit")? {
+        n.class_limit_bytes[CLASS_PROBE as usize] = p;
+    }
+    if let Some(q) = f.size("queue_limit")? {
+        n.class_limit_bytes[braid_net::config::CLASS_DATA as usize] = q;
+    }
+    Ok(())
+}
+
+/// ECN marking: `ecn`, `kmin`, `kmax`, `pmax`, `ecn_scale_with_rate`.
+fn network_ecn(f: &Fields) -> Result<EcnConfig, String> {
+    let mut ecn = EcnConfig::default();
+    if let Some(b) = f.bool("ecn")? {
+        ecn.enabled = b;
+    }
+    if let Some(k) = f.size("kmin")? {
+        ecn.kmin_bytes = k;
+    }
+    if let Some(k) = f.size("kmax")? {
+        ecn.kmax_bytes = k;
+    }
+    if let Some(p) = f.prob("pmax")? {
+        ecn.pmax = p;
+    }
+    if let Some(b) = f.bool("ecn_scale_with_rate")? {
+        ecn.scale_with_rate = b;
+    }
+    if ecn.kmax_bytes < ecn.kmin_bytes {
+        return Err(format!("`network.kmax` ({}) is below `network.kmin` ({})", ecn.kmax_bytes, ecn.kmin_bytes));
+    }
+    Ok(ecn)
+}
+
+/// PFC: `pfc`, `pfc_xoff`, `pfc_shift`, `pfc_resume_offset`.
+fn network_pfc(f: &Fields) -> Result<PfcConfig, String> {
+    let mut pfc = PfcConfig::default();
+    if let Some(b) = f.bool("pfc")? {
+        pfc.enabled = b;
+    }
+    if let Some(x) = f.size("pfc_xoff")? {
+        pfc.xoff_bytes = Some(x);
+    }
+    if let Some(s) = f.uint("pfc_shift")? {
+        pfc.shift = s.min(32) as u32;
+    }
+    if let Some(r) = f.size("pfc_resume_offset")? {
+        pfc.resume_offset_bytes = r;
+    }
+    Ok(pfc)
+}
+
+/// Random loss and trimming: `loss_rate`, `loss_on`, `trim`.
+fn network_loss_and_trim(f: &Fields, n: &mut NetConfig) -> Result<(), String> {
+    if let Some(l) = f.prob("loss_rate")? {
+        n.loss_rate = l;
+    }
+    n.loss_forward_only = network_choice(f, "loss_on", &[("all", false), ("forward", true)])?;
+    if let Some(b) = f.bool("trim")? {
+        n.trim.enabled = b;
+    }
+    Ok(())
+}
+
+/// The switch and NIC semantics a peer simulator may differ on (`docs/ns3-equivalence.md`):
+/// `ack_class`, `host_ack_pausable`, `mmu`, `mmu_arith`, `egress_queue_cap`, `egress_cap_leak`,
+/// `window_bdp`, `tx_time`, `sport`, `pfc_frame`.
+fn network_semantics(f: &Fields, n: &mut NetConfig) -> Result<(), String> {
+    use braid_net::config::{MmuModel, WindowBdp, CLASS_CONTROL, CLASS_DATA};
+    n.ack_class = network_choice(f, "ack_class", &[("control", CLASS_CONTROL), ("data", CLASS_DATA)])?;
+    if let Some(b) = f.bool("host_ack_pausable")? {
+        n.host_ack_pausable = b;
+    }
+    let wrap32 = network_choice(f, "mmu_arith", &[("u64", false), ("u32-wrap", true)])?;
+    n.mmu = match network_choice(f, "mmu", &[("braid", false), ("hpcc", true)])? {
+        false if wrap32 => return Err("`network.mmu_arith = \"u32-wrap\"` needs `network.mmu = \"hpcc\"`".into()),
+        false => MmuModel::Braid,
+        true => MmuModel::Hpcc { wrap32 },
+    };
+    if let Some(c) = f.size("egress_queue_cap")? {
+        n.egress_cap_bytes = c;
+    }
+    if let Some(b) = f.bool("egress_cap_leak")? {
+        n.egress_cap_leak = b;
+    }
+    n.window_bdp =
+        network_choice(f, "window_bdp", &[("braid", WindowBdp::Braid), ("ns3", WindowBdp::Ns3 { wrap: false }), ("ns3-wrap", WindowBdp::Ns3 { wrap: true })])?;
+    n.tx_time_floor_ns = network_choice(f, "tx_time", &[("exact", false), ("floor-ns", true)])?;
+    n.sport_pair_counter = network_choice(f, "sport", &[("random", false), ("ns3-pair-counter", true)])?;
+    n.pfc_frame_queued = network_choice(f, "pfc_frame", &[("instant", false), ("queued", true)])?;
+    Ok(())
+}
+
+/// `trim_size` (default: the header), at most a full packet.
+fn network_trim_size(f: &Fields, n: &mut NetConfig) -> Result<(), String> {
+    n.trim.size_bytes = n.header_bytes.max(1);
+    if let Some(t) = f.size("trim_size")? {
+        let packet = n.mtu_bytes as u64 + n.header_bytes as u64;
+        if t == 0 || t > packet {
+            return Err(format!("`network.trim_size` must be between 1 and a full packet ({packet} bytes), got {t}"));
+        }
+        n.trim.size_bytes = t as u32;
+    }
+    Ok(())
 }
 
 /// The RDMA operation every flow's data moves by (`transport.verb`; Rondo Appendix A).

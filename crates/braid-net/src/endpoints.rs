@@ -10,6 +10,7 @@
 //! last PSN (at the receiver: when the in-order delivery point does).
 
 use braid_core::{FlowId, NodeId, PortId, Time};
+use braid_proto::pull_pacer::{FlowPulls, PullPacer};
 use braid_proto::receiver::Receiver;
 use braid_proto::transport::Sender;
 
@@ -35,6 +36,8 @@ pub struct Host {
     pub nic_rbo: u64,
     /// Largest NIC-level OOD seen.
     pub nic_ood_max: u64,
+    /// The pull pacer of the receiver-driven flows arriving here (EQDS).
+    pub pull_pacer: PullPacer,
 }
 
 /// A connection (queue pair): the sender at one host, the receiver at the other, and the
@@ -51,6 +54,8 @@ pub struct Conn {
     pub sender: Sender,
     /// The receiver.
     pub receiver: Receiver,
+    /// The receiving end's pull state (receiver-driven transports; unused otherwise).
+    pub pulls: FlowPulls,
     /// Earliest pending `FlowTimer` event.
     pub timer_at: Time,
     /// Current OOD (mirrors the receiver; kept for the NIC-level sum).

@@ -29,7 +29,6 @@ use std::collections::HashMap;
 
 use braid_core::rng::stream;
 use braid_core::{Arena, EventQueue, FlowId, IntStack, LinkId, NodeId, Packet, PortId, Rate, Rng, Time};
-use braid_proto::pull_pacer::PullPacers;
 use braid_proto::receiver::{Receiver, RxMode};
 use braid_proto::transport::{PathSample, Sender};
 
@@ -222,7 +221,6 @@ pub struct Sim {
     port_states_at: Option<(usize, Vec<crate::path::PortState>)>,
     master_seed: u64,
     /// Receiver-side pull pacers (EQDS).
-    pull_pacers: PullPacers,
     /// In a parallel run: the partition this simulator is ([`Sim::make_partition`]).
     part: Option<Box<partition::Part>>,
     /// After merging a parallel run: data packets queued, and packets alive, in the other
@@ -276,6 +274,7 @@ impl Sim {
                 nic_ood: 0,
                 nic_rbo: 0,
                 nic_ood_max: 0,
+                pull_pacer: Default::default(),
             });
         }
         let buffer_cap: Vec<u64> = topo
@@ -349,7 +348,6 @@ impl Sim {
             candidates_at: HashMap::new(),
             port_states_at: None,
             master_seed: seed,
-            pull_pacers: PullPacers::default(),
             part: None,
             foreign_live: (0, 0),
             notes: Vec::new(),
@@ -510,6 +508,7 @@ impl Sim {
             group,
             sender,
             receiver,
+            pulls: Default::default(),
             timer_at: Time::MAX,
             ood: 0,
             probes_sent: 0,
@@ -1024,6 +1023,6 @@ impl Sim {
     }
     /// Pulls sent and RTS packets received by the receiver-side pull pacers (EQDS).
     pub fn pull_counts(&self) -> (u64, u64) {
-        (self.pull_pacers.pulls_sent(), self.pull_pacers.rts_received())
+        self.hosts.iter().fold((0, 0), |(p, r), h| (p + h.pull_pacer.pulls_sent(), r + h.pull_pacer.rts_received()))
     }
 }

@@ -26,7 +26,7 @@ use braid_core::{NodeId, Packet, PacketKind, PortId, Rng, Time};
 use braid_proto::hash::{ecmp_hash, node_ip};
 use braid_proto::routing::select::{delay_limit, ecmp_within, least_loaded, quantize4, ucmp_weighted, ucmp_within, wcmp, wcmp_weights, PathAttr};
 use braid_proto::routing::te::TeRouter;
-use braid_proto::routing::{flow_key, AckRouting, CacheLookup, Candidate, FlowKeyKind, LcmpRouter, MaxDelay, PathScope, RoutingKind, RoutingParams, Sampling};
+use braid_proto::routing::{flow_key, AckRouting, Candidate, FlowKeyKind, LcmpRouter, MaxDelay, PathScope, RoutingKind, RoutingParams, Sampling};
 
 use crate::port::Port;
 use crate::routes::Routes;
@@ -112,7 +112,8 @@ pub struct SwitchRouting {
     node_is_dci: Vec<bool>,
     node_group: Vec<u32>,
     host_nodes: Vec<NodeId>,
-    cands: Vec<Candidate>,
+    /// The candidates of an LCMP decision with their path delays (reused).
+    offered: Vec<(Candidate, Time)>,
     queues: Vec<u64>,
     /// Counters.
     pub stats: RoutingStats,
@@ -290,7 +291,7 @@ impl SwitchRouting {
             node_is_dci,
             node_group,
             host_nodes: host_nodes.to_vec(),
-            cands: Vec::new(),
+            offered: Vec::new(),
             queues: Vec::new(),
             stats: RoutingStats::default(),
             link_util: None,
@@ -592,48 +593,38 @@ impl SwitchRouting {
         if n == 1 && !pin_reverse && !p.cache_every {
             return Some(hops[0]);
         }
-        let look = self.lcmp[li].lookup(now, key);
-        let mut failover = matches!(look, CacheLookup::Invalidated(_));
-        if let CacheLookup::Hit(lp) = look {
-            let port = v.node_ports[node.idx()][lp as usize];
-            // The entry stays valid while its port is a candidate; after the control plane
-            // changed the routes (a link failure elsewhere), re-decide rather than leave the
-            // minimum-hop paths (which could loop).
-            if hops.contains(&port) {
-                return Some(port);
-            }
-            failover = true;
-        }
-        // A new flow (or one whose port went down): full decision among the live candidates.
-        self.cands.clear();
+        let local = &v.node_ports[node.idx()];
+        let failover = match self.lcmp[li].route_cached(now, key, |lp| hops.contains(&local[lp as usize])) {
+            Ok(lp) => return Some(local[lp as usize]),
+            Err(failover) => failover,
+        };
+        // A new flow (or one whose port went down): the candidates, with their path attributes
+        // when the decision reads them (`C_path`, or path delays for `routing.max_delay_spread`).
         let need_cpath = p.path_scope == PathScope::Path;
-        // `routing.max_delay_spread`: only candidates whose path delay is within the spread of
-        // the best one's are scored (decisions only; a cached flow keeps its port).
-        let spread = p.max_delay_spread.filter(|_| n > 1);
-        let off = if need_cpath || spread.is_some() { self.path_attrs(node, dst_host, v.routes, v.ports) } else { 0 };
-        let max_delay = if spread.is_some() { delay_limit(&self.path_pool[off..off + n], spread) } else { Time::MAX };
+        let need_delay = p.max_delay_spread.is_some() && n > 1;
+        let off = if need_cpath || need_delay { self.path_attrs(node, dst_host, v.routes, v.ports) } else { 0 };
+        self.offered.clear();
         for (i, &hp) in hops.iter().enumerate() {
-            if spread.is_some() && self.path_pool[off + i].path_delay > max_delay {
-                continue;
-            }
             let port = &v.ports[hp.idx()];
-            self.cands.push(Candidate {
+            let c = Candidate {
                 port: self.port_local[hp.idx()],
                 link_rate_bps: port.rate.bps(),
                 link_delay: port.delay,
                 c_path: if need_cpath { self.path_cpath[off + i] } else { 0 },
-            });
+            };
+            self.offered.push((c, if need_delay { self.path_pool[off + i].path_delay } else { Time::ZERO }));
         }
-        self.queues.clear();
-        if p.sampling == Sampling::NewFlow {
-            for &np in &v.node_ports[node.idx()] {
-                self.queues.push(v.ports[np.idx()].queued_bytes());
-            }
-        }
+        let queues = |out: &mut Vec<u64>| out.extend(local.iter().map(|np| v.ports[np.idx()].queued_bytes()));
         let h = ecmp_hash(sip, dip, sport, dport, v.hash_seed[node.idx()]);
-        let lp = self.lcmp[li].decide(now, key, h, &self.cands, &self.queues, failover)?;
+        let rev = pin_reverse.then(|| {
+            let (rs, rd) = self.hash_ports(entropy, false);
+            (flow_key(p.flow_key, dip, sip, rs, rd, true), self.port_local[reverse.idx()])
+        });
+        let lp = self.lcmp[li].route_new(now, key, n, &self.offered, queues, h, failover, rev)?;
+        if pin_reverse {
+            self.stats.reverse_pins += 1;
+        }
         if let Some(log) = &mut self.decisions {
-            let ports = &v.node_ports[node.idx()];
             let (scored, kept) = self.lcmp[li].last_decision();
             log.push(Decision {
                 at: now,
@@ -641,19 +632,12 @@ impl SwitchRouting {
                 src_host,
                 dst_host,
                 data: is_data,
-                candidates: scored.iter().map(|s| (v.ports[ports[s.port as usize].idx()].peer, s.c_path, s.cong, s.cost)).collect(),
+                candidates: scored.iter().map(|s| (v.ports[local[s.port as usize].idx()].peer, s.c_path, s.cong, s.cost)).collect(),
                 kept,
-                chosen: v.ports[ports[lp as usize].idx()].peer,
+                chosen: v.ports[local[lp as usize].idx()].peer,
             });
         }
-        if pin_reverse {
-            let (rs, rd) = self.hash_ports(entropy, false);
-            let rkey = flow_key(p.flow_key, dip, sip, rs, rd, true);
-            let rl = self.port_local[reverse.idx()];
-            self.lcmp[li].pin(now, rkey, rl);
-            self.stats.reverse_pins += 1;
-        }
-        Some(v.node_ports[node.idx()][lp as usize])
+        Some(local[lp as usize])
     }
 
     /// The routing timers a run starts with (the LCMP monitor, the link-utilisation sampler), in

@@ -158,29 +158,8 @@ fn parse_start_ns(name: &str, ln: usize, s: &str) -> Result<Time, String> {
 
 /// Parse Braid's CSV flow list (see the module docs).
 pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
-    const COLS: &[&str] = &["src", "dst", "size", "start", "tag", "deps", "id", "conn", "group"];
-    let split = |line: &str, commas: bool| -> Vec<String> {
-        if commas {
-            line.split(',').map(|f| f.trim().to_string()).collect()
-        } else {
-            line.split_whitespace().map(str::to_string).collect()
-        }
-    };
-    let mut header: Option<(Vec<String>, bool)> = None;
-    struct Row {
-        ln: usize,
-        src: u32,
-        dst: u32,
-        size: u64,
-        start: Time,
-        tag: Option<u64>,
-        deps: Vec<u64>,
-        id: Option<u64>,
-        conn: Option<u64>,
-        group: String,
-    }
-    let mut rows: Vec<Row> = Vec::new();
-    let mut col = [usize::MAX; 9];
+    let mut header: Option<CsvHeader> = None;
+    let mut rows: Vec<CsvRow> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let ln = i + 1;
         let line = match raw.find('#') {
@@ -190,37 +169,115 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
         if line.trim().is_empty() {
             continue;
         }
-        let Some((names, commas)) = &header else {
-            let commas = line.contains(',');
-            let names: Vec<String> = split(line, commas).into_iter().map(|s| s.to_ascii_lowercase()).collect();
-            for (k, n) in names.iter().enumerate() {
-                let n = if n == "job" { "tag" } else { n.as_str() };
-                match COLS.iter().position(|c| *c == n) {
-                    Some(c) if col[c] == usize::MAX => col[c] = k,
-                    Some(_) => return Err(format!("{name} line {ln}: column `{n}` appears twice in the header")),
-                    None => return Err(format!("{name} line {ln}: unknown column `{n}` (valid: {}; required: src, dst, size, start)", COLS.join(", "))),
-                }
+        match &header {
+            None => header = Some(CsvHeader::parse(name, ln, line)?),
+            Some(h) => {
+                let row = h.row(name, ln, line)?;
+                check_count(name, ln, "the file", rows.len() as u64 + 1)?;
+                rows.push(row);
             }
-            for req in 0..4 {
-                if col[req] == usize::MAX {
-                    return Err(format!("{name} line {ln}: the header lacks column `{}` (expected e.g. `src,dst,size,start`)", COLS[req]));
-                }
+        }
+    }
+    let Some(h) = header else {
+        return Err(format!("{name}: no header line (expected e.g. `src,dst,size,start`)"));
+    };
+    let mut wl = csv_flows(name, &rows, h.has(CSV_ID))?;
+    if h.has(CSV_CONN) {
+        wl.conn_of = csv_connections(&rows);
+    }
+    Ok(wl)
+}
+
+/// The columns of Braid's CSV flow format; the first four are required.
+const CSV_COLS: &[&str] = &["src", "dst", "size", "start", "tag", "deps", "id", "conn", "group"];
+/// The index of `id` in [`CSV_COLS`].
+const CSV_ID: usize = 6;
+/// The index of `conn` in [`CSV_COLS`].
+const CSV_CONN: usize = 7;
+
+/// A CSV flow file's header: where each column is, and the separator.
+struct CsvHeader {
+    /// `col[c]`: the field index of column `CSV_COLS[c]` (`usize::MAX`: absent).
+    col: [usize; 9],
+    /// Columns in the header.
+    width: usize,
+    /// Fields are separated by commas (else by whitespace).
+    commas: bool,
+}
+
+/// One row of a CSV flow file, checked.
+struct CsvRow {
+    ln: usize,
+    src: u32,
+    dst: u32,
+    size: u64,
+    start: Time,
+    tag: Option<u64>,
+    deps: Vec<u64>,
+    id: Option<u64>,
+    conn: Option<u64>,
+    group: String,
+}
+
+fn csv_split(line: &str, commas: bool) -> Vec<String> {
+    if commas {
+        line.split(',').map(|f| f.trim().to_string()).collect()
+    } else {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+}
+
+/// An optional non-negative integer (`""`, or `"-"` when `dash_ok`, is none).
+fn csv_opt_u64(name: &str, ln: usize, what: &str, t: &str, dash_ok: bool) -> Result<Option<u64>, String> {
+    match t {
+        "" => Ok(None),
+        "-" if dash_ok => Ok(None),
+        t => t.parse::<u64>().map(Some).map_err(|_| format!("{name} line {ln}: {what} `{t}` is not a non-negative integer")),
+    }
+}
+
+impl CsvHeader {
+    /// Read the header line `ln`: known column names (`job` for `tag`), each once, the four
+    /// required ones present.
+    fn parse(name: &str, ln: usize, line: &str) -> Result<CsvHeader, String> {
+        let commas = line.contains(',');
+        let names: Vec<String> = csv_split(line, commas).into_iter().map(|s| s.to_ascii_lowercase()).collect();
+        let mut col = [usize::MAX; 9];
+        for (k, n) in names.iter().enumerate() {
+            let n = if n == "job" { "tag" } else { n.as_str() };
+            match CSV_COLS.iter().position(|c| *c == n) {
+                Some(c) if col[c] == usize::MAX => col[c] = k,
+                Some(_) => return Err(format!("{name} line {ln}: column `{n}` appears twice in the header")),
+                None => return Err(format!("{name} line {ln}: unknown column `{n}` (valid: {}; required: src, dst, size, start)", CSV_COLS.join(", "))),
             }
-            header = Some((names, commas));
-            continue;
-        };
-        let fields = split(line, *commas);
-        if fields.len() > names.len() {
-            return Err(format!("{name} line {ln}: {} fields but the header has {} columns", fields.len(), names.len()));
+        }
+        for req in 0..4 {
+            if col[req] == usize::MAX {
+                return Err(format!("{name} line {ln}: the header lacks column `{}` (expected e.g. `src,dst,size,start`)", CSV_COLS[req]));
+            }
+        }
+        Ok(CsvHeader { col, width: names.len(), commas })
+    }
+
+    /// Whether the header has column `c`.
+    fn has(&self, c: usize) -> bool {
+        self.col[c] != usize::MAX
+    }
+
+    /// Read data line `ln`.
+    fn row(&self, name: &str, ln: usize, line: &str) -> Result<CsvRow, String> {
+        let fields = csv_split(line, self.commas);
+        if fields.len() > self.width {
+            return Err(format!("{name} line {ln}: {} fields but the header has {} columns", fields.len(), self.width));
         }
         let get = |c: usize| -> &str {
-            if col[c] == usize::MAX {
+            if self.col[c] == usize::MAX {
                 ""
             } else {
-                fields.get(col[c]).map(|s| s.as_str()).unwrap_or("")
+                fields.get(self.col[c]).map(|s| s.as_str()).unwrap_or("")
             }
         };
-        for (req, col_name) in COLS.iter().enumerate().take(4) {
+        for (req, col_name) in CSV_COLS.iter().enumerate().take(4) {
             if get(req).is_empty() {
                 return Err(format!("{name} line {ln}: missing `{col_name}`"));
             }
@@ -229,35 +286,26 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
         let dst = parse_u32(name, ln, "dst", get(1))?;
         let size = parse_bytes(name, ln, get(2))?;
         let start = parse_start_ns(name, ln, get(3))?;
-        let tag = match get(4) {
-            "" | "-" => None,
-            t => Some(t.parse::<u64>().map_err(|_| format!("{name} line {ln}: tag `{t}` is not a non-negative integer"))?),
-        };
+        let tag = csv_opt_u64(name, ln, "tag", get(4), true)?;
         let deps = get(5)
             .split(|c: char| c == ';' || c.is_whitespace())
             .filter(|s| !s.is_empty())
             .map(|s| s.parse::<u64>().map_err(|_| format!("{name} line {ln}: dependency `{s}` is not a flow number")))
             .collect::<Result<Vec<u64>, String>>()?;
-        let id = match get(6) {
-            "" => None,
-            t => Some(t.parse::<u64>().map_err(|_| format!("{name} line {ln}: id `{t}` is not a non-negative integer"))?),
-        };
-        let conn = match get(7) {
-            "" | "-" => None,
-            t => Some(t.parse::<u64>().map_err(|_| format!("{name} line {ln}: conn `{t}` is not a non-negative integer"))?),
-        };
+        let id = csv_opt_u64(name, ln, "id", get(CSV_ID), false)?;
+        let conn = csv_opt_u64(name, ln, "conn", get(CSV_CONN), true)?;
         let group = match get(8) {
             "" | "-" => crate::workload::MAIN_GROUP.to_string(),
             g if g.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') => g.to_string(),
             g => return Err(format!("{name} line {ln}: group `{g}` must be a name of letters, digits, `-` and `_`")),
         };
-        check_count(name, ln, "the file", rows.len() as u64 + 1)?;
-        rows.push(Row { ln, src, dst, size, start, tag, deps, id, conn, group });
+        Ok(CsvRow { ln, src, dst, size, start, tag, deps, id, conn, group })
     }
-    if header.is_none() {
-        return Err(format!("{name}: no header line (expected e.g. `src,dst,size,start`)"));
-    }
-    let has_id = col[6] != usize::MAX;
+}
+
+/// The flows of `rows`, with their jobs (one per distinct tag, in tag order), dependencies (by
+/// `id` when the file has an id column, else by row number) and groups.
+fn csv_flows(name: &str, rows: &[CsvRow], has_id: bool) -> Result<Workload, String> {
     let mut by_id: HashMap<u64, u32> = HashMap::new();
     if has_id {
         for (k, r) in rows.iter().enumerate() {
@@ -276,7 +324,7 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
         tag_index.insert(t, wl.add_job(format!("job {t}"), NO_JOB));
     }
     let mut deps: Vec<u32> = Vec::new();
-    for r in &rows {
+    for r in rows {
         deps.clear();
         for &d in &r.deps {
             let idx = if has_id {
@@ -295,28 +343,29 @@ pub fn parse_braid_csv(name: &str, text: &str) -> Result<Workload, String> {
             wl.set_group(f as usize, &r.group);
         }
     }
-    // `conn`: rows with the same value share one persistent connection (numbered here in the
-    // order of first appearance); a row without one is a connection of its own.
-    if col[7] != usize::MAX {
-        let mut ids: HashMap<u64, u32> = HashMap::new();
-        let mut conn_of = Vec::with_capacity(rows.len());
-        let mut next = 0u32;
-        for r in &rows {
-            let c = match r.conn {
-                Some(v) => *ids.entry(v).or_insert_with(|| {
-                    next += 1;
-                    next - 1
-                }),
-                None => {
-                    next += 1;
-                    next - 1
-                }
-            };
-            conn_of.push(c);
-        }
-        wl.conn_of = conn_of;
-    }
     Ok(wl)
+}
+
+/// `conn`: rows with the same value share one persistent connection (numbered in the order of
+/// first appearance); a row without one is a connection of its own.
+fn csv_connections(rows: &[CsvRow]) -> Vec<u32> {
+    let mut ids: HashMap<u64, u32> = HashMap::new();
+    let mut conn_of = Vec::with_capacity(rows.len());
+    let mut next = 0u32;
+    for r in rows {
+        let c = match r.conn {
+            Some(v) => *ids.entry(v).or_insert_with(|| {
+                next += 1;
+                next - 1
+            }),
+            None => {
+                next += 1;
+                next - 1
+            }
+        };
+        conn_of.push(c);
+    }
+    conn_of
 }
 
 /// Parse an ns-3 HPCC flow file (see the module docs).
@@ -369,30 +418,7 @@ pub fn parse_hpcc(name: &str, text: &str) -> Result<Workload, String> {
 
 /// Parse an htsim connection matrix (see the module docs).
 pub fn parse_htsim(name: &str, text: &str) -> Result<Workload, String> {
-    #[derive(Default)]
-    struct Conn {
-        ln: usize,
-        src: u32,
-        dst: u32,
-        size: Option<u64>,
-        start: Option<Time>,
-        trigger: Option<u64>,
-    }
-    #[derive(Clone, Copy, PartialEq)]
-    enum Kind {
-        OneShot,
-        MultiShot,
-        Barrier,
-    }
-    let mut nodes: Option<u64> = None;
-    let mut declared: Option<u64> = None;
-    let mut conns: Vec<Conn> = Vec::new();
-    let mut signals: HashMap<u64, Vec<u32>> = HashMap::new();
-    let mut triggers: HashMap<u64, (Kind, u64, usize)> = HashMap::new();
-    let num = |ln: usize, key: &str, v: Option<&&str>| -> Result<u64, String> {
-        let v = v.ok_or_else(|| format!("{name} line {ln}: `{key}` needs a value"))?;
-        v.parse::<u64>().map_err(|_| format!("{name} line {ln}: `{key}` value `{v}` is not a non-negative integer"))
-    };
+    let mut file = HtsimFile { name, ..HtsimFile::default() };
     for (i, raw) in text.lines().enumerate() {
         let ln = i + 1;
         let line = raw.trim();
@@ -400,163 +426,227 @@ pub fn parse_htsim(name: &str, text: &str) -> Result<Workload, String> {
             continue;
         }
         if let Some((l, r)) = line.split_once("->") {
-            let mut toks = r.split_whitespace();
-            let src = parse_u32(name, ln, "source", l.trim())?;
-            let dst = parse_u32(name, ln, "destination", toks.next().unwrap_or(""))?;
-            let toks: Vec<&str> = toks.collect();
-            let mut c = Conn { ln, src, dst, ..Conn::default() };
-            let mut k = 0;
-            while k < toks.len() {
-                let key = toks[k];
-                match key {
-                    "start" => {
-                        let v = toks.get(k + 1).ok_or_else(|| format!("{name} line {ln}: `start` needs a value"))?;
-                        let us: f64 = v.parse().map_err(|_| format!("{name} line {ln}: start `{v}` is not a number of microseconds"))?;
-                        if !(us.is_finite() && us >= 0.0) {
-                            return Err(format!("{name} line {ln}: start `{v}` must be ≥ 0"));
-                        }
-                        c.start = Some(check_start(name, ln, Time::from_secs_f64(us * 1e-6))?);
-                        k += 2;
-                    }
-                    "size" => {
-                        let v = num(ln, key, toks.get(k + 1))?;
-                        c.size = Some(check_size(name, ln, v)?);
-                        k += 2;
-                    }
-                    "trigger" => {
-                        c.trigger = Some(num(ln, key, toks.get(k + 1))?);
-                        k += 2;
-                    }
-                    "send_done_trigger" | "recv_done_trigger" => {
-                        let t = num(ln, key, toks.get(k + 1))?;
-                        signals.entry(t).or_default().push(conns.len() as u32);
-                        k += 2;
-                    }
-                    "id" | "prio" => {
-                        num(ln, key, toks.get(k + 1))?;
-                        k += 2;
-                    }
-                    _ => {
-                        // Lenient: skip an unknown token and a numeric value after it.
-                        k += 1;
-                        if toks.get(k).is_some_and(|v| v.parse::<f64>().is_ok()) {
-                            k += 1;
-                        }
-                    }
-                }
-            }
-            if c.size.is_none() {
-                return Err(format!("{name} line {ln}: connection has no `size`"));
-            }
-            match (c.start, c.trigger) {
-                (None, None) => return Err(format!("{name} line {ln}: connection has neither `start` nor `trigger`")),
-                (Some(_), Some(_)) => return Err(format!("{name} line {ln}: connection has both `start` and `trigger`")),
-                _ => {}
-            }
-            check_count(name, ln, "the file", conns.len() as u64 + 1)?;
-            conns.push(c);
+            file.connection(ln, l, r)?;
             continue;
         }
         let toks: Vec<&str> = line.split_whitespace().collect();
         match toks[0] {
-            "Nodes" => nodes = Some(num(ln, "Nodes", toks.get(1))?),
+            "Nodes" => file.nodes = Some(file.num(ln, "Nodes", toks.get(1))?),
             "Connections" => {
-                let n = num(ln, "Connections", toks.get(1))?;
+                let n = file.num(ln, "Connections", toks.get(1))?;
                 check_count(name, ln, "`Connections`", n)?;
-                declared = Some(n);
+                file.declared = Some(n);
             }
-            "trigger" => {
-                let mut id = None;
-                let mut kind = None;
-                let mut count = 0u64;
-                let mut k = 1;
-                while k < toks.len() {
-                    match toks[k] {
-                        "id" => {
-                            id = Some(num(ln, "id", toks.get(k + 1))?);
-                            k += 2;
-                        }
-                        "count" => {
-                            count = num(ln, "count", toks.get(k + 1))?;
-                            k += 2;
-                        }
-                        "oneshot" => {
-                            kind = Some(Kind::OneShot);
-                            k += 1;
-                        }
-                        "multishot" => {
-                            kind = Some(Kind::MultiShot);
-                            k += 1;
-                        }
-                        "barrier" => {
-                            kind = Some(Kind::Barrier);
-                            k += 1;
-                        }
-                        _ => k += 1,
-                    }
-                }
-                let id = id.ok_or_else(|| format!("{name} line {ln}: trigger without `id`"))?;
-                let kind = kind.ok_or_else(|| format!("{name} line {ln}: trigger {id} has no type (oneshot, multishot or barrier)"))?;
-                triggers.insert(id, (kind, count, ln));
-            }
+            "trigger" => file.trigger(ln, &toks)?,
             // Triggers/Failures counts, failure lines and unknown headers: ignored (lenient).
             _ => {}
         }
     }
-    if let Some(d) = declared {
-        if d != conns.len() as u64 {
-            return Err(format!("{name}: `Connections {d}` but the file lists {} connections", conns.len()));
-        }
+    file.check_counts()?;
+    file.into_workload()
+}
+
+/// One connection line of an htsim connection matrix.
+#[derive(Default)]
+struct HtsimConn {
+    ln: usize,
+    src: u32,
+    dst: u32,
+    size: Option<u64>,
+    start: Option<Time>,
+    trigger: Option<u64>,
+}
+
+/// How an htsim trigger fires.
+#[derive(Clone, Copy, PartialEq)]
+enum HtsimTrigger {
+    OneShot,
+    MultiShot,
+    Barrier,
+}
+
+/// An htsim connection matrix as read so far.
+#[derive(Default)]
+struct HtsimFile<'a> {
+    /// The file's name, for errors.
+    name: &'a str,
+    /// `Nodes N`.
+    nodes: Option<u64>,
+    /// `Connections N`.
+    declared: Option<u64>,
+    conns: Vec<HtsimConn>,
+    /// Trigger id → the connections that signal it (send/recv done).
+    signals: HashMap<u64, Vec<u32>>,
+    /// Trigger id → (type, count, line).
+    triggers: HashMap<u64, (HtsimTrigger, u64, usize)>,
+}
+
+impl HtsimFile<'_> {
+    /// The non-negative integer after `key` on line `ln`.
+    fn num(&self, ln: usize, key: &str, v: Option<&&str>) -> Result<u64, String> {
+        let name = self.name;
+        let v = v.ok_or_else(|| format!("{name} line {ln}: `{key}` needs a value"))?;
+        v.parse::<u64>().map_err(|_| format!("{name} line {ln}: `{key}` value `{v}` is not a non-negative integer"))
     }
-    if let Some(n) = nodes {
-        if let Some(c) = conns.iter().find(|c| c.src as u64 >= n || c.dst as u64 >= n) {
-            return Err(format!("{name} line {}: host {} is outside `Nodes {n}`", c.ln, c.src.max(c.dst)));
+
+    /// `SRC->DST key value …`: a connection with a size and either a start or a trigger.
+    fn connection(&mut self, ln: usize, l: &str, r: &str) -> Result<(), String> {
+        let name = self.name;
+        let mut toks = r.split_whitespace();
+        let src = parse_u32(name, ln, "source", l.trim())?;
+        let dst = parse_u32(name, ln, "destination", toks.next().unwrap_or(""))?;
+        let toks: Vec<&str> = toks.collect();
+        let mut c = HtsimConn { ln, src, dst, ..HtsimConn::default() };
+        let mut k = 0;
+        while k < toks.len() {
+            let key = toks[k];
+            match key {
+                "start" => {
+                    let v = toks.get(k + 1).ok_or_else(|| format!("{name} line {ln}: `start` needs a value"))?;
+                    let us: f64 = v.parse().map_err(|_| format!("{name} line {ln}: start `{v}` is not a number of microseconds"))?;
+                    if !(us.is_finite() && us >= 0.0) {
+                        return Err(format!("{name} line {ln}: start `{v}` must be ≥ 0"));
+                    }
+                    c.start = Some(check_start(name, ln, Time::from_secs_f64(us * 1e-6))?);
+                    k += 2;
+                }
+                "size" => {
+                    let v = self.num(ln, key, toks.get(k + 1))?;
+                    c.size = Some(check_size(name, ln, v)?);
+                    k += 2;
+                }
+                "trigger" => {
+                    c.trigger = Some(self.num(ln, key, toks.get(k + 1))?);
+                    k += 2;
+                }
+                "send_done_trigger" | "recv_done_trigger" => {
+                    let t = self.num(ln, key, toks.get(k + 1))?;
+                    self.signals.entry(t).or_default().push(self.conns.len() as u32);
+                    k += 2;
+                }
+                "id" | "prio" => {
+                    self.num(ln, key, toks.get(k + 1))?;
+                    k += 2;
+                }
+                _ => {
+                    // Lenient: skip an unknown token and a numeric value after it.
+                    k += 1;
+                    if toks.get(k).is_some_and(|v| v.parse::<f64>().is_ok()) {
+                        k += 1;
+                    }
+                }
+            }
         }
+        if c.size.is_none() {
+            return Err(format!("{name} line {ln}: connection has no `size`"));
+        }
+        match (c.start, c.trigger) {
+            (None, None) => return Err(format!("{name} line {ln}: connection has neither `start` nor `trigger`")),
+            (Some(_), Some(_)) => return Err(format!("{name} line {ln}: connection has both `start` and `trigger`")),
+            _ => {}
+        }
+        check_count(name, ln, "the file", self.conns.len() as u64 + 1)?;
+        self.conns.push(c);
+        Ok(())
     }
-    let mut wl = Workload::new();
-    let job = wl.add_job(format!("htsim {name}"), NO_JOB);
-    // One stored dependency list per trigger, shared by every flow it starts: n flows waiting on
-    // a barrier of m flows cost n + m entries, not n × m.
-    let mut shared_deps: HashMap<u64, DepRange> = HashMap::new();
-    for c in &conns {
-        let size = c.size.unwrap_or(1);
-        match c.trigger {
-            None => {
+
+    /// `trigger id N (oneshot|multishot|barrier) [count M]`.
+    fn trigger(&mut self, ln: usize, toks: &[&str]) -> Result<(), String> {
+        let name = self.name;
+        let mut id = None;
+        let mut kind = None;
+        let mut count = 0u64;
+        let mut k = 1;
+        while k < toks.len() {
+            match toks[k] {
+                "id" => {
+                    id = Some(self.num(ln, "id", toks.get(k + 1))?);
+                    k += 2;
+                }
+                "count" => {
+                    count = self.num(ln, "count", toks.get(k + 1))?;
+                    k += 2;
+                }
+                "oneshot" => {
+                    kind = Some(HtsimTrigger::OneShot);
+                    k += 1;
+                }
+                "multishot" => {
+                    kind = Some(HtsimTrigger::MultiShot);
+                    k += 1;
+                }
+                "barrier" => {
+                    kind = Some(HtsimTrigger::Barrier);
+                    k += 1;
+                }
+                _ => k += 1,
+            }
+        }
+        let id = id.ok_or_else(|| format!("{name} line {ln}: trigger without `id`"))?;
+        let kind = kind.ok_or_else(|| format!("{name} line {ln}: trigger {id} has no type (oneshot, multishot or barrier)"))?;
+        self.triggers.insert(id, (kind, count, ln));
+        Ok(())
+    }
+
+    /// The declared `Connections` and `Nodes` agree with the connections listed.
+    fn check_counts(&self) -> Result<(), String> {
+        let name = self.name;
+        if let Some(d) = self.declared {
+            if d != self.conns.len() as u64 {
+                return Err(format!("{name}: `Connections {d}` but the file lists {} connections", self.conns.len()));
+            }
+        }
+        if let Some(n) = self.nodes {
+            if let Some(c) = self.conns.iter().find(|c| c.src as u64 >= n || c.dst as u64 >= n) {
+                return Err(format!("{name} line {}: host {} is outside `Nodes {n}`", c.ln, c.src.max(c.dst)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The flows: a started connection at its start, a triggered one after every connection that
+    /// signals its trigger (a barrier; a one-shot trigger with one signaller is the same).
+    fn into_workload(self) -> Result<Workload, String> {
+        let name = self.name;
+        let mut wl = Workload::new();
+        let job = wl.add_job(format!("htsim {name}"), NO_JOB);
+        // One stored dependency list per trigger, shared by every flow it starts: n flows waiting
+        // on a barrier of m flows cost n + m entries, not n × m.
+        let mut shared_deps: HashMap<u64, DepRange> = HashMap::new();
+        for c in &self.conns {
+            let size = c.size.unwrap_or(1);
+            let Some(t) = c.trigger else {
                 wl.add_flow(c.src, c.dst, size, c.start.unwrap_or(Time::ZERO), &[], job);
+                continue;
+            };
+            let Some(&(kind, count, tln)) = self.triggers.get(&t) else {
+                return Err(format!("{name} line {}: trigger {t} is used but never defined", c.ln));
+            };
+            let sig = self.signals.get(&t).map(|v| v.as_slice()).unwrap_or(&[]);
+            if sig.is_empty() {
+                return Err(format!(
+                    "{name} line {}: trigger {t} is never signalled (no send_done_trigger/recv_done_trigger {t}), so the flow could never start",
+                    c.ln
+                ));
             }
-            Some(t) => {
-                let Some(&(kind, count, tln)) = triggers.get(&t) else {
-                    return Err(format!("{name} line {}: trigger {t} is used but never defined", c.ln));
-                };
-                let sig = signals.get(&t).map(|v| v.as_slice()).unwrap_or(&[]);
-                if sig.is_empty() {
+            match kind {
+                HtsimTrigger::OneShot | HtsimTrigger::MultiShot if sig.len() > 1 => {
                     return Err(format!(
-                        "{name} line {}: trigger {t} is never signalled (no send_done_trigger/recv_done_trigger {t}), so the flow could never start",
-                        c.ln
-                    ));
+                        "{name} line {tln}: trigger {t} fires on the first of {} signalling flows; Braid's dependencies mean \"after all of\" — use a barrier with count {}",
+                        sig.len(),
+                        sig.len()
+                    ))
                 }
-                match kind {
-                    Kind::OneShot | Kind::MultiShot if sig.len() > 1 => {
-                        return Err(format!(
-                            "{name} line {tln}: trigger {t} fires on the first of {} signalling flows; Braid's dependencies mean \"after all of\" — use a barrier with count {}",
-                            sig.len(),
-                            sig.len()
-                        ))
-                    }
-                    Kind::Barrier if count != 0 && count != sig.len() as u64 => {
-                        return Err(format!(
-                            "{name} line {tln}: barrier trigger {t} has count {count} but {} signalling flows",
-                            sig.len()
-                        ))
-                    }
-                    _ => {}
+                HtsimTrigger::Barrier if count != 0 && count != sig.len() as u64 => {
+                    return Err(format!("{name} line {tln}: barrier trigger {t} has count {count} but {} signalling flows", sig.len()))
                 }
-                let deps = *shared_deps.entry(t).or_insert_with(|| wl.push_deps(sig));
-                wl.add_flow_with(c.src, c.dst, size, Time::ZERO, deps, job);
+                _ => {}
             }
+            let deps = *shared_deps.entry(t).or_insert_with(|| wl.push_deps(sig));
+            wl.add_flow_with(c.src, c.dst, size, Time::ZERO, deps, job);
         }
+        Ok(wl)
     }
-    Ok(wl)
 }
 
 fn fmt_time_ns(t: Time) -> String {

@@ -30,146 +30,65 @@ pub fn build_figure(spec: &FigureSpec, res: &Results) -> Result<Figure, String> 
     if rows.is_empty() {
         return Err("no successful run matches".to_string());
     }
-    let col = |r: &Vec<String>, c: &Option<String>| c.as_ref().and_then(|c| res.multi_cell(r, c)).unwrap_or_default();
-    let facets = distinct(rows.iter().map(|r| col(r, &spec.facet)));
+    let facets = distinct(rows.iter().map(|r| cell_of(res, r, &spec.facet)));
     let mut panels = Vec::new();
     for f in &facets {
-        let frows: Vec<&Vec<String>> = rows.iter().copied().filter(|r| &col(r, &spec.facet) == f).collect();
-        let series = distinct(frows.iter().map(|r| col(r, &spec.series)));
+        let frows: Vec<&Vec<String>> = rows.iter().copied().filter(|r| &cell_of(res, r, &spec.facet) == f).collect();
+        let series = distinct(frows.iter().map(|r| cell_of(res, r, &spec.series)));
         let title = match &spec.facet {
             Some(fc) if (facets.len() > 1 || !f.is_empty()) && !fc.contains('+') => format!("{fc} = {f}"),
             Some(_) => f.clone(),
             _ => String::new(),
         };
+        let panel = PanelRows { spec, res, rows: frows, series };
         let body = match spec.kind {
-            Kind::Line => {
-                let xcol = spec.x.as_deref().expect("validated");
-                let mut lines = Vec::new();
-                for (si, s) in series.iter().enumerate() {
-                    for (yi, y) in spec.y.iter().enumerate() {
-                        let mut pts: BTreeMap<i64, (f64, Vec<f64>)> = BTreeMap::new();
-                        for r in frows.iter().filter(|r| &col(r, &spec.series) == s) {
-                            let Some(x) = res.cell(r, xcol).and_then(|v| to_unit(v, spec.x_unit.as_deref())) else { continue };
-                            if let Some(v) = y_value(res, spec, r, y) {
-                                pts.entry((x * 1e6).round() as i64).or_insert((x, Vec::new())).1.push(v);
-                            }
-                        }
-                        let name = line_name(s, spec, yi);
-                        lines.push(Line {
-                            name,
-                            points: pts.values().map(|(x, v)| (*x, mean(v))).collect(),
-                            markers: true,
-                            dashed: yi > 0,
-                            color: if series.len() > 1 { si } else { yi },
-                        });
-                    }
-                }
-                Body::Lines(lines)
-            }
-            Kind::Bar => {
-                let xcol = spec.x.as_deref().expect("validated");
-                let cats = distinct(frows.iter().map(|r| res.cell(r, xcol).unwrap_or("").to_string()));
-                let mut groups = Vec::new();
-                for s in &series {
-                    for (yi, y) in spec.y.iter().enumerate() {
-                        let values = cats
-                            .iter()
-                            .map(|c| {
-                                let v: Vec<f64> = frows
-                                    .iter()
-                                    .filter(|r| &col(r, &spec.series) == s && res.cell(r, xcol) == Some(c.as_str()))
-                                    .filter_map(|r| y_value(res, spec, r, y))
-                                    .collect();
-                                mean(&v)
-                            })
-                            .collect();
-                        groups.push(BarGroup { name: line_name(s, spec, yi), values });
-                    }
-                }
-                Body::Bars { categories: cats, groups }
-            }
-            Kind::Cdf => {
-                let file = spec.file.clone().unwrap_or_else(|| "flows.csv".into());
-                let mut lines = Vec::new();
-                for s in &series {
-                    for (yi, y) in spec.y.iter().enumerate() {
-                        let mut vals = Vec::new();
-                        for r in frows.iter().filter(|r| &col(r, &spec.series) == s) {
-                            vals.extend(run_column(res, r, &file, y, &spec.between)?.into_iter().map(|v| v * spec.y_scale));
-                        }
-                        vals.retain(|v| v.is_finite());
-                        vals.sort_by(f64::total_cmp);
-                        let n = vals.len();
-                        let pts: Vec<(f64, f64)> = vals.iter().enumerate().map(|(i, &v)| (v, (i + 1) as f64 / n as f64)).collect();
-                        lines.push(Line { name: line_name(s, spec, yi), points: thin_cdf(pts, 1500), markers: false, dashed: false, color: lines.len() });
-                    }
-                }
-                Body::Lines(lines)
-            }
-            Kind::Timeseries => {
-                let file = spec.file.clone().expect("validated");
-                let mut lines = Vec::new();
-                for s in &series {
-                    // A time series comes from one run: the first of the series (lowest seed).
-                    let Some(r) = frows.iter().find(|r| &col(r, &spec.series) == s) else { continue };
-                    for (yi, y) in spec.y.iter().enumerate() {
-                        for (ename, pts) in time_series(res, r, &file, spec, y)? {
-                            let base = if spec.series.is_none() && spec.y.len() == 1 { String::new() } else { line_name(s, spec, yi) };
-                            let name = match (base.is_empty(), ename.is_empty()) {
-                                (_, true) => base,
-                                (true, false) => ename,
-                                (false, false) => format!("{base} {ename}"),
-                            };
-                            lines.push(Line { name, points: downsample(pts, 3000), markers: false, dashed: false, color: lines.len() });
-                        }
-                    }
-                }
-                Body::Lines(lines)
-            }
-            Kind::SlowdownBins => {
-                let file = spec.file.clone().unwrap_or_else(|| "flows.csv".into());
-                let pcts = if spec.percentiles.is_empty() { vec![50.0, 99.0] } else { spec.percentiles.clone() };
-                let mut lines = Vec::new();
-                for (si, s) in series.iter().enumerate() {
-                    let mut flows: Vec<(f64, f64)> = Vec::new();
-                    for r in frows.iter().filter(|r| &col(r, &spec.series) == s) {
-                        let sizes = run_column(res, r, &file, "size_bytes", &spec.between)?;
-                        let slow = run_column(res, r, &file, spec.y.first().map(String::as_str).unwrap_or("slowdown"), &spec.between)?;
-                        flows.extend(sizes.into_iter().zip(slow).filter(|(a, b)| a.is_finite() && b.is_finite()));
-                    }
-                    for (pi, p) in pcts.iter().enumerate() {
-                        let pts = slowdown_bins(&flows, &spec.bins, *p);
-                        let sname = if s.is_empty() { String::new() } else { format!("{s} ") };
-                        lines.push(Line { name: format!("{sname}p{}", fmt_si(*p)), points: pts, markers: true, dashed: pi > 0, color: si });
-                    }
-                }
-                Body::Lines(lines)
-            }
+            Kind::Line => panel.lines(),
+            Kind::Bar => panel.bars(),
+            Kind::Cdf => panel.cdf()?,
+            Kind::Timeseries => panel.timeseries()?,
+            Kind::SlowdownBins => panel.slowdown_bins()?,
         };
-        let (xl, yl) = match spec.kind {
-            Kind::Line | Kind::Bar => (spec.x_label_or(spec.x.as_deref().unwrap_or("")), spec.y_label_or(&spec.y.join(", "))),
-            Kind::Cdf => (spec.x_label_or(&spec.y.join(", ")), spec.y_label_or("CDF")),
-            Kind::Timeseries => (spec.x_label_or(&format!("time ({})", spec.x_unit.as_deref().unwrap_or("us"))), spec.y_label_or(&spec.y.join(", "))),
-            Kind::SlowdownBins => (spec.x_label_or("flow size (bytes)"), spec.y_label_or("FCT slowdown")),
-        };
+        let (x_label, y_label) = axis_labels(spec);
         panels.push(Panel {
             title,
-            x_label: xl,
-            y_label: yl,
+            x_label,
+            y_label,
             log_x: spec.log_x || spec.kind == Kind::SlowdownBins,
             log_y: spec.log_y,
             x_zero: spec.kind == Kind::Timeseries,
             body,
         });
     }
+    let caption = figure_caption(spec, res, &panels);
+    Ok(Figure { title: spec.title.clone(), panels, caption })
+}
+
+/// The value of column `c` (a `+`-joined list of columns is joined) in run row `r`; empty when
+/// there is no column.
+fn cell_of(res: &Results, r: &[String], c: &Option<String>) -> String {
+    c.as_ref().and_then(|c| res.multi_cell(r, c)).unwrap_or_default()
+}
+
+/// The axis labels of a figure's panels (the plan's, else from the columns plotted).
+fn axis_labels(spec: &FigureSpec) -> (String, String) {
+    match spec.kind {
+        Kind::Line | Kind::Bar => (spec.x_label_or(spec.x.as_deref().unwrap_or("")), spec.y_label_or(&spec.y.join(", "))),
+        Kind::Cdf => (spec.x_label_or(&spec.y.join(", ")), spec.y_label_or("CDF")),
+        Kind::Timeseries => (spec.x_label_or(&format!("time ({})", spec.x_unit.as_deref().unwrap_or("us"))), spec.y_label_or(&spec.y.join(", "))),
+        Kind::SlowdownBins => (spec.x_label_or("flow size (bytes)"), spec.y_label_or("FCT slowdown")),
+    }
+}
+
+/// The caption: the paper's figure, and Braid's (the plan's template, or a summary of the panels).
+fn figure_caption(spec: &FigureSpec, res: &Results, panels: &[Panel]) -> Vec<String> {
     let mut caption = Vec::new();
     if let Some(p) = &spec.paper {
         caption.push(format!("Paper: {p}"));
     }
     let braid = match &spec.braid {
         Some(t) => expand_template(t, res),
-        None if spec.kind == Kind::Cdf => cdf_caption(&panels),
-        None => auto_caption(&panels),
+        None if spec.kind == Kind::Cdf => cdf_caption(panels),
+        None => auto_caption(panels),
     };
     if !braid.is_empty() {
         // A `braid repro --quick` run is a scaled-down smoke run: its numbers are not the
@@ -178,7 +97,135 @@ pub fn build_figure(spec: &FigureSpec, res: &Results) -> Result<Figure, String> 
         let who = if quick { "Braid (quick run: scaled down, not the paper's set-up)" } else { "Braid" };
         caption.push(format!("{who}: {braid}"));
     }
-    Ok(Figure { title: spec.title.clone(), panels, caption })
+    caption
+}
+
+/// The runs of one panel (facet) and the series among them.
+struct PanelRows<'a> {
+    spec: &'a FigureSpec,
+    res: &'a Results,
+    rows: Vec<&'a Vec<String>>,
+    series: Vec<String>,
+}
+
+impl PanelRows<'_> {
+    /// The panel's runs of series `s`.
+    fn of_series<'b>(&'b self, s: &'b str) -> impl Iterator<Item = &'b Vec<String>> + 'b {
+        self.rows.iter().copied().filter(move |r| cell_of(self.res, r, &self.spec.series) == s)
+    }
+
+    /// `kind = "line"`: per series and y column, the mean over runs at each x.
+    fn lines(&self) -> Body {
+        let (spec, res) = (self.spec, self.res);
+        let xcol = spec.x.as_deref().expect("validated");
+        let mut lines = Vec::new();
+        for (si, s) in self.series.iter().enumerate() {
+            for (yi, y) in spec.y.iter().enumerate() {
+                let mut pts: BTreeMap<i64, (f64, Vec<f64>)> = BTreeMap::new();
+                for r in self.of_series(s) {
+                    let Some(x) = res.cell(r, xcol).and_then(|v| to_unit(v, spec.x_unit.as_deref())) else { continue };
+                    if let Some(v) = y_value(res, spec, r, y) {
+                        pts.entry((x * 1e6).round() as i64).or_insert((x, Vec::new())).1.push(v);
+                    }
+                }
+                lines.push(Line {
+                    name: line_name(s, spec, yi),
+                    points: pts.values().map(|(x, v)| (*x, mean(v))).collect(),
+                    markers: true,
+                    dashed: yi > 0,
+                    color: if self.series.len() > 1 { si } else { yi },
+                });
+            }
+        }
+        Body::Lines(lines)
+    }
+
+    /// `kind = "bar"`: per series and y column, the mean over runs of each x category.
+    fn bars(&self) -> Body {
+        let (spec, res) = (self.spec, self.res);
+        let xcol = spec.x.as_deref().expect("validated");
+        let cats = distinct(self.rows.iter().map(|r| res.cell(r, xcol).unwrap_or("").to_string()));
+        let mut groups = Vec::new();
+        for s in &self.series {
+            for (yi, y) in spec.y.iter().enumerate() {
+                let values = cats
+                    .iter()
+                    .map(|c| {
+                        let v: Vec<f64> =
+                            self.of_series(s).filter(|r| res.cell(r, xcol) == Some(c.as_str())).filter_map(|r| y_value(res, spec, r, y)).collect();
+                        mean(&v)
+                    })
+                    .collect();
+                groups.push(BarGroup { name: line_name(s, spec, yi), values });
+            }
+        }
+        Body::Bars { categories: cats, groups }
+    }
+
+    /// `kind = "cdf"`: per series and y column, the CDF of the values of every run's file.
+    fn cdf(&self) -> Result<Body, String> {
+        let (spec, res) = (self.spec, self.res);
+        let file = spec.file.clone().unwrap_or_else(|| "flows.csv".into());
+        let mut lines = Vec::new();
+        for s in &self.series {
+            for (yi, y) in spec.y.iter().enumerate() {
+                let mut vals = Vec::new();
+                for r in self.of_series(s) {
+                    vals.extend(run_column(res, r, &file, y, &spec.between)?.into_iter().map(|v| v * spec.y_scale));
+                }
+                vals.retain(|v| v.is_finite());
+                vals.sort_by(f64::total_cmp);
+                let n = vals.len();
+                let pts: Vec<(f64, f64)> = vals.iter().enumerate().map(|(i, &v)| (v, (i + 1) as f64 / n as f64)).collect();
+                lines.push(Line { name: line_name(s, spec, yi), points: thin_cdf(pts, 1500), markers: false, dashed: false, color: lines.len() });
+            }
+        }
+        Ok(Body::Lines(lines))
+    }
+
+    /// `kind = "timeseries"`: per series, one run's time series (the first: lowest seed).
+    fn timeseries(&self) -> Result<Body, String> {
+        let (spec, res) = (self.spec, self.res);
+        let file = spec.file.clone().expect("validated");
+        let mut lines = Vec::new();
+        for s in &self.series {
+            let Some(r) = self.of_series(s).next() else { continue };
+            for (yi, y) in spec.y.iter().enumerate() {
+                for (ename, pts) in time_series(res, r, &file, spec, y)? {
+                    let base = if spec.series.is_none() && spec.y.len() == 1 { String::new() } else { line_name(s, spec, yi) };
+                    let name = match (base.is_empty(), ename.is_empty()) {
+                        (_, true) => base,
+                        (true, false) => ename,
+                        (false, false) => format!("{base} {ename}"),
+                    };
+                    lines.push(Line { name, points: downsample(pts, 3000), markers: false, dashed: false, color: lines.len() });
+                }
+            }
+        }
+        Ok(Body::Lines(lines))
+    }
+
+    /// `kind = "slowdown-bins"`: per series, percentiles of the slowdown in flow-size bins.
+    fn slowdown_bins(&self) -> Result<Body, String> {
+        let (spec, res) = (self.spec, self.res);
+        let file = spec.file.clone().unwrap_or_else(|| "flows.csv".into());
+        let pcts = if spec.percentiles.is_empty() { vec![50.0, 99.0] } else { spec.percentiles.clone() };
+        let mut lines = Vec::new();
+        for (si, s) in self.series.iter().enumerate() {
+            let mut flows: Vec<(f64, f64)> = Vec::new();
+            for r in self.of_series(s) {
+                let sizes = run_column(res, r, &file, "size_bytes", &spec.between)?;
+                let slow = run_column(res, r, &file, spec.y.first().map(String::as_str).unwrap_or("slowdown"), &spec.between)?;
+                flows.extend(sizes.into_iter().zip(slow).filter(|(a, b)| a.is_finite() && b.is_finite()));
+            }
+            for (pi, p) in pcts.iter().enumerate() {
+                let pts = slowdown_bins(&flows, &spec.bins, *p);
+                let sname = if s.is_empty() { String::new() } else { format!("{s} ") };
+                lines.push(Line { name: format!("{sname}p{}", fmt_si(*p)), points: pts, markers: true, dashed: pi > 0, color: si });
+            }
+        }
+        Ok(Body::Lines(lines))
+    }
 }
 
 fn line_name(series: &str, spec: &FigureSpec, yi: usize) -> String {

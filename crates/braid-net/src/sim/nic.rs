@@ -7,6 +7,8 @@
 use braid_core::packet::flags;
 use braid_core::{FlowId, Packet, PacketKind, PktId, PortId, Time};
 
+use braid_proto::pull_pacer::{FlowPulls, PulledFlows};
+
 use super::{Ev, Sim};
 use crate::config::{CLASS_CONTROL, CLASS_DATA, CLASS_PROBE};
 use crate::endpoints::Conn;
@@ -16,6 +18,21 @@ use crate::endpoints::Conn;
 /// `partition`).
 fn is_pulled(c: &Conn, sender_visible: bool) -> bool {
     c.sender.wants_pulls() && !(sender_visible && c.idle()) && !c.receiver.is_complete()
+}
+
+/// The connections as a pull pacer sees them.
+struct ConnPulls<'a> {
+    conns: &'a mut [Conn],
+    sender_visible: bool,
+}
+
+impl PulledFlows for ConnPulls<'_> {
+    fn pulls(&mut self, flow: u32) -> &mut FlowPulls {
+        &mut self.conns[flow as usize].pulls
+    }
+    fn is_pulled(&self, flow: u32) -> bool {
+        is_pulled(&self.conns[flow as usize], self.sender_visible)
+    }
 }
 
 impl Sim {
@@ -135,34 +152,28 @@ impl Sim {
         self.pump(now, port);
     }
 
-    /// A data packet `pk` of flow `f` reached its receiver at host `h`: a receiver-driven flow gets
-    /// one pull queued, or, with pull targets, is pulled up to the packet's pull target plus one
-    /// pull when the packet was trimmed (htsim `EqdsSink::handlePullTarget`, `processTrimmed`).
+    /// A data packet `pk` of flow `f` reached its receiver at host `h`: a receiver-driven flow
+    /// asks the host's pull pacer for pulls ([`braid_proto::pull_pacer::PullPacer::on_data`]).
     pub(super) fn pull_on_data(&mut self, now: Time, h: u32, f: FlowId, pk: &Packet) {
         if !self.conns.get(f.idx()).is_some_and(|c| c.sender.wants_pulls()) || !is_pulled(&self.conns[f.idx()], self.sender_end_visible()) {
             return;
         }
-        if !self.conns[f.idx()].sender.pulls_to_target() {
-            self.request_pulls(now, h, f, 1, pk.entropy);
-            return;
-        }
-        let (hosts, flows) = (self.hosts.len(), self.conns.len());
-        if let Some(t) = self.pull_pacers.request_to_target(now, h, f.0, pk.pull_target, pk.entropy, hosts, flows) {
+        let c = &mut self.conns[f.idx()];
+        let to_target = c.sender.pulls_to_target();
+        let trimmed = pk.flags & flags::TRIMMED != 0;
+        if let Some(t) = self.hosts[h as usize].pull_pacer.on_data(now, f.0, &mut c.pulls, to_target, pk.pull_target, trimmed, pk.entropy) {
             self.q.push(t, Ev::PullTick { host: h });
-        }
-        if pk.flags & flags::TRIMMED != 0 {
-            self.request_pulls(now, h, f, 1, pk.entropy);
         }
     }
 
-    /// Queue `n` pulls for flow `f` at its receiving host `h` (if it is still pulled) and arm
-    /// the host's pacer.
-    pub(super) fn request_pulls(&mut self, now: Time, h: u32, f: FlowId, n: u32, entropy: u16) {
+    /// An RTS of flow `f` asking for `wanted` packets' worth of credit reached its receiver at
+    /// host `h`: pulls for it, if it is still pulled.
+    pub(super) fn pull_on_rts(&mut self, now: Time, h: u32, f: FlowId, wanted: u32, entropy: u16) {
         if !is_pulled(&self.conns[f.idx()], self.sender_end_visible()) {
             return;
         }
-        let (hosts, flows) = (self.hosts.len(), self.conns.len());
-        if let Some(t) = self.pull_pacers.request(now, h, f.0, n, entropy, hosts, flows) {
+        let c = &mut self.conns[f.idx()];
+        if let Some(t) = self.hosts[h as usize].pull_pacer.on_rts(now, f.0, &mut c.pulls, wanted, entropy) {
             self.q.push(t, Ev::PullTick { host: h });
         }
     }
@@ -173,9 +184,8 @@ impl Sim {
         let port = self.hosts[hi].port;
         let wire = (self.cfg.mtu_bytes + self.cfg.header_bytes) as u64;
         let full_packet_time = self.ports[port.idx()].rate.tx_time(wire);
-        let conns = &self.conns;
-        let visible = self.part.is_none();
-        if let Some(pull) = self.pull_pacers.on_tick(now, h, full_packet_time, |f| is_pulled(&conns[f as usize], visible)) {
+        let mut flows = ConnPulls { conns: &mut self.conns, sender_visible: self.part.is_none() };
+        if let Some(pull) = self.hosts[hi].pull_pacer.on_tick(now, full_packet_time, &mut flows) {
             let fl = &self.conns[pull.flow as usize];
             let pkt = Packet {
                 kind: PacketKind::Pull,
@@ -193,7 +203,7 @@ impl Sim {
             };
             self.send_control(now, h, pkt);
         }
-        if let Some(t) = self.pull_pacers.rearm(now, h) {
+        if let Some(t) = self.hosts[hi].pull_pacer.rearm(now) {
             self.q.push(t, Ev::PullTick { host: h });
         }
     }

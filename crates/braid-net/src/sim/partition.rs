@@ -374,6 +374,7 @@ pub fn merge_partitions(mut parts: Vec<Sim>) -> Sim {
             }
             if own(host_nodes[c.dst_host as usize]) {
                 std::mem::swap(&mut mc.receiver, &mut c.receiver);
+                mc.pulls = c.pulls;
                 mc.ood = c.ood;
                 mc.delivered = c.delivered;
             }
@@ -408,7 +409,6 @@ pub fn merge_partitions(mut parts: Vec<Sim>) -> Sim {
         m.q.absorb(&o.q, o.part.as_ref().map_or(0, |p| p.virtual_events));
         m.flows_done += o.flows_done;
         m.flows_started += o.flows_started;
-        m.pull_pacers.merge_counts(&o.pull_pacers);
         let Sim { samples, routing, part, .. } = o;
         m.samples.merge_partition(samples);
         m.routing.merge_partition(routing, own);

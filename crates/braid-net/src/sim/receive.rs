@@ -266,7 +266,7 @@ impl Sim {
         }
         match pk.kind {
             PacketKind::Rts => {
-                self.pull_pacers.note_rts();
+                self.hosts[h as usize].pull_pacer.note_rts();
                 let sender_done = self.sender_seen_done(f);
                 let fl = &self.conns[f.idx()];
                 if fl.sender.wants_pulls() && fl.receiver.is_complete() && !sender_done {
@@ -275,7 +275,7 @@ impl Sim {
                     let reply = fl.receiver.on_rts_complete(now, &rts);
                     self.send_reply(now, h, &Packet { int: 0, ..pk }, &reply);
                 } else if fl.sender.wants_pulls() {
-                    self.request_pulls(now, h, f, pk.psn.max(1), pk.entropy);
+                    self.pull_on_rts(now, h, f, pk.psn, pk.entropy);
                 }
             }
             PacketKind::Pull => {

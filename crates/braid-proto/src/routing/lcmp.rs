@@ -105,6 +105,10 @@ pub struct LcmpRouter {
     ports: Vec<PortState>,
     cache: FlowCache,
     scratch: Vec<Scored>,
+    /// The candidates scored (those within the delay spread).
+    cands: Vec<Candidate>,
+    /// Queue bytes per local port for a decision (`sampling = "new-flow"`).
+    queues: Vec<u64>,
     /// How many candidates the last decision kept.
     last_keep: usize,
     /// Keys of the flows that found the cache full (for [`LcmpStats::cache_full_flows`]; a
@@ -136,6 +140,8 @@ impl LcmpRouter {
             ports: port_rates_bps.iter().map(|&r| PortState::new(r)).collect(),
             cache: FlowCache::new(p.idle_timeout, p.gc_budget).with_capacity_limit(p.flow_cache_capacity),
             scratch: Vec::with_capacity(port_rates_bps.len()),
+            cands: Vec::with_capacity(port_rates_bps.len()),
+            queues: Vec::with_capacity(port_rates_bps.len()),
             last_keep: 0,
             full_keys: std::collections::HashSet::new(),
             stats: LcmpStats { chosen: vec![0; port_rates_bps.len()], ..LcmpStats::default() },
@@ -193,6 +199,63 @@ impl LcmpRouter {
     pub fn lookup(&mut self, now: Time, key: u128) -> CacheLookup {
         let ports = &self.ports;
         self.cache.lookup(now, key, |p| ports.get(p as usize).is_some_and(|s| s.up))
+    }
+
+    /// LCMP's per-packet policy at this switch (§3.1.2, §3.4), first step, for a packet of flow
+    /// `key`: its cached egress while that is still a candidate (`is_candidate`, by local port).
+    /// `Err(failover)` when the flow needs a decision ([`LcmpRouter::route_new`]): `failover` is
+    /// true when it had an egress that went down or — after the control plane changed the routes
+    /// (a failure elsewhere) — is no longer a candidate.
+    pub fn route_cached(&mut self, now: Time, key: u128, is_candidate: impl Fn(u16) -> bool) -> Result<u16, bool> {
+        match self.lookup(now, key) {
+            CacheLookup::Hit(lp) if is_candidate(lp) => Ok(lp),
+            CacheLookup::Hit(_) | CacheLookup::Invalidated(_) => Err(true),
+            CacheLookup::Miss => Err(false),
+        }
+    }
+
+    /// LCMP's per-packet policy, second step: a full decision ([`LcmpRouter::decide`]) for flow
+    /// `key` among the candidates `offered` — each with the delay of its best path — of
+    /// `next_hops` next hops: with `max_delay_spread` (and more than one next hop) only those
+    /// within the spread of the best path delay are scored. `queues` fills in every local port's
+    /// queue bytes now (read with `sampling = "new-flow"`); `hash` is the packet's ECMP hash at
+    /// this switch; `failover` comes from [`LcmpRouter::route_cached`]. After a decision,
+    /// `reverse` (if given) names the reverse direction's flow key and the local port the packet
+    /// came in on: the flow's ACKs are pinned to come back that way. Returns the local port, or
+    /// `None` when no candidate is up.
+    #[allow(clippy::too_many_arguments)]
+    pub fn route_new(
+        &mut self,
+        now: Time,
+        key: u128,
+        next_hops: usize,
+        offered: &[(Candidate, Time)],
+        queues: impl FnOnce(&mut Vec<u64>),
+        hash: u32,
+        failover: bool,
+        reverse: Option<(u128, u16)>,
+    ) -> Option<u16> {
+        let spread = self.p.max_delay_spread.filter(|_| next_hops > 1);
+        let max_delay = match spread {
+            Some(s) => offered.iter().map(|o| o.1).min().unwrap_or(Time::ZERO).saturating_add(s),
+            None => Time::MAX,
+        };
+        let mut cands = std::mem::take(&mut self.cands);
+        cands.clear();
+        cands.extend(offered.iter().filter(|o| spread.is_none() || o.1 <= max_delay).map(|o| o.0));
+        let mut qs = std::mem::take(&mut self.queues);
+        qs.clear();
+        if self.p.sampling == Sampling::NewFlow {
+            queues(&mut qs);
+        }
+        let decided = self.decide(now, key, hash, &cands, &qs, failover);
+        self.cands = cands;
+        self.queues = qs;
+        let lp = decided?;
+        if let Some((rkey, rport)) = reverse {
+            self.pin(now, rkey, rport);
+        }
+        Some(lp)
     }
 
     /// Record `port` as the egress of `key` without a decision (the reverse path of a flow's ACKs).

@@ -517,8 +517,18 @@ impl RoutingParams {
 
     /// Set one knob by name; errors name the field.
     pub fn apply_knob(&mut self, key: &str, v: &Knob) -> Result<(), String> {
-        let l = &mut self.lcmp;
-        let time = |v: &Knob| v.as_time().map_err(|e| format!("`routing.{key}`: expected a duration such as \"100us\": {e}"));
+        if !lcmp_knob(&mut self.lcmp, key, v)? && !te_knob(&mut self.te, key, v)? {
+            self.switch_knob(key, v)?;
+        }
+        if self.lcmp.dp_low > self.lcmp.dp_high {
+            return Err(format!("`routing.dp_low` ({}) is above `routing.dp_high` ({})", self.lcmp.dp_low, self.lcmp.dp_high));
+        }
+        Ok(())
+    }
+
+    /// The knobs of every switch's next-hop choice (hashing, WCMP/UCMP tables); anything else is
+    /// an unknown field.
+    fn switch_knob(&mut self, key: &str, v: &Knob) -> Result<(), String> {
         match key {
             "quantized" => self.quantized = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
             "wcmp_table" => {
@@ -528,144 +538,165 @@ impl RoutingParams {
                 }
             }
             "ucmp_slack" => self.ucmp_slack_percent = small(key, v, 100_000)? as u32,
-            "alpha" => l.alpha = small(key, v, 1 << 16)? as u32,
-            "beta" => l.beta = small(key, v, 1 << 16)? as u32,
-            "s_total" => l.s_total = small(key, v, 32)? as u32,
-            "w_dl" => l.w_dl = small(key, v, 1 << 16)? as u32,
-            "w_lc" => l.w_lc = small(key, v, 1 << 16)? as u32,
-            "s_path" => l.s_path = small(key, v, 32)? as u32,
-            "w_ql" => l.w_ql = small(key, v, 1 << 16)? as u32,
-            "w_tl" => l.w_tl = small(key, v, 1 << 16)? as u32,
-            "w_dp" => l.w_dp = small(key, v, 1 << 16)? as u32,
-            "s_cong" => l.s_cong = small(key, v, 32)? as u32,
-            "trend_k" => l.trend_k = small(key, v, 32)? as u32,
-            "dp_high" => l.dp_high = small(key, v, 255)? as u8,
-            "dp_low" => l.dp_low = small(key, v, 255)? as u8,
-            "dp_shift" => l.dp_shift = small(key, v, 32)? as u32,
-            "cost_threshold" => l.cost_threshold = small(key, v, 255)? as u8,
-            "keep_percent" => {
-                l.keep_percent = small(key, v, 100)? as u32;
-                if l.keep_percent == 0 {
-                    return Err("`routing.keep_percent` must be between 1 and 100".into());
-                }
-            }
-            "max_capacity" => {
-                let r = v.as_rate().map_err(|e| format!("`routing.{key}`: expected a rate such as \"400Gbps\": {e}"))?;
-                if r.bps() == 0 {
-                    return Err("`routing.max_capacity` must be positive".into());
-                }
-                l.max_capacity = r;
-            }
-            "max_delay" => {
-                l.max_delay = if v.as_str().ok() == Some("auto") {
-                    MaxDelay::Auto
-                } else {
-                    let t = time(v)?;
-                    if t == Time::ZERO {
-                        return Err("`routing.max_delay` must be positive (or \"auto\")".into());
-                    }
-                    MaxDelay::Fixed(t)
-                }
-            }
-            "path_scope" => l.path_scope = choice(key, v, &[("path", PathScope::Path), ("next-hop", PathScope::NextHop)])?,
-            "delay_resolution" => l.delay_resolution = choice(key, v, &[("exact", DelayResolution::Exact), ("ms", DelayResolution::WholeMs)])?,
-            "queue_scale" => {
-                l.queue_scale = match v.as_str().ok() {
-                    Some("port-share") => QueueScale::PortShare,
-                    Some("buffer") => QueueScale::Buffer,
-                    Some("artifact") => QueueScale::Artifact,
-                    _ => {
-                        let b = v.as_bytes().map_err(|e| {
-                            format!("`routing.queue_scale`: expected \"port-share\", \"buffer\", \"artifact\" or a size such as \"16MiB\": {e}")
-                        })?;
-                        if b == 0 {
-                            return Err("`routing.queue_scale` must be a positive size".into());
-                        }
-                        QueueScale::Bytes(b)
-                    }
-                }
-            }
-            "sampling" => l.sampling = choice(key, v, &[("periodic", Sampling::Periodic), ("new-flow", Sampling::NewFlow)])?,
-            "monitor_interval" => {
-                let t = time(v)?;
-                if t == Time::ZERO {
-                    return Err("`routing.monitor_interval` must be positive".into());
-                }
-                l.monitor_interval = t;
-            }
-            "keep" => l.keep = choice(key, v, &[("half", KeepRule::Half), ("artifact", KeepRule::Artifact)])?,
-            "congested" => l.congested = choice(key, v, &[("congestion", CongestedTest::Congestion), ("fused", CongestedTest::Fused)])?,
-            "fallback" => l.fallback = choice(key, v, &[("min-cost", Fallback::MinCost), ("hash-all", Fallback::HashAll)])?,
-            "flow_key" => l.flow_key = choice(key, v, &[("5-tuple", FlowKeyKind::FiveTuple), ("artifact", FlowKeyKind::Artifact)])?,
-            "ack_routing" => l.ack_routing = choice(key, v, &[("reverse", AckRouting::Reverse), ("independent", AckRouting::Independent)])?,
-            "idle_timeout" => {
-                let t = time(v)?;
-                if t == Time::ZERO {
-                    return Err("`routing.idle_timeout` must be positive".into());
-                }
-                l.idle_timeout = t;
-            }
-            "gc_budget" => {
-                l.gc_budget = small(key, v, 1 << 16)? as u32;
-                if l.gc_budget == 0 {
-                    return Err("`routing.gc_budget` must be at least 1".into());
-                }
-            }
             "nexthop_order" => self.nexthop_order = choice(key, v, &[("port", NextHopOrder::Port), ("ns3-bfs", NextHopOrder::Ns3Bfs)])?,
             "hash_dport" => self.hash_dport = small(key, v, u16::MAX as u64)? as u16,
             "ack_hash" => self.ack_hash_swapped = choice(key, v, &[("flow", false), ("swapped", true)])?,
             "per_entropy" => self.per_entropy = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
             "ucmp_cache" => self.ucmp_cache = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
-            "cache_every" => self.lcmp.cache_every = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
-            "max_delay_spread" => {
-                self.lcmp.max_delay_spread = match v {
-                    Knob::Str(s) if s == "inf" => None,
-                    _ => Some(v.as_time().map_err(|e| format!("`routing.{key}`: expected a duration such as \"1ms\" or \"inf\": {e}"))?),
-                }
-            }
-            "te_interval" | "te_window" => {
-                let t = time(v)?;
-                if t == Time::ZERO {
-                    return Err(format!("`routing.{key}` must be positive"));
-                }
-                if key == "te_interval" {
-                    self.te.interval = t;
-                } else {
-                    self.te.window = t;
-                }
-            }
-            "te_step" | "te_threshold" => {
-                let x = v.as_f64().map_err(|e| format!("`routing.{key}`: {e}"))?;
-                if !(0.0..=1.0).contains(&x) || (key == "te_step" && x == 0.0) {
-                    return Err(format!("`routing.{key}` must be in {}, got {x}", if key == "te_step" { "(0, 1]" } else { "[0, 1]" }));
-                }
-                if key == "te_step" {
-                    self.te.step = x;
-                } else {
-                    self.te.threshold = x;
-                }
-            }
-            "te_granularity" => {
-                let g = small(key, v, 1 << 16)? as u32;
-                if g == 0 {
-                    return Err("`routing.te_granularity` must be at least 1".into());
-                }
-                self.te.granularity = g;
-            }
-            "flow_cache_capacity" => {
-                let c = small(key, v, 1 << 32)?;
-                if c == 0 {
-                    return Err("`routing.flow_cache_capacity` must be at least 1 entry".into());
-                }
-                self.lcmp.flow_cache_capacity = Some(c as usize);
-            }
             other => return Err(format!("unknown field `routing.{other}` (known: kind, {})", KNOBS.join(", "))),
-        }
-        if self.lcmp.dp_low > self.lcmp.dp_high {
-            return Err(format!("`routing.dp_low` ({}) is above `routing.dp_high` ({})", self.lcmp.dp_low, self.lcmp.dp_high));
         }
         Ok(())
     }
+}
+
+/// `routing.<key>` as a positive duration.
+fn knob_time(key: &str, v: &Knob) -> Result<Time, String> {
+    v.as_time().map_err(|e| format!("`routing.{key}`: expected a duration such as \"100us\": {e}"))
+}
+
+/// LCMP's knobs (`docs/lcmp.md`): the cost weights, the filter, the flow cache. `Ok(false)`:
+/// `key` is not one of them.
+fn lcmp_knob(l: &mut LcmpParams, key: &str, v: &Knob) -> Result<bool, String> {
+    let time = |v: &Knob| knob_time(key, v);
+    match key {
+        "alpha" => l.alpha = small(key, v, 1 << 16)? as u32,
+        "beta" => l.beta = small(key, v, 1 << 16)? as u32,
+        "s_total" => l.s_total = small(key, v, 32)? as u32,
+        "w_dl" => l.w_dl = small(key, v, 1 << 16)? as u32,
+        "w_lc" => l.w_lc = small(key, v, 1 << 16)? as u32,
+        "s_path" => l.s_path = small(key, v, 32)? as u32,
+        "w_ql" => l.w_ql = small(key, v, 1 << 16)? as u32,
+        "w_tl" => l.w_tl = small(key, v, 1 << 16)? as u32,
+        "w_dp" => l.w_dp = small(key, v, 1 << 16)? as u32,
+        "s_cong" => l.s_cong = small(key, v, 32)? as u32,
+        "trend_k" => l.trend_k = small(key, v, 32)? as u32,
+        "dp_high" => l.dp_high = small(key, v, 255)? as u8,
+        "dp_low" => l.dp_low = small(key, v, 255)? as u8,
+        "dp_shift" => l.dp_shift = small(key, v, 32)? as u32,
+        "cost_threshold" => l.cost_threshold = small(key, v, 255)? as u8,
+        "keep_percent" => {
+            l.keep_percent = small(key, v, 100)? as u32;
+            if l.keep_percent == 0 {
+                return Err("`routing.keep_percent` must be between 1 and 100".into());
+            }
+        }
+        "max_capacity" => {
+            let r = v.as_rate().map_err(|e| format!("`routing.{key}`: expected a rate such as \"400Gbps\": {e}"))?;
+            if r.bps() == 0 {
+                return Err("`routing.max_capacity` must be positive".into());
+            }
+            l.max_capacity = r;
+        }
+        "max_delay" => {
+            l.max_delay = if v.as_str().ok() == Some("auto") {
+                MaxDelay::Auto
+            } else {
+                let t = time(v)?;
+                if t == Time::ZERO {
+                    return Err("`routing.max_delay` must be positive (or \"auto\")".into());
+                }
+                MaxDelay::Fixed(t)
+            }
+        }
+        "path_scope" => l.path_scope = choice(key, v, &[("path", PathScope::Path), ("next-hop", PathScope::NextHop)])?,
+        "delay_resolution" => l.delay_resolution = choice(key, v, &[("exact", DelayResolution::Exact), ("ms", DelayResolution::WholeMs)])?,
+        "queue_scale" => {
+            l.queue_scale = match v.as_str().ok() {
+                Some("port-share") => QueueScale::PortShare,
+                Some("buffer") => QueueScale::Buffer,
+                Some("artifact") => QueueScale::Artifact,
+                _ => {
+                    let b = v
+                        .as_bytes()
+                        .map_err(|e| format!("`routing.queue_scale`: expected \"port-share\", \"buffer\", \"artifact\" or a size such as \"16MiB\": {e}"))?;
+                    if b == 0 {
+                        return Err("`routing.queue_scale` must be a positive size".into());
+                    }
+                    QueueScale::Bytes(b)
+                }
+            }
+        }
+        "sampling" => l.sampling = choice(key, v, &[("periodic", Sampling::Periodic), ("new-flow", Sampling::NewFlow)])?,
+        "monitor_interval" => {
+            let t = time(v)?;
+            if t == Time::ZERO {
+                return Err("`routing.monitor_interval` must be positive".into());
+            }
+            l.monitor_interval = t;
+        }
+        "keep" => l.keep = choice(key, v, &[("half", KeepRule::Half), ("artifact", KeepRule::Artifact)])?,
+        "congested" => l.congested = choice(key, v, &[("congestion", CongestedTest::Congestion), ("fused", CongestedTest::Fused)])?,
+        "fallback" => l.fallback = choice(key, v, &[("min-cost", Fallback::MinCost), ("hash-all", Fallback::HashAll)])?,
+        "flow_key" => l.flow_key = choice(key, v, &[("5-tuple", FlowKeyKind::FiveTuple), ("artifact", FlowKeyKind::Artifact)])?,
+        "ack_routing" => l.ack_routing = choice(key, v, &[("reverse", AckRouting::Reverse), ("independent", AckRouting::Independent)])?,
+        "idle_timeout" => {
+            let t = time(v)?;
+            if t == Time::ZERO {
+                return Err("`routing.idle_timeout` must be positive".into());
+            }
+            l.idle_timeout = t;
+        }
+        "gc_budget" => {
+            l.gc_budget = small(key, v, 1 << 16)? as u32;
+            if l.gc_budget == 0 {
+                return Err("`routing.gc_budget` must be at least 1".into());
+            }
+        }
+        "cache_every" => l.cache_every = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
+        "max_delay_spread" => {
+            l.max_delay_spread = match v {
+                Knob::Str(s) if s == "inf" => None,
+                _ => Some(v.as_time().map_err(|e| format!("`routing.{key}`: expected a duration such as \"1ms\" or \"inf\": {e}"))?),
+            }
+        }
+        "flow_cache_capacity" => {
+            let c = small(key, v, 1 << 32)?;
+            if c == 0 {
+                return Err("`routing.flow_cache_capacity` must be at least 1 entry".into());
+            }
+            l.flow_cache_capacity = Some(c as usize);
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The traffic-engineering knobs (`te_*`). `Ok(false)`: `key` is not one of them.
+fn te_knob(te: &mut te::TeParams, key: &str, v: &Knob) -> Result<bool, String> {
+    let time = |v: &Knob| knob_time(key, v);
+    match key {
+        "te_interval" | "te_window" => {
+            let t = time(v)?;
+            if t == Time::ZERO {
+                return Err(format!("`routing.{key}` must be positive"));
+            }
+            if key == "te_interval" {
+                te.interval = t;
+            } else {
+                te.window = t;
+            }
+        }
+        "te_step" | "te_threshold" => {
+            let x = v.as_f64().map_err(|e| format!("`routing.{key}`: {e}"))?;
+            if !(0.0..=1.0).contains(&x) || (key == "te_step" && x == 0.0) {
+                return Err(format!("`routing.{key}` must be in {}, got {x}", if key == "te_step" { "(0, 1]" } else { "[0, 1]" }));
+            }
+            if key == "te_step" {
+                te.step = x;
+            } else {
+                te.threshold = x;
+            }
+        }
+        "te_granularity" => {
+            let g = small(key, v, 1 << 16)? as u32;
+            if g == 0 {
+                return Err("`routing.te_granularity` must be at least 1".into());
+            }
+            te.granularity = g;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 /// The flow key of a packet for the flow cache: the 5-tuple (addresses, UDP ports, protocol) and
