@@ -200,7 +200,7 @@ use aligned::StartupDelays;
 use pacer::FlowPacer;
 use probing::PathProbing;
 use sample::AckSample;
-use scheduler::eq7_skip;
+use scheduler::{bits, eq7_skip, eq7_skip_over};
 use select::Deficits;
 use unsent::UnsentSet;
 
@@ -637,7 +637,14 @@ impl RondoSender {
             // queue shared by all paths does not move.
             self.sched_on = true;
             let al = self.aligned.take().expect("checked");
-            self.set_skips(|_, p, q| al.resolved_excess(p, q));
+            // Only the paths a packet on `p` arrives later than contribute (the others' terms
+            // are zero): kept as a bit set by the start-up estimate.
+            for p in 0..self.paths.len() {
+                let paths = &self.paths;
+                let skip =
+                    eq7_skip_over(bits(al.later_than(p)), |q| paths[q].window() / paths[q].srtt_s.max(1e-12), |q| al.resolved_excess(p, q), self.cfg_max_skip);
+                self.paths[p].skip = skip;
+            }
             self.aligned = Some(al);
         }
     }
@@ -987,7 +994,7 @@ impl Transport for RondoSender {
                 if let Some(al) = &mut self.aligned {
                     if ack.ts_rx > Time::ZERO && !self.sched_stable {
                         let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
-                        al.probe.add(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
+                        al.add_probe(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
                         self.compute_skips();
                     }
                 }
@@ -1024,7 +1031,7 @@ impl Transport for RondoSender {
             let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
             sampled = true;
             if let Some(al) = &mut self.aligned {
-                al.data.add(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
+                al.add_data(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
             }
             if ps.fwd_n == 0 {
                 ps.fwd_s = d;

@@ -156,12 +156,50 @@ pub struct StartupDelays {
     pub probe: AlignedDelays,
     /// [`StartupDelays::ready`] has been found true (it stays true: pairings are only added).
     ready_seen: bool,
+    /// `later[p]`: bit `q` set ⇔ [`StartupDelays::resolved_excess`]`(p, q) > 0` — the paths a
+    /// packet on `p` arrives later than, the only terms of Eq 7 for `p` that are not zero
+    /// (kept as pairings are added; at most 64 paths).
+    later: Vec<u64>,
 }
 
 impl StartupDelays {
     /// For `n` paths.
     pub fn new(n: usize) -> StartupDelays {
-        StartupDelays { data: AlignedDelays::new(n), probe: AlignedDelays::new(n), ready_seen: false }
+        assert!(n <= 64, "the start-up scheduler keeps at most 64 paths");
+        StartupDelays { data: AlignedDelays::new(n), probe: AlignedDelays::new(n), ready_seen: false, later: vec![0; n] }
+    }
+
+    /// A data packet's delay sample ([`AlignedDelays::add`] on the data pairs).
+    pub fn add_data(&mut self, p: usize, rx_s: f64, d_s: f64, align_s: f64) {
+        self.data.add(p, rx_s, d_s, align_s);
+        self.refresh_later(p);
+    }
+
+    /// A probe's delay sample ([`AlignedDelays::add`] on the probe pairs).
+    pub fn add_probe(&mut self, p: usize, rx_s: f64, d_s: f64, align_s: f64) {
+        self.probe.add(p, rx_s, d_s, align_s);
+        self.refresh_later(p);
+    }
+
+    /// After a sample of path `p`: the pairs with `p` on either side.
+    fn refresh_later(&mut self, p: usize) {
+        for q in 0..self.later.len() {
+            if q == p {
+                continue;
+            }
+            for (a, b) in [(p, q), (q, p)] {
+                if self.resolved_excess(a, b) > 0.0 {
+                    self.later[a] |= 1 << b;
+                } else {
+                    self.later[a] &= !(1 << b);
+                }
+            }
+        }
+    }
+
+    /// The paths a packet on `p` arrives later than (`resolved_excess(p, q) > 0`), as a bit set.
+    pub fn later_than(&self, p: usize) -> u64 {
+        self.later[p]
     }
 
     /// Every path has been compared with another, by data or by probes.

@@ -10,23 +10,52 @@
 /// `skip_p` of Eq 7 for path `p` of `n`: `rate(q)` is `R_q` in packets per second, `excess(q)`
 /// is `max(D_p − D_q, 0)` in seconds; capped at `max_skip`.
 pub(crate) fn eq7_skip(p: usize, n: usize, rate: impl Fn(usize) -> f64, excess: impl Fn(usize) -> f64, max_skip: u32) -> u32 {
+    eq7_skip_over((0..n).filter(|&q| q != p), rate, excess, max_skip)
+}
+
+/// [`eq7_skip`] over the paths `qs` (ascending) that may be faster than `p`: the sum skips the
+/// others, whose terms are zero, so the result is the same bit for bit.
+pub(crate) fn eq7_skip_over(qs: impl Iterator<Item = usize>, rate: impl Fn(usize) -> f64, excess: impl Fn(usize) -> f64, max_skip: u32) -> u32 {
     let mut s = 0.0;
-    for q in 0..n {
-        if q != p {
-            // A path that is not faster adds nothing (`+ 0.0` leaves the sum as it is), so its
-            // rate is not computed.
-            let e = excess(q);
-            if e > 0.0 {
-                s += rate(q) * e;
-            }
+    for q in qs {
+        // A path that is not faster adds nothing (`+ 0.0` leaves the sum as it is), so its
+        // rate is not computed.
+        let e = excess(q);
+        if e > 0.0 {
+            s += rate(q) * e;
         }
     }
     (s.floor() as u64).min(max_skip as u64) as u32
 }
 
+/// The members of bit set `m`, ascending.
+pub(crate) fn bits(mut m: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            return None;
+        }
+        let q = m.trailing_zeros() as usize;
+        m &= m - 1;
+        Some(q)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn summing_only_the_later_paths_gives_the_same_skip() {
+        let d: [f64; 4] = [20.0, 10.0, 35.0, 20.0];
+        let r = [1.5, 2.25, 0.75, 3.0];
+        for p in 0..4 {
+            let full = eq7_skip(p, 4, |q| r[q], |q| (d[p] - d[q]).max(0.0), 4096);
+            let later: u64 = (0..4).filter(|&q| d[p] > d[q]).fold(0, |m, q| m | 1 << q);
+            let sparse = eq7_skip_over(bits(later), |q| r[q], |q| (d[p] - d[q]).max(0.0), 4096);
+            assert_eq!(full, sparse, "path {p}");
+        }
+        assert_eq!(bits(0b1010_0001).collect::<Vec<_>>(), vec![0, 5, 7]);
+    }
 
     #[test]
     fn the_slow_path_skips_what_the_fast_ones_deliver_meanwhile() {
