@@ -34,7 +34,7 @@
 //!   `HAS_WIN`/`VAR_WIN` window `max_bdp × R_C / line` (`var_win = false`: fixed `max_bdp`).
 
 use super::knob;
-use super::{hpcc_style_window, AckEvent, CcEnv, CongestionControl};
+use super::{AckEvent, CcEnv, CongestionControl};
 use braid_core::{Knob, Rate, Time};
 
 const ALGO: &str = "dcqcn";
@@ -345,16 +345,7 @@ impl CongestionControl for Dcqcn {
     fn on_timeout(&mut self, now: Time) {
         self.advance(now);
     }
-    /// `R_C`.
-    #[inline]
-    fn rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rc_bps)
-    }
-    /// No window unless the `window` knob is set (then HPCC-ns3's `max_bdp × R_C / line`).
-    #[inline]
-    fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rc_bps, self.line_bps)
-    }
+    super::rate_scheme_rate_and_window!(rc_bps);
 }
 
 #[cfg(test)]

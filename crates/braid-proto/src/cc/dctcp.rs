@@ -33,7 +33,7 @@
 //! - The window form paces at line rate.
 
 use super::knob;
-use super::{hpcc_style_window, AckEvent, CcEnv, CongestionControl};
+use super::{AckEvent, CcEnv, CongestionControl};
 use braid_core::{Knob, Rate, Time};
 
 const ALGO_RATE: &str = "dctcp";
@@ -191,16 +191,7 @@ impl CongestionControl for Dctcp {
             self.rate_bps = (self.rate_bps + self.cfg.rate_ai.bps_f64()).min(self.line_bps);
         }
     }
-    /// The current rate.
-    #[inline]
-    fn rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rate_bps)
-    }
-    /// `max_bdp × R / line` by default; see the `window`/`var_win` knobs.
-    #[inline]
-    fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rate_bps, self.line_bps)
-    }
+    super::rate_scheme_rate_and_window!(rate_bps);
 }
 
 /// Parameters of the window-based [`DctcpWindow`] (`docs/baselines.md`, DCTCP, window form).

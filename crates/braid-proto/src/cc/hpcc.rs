@@ -27,7 +27,7 @@
 //! - Loss signals and timeouts do not change the rate (the reference only rewinds `snd_nxt`).
 
 use super::knob;
-use super::{hpcc_style_window, AckEvent, CcEnv, CongestionControl};
+use super::{AckEvent, CcEnv, CongestionControl};
 use braid_core::{IntHop, IntStack, Knob, Rate, Time};
 
 const ALGO: &str = "hpcc";
@@ -237,16 +237,7 @@ impl CongestionControl for Hpcc {
         }
         self.update(int, ev.snd_nxt_bytes, !full);
     }
-    /// The current rate `R`.
-    #[inline]
-    fn rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rate_bps)
-    }
-    /// `max_bdp × R / line` (at least 1 byte) by default; see the `window`/`var_win` knobs.
-    #[inline]
-    fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rate_bps, self.line_bps)
-    }
+    super::rate_scheme_rate_and_window!(rate_bps);
 }
 
 #[cfg(test)]

@@ -300,6 +300,27 @@ fn configured<P: Params>(env: &CcEnv, overrides: &[(String, Knob)]) -> Result<P,
     Ok(p)
 }
 
+/// The `rate` and `window_bytes` of the HPCC-ns3 rate schemes (DCQCN, HPCC, TIMELY, DCTCP's
+/// rate form), inside their `impl CongestionControl`: the pacing rate is the field `$rate`
+/// (bit/s), the window [`hpcc_style_window`] of it with the `window`, `var_win` and
+/// `window_wrap` knobs of `self.cfg`.
+macro_rules! rate_scheme_rate_and_window {
+    ($rate:ident) => {
+        /// The current pacing rate.
+        #[inline]
+        fn rate(&self) -> Rate {
+            Rate::from_bps_f64(self.$rate)
+        }
+        /// `max_bdp × R / line` (at least 1 byte) with the `window` knob (HPCC's default), a
+        /// fixed `max_bdp` without `var_win`, no window otherwise.
+        #[inline]
+        fn window_bytes(&self) -> u64 {
+            super::hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.$rate, self.line_bps)
+        }
+    };
+}
+pub(crate) use rate_scheme_rate_and_window;
+
 /// HPCC-ns3's `HAS_WIN`/`VAR_WIN` window: `W_eff = W × R / line` (at least 1 byte) with
 /// variable windows, `W` with a fixed one, no window (`u64::MAX`) without `HAS_WIN`. With
 /// `wrap` (the `window_wrap` knob) the product `W × R` is taken as the ns-3 fork computes it,

@@ -16,7 +16,7 @@
 //! window ("timely_vwin" in run.py).
 
 use super::knob;
-use super::{hpcc_style_window, AckEvent, CcEnv, CongestionControl};
+use super::{AckEvent, CcEnv, CongestionControl};
 use braid_core::{Knob, Rate, Time};
 
 const ALGO: &str = "timely";
@@ -200,16 +200,7 @@ impl CongestionControl for Timely {
         }
         self.prev_rtt_ps = rtt_ps;
     }
-    /// The current rate.
-    #[inline]
-    fn rate(&self) -> Rate {
-        Rate::from_bps_f64(self.rate_bps)
-    }
-    /// No window unless the `window` knob is set.
-    #[inline]
-    fn window_bytes(&self) -> u64 {
-        hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.rate_bps, self.line_bps)
-    }
+    super::rate_scheme_rate_and_window!(rate_bps);
 }
 
 #[cfg(test)]
