@@ -8,7 +8,7 @@
 # repository. The script copies its `sim` folder to SCRATCH (default /tmp/braid-vs-htsim), builds
 # `htsim_uec` there (cmake, C++ compiler), builds Braid (release), generates the four scenarios'
 # connection matrices with htsim's own generators (seed 1) and runs each scenario on both
-# simulators, REPEAT times (default 3, best wall time kept), one at a time:
+# simulators, REPEAT times (default 3, best process wall time kept), one at a time:
 #
 #   (a) permutation, k = 8 fat-tree (128 hosts), 2 MB      (b) the same, 16 MB
 #   (c) 32 -> 1 incast, 8 MB, k = 8                         (d) permutation, k = 16 (1,024 hosts), 2 MB
@@ -18,8 +18,11 @@
 # transport.ack_every_bytes = 16384, the same .cm file). htsim
 # does not count packet-hops; both simulate the same flows over the same links, so the
 # packet-hops/s of both columns use Braid's count for the scenario (data and control packets, one
-# per link crossed) over each simulator's wall time. FCT p50 / p99 (us, nearest rank) of both are
-# printed as the check that the two runs simulate the same thing.
+# per link crossed) over each simulator's process wall time (the whole process, start-up and
+# output included, as the shell times it). Braid's own `wall_s` (its event loop only, from
+# summary.json) is printed beside it with its ratio, so the two readings are never confused.
+# FCT p50 / p99 (us, nearest rank) of both are printed as the check that the two runs simulate the
+# same thing.
 #
 # Needs: bash, python3, cmake (apt-get install cmake, or pip install cmake), g++ or clang++.
 set -euo pipefail
@@ -124,18 +127,21 @@ for name, cm, end_us, sets in scenarios:
         cmd += [a for s in sets for a in ("--set", s)]
         w, mib, _ = timed(cmd, repo)
         s = json.load(open(os.path.join(out_dir, "summary.json")))
-        if best_b is None or s["wall_s"] < best_b[0]:
+        # Best by process wall time (start-up, scenario parsing and output writing included, as
+        # htsim's is); the run's own `wall_s` (the event loop only) is reported beside it.
+        if best_b is None or w < best_b[0]:
             fb = [float(r["fct_ns"]) / 1e3 for r in csv.DictReader(open(os.path.join(out_dir, "flows.csv"))) if r.get("fct_ns")]
-            best_b = (s["wall_s"], mib, s["packet_hops"], s["events"], fb)
+            best_b = (w, mib, s["packet_hops"], s["events"], fb, s["wall_s"])
     hops = best_b[2]
     rows.append((name, best_h[0], best_h[1], best_b[0], best_b[1], hops, best_b[3],
                  hops / best_h[0], hops / best_b[0], pct(fcts, 50), pct(fcts, 99), len(fcts),
-                 pct(best_b[4], 50), pct(best_b[4], 99), len(best_b[4])))
+                 pct(best_b[4], 50), pct(best_b[4], 99), len(best_b[4]), best_b[5]))
 
-print(f"\nBraid vs htsim (UET, NSCC + REPS), best of {repeat}, one process at a time; packet-hops = Braid's count for the scenario")
-print("| scenario | htsim wall s | htsim MiB | Braid wall s | Braid MiB | packet-hops | Braid events | htsim packet-hops/s | Braid packet-hops/s | Braid / htsim | htsim FCT p50 / p99 us (flows) | Braid FCT p50 / p99 us (flows) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print(f"\nBraid vs htsim (UET, NSCC + REPS), best of {repeat} by process wall time, one process at a time; packet-hops = Braid's count for the scenario")
+print("Process wall: the whole process, as the shell times it (both simulators). Run wall_s: Braid's own event-loop time from summary.json (start-up and output writing left out).")
+print("| scenario | htsim process wall s | htsim MiB | Braid process wall s | Braid run wall_s | Braid MiB | packet-hops | Braid events | htsim packet-hops/s | Braid packet-hops/s (process) | Braid / htsim (process wall) | Braid / htsim (run wall_s) | htsim FCT p50 / p99 us (flows) | Braid FCT p50 / p99 us (flows) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
-    print(f"| {r[0]} | {r[1]:.2f} | {r[2]:.0f} | {r[3]:.2f} | {r[4]:.0f} | {r[5]:,} | {r[6]:,} | {r[7]/1e6:.2f} M | {r[8]/1e6:.2f} M | {r[8]/r[7]:.1f}x | "
+    print(f"| {r[0]} | {r[1]:.2f} | {r[2]:.0f} | {r[3]:.2f} | {r[15]:.2f} | {r[4]:.0f} | {r[5]:,} | {r[6]:,} | {r[7]/1e6:.2f} M | {r[8]/1e6:.2f} M | {r[1]/r[3]:.1f}x | {r[1]/r[15]:.1f}x | "
           f"{r[9]:.1f} / {r[10]:.1f} ({r[11]}) | {r[12]:.1f} / {r[13]:.1f} ({r[14]}) |")
 EOF

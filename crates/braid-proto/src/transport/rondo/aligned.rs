@@ -47,9 +47,20 @@ impl Ring {
         self.len = (self.len + 1).min(RING);
     }
 
-    /// The sample whose arrival is nearest `rx`.
+    /// The sample whose arrival is nearest `rx` (the first in the buffer on a tie).
+    #[inline]
     fn nearest(&self, rx: f64) -> Option<(f64, f64)> {
-        self.buf[..self.len].iter().copied().min_by(|a, b| (a.0 - rx).abs().total_cmp(&(b.0 - rx).abs()))
+        let (first, rest) = self.buf[..self.len].split_first()?;
+        let mut best = *first;
+        let mut best_gap = (first.0 - rx).abs();
+        for &e in rest {
+            let gap = (e.0 - rx).abs();
+            if gap.total_cmp(&best_gap).is_lt() {
+                best = e;
+                best_gap = gap;
+            }
+        }
+        Some(best)
     }
 }
 
