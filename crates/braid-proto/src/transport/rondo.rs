@@ -351,8 +351,14 @@ pub struct RondoSender {
     /// The stability gate has opened once (skips from the EWMA estimates since).
     sched_stable: bool,
     /// Arrival-aligned delay differences for the start-up scheduler (`scheduler_start =
-    /// "first-samples"`; `None` otherwise).
+    /// "first-samples"`): allocated when the flow starts sending, released once the stability
+    /// gate opens (they are not read after) or a flow of one message completes; `None` otherwise.
     aligned: Option<StartupDelays>,
+    /// Paths the start-up scheduler's estimate is to be built for when the flow starts (0: none,
+    /// or already released).
+    aligned_paths: usize,
+    /// The start-up scheduler is configured: probes ask for a timestamp.
+    startup_sched: bool,
     rng: Rng,
     stats: RondoStats,
 }
@@ -631,6 +637,9 @@ impl RondoSender {
         if stable {
             self.sched_stable = true;
             self.sched_on = true;
+            // Past the gate the skips come from the EWMA estimates: the start-up tables are
+            // not read again.
+            self.release_startup_tables();
             self.set_skips(|ps, p, q| (ps[p].fwd_s - ps[q].fwd_s).max(0.0));
         } else if !self.sched_stable && self.aligned.as_mut().is_some_and(|a| a.check_ready()) {
             // Until the gate first opens: the arrival-aligned differences ([`aligned`]), which a
@@ -647,6 +656,12 @@ impl RondoSender {
             }
             self.aligned = Some(al);
         }
+    }
+
+    /// Release the start-up scheduler's tables for good.
+    fn release_startup_tables(&mut self) {
+        self.aligned = None;
+        self.aligned_paths = 0;
     }
 
     /// Eq 7 with `excess(paths, p, q)` = how much later than on path `q` a packet sent now on
@@ -848,7 +863,9 @@ impl Transport for RondoSender {
             probe_rr: 0,
             sched_on: false,
             sched_stable: false,
-            aligned: (cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS).then(|| StartupDelays::new(n)),
+            aligned: None,
+            aligned_paths: if cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS { n } else { 0 },
+            startup_sched: cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS,
             rng: Rng::new(seed),
             stats: RondoStats::default(),
         };
@@ -908,6 +925,11 @@ impl Transport for RondoSender {
         if now < self.start || self.core.rec.is_complete() {
             return None;
         }
+        if self.aligned_paths > 0 && self.aligned.is_none() {
+            // The flow's first transmission: its start-up scheduler's tables (per-flow memory
+            // is taken when a flow sends, not when the run builds every flow).
+            self.aligned = Some(StartupDelays::new(self.aligned_paths));
+        }
         if self.unsent.remaining() == 0 && !self.core.rec.has_retx() {
             return None;
         }
@@ -959,7 +981,7 @@ impl Transport for RondoSender {
                         retx: false,
                         // With the start-up scheduler every probe asks for a timestamp: on a
                         // long path the first probe ACKs return before the first data echo.
-                        timestamped: self.aligned.is_some(),
+                        timestamped: self.startup_sched,
                         last: false,
                         ack_request: false,
                         pull_target: 0,
@@ -1064,6 +1086,10 @@ impl Transport for RondoSender {
             // Start-up scheduling follows every new pairing at once, not only at the next
             // update: the credits the first ACKs open would otherwise go unscheduled.
             self.compute_skips();
+        }
+        if self.aligned.is_some() && self.core.is_complete() && !self.core.is_connection() {
+            // A flow of one message is done: nothing reads its start-up tables again.
+            self.release_startup_tables();
         }
     }
 
