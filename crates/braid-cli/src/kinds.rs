@@ -28,6 +28,9 @@ pub struct KindedTable {
     pub default_kind: Option<&'static str>,
     /// Top-level fields shared by every kind besides `kind` (`None`: every top-level field).
     pub common: Option<&'static [&'static str]>,
+    /// Kinds added at run time (for `[transport]`, transports registered with
+    /// `braid_proto::transport::register_transport`): whether a name is one.
+    pub registered: Option<fn(&str) -> bool>,
 }
 
 /// `[transport]`: the congestion control and loss recovery (`cc`, `cc_params`, `window`,
@@ -38,6 +41,7 @@ pub const TRANSPORT: KindedTable = KindedTable {
     kinds: braid_proto::transport::TransportKind::BUILTIN_NAMES,
     default_kind: None,
     common: Some(&["paths", "recovery_params", "verb", "read_size"]),
+    registered: Some(|k| braid_proto::transport::TransportKind::parse(k).is_ok()),
 };
 
 /// `[workload]`: every field but `kind` and `connections` (how messages map onto connections)
@@ -47,20 +51,22 @@ pub const WORKLOAD: KindedTable = KindedTable {
     kinds: &["incast", "permutation", "all-to-all", "moe", "cdf", "flow-file", "collective", "chakra"],
     default_kind: None,
     common: Some(&["connections"]),
+    registered: None,
 };
 
 /// `[routing]`: every routing kind accepts every top-level routing knob (a knob affects only the
 /// kinds that read it), so top-level knobs are all common.
-pub const ROUTING: KindedTable = KindedTable { name: "routing", kinds: braid_net::config::RoutingMode::NAMES, default_kind: Some("ecmp"), common: None };
+pub const ROUTING: KindedTable =
+    KindedTable { name: "routing", kinds: braid_net::config::RoutingMode::NAMES, default_kind: Some("ecmp"), common: None, registered: None };
 
 /// `[topology]`: every field but `kind` belongs to a topology kind.
-pub const TOPOLOGY: KindedTable = KindedTable { name: "topology", kinds: crate::topology_kinds::NAMES, default_kind: None, common: Some(&[]) };
+pub const TOPOLOGY: KindedTable =
+    KindedTable { name: "topology", kinds: crate::topology_kinds::NAMES, default_kind: None, common: Some(&[]), registered: None };
 
 impl KindedTable {
-    /// Whether `k` names one of the table's kinds (for `[transport]`, also a transport
-    /// registered at run time with `braid_proto::transport::register_transport`).
+    /// Whether `k` names one of the table's kinds, built in or registered at run time.
     pub fn has_kind(&self, k: &str) -> bool {
-        self.kinds.contains(&k) || (self.name == TRANSPORT.name && braid_proto::transport::TransportKind::parse(k).is_ok())
+        self.kinds.contains(&k) || self.registered.is_some_and(|r| r(k))
     }
 }
 

@@ -1,5 +1,5 @@
 //! Adding a transport from outside Braid's crates, in this one file: a fixed-window, single-path
-//! sender written against `braid_proto::transport::Transport`, registered with
+//! sender written against `braid_proto::transport::{Transport, SenderOps}`, registered with
 //! `register_transport`, and run end to end through the scenario parser and the simulator like
 //! any of Braid's own (`docs/architecture.md`, "Add a transport").
 //!
@@ -17,7 +17,7 @@ use braid_net::sim::RunEnd;
 use braid_proto::cc::CcKind;
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
 use braid_proto::transport::knobs::Knobs;
-use braid_proto::transport::{register_transport, AckIn, FlowEnv, SenderCore, Transport, TransportConfig, TransportKind, TxPacket};
+use braid_proto::transport::{register_transport, AckIn, FlowEnv, SenderCore, SenderOps, Transport, TransportConfig, TransportKind, TxPacket};
 
 /// The toy transport's configuration.
 #[derive(Clone, Debug)]
@@ -45,23 +45,30 @@ impl FixedWindow {
 
 impl Transport for FixedWindow {
     const NAME: &'static str = "fixed-window";
+
     const KNOBS: &'static [&'static str] = &["window_packets", "paths"];
+
     const MULTIPATH: bool = false;
+
     type Config = FixedWindowConfig;
 
     fn default_cc() -> CcKind {
         CcKind::Fixed
     }
+
     fn default_recovery() -> RecoveryKind {
         RecoveryKind::SelectiveRepeat
     }
+
     fn cc_name(_configured: CcKind) -> &'static str {
         "fixed-window"
     }
+
     fn read_config(tc: &TransportConfig) -> Result<FixedWindowConfig, String> {
         let k = Knobs::new(Self::NAME, &tc.params, Self::KNOBS)?;
         Ok(FixedWindowConfig { window_packets: k.u32_in("window_packets", 8, 1, 1 << 20)?, recovery: tc.recovery })
     }
+
     fn new(cfg: &FixedWindowConfig, env: &FlowEnv) -> Result<FixedWindow, String> {
         Ok(FixedWindow {
             core: SenderCore::for_env(env, cfg.recovery)?,
@@ -71,15 +78,21 @@ impl Transport for FixedWindow {
             line_bps: env.cc.line_rate.bps(),
         })
     }
+}
+
+impl SenderOps for FixedWindow {
     fn core(&self) -> &SenderCore {
         &self.core
     }
+
     fn core_mut(&mut self) -> &mut SenderCore {
         &mut self.core
     }
+
     fn begin(&mut self, now: Time) {
         self.start = now;
     }
+
     fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
         if now < self.start || !self.may_send() {
             return None;
@@ -87,6 +100,7 @@ impl Transport for FixedWindow {
         let (psn, retx) = self.core.rec.next_psn()?;
         Some(self.core.send_data(now, psn, retx, 0, self.entropy))
     }
+
     fn next_send_time(&self, now: Time) -> Time {
         if self.may_send() {
             now.max(self.start)
@@ -94,20 +108,25 @@ impl Transport for FixedWindow {
             Time::MAX
         }
     }
+
     fn on_ack(&mut self, now: Time, ack: &AckIn) {
         self.core.rec.on_ack(now, ack);
     }
+
     fn poll_timeout(&self) -> Option<Time> {
         self.core.rec.poll_timeout()
     }
+
     fn on_timeout(&mut self, now: Time) {
         if self.core.rec.poll_timeout().is_some_and(|t| t <= now) {
             self.core.rec.on_timeout(now);
         }
     }
+
     fn rate_bps(&self) -> u64 {
         self.line_bps
     }
+
     fn window_bytes(&self) -> u64 {
         self.window_packets as u64 * self.core.msg.mtu_bytes as u64
     }
@@ -200,6 +219,8 @@ fn a_registered_transport_is_named_like_the_others() {
         fn new(cfg: &FixedWindowConfig, env: &FlowEnv) -> Result<Impostor, String> {
             FixedWindow::new(cfg, env).map(Impostor)
         }
+    }
+    impl SenderOps for Impostor {
         fn core(&self) -> &SenderCore {
             &self.0.core
         }

@@ -16,7 +16,7 @@
 //!
 //! Each receiving host owns one [`PullPacer`]; each receiver-driven flow's connection holds its
 //! [`FlowPulls`]. The driver asks the flow's sender whether it takes part
-//! ([`Transport::wants_pulls`](crate::transport::Transport::wants_pulls)), hands data and RTS
+//! ([`SenderOps::wants_pulls`](crate::transport::SenderOps::wants_pulls)), hands data and RTS
 //! arrivals to [`PullPacer::on_data`] / [`PullPacer::on_rts`] (the policy: how many pulls each
 //! asks for), schedules a tick at the time they return, and on each tick calls
 //! [`PullPacer::on_tick`], sends the [`PullOut`] it gets as a pull packet, then re-arms with

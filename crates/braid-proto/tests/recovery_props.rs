@@ -12,7 +12,7 @@ use braid_core::{PacketKind, Rate, Rng, Time};
 use braid_proto::cc::{CcConfig, CcEnv, CcKind};
 use braid_proto::receiver::{Receiver, RxMode, RxReply, RxVerdict};
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
-use braid_proto::transport::{AckIn, FlowEnv, RoceConfig, RoceSender, Transport};
+use braid_proto::transport::{AckIn, FlowEnv, RoceConfig, RoceSender, SenderOps, Transport};
 use proptest::prelude::*;
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]

@@ -17,7 +17,7 @@ use braid_core::{PacketKind, Rate, Time};
 use braid_proto::cc::{CcConfig, CcEnv, CcKind};
 use braid_proto::receiver::{Receiver, RxMode, RxVerdict};
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
-use braid_proto::transport::{AckIn, FlowEnv, RondoConfig, RondoSender, Transport};
+use braid_proto::transport::{AckIn, FlowEnv, RondoConfig, RondoSender, SenderOps, Transport};
 
 struct Counting;
 thread_local! {

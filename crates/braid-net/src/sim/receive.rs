@@ -283,23 +283,7 @@ impl Sim {
                 if fl.idle() {
                     return;
                 }
-                let ack = AckIn {
-                    kind: PacketKind::Pull,
-                    psn: pk.psn,
-                    cum_ack: pk.cum_ack,
-                    path: pk.path,
-                    ecn: false,
-                    ts_sent: pk.ts_sent,
-                    ts_rx: pk.ts_rx,
-                    ood: 0,
-                    probe: false,
-                    rx_buffer_full: false,
-                    trimmed: false,
-                    trim_last_hop: false,
-                    int: None,
-                    hops: pk.hops,
-                    sack: 0,
-                };
+                let ack = AckIn { ts_rx: pk.ts_rx, ..AckIn::plain(PacketKind::Pull, pk.psn, pk.cum_ack, pk.path, pk.ts_sent, pk.hops) };
                 fl.sender.on_ack(now, &ack);
                 self.after_sender_fed(now, f, h);
             }

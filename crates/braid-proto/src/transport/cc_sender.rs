@@ -13,7 +13,7 @@ use braid_core::Time;
 
 use super::events::{AckIn, FlowEnv, TxPacket};
 use super::sender_core::SenderCore;
-use super::{Transport, TransportConfig};
+use super::{SenderOps, Transport, TransportConfig};
 use crate::cc::{AckEvent, Cc, CcKind, CongestionControl};
 use crate::recovery::{AckSummary, Recovery, RecoveryKind, RecoveryStats, TimerFired};
 
@@ -83,25 +83,35 @@ impl<P: PathPolicy> CcSender<P> {
 
 impl<P: CcTransport> Transport for CcSender<P> {
     const NAME: &'static str = P::NAME;
+
     const KNOBS: &'static [&'static str] = P::KNOBS;
+
     const MULTIPATH: bool = P::MULTIPATH;
+
     type Config = P::Config;
 
     fn default_cc() -> CcKind {
         P::default_cc()
     }
+
     fn default_recovery() -> RecoveryKind {
         P::default_recovery()
     }
+
     fn read_config(tc: &TransportConfig) -> Result<P::Config, String> {
         P::read_config(tc)
     }
+
     fn new(cfg: &P::Config, env: &FlowEnv) -> Result<Self, String> {
         P::new(cfg, env)
     }
+}
+
+impl<P: CcTransport> SenderOps for CcSender<P> {
     fn core(&self) -> &SenderCore {
         &self.core
     }
+
     fn core_mut(&mut self) -> &mut SenderCore {
         &mut self.core
     }
@@ -176,10 +186,12 @@ impl<P: CcTransport> Transport for CcSender<P> {
     fn cc_kind(&self) -> Option<CcKind> {
         Some(self.cc.kind())
     }
+
     /// Current pacing rate in bit/s.
     fn rate_bps(&self) -> u64 {
         self.cc.rate().bps()
     }
+
     /// Current window in bytes.
     fn window_bytes(&self) -> u64 {
         self.cc.window_bytes()

@@ -1,9 +1,8 @@
-//! The contract every transport's sender keeps with its driver, as a trait: [`Transport`].
-//!
-//! A transport is one type implementing [`Transport`]: its configuration type and how it is read
-//! from the scenario's `[transport]` knobs ([`Transport::read_config`]), its defaults (name, congestion
-//! control, loss recovery, knob names), one constructor shape ([`Transport::new`]) and the sans-IO
-//! calling protocol of the module docs of [`crate::transport`] — `poll_transmit`,
+//! The contract every transport keeps with its driver, as two traits. A transport is one type
+//! implementing [`Transport`] — its configuration type and how it is read from the scenario's
+//! `[transport]` knobs ([`Transport::read_config`]), its defaults (name, congestion control,
+//! loss recovery, knob names), one constructor shape ([`Transport::new`]) — and [`SenderOps`],
+//! the sans-IO calling protocol of the module docs of [`crate::transport`] — `poll_transmit`,
 //! `next_send_time`, `on_ack`, `poll_timeout`, `on_timeout` — plus capability queries with
 //! defaults (`wants_pulls`, `handles_trims`, `path_samples`, …) that only the transports that
 //! differ override.
@@ -13,7 +12,7 @@
 //! [`Sender`](super::Sender) enums from the list: enum dispatch, one `match` per call, no trait
 //! object on the hot path. A transport written outside this crate implements the same trait and
 //! is added at run time with [`register_transport`]: its flows then run behind one boxed
-//! [`PluginSender`] (`docs/architecture.md`, "Add a transport").
+//! [`SenderOps`] (`docs/architecture.md`, "Add a transport").
 
 use std::any::Any;
 use std::fmt::Debug;
@@ -27,13 +26,12 @@ use super::{PathSample, TransportConfig};
 use crate::cc::CcKind;
 use crate::recovery::RecoveryKind;
 
-/// A transport: its configuration, its defaults and its sender's side of the sans-IO protocol.
+/// A transport: its configuration, its defaults and how a sender is built. The sender's side of
+/// the sans-IO protocol is the supertrait [`SenderOps`].
 ///
-/// Required: the kind-level items (`NAME`, `KNOBS`, `Config`, [`Transport::read_config`],
-/// [`Transport::new`]), the sender's [`SenderCore`] (message and loss recovery), and the five
-/// protocol methods. Everything else has a default that fits a window- or rate-limited sender
-/// driven by its own ACKs.
-pub trait Transport: Sized + Clone + Debug + Send + 'static {
+/// Required: `NAME`, `KNOBS`, `Config`, [`Transport::read_config`] and [`Transport::new`]; the
+/// rest has defaults.
+pub trait Transport: SenderOps + Sized + Clone + 'static {
     /// The kebab-case name scenarios use (`transport.kind`).
     const NAME: &'static str;
     /// The transport-specific knobs of `[transport]` it accepts (besides `kind`, `cc`,
@@ -68,9 +66,18 @@ pub trait Transport: Sized + Clone + Debug + Send + 'static {
     fn sack_below(_cfg: &Self::Config) -> bool {
         false
     }
-
     /// The sender of the flow (or connection) `env`.
     fn new(cfg: &Self::Config, env: &FlowEnv) -> Result<Self, String>;
+}
+
+/// A sender's side of the sans-IO protocol (the module docs of [`crate::transport`] give the
+/// calling protocol). Object-safe: Braid's own senders are dispatched by `enum`, a transport
+/// registered with [`register_transport`] runs as a `Box<dyn SenderOps>`.
+///
+/// Required: the sender's [`SenderCore`] (message and loss recovery), the five protocol methods
+/// and `rate_bps`. Everything else has a default that fits a window- or rate-limited sender
+/// driven by its own ACKs.
+pub trait SenderOps: Debug + Send + SenderClone {
     /// The sender's message and loss recovery.
     fn core(&self) -> &SenderCore;
     /// The sender's message and loss recovery, mutably.
@@ -126,100 +133,19 @@ pub trait Transport: Sized + Clone + Debug + Send + 'static {
     }
 }
 
-/// The sender side of a [`Transport`] as an object: what a transport registered with
-/// [`register_transport`] runs behind. Implemented for every `Transport`.
-pub trait PluginSender: Debug + Send {
+/// Copying a boxed sender (implemented for every `Clone` sender).
+pub trait SenderClone {
     /// A boxed copy.
-    fn clone_box(&self) -> Box<dyn PluginSender>;
-    /// See [`Transport::core`].
-    fn core(&self) -> &SenderCore;
-    /// See [`Transport::core_mut`].
-    fn core_mut(&mut self) -> &mut SenderCore;
-    /// See [`Transport::poll_transmit`].
-    fn poll_transmit(&mut self, now: Time) -> Option<TxPacket>;
-    /// See [`Transport::next_send_time`].
-    fn next_send_time(&self, now: Time) -> Time;
-    /// See [`Transport::on_ack`].
-    fn on_ack(&mut self, now: Time, ack: &AckIn);
-    /// See [`Transport::poll_timeout`].
-    fn poll_timeout(&self) -> Option<Time>;
-    /// See [`Transport::on_timeout`].
-    fn on_timeout(&mut self, now: Time);
-    /// See [`Transport::begin`].
-    fn begin(&mut self, now: Time);
-    /// See [`Transport::on_post`].
-    fn on_post(&mut self, now: Time, was_idle: bool);
-    /// See [`Transport::rate_bps`].
-    fn rate_bps(&self) -> u64;
-    /// See [`Transport::window_bytes`].
-    fn window_bytes(&self) -> u64;
-    /// See [`Transport::cc_kind`].
-    fn cc_kind(&self) -> Option<CcKind>;
-    /// See [`Transport::wants_pulls`].
-    fn wants_pulls(&self) -> bool;
-    /// See [`Transport::pulls_to_target`].
-    fn pulls_to_target(&self) -> bool;
-    /// See [`Transport::handles_trims`].
-    fn handles_trims(&self) -> bool;
-    /// See [`Transport::path_samples`].
-    fn path_samples(&self) -> &[PathSample];
+    fn clone_box(&self) -> Box<dyn SenderOps>;
 }
 
-impl<T: Transport> PluginSender for T {
-    fn clone_box(&self) -> Box<dyn PluginSender> {
+impl<T: SenderOps + Clone + 'static> SenderClone for T {
+    fn clone_box(&self) -> Box<dyn SenderOps> {
         Box::new(self.clone())
     }
-    fn core(&self) -> &SenderCore {
-        Transport::core(self)
-    }
-    fn core_mut(&mut self) -> &mut SenderCore {
-        Transport::core_mut(self)
-    }
-    fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
-        Transport::poll_transmit(self, now)
-    }
-    fn next_send_time(&self, now: Time) -> Time {
-        Transport::next_send_time(self, now)
-    }
-    fn on_ack(&mut self, now: Time, ack: &AckIn) {
-        Transport::on_ack(self, now, ack)
-    }
-    fn poll_timeout(&self) -> Option<Time> {
-        Transport::poll_timeout(self)
-    }
-    fn on_timeout(&mut self, now: Time) {
-        Transport::on_timeout(self, now)
-    }
-    fn begin(&mut self, now: Time) {
-        Transport::begin(self, now)
-    }
-    fn on_post(&mut self, now: Time, was_idle: bool) {
-        Transport::on_post(self, now, was_idle)
-    }
-    fn rate_bps(&self) -> u64 {
-        Transport::rate_bps(self)
-    }
-    fn window_bytes(&self) -> u64 {
-        Transport::window_bytes(self)
-    }
-    fn cc_kind(&self) -> Option<CcKind> {
-        Transport::cc_kind(self)
-    }
-    fn wants_pulls(&self) -> bool {
-        Transport::wants_pulls(self)
-    }
-    fn pulls_to_target(&self) -> bool {
-        Transport::pulls_to_target(self)
-    }
-    fn handles_trims(&self) -> bool {
-        Transport::handles_trims(self)
-    }
-    fn path_samples(&self) -> &[PathSample] {
-        Transport::path_samples(self)
-    }
 }
 
-impl Clone for Box<dyn PluginSender> {
+impl Clone for Box<dyn SenderOps> {
     fn clone(&self) -> Self {
         self.clone_box()
     }
@@ -248,7 +174,7 @@ pub struct PluginEntry {
 }
 
 /// [`Transport::new`] of a registered transport, on its type-erased configuration.
-pub type PluginBuild = fn(&PluginConfig, &FlowEnv) -> Result<Box<dyn PluginSender>, String>;
+pub type PluginBuild = fn(&PluginConfig, &FlowEnv) -> Result<Box<dyn SenderOps>, String>;
 
 /// A registered transport's configuration, type-erased.
 #[derive(Clone)]
@@ -274,7 +200,7 @@ fn plugin_config<T: Transport>(tc: &TransportConfig) -> Result<PluginConfig, Str
     Ok(PluginConfig { debug: format!("{c:?}").into(), ack_every_bytes: T::ack_every_bytes(&c), sack_below: T::sack_below(&c), value: Arc::new(c) })
 }
 
-fn plugin_build<T: Transport>(cfg: &PluginConfig, env: &FlowEnv) -> Result<Box<dyn PluginSender>, String> {
+fn plugin_build<T: Transport>(cfg: &PluginConfig, env: &FlowEnv) -> Result<Box<dyn SenderOps>, String> {
     let c = cfg.value.downcast_ref::<T::Config>().ok_or_else(|| format!("transport `{}`: configuration of another transport", T::NAME))?;
     Ok(Box::new(T::new(c, env)?))
 }

@@ -58,7 +58,7 @@ use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native};
 use super::knobs::Knobs;
-use super::{AckIn, FlowEnv, Transport, TransportConfig, TxPacket, MAX_PATHS};
+use super::{AckIn, FlowEnv, SenderOps, Transport, TransportConfig, TxPacket, MAX_PATHS};
 use crate::cc::CcKind;
 use crate::recovery::{RecoveryConfig, RecoveryKind, TimerFired};
 use crate::transport::sender_core::SenderCore;
@@ -192,15 +192,19 @@ impl EqdsSender {
 
 impl Transport for EqdsSender {
     const NAME: &'static str = "eqds";
+
     const KNOBS: &'static [&'static str] = &["paths", "credit_spec", "rts", "pull_targets"];
+
     type Config = EqdsConfig;
 
     fn default_recovery() -> RecoveryKind {
         RecoveryKind::EarlyRecovery
     }
+
     fn cc_name(_configured: CcKind) -> &'static str {
         "eqds-credit"
     }
+
     fn read_config(tc: &TransportConfig) -> Result<EqdsConfig, String> {
         let k = Knobs::new("eqds", &tc.params, Self::KNOBS)?;
         if !tc.cc.overrides.is_empty() {
@@ -215,21 +219,6 @@ impl Transport for EqdsSender {
             ..d
         };
         Ok(c.with_recovery(&tc.recovery))
-    }
-    fn core(&self) -> &SenderCore {
-        &self.core
-    }
-    fn core_mut(&mut self) -> &mut SenderCore {
-        &mut self.core
-    }
-    fn wants_pulls(&self) -> bool {
-        true
-    }
-    fn pulls_to_target(&self) -> bool {
-        self.cfg.pull_targets
-    }
-    fn handles_trims(&self) -> bool {
-        true
     }
 
     /// A sender for one flow.
@@ -264,6 +253,28 @@ impl Transport for EqdsSender {
             pulls: 0,
             cfg,
         })
+    }
+}
+
+impl SenderOps for EqdsSender {
+    fn core(&self) -> &SenderCore {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut SenderCore {
+        &mut self.core
+    }
+
+    fn wants_pulls(&self) -> bool {
+        true
+    }
+
+    fn pulls_to_target(&self) -> bool {
+        self.cfg.pull_targets
+    }
+
+    fn handles_trims(&self) -> bool {
+        true
     }
 
     /// The flow starts at `now` (see [`crate::transport::Sender::begin`]).
@@ -399,7 +410,7 @@ impl Transport for EqdsSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::Transport;
+    use crate::transport::{SenderOps, Transport};
 
     fn env(size: u64) -> FlowEnv {
         crate::transport::test_env(size, 9)

@@ -48,7 +48,7 @@ use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native};
 use super::knobs::Knobs;
-use super::{AckIn, FlowEnv, Transport, TransportConfig, TxPacket, MAX_PATHS};
+use super::{AckIn, FlowEnv, SenderOps, Transport, TransportConfig, TxPacket, MAX_PATHS};
 use crate::cc::{AckEvent, CcEnv, CcKind, CongestionControl, Swift, SwiftConfig};
 use crate::recovery::{RecoveryConfig, RecoveryKind, TimerFired};
 use crate::transport::sender_core::SenderCore;
@@ -278,6 +278,7 @@ impl FalconSender {
 
 impl Transport for FalconSender {
     const NAME: &'static str = "falcon";
+
     const KNOBS: &'static [&'static str] = &[
         "paths",
         "path_select",
@@ -294,14 +295,17 @@ impl Transport for FalconSender {
         "plb_congested_frac",
         "plb_target_mult",
     ];
+
     type Config = FalconConfig;
 
     fn default_cc() -> CcKind {
         CcKind::Swift
     }
+
     fn default_recovery() -> RecoveryKind {
         RecoveryKind::RackTlpPerPath
     }
+
     fn read_config(tc: &TransportConfig) -> Result<FalconConfig, String> {
         let k = Knobs::new("falcon", &tc.params, Self::KNOBS)?;
         let swift_overrides = if tc.cc.kind == CcKind::Swift {
@@ -337,15 +341,6 @@ impl Transport for FalconSender {
             ..d
         };
         c.with_recovery(&tc.recovery).map_err(|e| format!("`transport.ncwnd_min`, `transport.ncwnd_max`: {e}"))
-    }
-    fn core(&self) -> &SenderCore {
-        &self.core
-    }
-    fn core_mut(&mut self) -> &mut SenderCore {
-        &mut self.core
-    }
-    fn cc_kind(&self) -> Option<CcKind> {
-        Some(CcKind::Swift)
     }
 
     /// A sender for one flow.
@@ -383,6 +378,20 @@ impl Transport for FalconSender {
             repaths: 0,
             cfg,
         })
+    }
+}
+
+impl SenderOps for FalconSender {
+    fn core(&self) -> &SenderCore {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut SenderCore {
+        &mut self.core
+    }
+
+    fn cc_kind(&self) -> Option<CcKind> {
+        Some(CcKind::Swift)
     }
 
     /// The flow starts at `now` (see [`crate::transport::Sender::begin`]): pacing and Swift's
@@ -541,7 +550,7 @@ impl Transport for FalconSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::Transport;
+    use crate::transport::{SenderOps, Transport};
     use braid_core::Knob;
 
     fn env() -> FlowEnv {

@@ -40,7 +40,7 @@ pub use crate::events;
 pub use baseline_util::MAX_PATHS;
 
 pub use cc_sender::{CcSender, PathPolicy};
-pub use contract::{register_transport, PluginConfig, PluginEntry, PluginSender, Transport};
+pub use contract::{register_transport, PluginConfig, PluginEntry, SenderClone, SenderOps, Transport};
 pub use eqds::{EqdsConfig, EqdsSender};
 pub use events::{AckIn, FlowEnv, TimerKind, TimerTable, TxPacket};
 pub use falcon::{FalconConfig, FalconSender};
@@ -204,16 +204,16 @@ macro_rules! transports {
         #[derive(Clone, Debug)]
         pub enum Sender {
             $( $(#[$doc])* $variant($sender), )*
-            /// A registered transport's sender (one boxed object; see [`PluginSender`]).
-            Plugin(Box<dyn PluginSender>),
+            /// A registered transport's sender (one boxed object).
+            Plugin(Box<dyn SenderOps>),
         }
 
-        /// Calls method `m` with arguments `a…` on the sender inside: [`Transport`]'s for
-        /// Braid's own, [`PluginSender`]'s for a registered one.
+        /// Calls [`SenderOps`] method `m` with arguments `a…` on the sender inside: statically for
+        /// Braid's own, through the box for a registered one.
         macro_rules! dispatch {
             ($d self_:expr, $d m:ident($d($d a:expr),*)) => {
                 match $d self_ {
-                    $( Sender::$variant(s) => <$sender as Transport>::$d m(s $d(, $d a)*), )*
+                    $( Sender::$variant(s) => <$sender as SenderOps>::$d m(s $d(, $d a)*), )*
                     Sender::Plugin(s) => (**s).$d m($d($d a),*),
                 }
             };

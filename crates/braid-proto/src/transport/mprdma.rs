@@ -52,7 +52,7 @@ use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native};
 use super::knobs::Knobs;
-use super::{AckIn, FlowEnv, Transport, TransportConfig, TxPacket, MAX_PATHS};
+use super::{AckIn, FlowEnv, SenderOps, Transport, TransportConfig, TxPacket, MAX_PATHS};
 use crate::cc::CcKind;
 use crate::recovery::{RecoveryConfig, RecoveryKind, TimerFired};
 use crate::transport::sender_core::SenderCore;
@@ -176,15 +176,19 @@ impl MprdmaSender {
 
 impl Transport for MprdmaSender {
     const NAME: &'static str = "mprdma";
+
     const KNOBS: &'static [&'static str] = &["paths", "delta", "bitmap", "explore_prob", "grow_explore", "init_cwnd", "min_cwnd", "max_cwnd", "loss_md"];
+
     type Config = MprdmaConfig;
 
     fn default_recovery() -> RecoveryKind {
         RecoveryKind::EarlyRecovery
     }
+
     fn cc_name(_configured: CcKind) -> &'static str {
         "mprdma-ecn-window"
     }
+
     fn read_config(tc: &TransportConfig) -> Result<MprdmaConfig, String> {
         let k = Knobs::new("mprdma", &tc.params, Self::KNOBS)?;
         let d = MprdmaConfig::defaults(tc.header_bytes);
@@ -201,12 +205,6 @@ impl Transport for MprdmaSender {
             ..d
         };
         c.with_recovery(&tc.recovery).map_err(|e| format!("`transport.min_cwnd`, `transport.max_cwnd`: {e}"))
-    }
-    fn core(&self) -> &SenderCore {
-        &self.core
-    }
-    fn core_mut(&mut self) -> &mut SenderCore {
-        &mut self.core
     }
 
     /// A sender for one flow.
@@ -234,6 +232,16 @@ impl Transport for MprdmaSender {
             explorations: 0,
             cfg,
         })
+    }
+}
+
+impl SenderOps for MprdmaSender {
+    fn core(&self) -> &SenderCore {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut SenderCore {
+        &mut self.core
     }
 
     /// The flow starts at `now` (see [`crate::transport::Sender::begin`]).
@@ -362,7 +370,7 @@ impl Transport for MprdmaSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::Transport;
+    use crate::transport::{SenderOps, Transport};
 
     fn env() -> FlowEnv {
         crate::transport::test_env(1_000_000, 7)

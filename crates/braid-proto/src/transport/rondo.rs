@@ -195,7 +195,7 @@ use braid_core::{Knob, PacketKind, Rng, Time};
 use crate::cc::{AckEvent, CcConfig, CcKind, CongestionControl, Swift, SwiftConfig};
 use crate::recovery::{RecoveryConfig, RecoveryKind};
 use crate::transport::sender_core::SenderCore;
-use crate::transport::{AckIn, FlowEnv, Transport, TransportConfig, TxPacket};
+use crate::transport::{AckIn, FlowEnv, SenderOps, Transport, TransportConfig, TxPacket};
 use aligned::StartupDelays;
 use pacer::FlowPacer;
 use probing::PathProbing;
@@ -723,29 +723,25 @@ impl RondoSender {
 
 impl Transport for RondoSender {
     const NAME: &'static str = "rondo";
+
     const KNOBS: &'static [&'static str] = RondoConfig::KNOBS;
+
     type Config = RondoConfig;
 
     fn default_cc() -> CcKind {
         CcKind::Arcc
     }
+
     fn default_recovery() -> RecoveryKind {
         RecoveryKind::EarlyRecovery
     }
+
     fn read_config(tc: &TransportConfig) -> Result<RondoConfig, String> {
         RondoConfig::from_knobs(tc)
     }
+
     fn sack_below(cfg: &RondoConfig) -> bool {
         cfg.ack_bitmap
-    }
-    fn core(&self) -> &SenderCore {
-        &self.core
-    }
-    fn core_mut(&mut self) -> &mut SenderCore {
-        &mut self.core
-    }
-    fn cc_kind(&self) -> Option<CcKind> {
-        Some(self.controller())
     }
 
     /// A sender for the flow (or connection) `fenv`.
@@ -875,6 +871,20 @@ impl Transport for RondoSender {
         s.recompute_pacer();
         s.refresh_samples(start);
         Ok(s)
+    }
+}
+
+impl SenderOps for RondoSender {
+    fn core(&self) -> &SenderCore {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut SenderCore {
+        &mut self.core
+    }
+
+    fn cc_kind(&self) -> Option<CcKind> {
+        Some(self.controller())
     }
 
     /// The flow (or connection) starts at `now`, which may be later than the start it was

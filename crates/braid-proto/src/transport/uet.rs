@@ -69,7 +69,7 @@ use braid_core::{PacketKind, Rng, Time};
 
 use super::baseline_util::{entropy_base, recovery_or_native};
 use super::knobs::Knobs;
-use super::{AckIn, FlowEnv, Transport, TransportConfig, TxPacket, MAX_PATHS};
+use super::{AckIn, FlowEnv, SenderOps, Transport, TransportConfig, TxPacket, MAX_PATHS};
 use crate::cc::CcKind;
 use crate::recovery::{RecoveryConfig, RecoveryKind, TimerFired};
 use crate::transport::sender_core::SenderCore;
@@ -610,16 +610,20 @@ impl UetSender {
 
 impl Transport for UetSender {
     const NAME: &'static str = "uet";
+
     const KNOBS: &'static [&'static str] =
         &["paths", "ev_select", "reps_buffer", "reps_freeze", "reps_freeze_time", "target_qdelay", "ood_threshold", "quick_adapt", "ack_every_bytes"];
+
     type Config = UetConfig;
 
     fn default_recovery() -> RecoveryKind {
         RecoveryKind::EarlyRecovery
     }
+
     fn cc_name(_configured: CcKind) -> &'static str {
         "nscc"
     }
+
     fn read_config(tc: &TransportConfig) -> Result<UetConfig, String> {
         let k = Knobs::new("uet", &tc.params, Self::KNOBS)?;
         if !tc.cc.overrides.is_empty() {
@@ -645,17 +649,9 @@ impl Transport for UetSender {
         };
         Ok(c.with_recovery(&tc.recovery))
     }
+
     fn ack_every_bytes(cfg: &UetConfig) -> Option<u64> {
         (cfg.ack_every_bytes > 0).then_some(cfg.ack_every_bytes)
-    }
-    fn core(&self) -> &SenderCore {
-        &self.core
-    }
-    fn core_mut(&mut self) -> &mut SenderCore {
-        &mut self.core
-    }
-    fn handles_trims(&self) -> bool {
-        true
     }
 
     /// A sender for one flow.
@@ -687,6 +683,20 @@ impl Transport for UetSender {
             trims_nacked: 0,
             cfg,
         })
+    }
+}
+
+impl SenderOps for UetSender {
+    fn core(&self) -> &SenderCore {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut SenderCore {
+        &mut self.core
+    }
+
+    fn handles_trims(&self) -> bool {
+        true
     }
 
     /// The flow starts at `now` (see [`crate::transport::Sender::begin`]): NSCC's quick-adapt
@@ -792,7 +802,7 @@ impl Transport for UetSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::Transport;
+    use crate::transport::{SenderOps, Transport};
 
     fn env() -> FlowEnv {
         crate::transport::test_env(10_000_000, 5)

@@ -165,7 +165,7 @@ pub struct StartupDelays {
     pub data: AlignedDelays,
     /// Pairs of probe echoes.
     pub probe: AlignedDelays,
-    /// [`StartupDelays::ready`] has been found true (it stays true: pairings are only added).
+    /// [`StartupDelays::check_ready`] has been found true (it stays true: pairings are only added).
     ready_seen: bool,
     /// `later[p]`: bit `q` set ⇔ [`StartupDelays::resolved_excess`]`(p, q) > 0` — the paths a
     /// packet on `p` arrives later than, the only terms of Eq 7 for `p` that are not zero
@@ -213,13 +213,9 @@ impl StartupDelays {
         self.later[p]
     }
 
-    /// Every path has been compared with another, by data or by probes.
-    pub fn ready(&self) -> bool {
-        self.ready_seen || self.data.ready_with(&self.probe)
-    }
-
-    /// [`StartupDelays::ready`], remembered once true so that later calls cost nothing (the scan
-    /// is `O(n²)` and the scheduler asks on every delay sample).
+    /// Every path has been compared with another, by data or by probes — remembered once true
+    /// (pairings are only added) so that later calls cost nothing: the scan is `O(n²)` and the
+    /// scheduler asks on every delay sample.
     pub fn check_ready(&mut self) -> bool {
         if !self.ready_seen {
             self.ready_seen = self.data.ready_with(&self.probe);
