@@ -17,11 +17,12 @@ use braid_workload::Workload;
 
 use crate::scenario::Scenario;
 
-/// Largest `hosts × (nodes + links)` build accepts: 2^29 (about 5.4 × 10^8). The simulator's
-/// next-hop tables hold `nodes × hosts` entries and take one breadth-first search per host to
-/// fill, so this bounds both their memory (at most 2 GiB) and their computation (a few seconds).
-/// A k = 32 fat-tree (8,192 hosts, 9,472 nodes, 24,576 links: 2.8 × 10^8) fits; k = 48 does not.
-pub const MAX_ROUTE_WORK: u64 = 1 << 29;
+/// Largest `destination classes × (nodes + links)` build accepts: 2^30 (about 1.07 × 10^9). The
+/// simulator's next-hop tables hold at most `nodes × classes` entries (a class is a switch with
+/// single-homed hosts, or any other host) and take one breadth-first search per class to fill, so
+/// this bounds both their memory (at most 4 GiB) and their computation (seconds). A k = 64
+/// fat-tree (2,048 edge switches, 70,656 nodes, 196,608 links: 5.5 × 10^8) fits.
+pub const MAX_ROUTE_WORK: u64 = 1 << 30;
 
 /// Longest base RTT or ideal flow completion time build accepts: 10^6 s (10^18 ps, a nineteenth
 /// of the picosecond clock's range). A longer one means a link rate of a few bits per second or a
@@ -53,11 +54,11 @@ fn check_path_time(p: &PathInfo, bytes: u128, what: impl FnOnce() -> String) -> 
 /// `Err` unless the topology's routing tables are within [`MAX_ROUTE_WORK`].
 fn check_route_work(sc: &Scenario) -> Result<(), String> {
     let t = &sc.topology;
-    let (nodes, links, hosts) = (t.nodes.len() as u64, t.links.len() as u64, t.hosts().len() as u64);
-    let work = hosts.saturating_mul(nodes.saturating_add(links));
+    let (nodes, links, classes) = (t.nodes.len() as u64, t.links.len() as u64, t.destination_classes() as u64);
+    let work = classes.saturating_mul(nodes.saturating_add(links));
     if work > MAX_ROUTE_WORK {
         return Err(format!(
-            "[topology] {hosts} hosts × ({nodes} nodes + {links} links) = {work} is too large for the routing tables (limit {MAX_ROUTE_WORK})"
+            "[topology] {classes} destination classes × ({nodes} nodes + {links} links) = {work} is too large for the routing tables (limit {MAX_ROUTE_WORK}); a class is a switch with single-homed hosts or any other host"
         ));
     }
     Ok(())

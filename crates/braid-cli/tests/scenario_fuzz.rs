@@ -265,9 +265,10 @@ fn huge_durations_and_counts_are_errors() {
 
 #[test]
 fn topologies_too_large_to_route_are_errors() {
-    // Parses (a k = 64 fat-tree is within the topology bounds) but its next-hop tables would need
-    // nodes × hosts entries, far more than fit in memory: build must refuse before allocating.
-    rejects("kind = \"leaf-spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2", "kind = \"fat-tree\"\nk = 64", "routing");
+    // Parses (a k = 128 fat-tree is within the topology bounds) but its next-hop tables would need
+    // 8,192 destination classes × 2.1 × 10^6 nodes and links of work, beyond the limit: build must
+    // refuse before allocating.
+    rejects("kind = \"leaf-spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2", "kind = \"fat-tree\"\nk = 128", "routing");
 }
 
 #[test]

@@ -1,15 +1,45 @@
 //! Next-hop tables: for every node and destination host, the set of egress ports on a shortest
 //! (minimum-hop) path. In a Clos or fat-tree this is exactly up-down routing. Hosts never forward
 //! transit traffic. Identical sets are stored once.
+//!
+//! The tables do not grow with hosts × nodes. Destinations are grouped into *classes*: every host
+//! attached by a single link to a switch (a *stub* host) shares the class of that switch (its
+//! *leaf*), because toward such a host every node but the leaf routes exactly as toward the leaf
+//! (the host's distance is the leaf's plus one, and hosts do not forward); any other host is a
+//! class of its own. Rows are kept only for nodes that are not stub hosts: a stub host's one
+//! next hop is its own link, usable whenever its switch has a route. A fat-tree of k = 64
+//! (65,536 hosts, 5,120 switches, 2,048 edge switches) therefore keeps 5,120 × 2,048 entries
+//! instead of 70,656 × 65,536. The sets returned are the ones a per-host breadth-first search
+//! gives, port for port and in the same order (`tests::matches_per_host_reference`); only the
+//! numbering of set ids differs, and nothing observable depends on it.
 
 use braid_core::{NodeId, PortId};
 use std::collections::{HashMap, VecDeque};
 
+/// `Routes::table` entry: no route.
+const NONE: u32 = u32::MAX;
+/// `Routes::table` entry at a leaf toward its own class: the set is the destination's own link
+/// (`Routes::host_leaf_set`).
+const LEAF: u32 = u32::MAX - 1;
+/// `Routes::node_row` of a stub host.
+const STUB: u32 = u32::MAX;
+
 /// Next-hop sets for every (node, destination host).
 #[derive(Clone, Debug, Default)]
 pub struct Routes {
-    n_hosts: usize,
-    /// `table[node * n_hosts + host]` = index into `sets`, or `u32::MAX` when unreachable.
+    /// Number of destination classes (the table's row width).
+    n_classes: usize,
+    /// Destination class of each host index.
+    host_class: Vec<u32>,
+    /// Node of each host index.
+    host_node: Vec<NodeId>,
+    /// For a host of a leaf class: the set id of its leaf's link toward it (`NONE` otherwise).
+    host_leaf_set: Vec<u32>,
+    /// Row of each node in `table`, or `STUB` for a stub host.
+    node_row: Vec<u32>,
+    /// For a stub host: its switch and the set id of its one link (unused otherwise).
+    stub_uplink: Vec<(NodeId, u32)>,
+    /// `table[row * n_classes + class]` = index into `sets`, `NONE` when unreachable, or `LEAF`.
     table: Vec<u32>,
     /// `(start, len)` into `pool`.
     sets: Vec<(u32, u32)>,
@@ -17,6 +47,7 @@ pub struct Routes {
 }
 
 /// What routing needs to know of the graph: per node, its egress ports and each port's far end.
+/// Links are symmetric: a link's two ports are up or down together.
 pub struct Graph<'a> {
     /// Egress ports of each node.
     pub node_ports: &'a [Vec<PortId>],
@@ -31,25 +62,99 @@ pub struct Graph<'a> {
     pub ns3_order: bool,
 }
 
+impl Graph<'_> {
+    /// The switch a stub host hangs off and the host's one link to it: `Some` when `node` is a
+    /// host with exactly one port, up, to a switch that has exactly one port back, also up.
+    fn stub_uplink(&self, node: usize) -> Option<(NodeId, PortId)> {
+        if !self.is_host[node] {
+            return None;
+        }
+        let [p] = self.node_ports[node][..] else { return None };
+        let s = self.port_peer[p.idx()];
+        if !self.port_up[p.idx()] || self.is_host[s.idx()] {
+            return None;
+        }
+        let mut back = self.node_ports[s.idx()].iter().filter(|q| self.port_peer[q.idx()].idx() == node);
+        match (back.next(), back.next()) {
+            (Some(q), None) if self.port_up[q.idx()] => Some((s, p)),
+            _ => None,
+        }
+    }
+}
+
+/// Interns next-hop sets: equal sets share one id.
+struct SetPool<'r> {
+    r: &'r mut Routes,
+    dedup: HashMap<Vec<PortId>, u32>,
+}
+
+impl SetPool<'_> {
+    fn intern(&mut self, set: &[PortId]) -> u32 {
+        if let Some(&id) = self.dedup.get(set) {
+            return id;
+        }
+        let id = self.r.sets.len() as u32;
+        self.r.sets.push((self.r.pool.len() as u32, set.len() as u32));
+        self.r.pool.extend_from_slice(set);
+        self.dedup.insert(set.to_vec(), id);
+        id
+    }
+}
+
 impl Routes {
     /// Compute the tables. `hosts[i]` is the node of host index `i`.
     pub fn compute(g: &Graph, hosts: &[NodeId]) -> Routes {
         let n = g.node_ports.len();
-        let nh = hosts.len();
-        let mut r = Routes { n_hosts: nh, table: vec![u32::MAX; n * nh], sets: Vec::new(), pool: Vec::new() };
-        let mut dedup: HashMap<Vec<PortId>, u32> = HashMap::new();
+        let mut r = Routes { host_node: hosts.to_vec(), host_leaf_set: vec![NONE; hosts.len()], ..Routes::default() };
+        let mut pool = SetPool { r: &mut r, dedup: HashMap::new() };
+        // Rows and stubs.
+        let mut node_row = vec![STUB; n];
+        let mut stub_uplink = vec![(NodeId(0), NONE); n];
+        let mut rows = 0u32;
+        for (u, row) in node_row.iter_mut().enumerate() {
+            match g.stub_uplink(u) {
+                Some((s, p)) => stub_uplink[u] = (s, pool.intern(&[p])),
+                None => {
+                    *row = rows;
+                    rows += 1;
+                }
+            }
+        }
+        // Classes: one per leaf switch of stub hosts, one per other host. `roots[c]` is where
+        // the class's search starts.
+        let mut class_of_leaf: HashMap<NodeId, u32> = HashMap::new();
+        let mut roots: Vec<NodeId> = Vec::new();
+        let mut host_class = Vec::with_capacity(hosts.len());
+        for (hi, &h) in hosts.iter().enumerate() {
+            let c = if node_row[h.idx()] == STUB {
+                let leaf = stub_uplink[h.idx()].0;
+                // The leaf's one link back to the host.
+                let back = *g.node_ports[leaf.idx()].iter().find(|q| g.port_peer[q.idx()] == h).expect("stub host's link");
+                pool.r.host_leaf_set[hi] = pool.intern(&[back]);
+                *class_of_leaf.entry(leaf).or_insert_with(|| {
+                    roots.push(leaf);
+                    roots.len() as u32 - 1
+                })
+            } else {
+                roots.push(h);
+                roots.len() as u32 - 1
+            };
+            host_class.push(c);
+        }
+        let nc = roots.len();
+        let mut table = vec![NONE; rows as usize * nc];
         let mut dist = vec![u32::MAX; n];
         let mut q = VecDeque::new();
         let mut buf = Vec::new();
         // Reverse adjacency: for BFS from the destination we need, for each node v, the nodes u
         // with a port u→v. Links are bidirectional, so the far ends of v's own ports suffice.
-        for (hi, &dst) in hosts.iter().enumerate() {
+        for (c, &root) in roots.iter().enumerate() {
             dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst.idx()] = 0;
+            dist[root.idx()] = 0;
             q.clear();
-            q.push_back(dst.idx());
+            q.push_back(root.idx());
             while let Some(v) = q.pop_front() {
-                if g.is_host[v] && v != dst.idx() {
+                if g.is_host[v] && v != root.idx() {
                     continue; // hosts do not forward
                 }
                 for &p in &g.node_ports[v] {
@@ -64,14 +169,22 @@ impl Routes {
                 }
             }
             for u in 0..n {
-                if u == dst.idx() || dist[u] == u32::MAX {
+                let row = node_row[u];
+                if row == STUB || dist[u] == u32::MAX {
+                    continue;
+                }
+                let slot = row as usize * nc + c;
+                if u == root.idx() {
+                    if !g.is_host[u] {
+                        table[slot] = LEAF;
+                    }
                     continue;
                 }
                 buf.clear();
                 for &p in &g.node_ports[u] {
                     if g.port_up[p.idx()] && dist[g.port_peer[p.idx()].idx()] == dist[u] - 1 {
                         let peer = g.port_peer[p.idx()].idx();
-                        if peer == dst.idx() || !g.is_host[peer] {
+                        if peer == root.idx() || !g.is_host[peer] {
                             buf.push(p);
                         }
                     }
@@ -89,38 +202,206 @@ impl Routes {
                         }
                     });
                 }
-                let id = match dedup.get(&buf) {
-                    Some(&id) => id,
-                    None => {
-                        let id = r.sets.len() as u32;
-                        r.sets.push((r.pool.len() as u32, buf.len() as u32));
-                        r.pool.extend_from_slice(&buf);
-                        dedup.insert(buf.clone(), id);
-                        id
-                    }
-                };
-                r.table[u * nh + hi] = id;
+                table[slot] = pool.intern(&buf);
             }
         }
+        r.n_classes = nc;
+        r.host_class = host_class;
+        r.node_row = node_row;
+        r.stub_uplink = stub_uplink;
+        r.table = table;
         r
+    }
+
+    /// Number of destination classes (the width of a node's row).
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// Entries in the next-hop table (rows × classes): what the tables cost, at 4 bytes each.
+    pub fn table_len(&self) -> usize {
+        self.table.len()
     }
 
     /// The id of `node`'s next-hop set toward host index `host` (equal sets share an id), if
     /// reachable.
     #[inline]
     pub fn set_id(&self, node: NodeId, host: u32) -> Option<u32> {
-        let id = self.table[node.idx() * self.n_hosts + host as usize];
-        (id != u32::MAX).then_some(id)
+        let id = self.raw_set_id(node, host);
+        (id != NONE).then_some(id)
+    }
+
+    #[inline]
+    fn raw_set_id(&self, node: NodeId, host: u32) -> u32 {
+        let h = host as usize;
+        let row = self.node_row[node.idx()];
+        if row == STUB {
+            // A stub host: its own link, if its switch routes toward the destination (or is
+            // the destination's leaf).
+            let (s, link) = self.stub_uplink[node.idx()];
+            if node == self.host_node[h] || self.raw_set_id(s, host) == NONE {
+                return NONE;
+            }
+            return link;
+        }
+        match self.table[row as usize * self.n_classes + self.host_class[h] as usize] {
+            LEAF => self.host_leaf_set[h],
+            id => id,
+        }
     }
 
     /// The egress ports of `node` on shortest paths to host index `host` (empty if unreachable).
     #[inline]
     pub fn next_hops(&self, node: NodeId, host: u32) -> &[PortId] {
-        let id = self.table[node.idx() * self.n_hosts + host as usize];
-        if id == u32::MAX {
+        let id = self.raw_set_id(node, host);
+        if id == NONE {
             return &[];
         }
         let (s, l) = self.sets[id as usize];
         &self.pool[s as usize..(s + l) as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use braid_core::Rng;
+
+    /// The tables as one breadth-first search per destination host computes them, every node a
+    /// row: the definition the class tables must agree with.
+    fn reference(g: &Graph, hosts: &[NodeId]) -> Vec<Vec<Vec<PortId>>> {
+        let n = g.node_ports.len();
+        let mut out = vec![vec![Vec::new(); hosts.len()]; n];
+        for (hi, &dst) in hosts.iter().enumerate() {
+            let mut dist = vec![u32::MAX; n];
+            dist[dst.idx()] = 0;
+            let mut q = VecDeque::from([dst.idx()]);
+            while let Some(v) = q.pop_front() {
+                if g.is_host[v] && v != dst.idx() {
+                    continue;
+                }
+                for &p in &g.node_ports[v] {
+                    let u = g.port_peer[p.idx()].idx();
+                    if g.port_up[p.idx()] && dist[u] == u32::MAX {
+                        dist[u] = dist[v] + 1;
+                        q.push_back(u);
+                    }
+                }
+            }
+            for u in 0..n {
+                if u == dst.idx() || dist[u] == u32::MAX {
+                    continue;
+                }
+                let mut set: Vec<PortId> = g.node_ports[u]
+                    .iter()
+                    .copied()
+                    .filter(|p| {
+                        let peer = g.port_peer[p.idx()].idx();
+                        g.port_up[p.idx()] && dist[peer] == dist[u] - 1 && (peer == dst.idx() || !g.is_host[peer])
+                    })
+                    .collect();
+                if g.ns3_order {
+                    set.sort_by_key(|p| {
+                        let peer = g.port_peer[p.idx()].idx();
+                        if g.is_host[peer] {
+                            (0, peer)
+                        } else {
+                            (1, usize::MAX - peer)
+                        }
+                    });
+                }
+                out[u][hi] = set;
+            }
+        }
+        out
+    }
+
+    /// A graph of `n_sw` switches and `n_host` hosts: a random connected switch core, each host
+    /// on one, two or three links (to switches, or now and then to another host), parallel
+    /// links included, and some links down (both ports).
+    struct Net {
+        node_ports: Vec<Vec<PortId>>,
+        port_peer: Vec<NodeId>,
+        is_host: Vec<bool>,
+        port_up: Vec<bool>,
+        hosts: Vec<NodeId>,
+    }
+
+    fn random_net(rng: &mut Rng, n_sw: usize, n_host: usize) -> Net {
+        let n = n_sw + n_host;
+        let mut net = Net { node_ports: vec![Vec::new(); n], port_peer: Vec::new(), is_host: vec![false; n], port_up: Vec::new(), hosts: Vec::new() };
+        let link = |net: &mut Net, a: usize, b: usize, up: bool| {
+            for (x, y) in [(a, b), (b, a)] {
+                net.node_ports[x].push(PortId::from_idx(net.port_peer.len()));
+                net.port_peer.push(NodeId::from_idx(y));
+                net.port_up.push(up);
+            }
+        };
+        for s in 1..n_sw {
+            let t = rng.below(s as u64) as usize;
+            link(&mut net, s, t, true);
+        }
+        for _ in 0..n_sw {
+            let (a, b) = (rng.below(n_sw as u64) as usize, rng.below(n_sw as u64) as usize);
+            if a != b {
+                link(&mut net, a, b, rng.below(4) != 0);
+            }
+        }
+        for h in n_sw..n {
+            net.is_host[h] = true;
+            net.hosts.push(NodeId::from_idx(h));
+            let links = match rng.below(10) {
+                0..=6 => 1,
+                7 | 8 => 2,
+                _ => 3,
+            };
+            for _ in 0..links {
+                let peer = if h > n_sw && rng.below(8) == 0 { n_sw + rng.below((h - n_sw) as u64) as usize } else { rng.below(n_sw as u64) as usize };
+                link(&mut net, h, peer, rng.below(6) != 0);
+            }
+        }
+        net
+    }
+
+    fn check(net: &Net, ns3_order: bool) {
+        let g = Graph { node_ports: &net.node_ports, port_peer: &net.port_peer, is_host: &net.is_host, port_up: &net.port_up, ns3_order };
+        let want = reference(&g, &net.hosts);
+        let r = Routes::compute(&g, &net.hosts);
+        for (u, row) in want.iter().enumerate() {
+            for (hi, set) in row.iter().enumerate() {
+                let got = r.next_hops(NodeId::from_idx(u), hi as u32);
+                assert_eq!(got, &set[..], "node {u} toward host {hi}");
+                assert_eq!(r.set_id(NodeId::from_idx(u), hi as u32).is_some(), !set.is_empty());
+            }
+        }
+        // Equal sets share an id; different sets do not.
+        let mut ids: HashMap<Vec<PortId>, u32> = HashMap::new();
+        for (u, row) in want.iter().enumerate() {
+            for (hi, set) in row.iter().enumerate() {
+                if let Some(id) = r.set_id(NodeId::from_idx(u), hi as u32) {
+                    assert_eq!(*ids.entry(set.clone()).or_insert(id), id, "set {set:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn matches_per_host_reference() {
+        let mut rng = Rng::new(7);
+        for case in 0..300 {
+            let net = random_net(&mut rng, 2 + case % 9, 2 + case % 13);
+            check(&net, case % 2 == 0);
+        }
+    }
+
+    #[test]
+    fn a_fat_tree_keeps_a_row_per_switch_and_a_class_per_edge_switch() {
+        let t = crate::topo::fat_tree(&crate::topo::FatTreeParams { k: 4, ..Default::default() }).unwrap();
+        assert_eq!(t.destination_classes(), 8);
+        let sim = crate::sim::Sim::new(t, crate::config::NetConfig::default(), 1);
+        let r = sim.routes();
+        // k = 4: 16 hosts under 8 edge switches; 20 switches.
+        assert_eq!(r.n_classes(), 8);
+        assert_eq!(r.table_len(), 20 * 8);
     }
 }

@@ -219,6 +219,9 @@ pub struct Sim {
     candidates_at: HashMap<(u32, u32, usize), Candidates>,
     /// The port states after the first `.0` link events, for [`Sim::path_info_at`].
     port_states_at: Option<(usize, Vec<crate::path::PortState>)>,
+    /// The ports' live states, as [`Sim::ideal_fct_at`] reads them when no link event precedes
+    /// the flow (built once, not per flow; dropped whenever a link changes).
+    live_port_states: Option<Vec<crate::path::PortState>>,
     master_seed: u64,
     /// Receiver-side pull pacers (EQDS).
     /// In a parallel run: the partition this simulator is ([`Sim::make_partition`]).
@@ -347,6 +350,7 @@ impl Sim {
             path_cache_at: HashMap::new(),
             candidates_at: HashMap::new(),
             port_states_at: None,
+            live_port_states: None,
             master_seed: seed,
             part: None,
             foreign_live: (0, 0),
@@ -449,17 +453,22 @@ impl Sim {
         let key = (src, dst, epoch);
         if !self.candidates_at.contains_key(&key) {
             let _ = self.path_info_at(src, dst, at); // fills `port_states_at` for this epoch
-            let states: Vec<crate::path::PortState> = match &self.port_states_at {
-                Some((e, s)) if *e == epoch => s.clone(),
-                _ => self.ports.iter().map(crate::path::PortState::of).collect(),
+            let at_epoch = matches!(&self.port_states_at, Some((e, _)) if *e == epoch);
+            if !at_epoch && self.live_port_states.is_none() {
+                self.live_port_states = Some(self.ports.iter().map(crate::path::PortState::of).collect());
+            }
+            let states: &[crate::path::PortState] = match (&self.port_states_at, &self.live_port_states) {
+                (Some((e, s)), _) if *e == epoch => s,
+                (_, Some(s)) => s,
+                _ => unreachable!("live port states were just filled"),
             };
             let (s_node, dst_node) = (self.hosts[src as usize].node, self.hosts[dst as usize].node);
-            let c = crate::path::candidate_paths(&self.routes, &states, s_node, dst, dst_node);
+            let c = crate::path::candidate_paths(&self.routes, states, s_node, dst, dst_node);
             // Spraying gains only where the widest path is narrower than the hosts' own links.
             let widest = c.iter().map(|p| p.bottleneck()).max().unwrap_or(Rate(0));
             let hosts_rate = c.iter().map(|p| p.hops[0].0.min(p.hops[p.hops.len() - 1].0)).max().unwrap_or(Rate(0));
             let mp = (widest < hosts_rate)
-                .then(|| crate::path::multipath_rate(&self.routes, &states, s_node, dst, dst_node).min(hosts_rate))
+                .then(|| crate::path::multipath_rate(&self.routes, states, s_node, dst, dst_node).min(hosts_rate))
                 .filter(|&r| r > widest);
             self.candidates_at.insert(key, (c, mp));
         }
@@ -598,6 +607,7 @@ impl Sim {
         self.path_cache_at.clear();
         self.candidates_at.clear();
         self.port_states_at = None;
+        self.live_port_states = None;
     }
 
     /// Record a warning about the run's set-up ([`Sim::notes`]).

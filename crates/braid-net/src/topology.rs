@@ -86,6 +86,30 @@ impl Topology {
         self.nodes.iter().enumerate().filter(|(_, n)| n.kind == NodeKind::Host).map(|(i, _)| NodeId::from_idx(i)).collect()
     }
 
+    /// How many destination classes the routing tables keep a column for (see `routes`): one
+    /// per switch that has hosts hanging off it by their only link, one per other host.
+    pub fn destination_classes(&self) -> usize {
+        let mut links_of = vec![(0u32, NodeId(0)); self.nodes.len()];
+        for l in &self.links {
+            for (x, y) in [(l.a, l.b), (l.b, l.a)] {
+                if let Some(e) = links_of.get_mut(x.idx()) {
+                    *e = (e.0 + 1, y);
+                }
+            }
+        }
+        let mut leaves = std::collections::HashSet::new();
+        let mut others = 0;
+        for h in self.hosts() {
+            match links_of[h.idx()] {
+                (1, s) if self.nodes.get(s.idx()).is_some_and(|n| n.kind != NodeKind::Host) => {
+                    leaves.insert(s);
+                }
+                _ => others += 1,
+            }
+        }
+        leaves.len() + others
+    }
+
     /// Check the topology is usable: at least two hosts, every link between existing distinct nodes
     /// with a positive rate, every host attached, and every host reachable from every other.
     pub fn validate(&self) -> Result<(), String> {

@@ -129,6 +129,9 @@ impl Sim {
         let e = self.link_events[idx];
         let li = e.link as usize;
         let ports = [PortId::from_idx(2 * li), PortId::from_idx(2 * li + 1)];
+        if !matches!(e.change, LinkChange::Loss(_)) {
+            self.live_port_states = None;
+        }
         match e.change {
             LinkChange::Down | LinkChange::Up => {
                 let up = matches!(e.change, LinkChange::Up);
