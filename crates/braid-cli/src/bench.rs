@@ -10,6 +10,10 @@
 //! (`…-t1`, `…-t2`: `run.threads`, `docs/parallel.md`), whose 2-thread speed-up is the ratio of
 //! the two.
 //!
+//! `braid bench --scale` runs the scale curve instead: a 1 MB permutation and one round of a
+//! pairwise-exchange all-to-all on fat-trees of k = 8, 16, 32, 48 and 64 (128 to 65,536 hosts),
+//! sequentially and on 2 threads, and adds bytes of peak memory per host to the table.
+//!
 //! Each scenario runs in a child process so that its peak memory (VmHWM) is its own. Figures are
 //! printed, never asserted.
 
@@ -26,6 +30,8 @@ const A: &str = include_str!("../bench/a-permutation-k8-2MB.toml");
 const B: &str = include_str!("../bench/b-permutation-k8-16MB.toml");
 const C: &str = include_str!("../bench/c-incast-32to1-8MB.toml");
 const D: &str = include_str!("../bench/d-permutation-k16-2MB.toml");
+const SCALE_PERM: &str = include_str!("../bench/scale-permutation-1MB.toml");
+const SCALE_A2A: &str = include_str!("../bench/scale-a2a-round-1MB.toml");
 const UET: &[&str] = &["transport.kind=uet"];
 const RONDO: &[&str] = &["transport.kind=rondo"];
 
@@ -46,6 +52,30 @@ pub const SCENARIOS: &[(&str, &str, &str, &[&str])] = &[
     ("b-permutation-k8-16MB-rondo-t2", "(b) with Rondo on 2 threads", B, &["transport.kind=rondo", "run.threads=2"]),
 ];
 
+/// The scale curve (`braid bench --scale`): (name, description, scenario text, `--set` overrides).
+pub const SCALE_SCENARIOS: &[(&str, &str, &str, &[&str])] = &[
+    ("scale-permutation-k8", "1 MB permutation, k = 8 (128 hosts)", SCALE_PERM, &["topology.k=8"]),
+    ("scale-permutation-k8-t2", "the same on 2 threads", SCALE_PERM, &["topology.k=8", "run.threads=2"]),
+    ("scale-permutation-k16", "k = 16 (1,024 hosts)", SCALE_PERM, &["topology.k=16"]),
+    ("scale-permutation-k16-t2", "the same on 2 threads", SCALE_PERM, &["topology.k=16", "run.threads=2"]),
+    ("scale-permutation-k32", "k = 32 (8,192 hosts)", SCALE_PERM, &["topology.k=32"]),
+    ("scale-permutation-k32-t2", "the same on 2 threads", SCALE_PERM, &["topology.k=32", "run.threads=2"]),
+    ("scale-permutation-k48", "k = 48 (27,648 hosts)", SCALE_PERM, &["topology.k=48"]),
+    ("scale-permutation-k48-t2", "the same on 2 threads", SCALE_PERM, &["topology.k=48", "run.threads=2"]),
+    ("scale-permutation-k64", "k = 64 (65,536 hosts)", SCALE_PERM, &["topology.k=64"]),
+    ("scale-permutation-k64-t2", "the same on 2 threads", SCALE_PERM, &["topology.k=64", "run.threads=2"]),
+    ("scale-a2a-round-k8", "one pairwise all-to-all round of 1 MB, k = 8", SCALE_A2A, &["topology.k=8"]),
+    ("scale-a2a-round-k8-t2", "the same on 2 threads", SCALE_A2A, &["topology.k=8", "run.threads=2"]),
+    ("scale-a2a-round-k16", "k = 16", SCALE_A2A, &["topology.k=16"]),
+    ("scale-a2a-round-k16-t2", "the same on 2 threads", SCALE_A2A, &["topology.k=16", "run.threads=2"]),
+    ("scale-a2a-round-k32", "k = 32", SCALE_A2A, &["topology.k=32"]),
+    ("scale-a2a-round-k32-t2", "the same on 2 threads", SCALE_A2A, &["topology.k=32", "run.threads=2"]),
+    ("scale-a2a-round-k48", "k = 48", SCALE_A2A, &["topology.k=48"]),
+    ("scale-a2a-round-k48-t2", "the same on 2 threads", SCALE_A2A, &["topology.k=48", "run.threads=2"]),
+    ("scale-a2a-round-k64", "k = 64", SCALE_A2A, &["topology.k=64"]),
+    ("scale-a2a-round-k64-t2", "the same on 2 threads", SCALE_A2A, &["topology.k=64", "run.threads=2"]),
+];
+
 fn peak_rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -54,7 +84,7 @@ fn peak_rss_kib() -> Option<u64> {
 
 /// Run one scenario in this process and print one machine-readable line.
 pub fn run_child(name: &str) -> ExitCode {
-    let Some((_, _, text, sets)) = SCENARIOS.iter().find(|s| s.0 == name) else {
+    let Some((_, _, text, sets)) = SCENARIOS.iter().chain(SCALE_SCENARIOS).find(|s| s.0 == name) else {
         eprintln!("error: unknown bench scenario `{name}`");
         return ExitCode::from(2);
     };
@@ -81,7 +111,7 @@ pub fn run_child(name: &str) -> ExitCode {
         _ => 0.0,
     };
     println!(
-        "BENCH {} sim_ns={} events={} hops={} wall_s={:.3} peak_kib={} flows={}/{} goodput_bps={}",
+        "BENCH {} sim_ns={} events={} hops={} wall_s={:.3} peak_kib={} flows={}/{} goodput_bps={} hosts={}",
         name,
         f("sim_time_ns"),
         f("events"),
@@ -91,12 +121,14 @@ pub fn run_child(name: &str) -> ExitCode {
         f("flows_completed"),
         f("flows_total"),
         f("goodput_bps"),
+        sc.topology.hosts().len(),
     );
     ExitCode::SUCCESS
 }
 
-/// Run every scenario (or those matching `only`) in child processes and print a table.
-pub fn run_all(only: Option<&str>) -> ExitCode {
+/// Run every scenario (or those matching `only`) in child processes and print a table: the
+/// fixed benchmarks, or with `scale` the scale curve (with peak memory per host).
+pub fn run_all(only: Option<&str>, scale: bool) -> ExitCode {
     let exe = match std::env::current_exe() {
         Ok(e) => e,
         Err(e) => {
@@ -105,11 +137,11 @@ pub fn run_all(only: Option<&str>) -> ExitCode {
         }
     };
     println!(
-        "{:<31} {:>10} {:>12} {:>12} {:>8} {:>12} {:>14} {:>9}",
-        "scenario", "sim time", "events", "pkt-hops", "wall s", "events/s", "pkt-hops/s", "peak MiB"
+        "{:<31} {:>10} {:>12} {:>12} {:>8} {:>12} {:>14} {:>9} {:>10}",
+        "scenario", "sim time", "events", "pkt-hops", "wall s", "events/s", "pkt-hops/s", "peak MiB", "KiB/host"
     );
     let mut ok = true;
-    for (name, _desc, _, _) in SCENARIOS {
+    for (name, _desc, _, _) in if scale { SCALE_SCENARIOS } else { SCENARIOS } {
         if only.is_some_and(|o| !name.contains(o)) {
             continue;
         }
@@ -142,7 +174,7 @@ pub fn run_all(only: Option<&str>) -> ExitCode {
         };
         let wall = get("wall_s").max(1e-9);
         println!(
-            "{:<31} {:>8.3}ms {:>12} {:>12} {:>8.2} {:>12.0} {:>14.0} {:>9.1}",
+            "{:<31} {:>8.3}ms {:>12} {:>12} {:>8.2} {:>12.0} {:>14.0} {:>9.1} {:>10.1}",
             name,
             get("sim_ns") / 1e6,
             get("events"),
@@ -150,12 +182,32 @@ pub fn run_all(only: Option<&str>) -> ExitCode {
             wall,
             get("events") / wall,
             get("hops") / wall,
-            get("peak_kib") / 1024.0
+            get("peak_kib") / 1024.0,
+            get("peak_kib") / get("hosts").max(1.0)
         );
     }
     if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every benchmark and scale point parses, and the scale points are the fat-trees they name.
+    #[test]
+    fn every_bench_scenario_parses() {
+        for (name, _, text, sets) in SCENARIOS.iter().chain(SCALE_SCENARIOS) {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            let sc = scenario::parse(text, Path::new("."), &sets, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+            if let Some(k) = name.split("-k").nth(1).and_then(|k| k.split('-').next()).and_then(|k| k.parse::<usize>().ok()) {
+                if name.starts_with("scale-") {
+                    assert_eq!(sc.topology.hosts().len(), k * k * k / 4, "{name}");
+                }
+            }
+        }
     }
 }

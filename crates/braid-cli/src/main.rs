@@ -178,6 +178,10 @@ enum Cmd {
         /// Only the scenarios whose names contain this.
         #[arg(long)]
         only: Option<String>,
+        /// Run the scale curve instead (fat-trees k = 8 to 64, 1 MB permutation and all-to-all
+        /// round, 1 and 2 threads; the k = 64 points take minutes and gigabytes).
+        #[arg(long)]
+        scale: bool,
         /// Run one scenario in this process (used internally to measure peak memory per scenario).
         #[arg(long, hide = true)]
         child: Option<String>,
@@ -301,9 +305,9 @@ fn main() -> ExitCode {
             }
             Err(e) => fail(&e),
         },
-        Cmd::Bench { only, child } => match child {
+        Cmd::Bench { only, scale, child } => match child {
             Some(name) => bench::run_child(&name),
-            None => bench::run_all(only.as_deref()),
+            None => bench::run_all(only.as_deref(), scale),
         },
     }
 }

@@ -9,7 +9,8 @@
 //! all). Scheduling appends to the event's bucket; the bucket being consumed is sorted once, when
 //! it is reached, and popped from its end; an event scheduled into it (or before it) is inserted
 //! in order. Events beyond the ring's horizon wait in a 4-ary heap and move into the ring as it
-//! turns. Every pop returns the least (time, sequence) key pending, exactly as a heap would, so
+//! turns. Ring buckets are lists threaded through one pool of nodes, so memory follows the events
+//! pending, not the busiest moment of each bucket. Every pop returns the least (time, sequence) key pending, exactly as a heap would, so
 //! the order of events, and every output, is the heap's.
 //!
 //! With [`EventQueue::use_origin_keys`] the tie-break among equal times is instead (origin,
@@ -23,6 +24,7 @@ use crate::time::Time;
 use dary_heap::QuaternaryHeap as BinaryHeap;
 use std::cmp::Ordering;
 
+#[derive(Clone, Copy)]
 struct Entry<E> {
     key: u128, // time in the high 64 bits, sequence in the low 64
     ev: E,
@@ -58,25 +60,39 @@ fn bucket_of(key: u128) -> u64 {
 }
 
 /// The calendar: the bucket being consumed (`current`, sorted by descending key), the ring of
-/// later buckets within the horizon (unsorted, with a bitmap of the occupied ones) and the heap
-/// of events beyond it. Invariant: `current` is empty only when the whole calendar is.
+/// later buckets within the horizon (unsorted lists threaded through one pool of nodes, with a
+/// bitmap of the occupied buckets) and the heap of events beyond it. The pool holds at most as
+/// many nodes as events were ever pending at once, so memory is the heap's, whatever the
+/// burstiness. Invariant: `current` is empty only when the whole calendar is.
 struct Calendar<E> {
-    ring: Vec<Vec<Entry<E>>>,
+    /// First node of each ring bucket's list, or `NIL`.
+    heads: Vec<u32>,
     occupied: Vec<u64>,
     /// Absolute index of the bucket `current` holds.
     cur: u64,
     current: Vec<Entry<E>>,
+    /// The node pool: entries, and each node's successor in its bucket (or in the free list).
+    nodes: Vec<Entry<E>>,
+    next: Vec<u32>,
+    /// First free node, or `NIL`.
+    free: u32,
     overflow: BinaryHeap<Entry<E>>,
     len: usize,
 }
 
-impl<E> Calendar<E> {
+/// No node.
+const NIL: u32 = u32::MAX;
+
+impl<E: Copy> Calendar<E> {
     fn new() -> Self {
         Calendar {
-            ring: (0..N_BUCKETS).map(|_| Vec::new()).collect(),
+            heads: vec![NIL; N_BUCKETS],
             occupied: vec![0; N_BUCKETS / 64],
             cur: 0,
             current: Vec::new(),
+            nodes: Vec::new(),
+            next: Vec::new(),
+            free: NIL,
             overflow: BinaryHeap::new(),
             len: 0,
         }
@@ -88,7 +104,7 @@ impl<E> Calendar<E> {
         self.len += 1;
         // The common case: a later bucket within the horizon (`1 <= b - cur < N_BUCKETS`).
         if b.wrapping_sub(self.cur).wrapping_sub(1) < N_BUCKETS as u64 - 1 && !self.current.is_empty() {
-            self.to_ring(b, e);
+            self.put_in_ring(b, e);
         } else {
             self.push_rare(b, e);
         }
@@ -111,9 +127,20 @@ impl<E> Calendar<E> {
     }
 
     #[inline]
-    fn to_ring(&mut self, b: u64, e: Entry<E>) {
+    fn put_in_ring(&mut self, b: u64, e: Entry<E>) {
         let slot = (b & RING_MASK) as usize;
-        self.ring[slot].push(e);
+        let i = if self.free != NIL {
+            let i = self.free;
+            self.free = self.next[i as usize];
+            self.nodes[i as usize] = e;
+            i
+        } else {
+            self.nodes.push(e);
+            self.next.push(NIL);
+            (self.nodes.len() - 1) as u32
+        };
+        self.next[i as usize] = self.heads[slot];
+        self.heads[slot] = i;
         self.occupied[slot >> 6] |= 1 << (slot & 63);
     }
 
@@ -167,13 +194,20 @@ impl<E> Calendar<E> {
         };
         while self.overflow.peek().is_some_and(|e| bucket_of(e.key) - self.cur < N_BUCKETS as u64) {
             let e = self.overflow.pop().expect("peeked");
-            self.to_ring(bucket_of(e.key), e);
+            self.put_in_ring(bucket_of(e.key), e);
         }
         let slot = (self.cur & RING_MASK) as usize;
-        std::mem::swap(&mut self.ring[slot], &mut self.current);
+        let mut i = std::mem::replace(&mut self.heads[slot], NIL);
+        while i != NIL {
+            self.current.push(self.nodes[i as usize]);
+            let n = self.next[i as usize];
+            self.next[i as usize] = self.free;
+            self.free = i;
+            i = n;
+        }
         self.occupied[slot >> 6] &= !(1 << (slot & 63));
         if self.current.len() > 1 {
-            self.current.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+            self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
         }
     }
 }
@@ -195,13 +229,13 @@ pub struct EventQueue<E> {
 /// Bits of an origin-keyed sequence number left for the origin's own counter.
 const ORIGIN_SHIFT: u32 = 40;
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue { cal: Calendar::new(), seq: 0, now: Time::ZERO, popped: 0, origins: Vec::new(), origin: 0, last_seq: 0 }
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// An empty queue at time zero.
     pub fn new() -> Self {
         Self::default()
