@@ -467,9 +467,8 @@ impl Sim {
             // Spraying gains only where the widest path is narrower than the hosts' own links.
             let widest = c.iter().map(|p| p.bottleneck()).max().unwrap_or(Rate(0));
             let hosts_rate = c.iter().map(|p| p.hops[0].0.min(p.hops[p.hops.len() - 1].0)).max().unwrap_or(Rate(0));
-            let mp = (widest < hosts_rate)
-                .then(|| crate::path::multipath_rate(&self.routes, states, s_node, dst, dst_node).min(hosts_rate))
-                .filter(|&r| r > widest);
+            let mp =
+                (widest < hosts_rate).then(|| crate::path::multipath_rate(&self.routes, states, s_node, dst, dst_node).min(hosts_rate)).filter(|&r| r > widest);
             self.candidates_at.insert(key, (c, mp));
         }
         let (paths, mp) = &self.candidates_at[&key];
