@@ -65,9 +65,10 @@ fn bucket_of(key: u128) -> u64 {
 /// many nodes as events were ever pending at once, so memory is the heap's, whatever the
 /// burstiness. Invariant: `current` is empty only when the whole calendar is.
 struct Calendar<E> {
-    /// First node of each ring bucket's list, or `NIL`.
-    heads: Vec<u32>,
-    occupied: Vec<u64>,
+    /// First node of each ring bucket's list, or `NIL` (fixed-size arrays: a masked index
+    /// needs no bounds check).
+    heads: Box<[u32; N_BUCKETS]>,
+    occupied: Box<[u64; N_BUCKETS / 64]>,
     /// Absolute index of the bucket `current` holds.
     cur: u64,
     current: Vec<Entry<E>>,
@@ -86,8 +87,8 @@ const NIL: u32 = u32::MAX;
 impl<E: Copy> Calendar<E> {
     fn new() -> Self {
         Calendar {
-            heads: vec![NIL; N_BUCKETS],
-            occupied: vec![0; N_BUCKETS / 64],
+            heads: Box::new([NIL; N_BUCKETS]),
+            occupied: Box::new([0; N_BUCKETS / 64]),
             cur: 0,
             current: Vec::new(),
             nodes: Vec::new(),
@@ -126,7 +127,7 @@ impl<E: Copy> Calendar<E> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn put_in_ring(&mut self, b: u64, e: Entry<E>) {
         let slot = (b & RING_MASK) as usize;
         let i = if self.free != NIL {
