@@ -1,5 +1,5 @@
 //! Congestion control in the simulated network, checked against what each scheme's paper says
-//! should happen with N long flows into one 100 Gb/s link (issue "Congestion control", Evidence):
+//! should happen with N long flows into one 100 Gb/s link:
 //! DCTCP holds the queue around K (below K + N packets) at ≥ 95 % throughput; DCQCN converges to
 //! C/N each without drops under PFC; HPCC keeps a near-zero standing queue at ≈ η × line rate and
 //! reacts quickly to a new flow; TIMELY and Swift hold the RTT near their targets.

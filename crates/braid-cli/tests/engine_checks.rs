@@ -1,4 +1,4 @@
-//! Checks of the engine on whole scenarios (issue "Simulator foundation", item 6): FCT on an idle
+//! Checks of the engine on whole scenarios: FCT on an idle
 //! path against the store-and-forward formula, a lossless incast that uses the link fully, packet
 //! conservation, and determinism by seed.
 

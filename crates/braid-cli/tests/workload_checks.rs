@@ -1,4 +1,4 @@
-//! Workloads and heterogeneity injection in whole simulations (issue "Workloads"): a two-step
+//! Workloads and heterogeneity injection in whole simulations: a two-step
 //! collective's JCT on an idle network is the sum of its steps; random link slow-downs pick the
 //! requested fraction of fabric links, reproducibly; a link failing mid-run is routed around and
 //! every flow completes.
