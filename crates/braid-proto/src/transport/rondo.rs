@@ -357,6 +357,8 @@ pub struct RondoSender {
     /// Paths the start-up scheduler's estimate is to be built for when the flow starts (0: none,
     /// or already released).
     aligned_paths: usize,
+    /// Whether the completed flow has returned its per-path rings' spare capacity.
+    rings_returned: bool,
     /// The start-up scheduler is configured: probes ask for a timestamp.
     startup_sched: bool,
     rng: Rng,
@@ -814,10 +816,11 @@ impl Transport for RondoSender {
                     fwd_n: 0,
                     stable: 0,
                     ts_next: if cfg.scheduler { start } else { Time::MAX },
-                    ts_pending: VecDeque::with_capacity(16),
+                    // Taken on the path's first transmission (and returned at completion).
+                    ts_pending: VecDeque::new(),
                     skip: 0,
                     w,
-                    sent: VecDeque::with_capacity(64),
+                    sent: VecDeque::new(),
                     last_update: start,
                     next_update: start + cfg.tu.resolve(t_env).max(Time::from_ps(1)),
                 }
@@ -860,6 +863,7 @@ impl Transport for RondoSender {
             sched_on: false,
             sched_stable: false,
             aligned: None,
+            rings_returned: false,
             aligned_paths: if cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS { n } else { 0 },
             startup_sched: cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS,
             rng: Rng::new(seed),
@@ -1097,9 +1101,16 @@ impl SenderOps for RondoSender {
             // update: the credits the first ACKs open would otherwise go unscheduled.
             self.compute_skips();
         }
-        if self.aligned.is_some() && self.core.is_complete() && !self.core.is_connection() {
-            // A flow of one message is done: nothing reads its start-up tables again.
+        if self.core.is_complete() && !self.core.is_connection() && !self.rings_returned {
+            // A flow of one message is done: nothing reads its start-up tables again, and its
+            // per-path rings only drain (their spare capacity is returned; what is left in
+            // them is kept, so path samples read the same).
             self.release_startup_tables();
+            self.rings_returned = true;
+            for ps in &mut self.paths {
+                ps.sent.shrink_to_fit();
+                ps.ts_pending.shrink_to_fit();
+            }
         }
     }
 
