@@ -62,7 +62,7 @@ pub struct Port {
     pub pause_sent: [bool; NUM_CLASSES],
     /// Packets on the wire behind the one whose arrival is scheduled: `(arrival time, event
     /// sequence number reserved when it started serialising, packet)`. A link delivers in order,
-    /// so only the head's arrival sits in the event heap; the reserved sequence numbers keep the
+    /// so only the head's arrival sits in the event queue; the reserved sequence numbers keep the
     /// order of equal-time events exactly as if every arrival had been scheduled at once.
     pub wire: VecDeque<(Time, u64, u32)>,
     /// The head packet's arrival is scheduled.

@@ -1,6 +1,6 @@
 //! Links: when a port starts its next transmission (strict priority, PFC pauses, the host NIC's
 //! turn), serialisation, random loss, the wire queue (a link delivers in order, so only its head
-//! packet's arrival sits in the event heap), arrivals, drops with their reason, and scheduled link
+//! packet's arrival sits in the event queue), arrivals, drops with their reason, and scheduled link
 //! changes (down/up, rate, delay, loss), Rondo §6.2.1's failure experiments.
 
 use braid_core::{NodeId, PacketKind, PktId, PortId, Rate, Time};
@@ -68,7 +68,7 @@ impl Sim {
             self.drop_packet(now, pkt, DropReason::LinkLoss);
             return;
         }
-        // Links deliver in order: only the head packet's arrival is in the event heap, the rest
+        // Links deliver in order: only the head packet's arrival is in the event queue, the rest
         // wait in the port's wire queue (far fewer heap entries on long or busy links).
         let at = now + ser + p.delay;
         let seq = self.q.reserve_seq();

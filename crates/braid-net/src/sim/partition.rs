@@ -190,7 +190,7 @@ impl Sim {
 
     /// Take in messages from other partitions. Arrivals join their port's wire queue as a local
     /// transmission does (one link's arrivals come in order), so only each link's head arrival
-    /// sits in the event heap.
+    /// sits in the event queue.
     pub fn accept_remote(&mut self, msgs: &mut Vec<Remote>) {
         for m in msgs.drain(..) {
             debug_assert!(m.at >= self.q.now(), "a message from the past: the lookahead was broken");

@@ -82,6 +82,7 @@ impl Sim {
 
     /// Why `port` at switch `node` cannot take `pkt` now, if it cannot: the link is down, the
     /// class's byte limit, or the shared buffer (its free space, or the port's dynamic share).
+    #[inline(always)]
     fn refusal(&self, node: NodeId, port: PortId, pkt: PktId) -> Option<DropReason> {
         let pk = self.pkts.get(pkt.0);
         let size = pk.size_bytes as u64;
@@ -147,6 +148,7 @@ impl Sim {
 
     /// Queue `pkt` on `port` at switch `node` (it was admitted): buffer and PFC accounting; a
     /// PAUSE goes upstream when the ingress passes XOFF.
+    #[inline(always)]
     fn admit(&mut self, now: Time, node: NodeId, port: PortId, pkt: PktId) {
         let pk = self.pkts.get(pkt.0);
         let size = pk.size_bytes as u64;
@@ -160,7 +162,7 @@ impl Sim {
 
     /// The PFC ingress accounting of an admitted lossless packet `pkt` at switch `node`; a PAUSE
     /// goes upstream when the ingress passes its threshold.
-    #[inline]
+    #[inline(always)]
     fn account_ingress(&mut self, now: Time, node: NodeId, pkt: PktId) {
         let pk = self.pkts.get(pkt.0);
         let size = pk.size_bytes as u64;
