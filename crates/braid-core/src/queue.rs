@@ -289,7 +289,7 @@ impl<E: Copy> EventQueue<E> {
         self.now
     }
     /// Schedule `ev` at `at`. Scheduling in the past is a bug; it is clamped to now.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
@@ -304,7 +304,7 @@ impl<E: Copy> EventQueue<E> {
         self.next_seq()
     }
     /// Schedule `ev` at `at` with a sequence number from [`EventQueue::reserve_seq`].
-    #[inline]
+    #[inline(always)]
     pub fn push_with_seq(&mut self, at: Time, seq: u64, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);

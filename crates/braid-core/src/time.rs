@@ -156,6 +156,12 @@ impl Rate {
         if self.0 == 0 {
             return Time::MAX;
         }
+        // Bits in picoseconds-per-second units fit a u64 below ~2.3 MB (every packet): the same
+        // exact quotient without a 128-bit division.
+        const PS_BITS: u64 = 8 * 1_000_000_000_000;
+        if bytes <= u64::MAX / PS_BITS {
+            return Time((bytes * PS_BITS).div_ceil(self.0));
+        }
         let num = bytes as u128 * 8 * 1_000_000_000_000u128;
         let r = self.0 as u128;
         Time(num.div_ceil(r) as u64)
@@ -195,6 +201,23 @@ impl fmt::Display for Rate {
 
 #[cfg(test)]
 mod tests {
+
+    /// The 64-bit quotient of `tx_time` equals the 128-bit one, on both sides of its bound.
+    #[test]
+    fn tx_time_fast_path_is_exact() {
+        let mut rng = crate::rng::Rng::new(3);
+        let bound = u64::MAX / 8_000_000_000_000;
+        for i in 0..20_000u64 {
+            let bytes = match i % 3 {
+                0 => rng.below(10_000),
+                1 => bound - 2 + rng.below(5),
+                _ => rng.below(1 << 40),
+            };
+            let rate = Rate(1 + rng.below(1 << 45));
+            let want = (bytes as u128 * 8_000_000_000_000).div_ceil(rate.0 as u128) as u64;
+            assert_eq!(rate.tx_time(bytes), Time(want), "{bytes} B at {} b/s", rate.0);
+        }
+    }
     use super::*;
 
     #[test]

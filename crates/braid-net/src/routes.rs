@@ -231,23 +231,35 @@ impl Routes {
         (id != NONE).then_some(id)
     }
 
-    #[inline]
+    #[inline(always)]
     fn raw_set_id(&self, node: NodeId, host: u32) -> u32 {
-        let h = host as usize;
         let row = self.node_row[node.idx()];
         if row == STUB {
-            // A stub host: its own link, if its switch routes toward the destination (or is
-            // the destination's leaf).
-            let (s, link) = self.stub_uplink[node.idx()];
-            if node == self.host_node[h] || self.raw_set_id(s, host) == NONE {
-                return NONE;
-            }
-            return link;
+            return self.stub_set_id(node, host);
         }
+        self.row_set_id(row, host)
+    }
+
+    /// The set of table row `row` toward host index `host`.
+    #[inline(always)]
+    fn row_set_id(&self, row: u32, host: u32) -> u32 {
+        let h = host as usize;
         match self.table[row as usize * self.n_classes + self.host_class[h] as usize] {
             LEAF => self.host_leaf_set[h],
             id => id,
         }
+    }
+
+    /// A stub host's set: its own link, if its switch routes toward the destination (or is the
+    /// destination's leaf).
+    #[inline(never)]
+    fn stub_set_id(&self, node: NodeId, host: u32) -> u32 {
+        let (s, link) = self.stub_uplink[node.idx()];
+        let row = self.node_row[s.idx()];
+        if node == self.host_node[host as usize] || self.row_set_id(row, host) == NONE {
+            return NONE;
+        }
+        link
     }
 
     /// The egress ports of `node` on shortest paths to host index `host` (empty if unreachable).
