@@ -263,7 +263,7 @@ impl Routes {
     }
 
     /// The egress ports of `node` on shortest paths to host index `host` (empty if unreachable).
-    #[inline]
+    #[inline(always)]
     pub fn next_hops(&self, node: NodeId, host: u32) -> &[PortId] {
         let id = self.raw_set_id(node, host);
         if id == NONE {
