@@ -63,6 +63,17 @@ pub struct Graph<'a> {
 }
 
 impl Graph<'_> {
+    /// Where the ns-3 HPCC fork puts egress `p` in a next-hop set (`ns3_order`): hosts by
+    /// ascending node id, then switches by descending node id.
+    fn ns3_rank(&self, p: PortId) -> (u8, usize) {
+        let peer = self.port_peer[p.idx()].idx();
+        if self.is_host[peer] {
+            (0, peer)
+        } else {
+            (1, usize::MAX - peer)
+        }
+    }
+
     /// The switch a stub host hangs off and the host's one link to it: `Some` when `node` is a
     /// host with exactly one port, up, to a switch that has exactly one port back, also up.
     fn stub_uplink(&self, node: usize) -> Option<(NodeId, PortId)> {
@@ -193,14 +204,7 @@ impl Routes {
                     continue;
                 }
                 if g.ns3_order {
-                    buf.sort_by_key(|p| {
-                        let peer = g.port_peer[p.idx()].idx();
-                        if g.is_host[peer] {
-                            (0, peer)
-                        } else {
-                            (1, usize::MAX - peer)
-                        }
-                    });
+                    buf.sort_by_key(|&p| g.ns3_rank(p));
                 }
                 table[slot] = pool.intern(&buf);
             }
@@ -313,14 +317,7 @@ mod tests {
                     })
                     .collect();
                 if g.ns3_order {
-                    set.sort_by_key(|p| {
-                        let peer = g.port_peer[p.idx()].idx();
-                        if g.is_host[peer] {
-                            (0, peer)
-                        } else {
-                            (1, usize::MAX - peer)
-                        }
-                    });
+                    set.sort_by_key(|&p| g.ns3_rank(p));
                 }
                 out[u][hi] = set;
             }

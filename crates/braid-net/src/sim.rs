@@ -104,29 +104,6 @@ pub enum Ev {
     },
 }
 
-/// A hasher for `Sim::lost_at`'s flow·PSN keys: one multiplication, its high half folded into
-/// the low bits the table indexes by (SipHash cost ~14 instructions per packet-hop).
-#[derive(Default, Clone, Copy)]
-struct LossKeyHasher(u64);
-
-impl std::hash::Hasher for LossKeyHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, x: u64) {
-        let h = (self.0 ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.0 = h ^ (h >> 32);
-    }
-}
-
 /// Why a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunEnd {
@@ -226,8 +203,10 @@ pub struct Sim {
     /// packet), in transmission order.
     captured: Vec<(Time, u32, Packet)>,
     /// When each (flow, psn) was first dropped, for the retransmission delay (looked up for
-    /// every accepted data packet; never iterated, so its hasher cannot reach an output).
-    lost_at: HashMap<u64, Time, std::hash::BuildHasherDefault<LossKeyHasher>>,
+    /// every accepted data packet, so hashed by the routing flow cache's multiplicative hasher,
+    /// as a 128-bit key to mix the PSN's and the flow's halves; never iterated, so the hasher
+    /// cannot reach an output).
+    lost_at: HashMap<u128, Time, std::hash::BuildHasherDefault<braid_proto::routing::flow_cache::KeyHasher>>,
     flows_done: usize,
     /// Flows that have started (active = started − done).
     flows_started: usize,

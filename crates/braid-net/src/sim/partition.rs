@@ -303,7 +303,7 @@ impl Sim {
     pub(super) fn note_lost(&mut self, now: Time, key: u64) {
         match &mut self.part {
             None => {
-                self.lost_at.entry(key).or_insert(now);
+                self.lost_at.entry(key as u128).or_insert(now);
             }
             Some(p) => p.loss_log.push((now, self.q.last_seq(), key, true)),
         }
@@ -315,7 +315,7 @@ impl Sim {
     pub(super) fn note_repaired(&mut self, now: Time, key: u64, pkt_flags: u8) {
         match &mut self.part {
             None => {
-                if let Some(t) = self.lost_at.remove(&key) {
+                if let Some(t) = self.lost_at.remove(&(key as u128)) {
                     self.stats.retx_delay_sum_ps += (now - t).ps() as u128;
                     self.stats.retx_delay_count += 1;
                 }
