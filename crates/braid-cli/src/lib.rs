@@ -42,3 +42,4 @@ pub mod scenario;
 pub mod sweep;
 pub mod table;
 pub mod topology_kinds;
+pub mod udp;

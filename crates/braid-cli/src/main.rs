@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use braid_cli::{bench, plot, report, repro, run, scenario, sweep};
+use braid_cli::{bench, plot, report, repro, run, scenario, sweep, udp};
 
 /// The verbs, grouped, with one example each (`braid`, `braid --help`).
 const OVERVIEW: &str = "\
@@ -38,6 +38,14 @@ Inspect:
 Speed:
   bench     the fixed benchmark scenarios: events/s, packet-hops/s, memory
               braid bench --only permutation-k8
+
+Real packets (UDP, docs/udp.md):
+  recv      receive transfers and check every byte
+              braid recv --listen 127.0.0.1:7000
+  send      send with any transport, iperf-like; the summary of a simulated flow
+              braid send 127.0.0.1:7000 --transport rondo --size 100MB --paths 4
+  emulate   N emulated paths (rate, delay, queue, loss) between sender and receiver
+              braid emulate --listen 127.0.0.1:7100 --forward 127.0.0.1:7000 --path rate=250Mbps,delay=1ms --path rate=100Mbps,delay=1ms
 
 `braid <verb> --help` gives a verb's options. Scenarios: README.md, docs/tutorial.md.";
 
@@ -186,6 +194,104 @@ enum Cmd {
         #[arg(long, hide = true)]
         child: Option<String>,
     },
+    /// Send a stream over UDP with one of Braid's transports (the simulator's code, on a real
+    /// clock) and print the summary a simulated flow gets; exit 2 on bad input or an
+    /// unreachable / refusing peer, 3 when the transfer stops making progress.
+    Send {
+        /// The receiver (`braid recv`) or emulator address, host:port.
+        addr: String,
+        /// Transport (`transport.kind`): rondo, roce, uet, mprdma, falcon, rrps.
+        #[arg(long, default_value = "rondo")]
+        transport: String,
+        /// Congestion control (`transport.cc`), for transports that take one.
+        #[arg(long)]
+        cc: Option<String>,
+        /// Loss recovery (`transport.recovery`).
+        #[arg(long)]
+        recovery: Option<String>,
+        /// A transport knob as in a scenario's [transport] (`--knob scheduler=false`); repeatable.
+        #[arg(long = "knob", value_name = "KEY=VALUE")]
+        knobs: Vec<String>,
+        /// Bytes to send.
+        #[arg(long, default_value = "100MB")]
+        size: String,
+        /// UDP source ports (one socket each) that logical paths are spread over; also the
+        /// equal-cost path count Rondo's `paths = "auto"` reads.
+        #[arg(long, default_value_t = 1)]
+        paths: u16,
+        /// The sending NIC's line rate.
+        #[arg(long, default_value = "1Gbps")]
+        rate: String,
+        /// Payload bytes per packet.
+        #[arg(long, default_value = "1000B")]
+        mtu: String,
+        /// Header bytes each packet counts for on the wire (the simulator's network.header).
+        #[arg(long, default_value = "64B")]
+        header: String,
+        /// The receiver's reorder buffer.
+        #[arg(long, default_value = "1.2MB")]
+        reorder_buffer: String,
+        /// Seed of the byte stream and the transport's random choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Stop after this long, complete or not.
+        #[arg(long)]
+        duration: Option<String>,
+        /// No acknowledgement progress for this long ends the transfer (exit 3).
+        #[arg(long, default_value = "10s")]
+        stall_timeout: String,
+        /// Build the sender with this base RTT instead of the measured one.
+        #[arg(long)]
+        base_rtt: Option<String>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+        /// No progress lines.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Receive transfers over UDP: check every packet against the stream, acknowledge with the
+    /// simulator's receiver, report OOD and the digest to the sender.
+    Recv {
+        /// Address to listen on.
+        #[arg(long, default_value = "0.0.0.0:7000")]
+        listen: String,
+        /// Serve one transfer, then exit (0 when verified).
+        #[arg(long)]
+        once: bool,
+        /// With --once: exit 3 when nothing arrives for this long.
+        #[arg(long, default_value = "30s")]
+        idle_timeout: String,
+        /// Print each transfer's report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Emulate N network paths between senders and one receiver on this machine: per path a
+    /// rate, a one-way delay, a drop-tail queue, random loss, jitter, an ECN threshold, and a
+    /// low-priority class with a small threshold for probes (Rondo §6.1's switch).
+    Emulate {
+        /// Where senders send.
+        #[arg(long)]
+        listen: String,
+        /// The receiver.
+        #[arg(long)]
+        forward: String,
+        /// A path: `rate=100Mbps,delay=1ms[,queue=256KB][,probe_queue=64KB][,loss=0.01][,jitter=50us][,ecn=64KB]`; repeatable.
+        #[arg(long = "path", value_name = "SPEC")]
+        paths: Vec<String>,
+        /// How a sender's source port picks its path: `order` (the i-th new port rides path i) or `hash` (ECMP).
+        #[arg(long, default_value = "order")]
+        select: String,
+        /// Bytes a datagram occupies on an emulated link besides itself.
+        #[arg(long, default_value = "32B")]
+        overhead: String,
+        /// Seed of loss and jitter.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Exit (printing per-path counters as JSON) once no datagram arrived for this long.
+        #[arg(long)]
+        exit_idle: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -309,6 +415,50 @@ fn main() -> ExitCode {
             Some(name) => bench::run_child(&name),
             None => bench::run_all(only.as_deref(), scale),
         },
+        Cmd::Send {
+            addr,
+            transport,
+            cc,
+            recovery,
+            knobs,
+            size,
+            paths,
+            rate,
+            mtu,
+            header,
+            reorder_buffer,
+            seed,
+            duration,
+            stall_timeout,
+            base_rtt,
+            json,
+            quiet,
+        } => {
+            let a = udp::SendArgs {
+                addr,
+                transport,
+                cc,
+                recovery,
+                knobs,
+                size,
+                paths,
+                rate,
+                mtu,
+                header,
+                reorder_buffer,
+                seed,
+                duration,
+                stall_timeout,
+                base_rtt,
+                json,
+                quiet,
+            };
+            ExitCode::from(udp::send_main(&a))
+        }
+        Cmd::Recv { listen, once, idle_timeout, json } => ExitCode::from(udp::recv_main(&listen, once, &idle_timeout, json)),
+        Cmd::Emulate { listen, forward, paths, select, overhead, seed, exit_idle } => {
+            ExitCode::from(udp::emulate_main(&listen, &forward, &paths, &select, &overhead, seed, exit_idle.as_deref()))
+        }
     }
 }
 

@@ -698,6 +698,18 @@ fn psn_limit(net: &NetConfig, verb: Verb) -> braid_proto::recovery::PsnLimit {
     }
 }
 
+/// A transport configured as a scenario's `[transport]` table `t` would configure it (for
+/// `braid send`: `kind`, `cc`, `recovery`, the `*_params` tables and the transport's own knobs),
+/// with `header_bytes` of header per packet; every knob is checked.
+pub fn transport_from_table(t: &Table, header_bytes: u32) -> Result<TransportConfig, String> {
+    let f = Fields::new("transport", t);
+    parse_verb(&f)?;
+    let mut tc = parse_transport(&f)?;
+    tc.header_bytes = header_bytes;
+    tc.validate().map_err(|e| format!("[transport] {e}"))?;
+    Ok(tc)
+}
+
 fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     let kind = TransportKind::parse(f.req_str("kind")?).map_err(|e| format!("`transport.kind`: {e}"))?;
     let cc_kind = match f.str("cc")? {

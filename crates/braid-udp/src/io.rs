@@ -1,0 +1,156 @@
+//! The real clock and the socket helpers every driver shares: a monotonic clock in Braid's
+//! [`Time`], non-blocking UDP sockets, and one wait on several sockets with a nanosecond
+//! deadline (`ppoll`, with the process's timer slack cut to 1 µs so that pacing and timers wake
+//! near their deadline rather than 50 µs late).
+
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::os::fd::AsFd;
+use std::time::{Duration, Instant};
+
+use braid_core::Time;
+use nix::poll::{PollFd, PollFlags};
+use nix::sys::time::TimeSpec;
+
+/// A monotonic clock. Its readings start at one second so that no reading is zero (senders
+/// read a zero timestamp as "none").
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    epoch: Instant,
+}
+
+/// The reading of a clock at its epoch.
+const CLOCK_ORIGIN_NS: u64 = 1_000_000_000;
+
+impl Clock {
+    /// A clock starting now.
+    pub fn start() -> Clock {
+        set_fine_timer_slack();
+        Clock { epoch: Instant::now() }
+    }
+    /// Nanoseconds since the epoch, plus one second.
+    #[inline]
+    pub fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64 + CLOCK_ORIGIN_NS
+    }
+    /// The reading as a [`Time`].
+    #[inline]
+    pub fn now(&self) -> Time {
+        Time::from_ns(self.now_ns())
+    }
+}
+
+/// Ask the kernel to wake this thread within 1 µs of a timer's deadline (Linux timer slack;
+/// the default 50 µs would blur pacing). Failure only costs precision.
+fn set_fine_timer_slack() {
+    let _ = nix::sys::prctl::set_timerslack(1_000);
+}
+
+/// Socket buffer size asked for in each direction: a few milliseconds of packets at the rates
+/// Braid drives, so that a late wake-up of a reader does not drop datagrams.
+pub const SOCKET_BUFFER_BYTES: usize = 4 << 20;
+
+/// A non-blocking UDP socket bound to `addr`, with [`SOCKET_BUFFER_BYTES`] of buffer each way
+/// (forced past `net.core.rmem_max` when the process may; else as large as the kernel allows).
+pub fn bind(addr: SocketAddr) -> io::Result<UdpSocket> {
+    use nix::sys::socket::{setsockopt, sockopt};
+    let s = UdpSocket::bind(addr)?;
+    s.set_nonblocking(true)?;
+    if setsockopt(&s, sockopt::RcvBufForce, &SOCKET_BUFFER_BYTES).is_err() {
+        let _ = setsockopt(&s, sockopt::RcvBuf, &SOCKET_BUFFER_BYTES);
+    }
+    if setsockopt(&s, sockopt::SndBufForce, &SOCKET_BUFFER_BYTES).is_err() {
+        let _ = setsockopt(&s, sockopt::SndBuf, &SOCKET_BUFFER_BYTES);
+    }
+    Ok(s)
+}
+
+/// The unspecified address of `peer`'s family, port 0 (an ephemeral port).
+pub fn any_addr_for(peer: &SocketAddr) -> SocketAddr {
+    match peer {
+        SocketAddr::V4(v) if v.ip().is_loopback() => "127.0.0.1:0".parse().expect("literal"),
+        SocketAddr::V4(_) => "0.0.0.0:0".parse().expect("literal"),
+        SocketAddr::V6(v) if v.ip().is_loopback() => "[::1]:0".parse().expect("literal"),
+        SocketAddr::V6(_) => "[::]:0".parse().expect("literal"),
+    }
+}
+
+/// Wait until one of `socks` is readable or `timeout` passed (`None`: no limit). Returns
+/// whether one is readable.
+pub fn wait_readable(socks: &[&UdpSocket], timeout: Option<Duration>) -> io::Result<bool> {
+    let mut fds: Vec<PollFd> = socks.iter().map(|s| PollFd::new(s.as_fd(), PollFlags::POLLIN)).collect();
+    let ts = timeout.map(TimeSpec::from_duration);
+    match nix::poll::ppoll(&mut fds, ts, None) {
+        Ok(n) => Ok(n > 0),
+        Err(nix::errno::Errno::EINTR) => Ok(false),
+        Err(e) => Err(io::Error::from(e)),
+    }
+}
+
+/// Waits shorter than this spin (a socket check and a `sched_yield` per turn) instead of
+/// sleeping: a sleeping thread wakes 50–100 µs late on a virtual machine, longer than a packet's
+/// serialisation at the rates Braid drives, and a paced sender would lose that time on every
+/// packet. Spinning with yields is what a polling datapath (DPDK, Rondo's prototype) does, while
+/// still letting other processes on the core run.
+pub const SPIN_BELOW: Time = Time::from_us(400);
+
+/// Wait until `deadline` or until one of `socks` is readable: sleep in `ppoll` while the
+/// deadline is far (waking [`SPIN_BELOW`]/2 early), spin for the rest. Returns `Some(())` when a
+/// socket became readable, `None` when the deadline (or the early wake-up before a spin) came.
+pub fn wait_until(socks: &[&UdpSocket], clock: &Clock, deadline: Time) -> io::Result<Option<()>> {
+    let now = clock.now();
+    if deadline <= now {
+        return Ok(None);
+    }
+    if deadline.saturating_sub(now) > SPIN_BELOW {
+        let sleep = deadline.saturating_sub(now) - Time::from_ps(SPIN_BELOW.ps() / 2);
+        return Ok(wait_readable(socks, Some(Duration::from_nanos(sleep.ns())))?.then_some(()));
+    }
+    loop {
+        if wait_readable(socks, Some(Duration::ZERO))? {
+            return Ok(Some(()));
+        }
+        if clock.now() >= deadline {
+            return Ok(None);
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// Wait until `sock` can take a datagram again (after `WouldBlock`), at most `timeout`.
+pub fn wait_writable(sock: &UdpSocket, timeout: Duration) -> io::Result<()> {
+    let mut fds = [PollFd::new(sock.as_fd(), PollFlags::POLLOUT)];
+    match nix::poll::ppoll(&mut fds, Some(TimeSpec::from_duration(timeout)), None) {
+        Ok(_) | Err(nix::errno::Errno::EINTR) => Ok(()),
+        Err(e) => Err(io::Error::from(e)),
+    }
+}
+
+/// Send `buf` on the connected `sock`, waiting while the socket buffer is full.
+pub fn send_all(sock: &UdpSocket, buf: &[u8]) -> io::Result<()> {
+    loop {
+        match sock.send(buf) {
+            Ok(_) => return Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(sock, Duration::from_millis(5))?,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Send `buf` to `to` on the unconnected `sock`, waiting while the socket buffer is full.
+pub fn send_to_all(sock: &UdpSocket, buf: &[u8], to: SocketAddr) -> io::Result<()> {
+    loop {
+        match sock.send_to(buf, to) {
+            Ok(_) => return Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(sock, Duration::from_millis(5))?,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The time from `now` to `deadline` as a [`Duration`] (zero if passed).
+pub fn until(now: Time, deadline: Time) -> Duration {
+    Duration::from_nanos(deadline.saturating_sub(now).ns())
+}

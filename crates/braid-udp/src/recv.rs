@@ -1,0 +1,400 @@
+//! The receiving end over UDP (`braid recv`): one socket, one transfer at a time. Every data
+//! packet is checked against the stream ([`crate::stream`]) and handed to the same sans-IO
+//! [`Receiver`] the simulator's NICs run; its [`braid_proto::receiver::AckOut`] goes back to the
+//! datagram's source address — the sender's socket of that logical path, so an ACK returns over
+//! the path its packet took. The NIC-level OOD is recorded at every data arrival as the
+//! simulator records it (one flow per NIC here, so the NIC's OOD is the flow's).
+
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::time::Duration;
+
+use braid_core::packet::flags;
+use braid_core::{PacketKind, Time};
+use braid_proto::receiver::{AckOut, DataIn, Receiver, RxMode, RxVerdict};
+
+use crate::io::{bind, send_to_all, wait_readable, Clock};
+use crate::stream::{expected_hash, packet_hash, payload_len, Digest};
+use crate::wire::{self, AckWire, Kind, RefuseReason, RxModeWire, RxReport, WireError};
+
+/// How `braid recv` runs.
+#[derive(Clone, Debug)]
+pub struct RecvOptions {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// Serve one transfer, then return.
+    pub once: bool,
+    /// With `once`: give up when no datagram arrived for this long (before or during the transfer).
+    pub idle_timeout: Duration,
+}
+
+/// One transfer as the receiver saw it.
+#[derive(Clone, Debug)]
+pub struct RecvResult {
+    /// Who sent it (the sender's first socket).
+    pub peer: SocketAddr,
+    /// The transport the sender named.
+    pub transport: String,
+    /// Bytes the transfer carries.
+    pub size_bytes: u64,
+    /// Whether the sender's FIN came (the transfer completed at the sender).
+    pub finished: bool,
+    /// The sender's digest matched the receiver's (every byte once).
+    pub verified: bool,
+    /// The receiver's counters.
+    pub report: RxReport,
+}
+
+/// Why the receiver stopped.
+#[derive(Debug)]
+pub enum RecvError {
+    /// The address could not be bound.
+    Bind(io::Error),
+    /// A socket call failed.
+    Io(io::Error),
+    /// `once`: nothing arrived for the idle timeout (`Some`: a transfer had started and stalled).
+    Idle(Option<Box<RecvResult>>),
+}
+
+impl std::fmt::Display for RecvError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecvError::Bind(e) => write!(f, "cannot listen: {e}"),
+            RecvError::Io(e) => write!(f, "socket error: {e}"),
+            RecvError::Idle(None) => write!(f, "no transfer arrived"),
+            RecvError::Idle(Some(r)) => {
+                write!(f, "the transfer from {} stalled: {} of {} bytes delivered, no datagram since", r.peer, r.report.delivered_bytes, r.size_bytes)
+            }
+        }
+    }
+}
+
+/// The NIC OOD at each data arrival, as a histogram (exact below 65,536).
+#[derive(Clone, Debug, Default)]
+struct OodHist {
+    counts: Vec<u64>,
+    n: u64,
+    sum: u64,
+    max: u32,
+}
+
+impl OodHist {
+    fn record(&mut self, ood: u32) {
+        let i = (ood as usize).min(65_535);
+        if i >= self.counts.len() {
+            self.counts.resize(i + 1, 0);
+        }
+        self.counts[i] += 1;
+        self.n += 1;
+        self.sum += ood as u64;
+        self.max = self.max.max(ood);
+    }
+    /// The smallest value with at least `q` of the samples at or below it.
+    fn quantile(&self, q: f64) -> u32 {
+        let need = (q * self.n as f64).ceil() as u64;
+        let mut seen = 0;
+        for (v, c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= need.max(1) {
+                return v as u32;
+            }
+        }
+        self.max
+    }
+}
+
+/// One transfer in progress.
+struct Session {
+    id: u32,
+    peer: SocketAddr,
+    hello: wire::Hello,
+    rx: Receiver,
+    total_pkts: u32,
+    digest: Digest,
+    delivered_bytes: u64,
+    packets: u32,
+    duplicates: u64,
+    rx_drops: u64,
+    corrupt: u64,
+    arrivals: u64,
+    reorder_used: u64,
+    ood: OodHist,
+    /// The sender's FIN: (its digest, packets it counts as acknowledged).
+    fin: Option<(u64, u32)>,
+}
+
+impl Session {
+    fn open(id: u32, peer: SocketAddr, hello: wire::Hello) -> Result<Session, String> {
+        let pkts = hello.size_bytes.div_ceil(hello.mtu_bytes as u64);
+        if pkts == 0 || pkts > u32::MAX as u64 / 2 {
+            return Err(format!("a transfer of {} bytes in {}-byte packets is out of range", hello.size_bytes, hello.mtu_bytes));
+        }
+        let mode = match hello.rx_mode {
+            RxModeWire::Selective => RxMode::Selective,
+            RxModeWire::GoBackN { nak_interval_ns } => RxMode::GoBackN { nak_interval: Time::from_ns(nak_interval_ns) },
+        };
+        let mut rx = Receiver::new(mode, pkts as u32).with_sack_below(hello.sack_below);
+        if hello.ack_every_bytes > 0 {
+            rx = rx.with_ack_coalescing(hello.ack_every_bytes, hello.mtu_bytes as u64 + hello.header_bytes as u64);
+        }
+        Ok(Session {
+            id,
+            peer,
+            total_pkts: pkts as u32,
+            rx,
+            hello,
+            digest: Digest::default(),
+            delivered_bytes: 0,
+            packets: 0,
+            duplicates: 0,
+            rx_drops: 0,
+            corrupt: 0,
+            arrivals: 0,
+            reorder_used: 0,
+            ood: OodHist::default(),
+            fin: None,
+        })
+    }
+
+    fn report(&self) -> RxReport {
+        RxReport {
+            digest: self.digest.0,
+            delivered_bytes: self.delivered_bytes,
+            packets: self.packets,
+            ood_max: self.ood.max,
+            ood_p99: self.ood.quantile(0.99),
+            ood_mean_milli: (self.ood.sum * 1000).checked_div(self.ood.n).unwrap_or(0),
+            duplicates: self.duplicates,
+            rx_drops: self.rx_drops,
+            corrupt: self.corrupt,
+            arrivals: self.arrivals,
+            cum_packets: self.rx.next_expected(),
+        }
+    }
+
+    fn result(&self) -> RecvResult {
+        let report = self.report();
+        let verified = match self.fin {
+            Some((d, n)) if n == self.total_pkts => d == self.digest.0 && report.cum_packets == n && self.corrupt == 0,
+            Some((_, n)) => report.cum_packets >= n && self.corrupt == 0,
+            None => false,
+        };
+        RecvResult {
+            peer: self.peer,
+            transport: self.hello.transport.clone(),
+            size_bytes: self.hello.size_bytes,
+            finished: self.fin.is_some(),
+            verified,
+            report,
+        }
+    }
+
+    /// A data packet or probe of this session arrived: returns the reply to send.
+    fn on_data(&mut self, now: Time, b: &[u8]) -> Option<AckOut> {
+        let h = wire::data(b).ok()?;
+        self.arrivals += 1;
+        let din = DataIn {
+            psn: h.psn,
+            path: h.path,
+            entropy: h.entropy,
+            ecn_ce: h.ce,
+            ts_sent: Time::from_ns(h.ts_sent_ns),
+            hops: h.hops,
+            ack_request: !h.probe && h.flags & flags::ACK_REQUEST != 0,
+        };
+        if h.probe {
+            return Some(self.rx.on_probe(now, &din));
+        }
+        let payload = &b[wire::DATA_HEADER_BYTES..];
+        let mtu = self.hello.mtu_bytes;
+        if h.psn >= self.total_pkts || payload.len() as u32 != payload_len(self.hello.size_bytes, mtu, h.psn) {
+            self.corrupt += 1;
+            return None;
+        }
+        let hash = packet_hash(h.psn, payload);
+        if hash != expected_hash(self.hello.stream_seed, h.psn, payload.len() as u32) {
+            self.corrupt += 1;
+            return None;
+        }
+        let room = self.reorder_used + mtu as u64 <= self.hello.reorder_buffer_bytes;
+        let (out, reply) = self.rx.on_data_packet(now, &din, room);
+        self.reorder_used = (self.reorder_used as i64 + out.rbo_delta as i64 * mtu as i64).max(0) as u64;
+        self.ood.record(out.ood);
+        match out.verdict {
+            RxVerdict::InOrder { .. } | RxVerdict::Buffered => {
+                self.digest.add(hash);
+                self.packets += 1;
+                self.delivered_bytes += payload.len() as u64;
+            }
+            RxVerdict::Duplicate => self.duplicates += 1,
+            RxVerdict::DroppedOutOfOrder | RxVerdict::DroppedBufferFull => self.rx_drops += 1,
+        }
+        reply
+    }
+}
+
+fn ack_wire(a: &AckOut) -> AckWire {
+    AckWire {
+        nak: a.kind == PacketKind::Nak,
+        psn: a.psn,
+        cum_ack: a.cum_ack,
+        ood: a.ood,
+        path: a.path,
+        entropy: a.entropy,
+        flags: a.flags,
+        hops: a.hops,
+        ts_sent_ns: a.ts_sent.ns(),
+        ts_rx_ns: a.ts_rx.ns(),
+        sack: a.sack,
+    }
+}
+
+/// A bound receiver (bind first, so a caller knows the port before serving).
+pub struct UdpReceiver {
+    sock: UdpSocket,
+    opts: RecvOptions,
+}
+
+impl UdpReceiver {
+    /// Bind the listening socket.
+    pub fn bind(opts: RecvOptions) -> Result<UdpReceiver, RecvError> {
+        let sock = bind(opts.listen).map_err(RecvError::Bind)?;
+        Ok(UdpReceiver { sock, opts })
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.sock.local_addr()
+    }
+
+    /// Serve transfers; `log` gets one line per event worth telling (a transfer opened, finished,
+    /// a refused datagram). With `once`, returns after the first transfer's FIN (and a short
+    /// linger to answer a repeated FIN).
+    pub fn serve(&self, mut log: impl FnMut(&str)) -> Result<Vec<RecvResult>, RecvError> {
+        let clock = Clock::start();
+        let mut buf = vec![0u8; wire::MAX_DATAGRAM + 64];
+        let mut out = [0u8; 256];
+        let mut session: Option<Session> = None;
+        let mut results = Vec::new();
+        let mut last_rx = clock.now();
+        let mut done_at: Option<Time> = None;
+        let linger = Time::from_ms(300);
+        let idle = Time::from_ns(self.opts.idle_timeout.as_nanos() as u64);
+        let mut warned_foreign = 0u32;
+        loop {
+            let now = clock.now();
+            if let Some(t) = done_at {
+                if now >= t + linger {
+                    if let Some(s) = session.take() {
+                        results.push(s.result());
+                    }
+                    return Ok(results);
+                }
+            }
+            if self.opts.once && now.saturating_sub(last_rx) > idle {
+                return Err(RecvError::Idle(session.as_ref().map(|s| Box::new(s.result()))));
+            }
+            let (n, src) = match self.sock.recv_from(&mut buf) {
+                Ok(x) => x,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    wait_readable(&[&self.sock], Some(Duration::from_millis(50))).map_err(RecvError::Io)?;
+                    continue;
+                }
+                Err(e) if matches!(e.kind(), io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused) => continue,
+                Err(e) => return Err(RecvError::Io(e)),
+            };
+            let now = clock.now();
+            last_rx = now;
+            let b = &buf[..n];
+            let c = match wire::common(b) {
+                Ok(c) => c,
+                Err(WireError::Version(v)) => {
+                    if b.len() >= 8 && b[3] == Kind::Hello as u8 {
+                        let session_id = u32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+                        let k = wire::put_refuse(&mut out, session_id, RefuseReason::Version, &format!("this receiver speaks version {}", wire::VERSION));
+                        let _ = send_to_all(&self.sock, &out[..k], src);
+                        log(&format!("refused {src}: it speaks packet format version {v}, this receiver {}", wire::VERSION));
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    if warned_foreign < 3 {
+                        log(&format!("ignored a datagram from {src}: {e}"));
+                        warned_foreign += 1;
+                    }
+                    continue;
+                }
+            };
+            match c.kind {
+                Kind::Hello => {
+                    let Ok(hello) = wire::hello(b) else { continue };
+                    let busy = session.as_ref().is_some_and(|s| s.id != c.session && s.fin.is_none());
+                    if busy {
+                        let k = wire::put_refuse(&mut out, c.session, RefuseReason::Busy, "serving another transfer");
+                        let _ = send_to_all(&self.sock, &out[..k], src);
+                        continue;
+                    }
+                    if session.as_ref().is_none_or(|s| s.id != c.session) {
+                        if let Some(s) = session.take() {
+                            results.push(s.result());
+                        }
+                        match Session::open(c.session, src, hello.clone()) {
+                            Ok(s) => {
+                                log(&format!(
+                                    "transfer from {src}: {} bytes, transport {}, {}-byte packets",
+                                    hello.size_bytes, hello.transport, hello.mtu_bytes
+                                ));
+                                session = Some(s);
+                                done_at = None;
+                            }
+                            Err(e) => {
+                                let k = wire::put_refuse(&mut out, c.session, RefuseReason::Unsupported, &e);
+                                let _ = send_to_all(&self.sock, &out[..k], src);
+                                continue;
+                            }
+                        }
+                    }
+                    let k = wire::put_hello_ok(&mut out, c.session, hello.ts_ns, now.ns());
+                    send_to_all(&self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                }
+                Kind::Path => {
+                    if session.as_ref().is_some_and(|s| s.id == c.session) {
+                        if let Ok((p, ts)) = wire::path(b) {
+                            let k = wire::put_path(&mut out, true, c.session, p, ts);
+                            send_to_all(&self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                        }
+                    }
+                }
+                Kind::Data | Kind::Probe => {
+                    let Some(s) = session.as_mut().filter(|s| s.id == c.session) else { continue };
+                    if let Some(a) = s.on_data(now, b) {
+                        wire::put_ack(&mut out, c.session, &ack_wire(&a));
+                        send_to_all(&self.sock, &out[..wire::ACK_BYTES], src).map_err(RecvError::Io)?;
+                    }
+                }
+                Kind::Fin => {
+                    let Some(s) = session.as_mut().filter(|s| s.id == c.session) else { continue };
+                    let Ok(fin) = wire::fin(b) else { continue };
+                    if s.fin.is_none() {
+                        s.fin = Some(fin);
+                        let r = s.result();
+                        log(&format!(
+                            "transfer from {} finished: {} bytes delivered, {}, OOD p99 {} max {}",
+                            r.peer,
+                            r.report.delivered_bytes,
+                            if r.verified { "verified" } else { "NOT verified" },
+                            r.report.ood_p99,
+                            r.report.ood_max
+                        ));
+                    }
+                    let k = wire::put_fin_ok(&mut out, c.session, &s.report());
+                    send_to_all(&self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                    if self.opts.once && done_at.is_none() {
+                        done_at = Some(now);
+                    }
+                }
+                Kind::Ack | Kind::Nak | Kind::HelloOk | Kind::FinOk | Kind::Refuse | Kind::PathOk => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,738 @@
+//! The sending end over UDP (`braid send`): one sans-IO sender of Braid's — the very type the
+//! simulator's NICs drive — moved by a real clock. Logical path `p` is UDP socket `p mod n`
+//! (one source port each, so a fabric hashing on ports, or `braid emulate`, keeps a logical
+//! path on one physical path). The driver is the simulator's NIC in software: it asks the
+//! sender for a packet whenever its line-rate clock is free (`poll_transmit`), sleeps until the
+//! earliest of the NIC clock, the sender's pacing time (`next_send_time`), its timer
+//! (`poll_timeout`) or an arriving ACK, and hands every ACK to `on_ack`.
+//!
+//! Before the transfer it opens a session (HELLO: size, MTU, receiver mode, stream seed) and
+//! measures each path's round trip (PATH pings): the smallest and largest become the flow's base
+//! and maximum RTT (`CcEnv`), and the HELLO's timestamps give the receiver's clock offset, which
+//! maps the receiver's arrival timestamps onto the sender's clock (NTP-style: exact on one
+//! machine up to the path asymmetry).
+
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::time::Duration;
+
+use braid_core::packet::flags;
+use braid_core::{PacketKind, Rate, Time};
+use braid_proto::cc::{CcEnv, CcKind};
+use braid_proto::events::{AckIn, FlowEnv};
+use braid_proto::transport::{Sender, TransportConfig, TransportSpec};
+
+use crate::io::{any_addr_for, bind, send_all, until, wait_readable, wait_until, Clock};
+use crate::stream::{fill, mix64, payload_len, stream_digest};
+use crate::wire::{self, DataHeader, Hello, Kind, RxModeWire, RxReport, WireError};
+
+/// How `braid send` runs.
+#[derive(Clone, Debug)]
+pub struct SendOptions {
+    /// The receiver (or the emulator in front of it).
+    pub peer: SocketAddr,
+    /// The transport, as a scenario's `[transport]` configures it.
+    pub transport: TransportConfig,
+    /// Bytes to send.
+    pub size_bytes: u64,
+    /// Payload bytes per packet.
+    pub mtu_bytes: u32,
+    /// Wire bytes a packet counts for besides its payload (the simulator's `network.header`).
+    pub header_bytes: u32,
+    /// UDP source ports (sockets) to spread logical paths over; also the flow's equal-cost path
+    /// count (Rondo's `paths = "auto"`).
+    pub paths: u16,
+    /// The NIC's line rate: packets leave no faster.
+    pub line_rate: Rate,
+    /// The receiver's reorder buffer.
+    pub reorder_buffer_bytes: u64,
+    /// Go-back-N receivers' NAK interval.
+    pub nak_interval: Time,
+    /// Seed of the byte stream and of the sender's random stream.
+    pub seed: u64,
+    /// Stop after this long even if not complete.
+    pub duration: Option<Duration>,
+    /// No acknowledgement progress for this long ends the transfer as stalled.
+    pub stall_timeout: Duration,
+    /// How long to wait for the receiver to answer the HELLO.
+    pub connect_timeout: Duration,
+    /// The flow's base RTT, instead of the measured one.
+    pub base_rtt: Option<Time>,
+}
+
+/// A progress reading (about once a second).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Seconds since the transfer started.
+    pub elapsed_s: f64,
+    /// Bytes acknowledged cumulatively.
+    pub acked_bytes: u64,
+    /// Bytes to send.
+    pub size_bytes: u64,
+    /// Goodput over the last reading's interval, b/s.
+    pub rate_bps: f64,
+}
+
+/// What a transfer achieved: the same fields a simulated run reports for a flow.
+#[derive(Clone, Debug)]
+pub struct SendReport {
+    /// Transport name.
+    pub transport: String,
+    /// Congestion control name.
+    pub cc: String,
+    /// Loss recovery name.
+    pub recovery: String,
+    /// Bytes the transfer carries.
+    pub size_bytes: u64,
+    /// Every byte was acknowledged.
+    pub complete: bool,
+    /// Bytes acknowledged cumulatively.
+    pub acked_bytes: u64,
+    /// From the sender's start to the last acknowledgement.
+    pub fct: Time,
+    /// `acked_bytes` over `fct`: application goodput, b/s.
+    pub goodput_bps: f64,
+    /// Data packets sent (retransmissions included).
+    pub data_packets_sent: u64,
+    /// Probes sent.
+    pub probes_sent: u64,
+    /// Data packets sent per UDP source port (logical path mod `paths`).
+    pub packets_per_path: Vec<u64>,
+    /// Round trip measured on each path before the transfer.
+    pub path_rtts: Vec<Time>,
+    /// The base RTT the sender was built with.
+    pub base_rtt: Time,
+    /// Retransmitted packets.
+    pub retransmissions: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// How late the driver woke for its deadlines.
+    pub lateness: Lateness,
+    /// Settings the driver changed, each with its reason (timer defaults raised to the measured
+    /// round trip).
+    pub notes: Vec<String>,
+    /// The receiver's report (FIN_OK): OOD, duplicates (= spurious retransmissions), drops.
+    pub receiver: RxReport,
+    /// The receiver's digest equals the stream's (every byte once) and it delivered in order up
+    /// to what the sender counts as acknowledged.
+    pub verified: bool,
+}
+
+/// Why a transfer failed.
+#[derive(Debug)]
+pub enum SendError {
+    /// The options or the transport cannot be run over UDP (exit 2).
+    BadInput(String),
+    /// Nobody answered, or the port is closed (exit 2).
+    Unreachable(String),
+    /// The receiver refused: another packet-format version, busy, or unsupported (exit 2).
+    Refused(String),
+    /// The transfer stopped making progress (exit 3); the report so far.
+    Stalled(String, Box<SendReport>),
+    /// A socket call failed (exit 1).
+    Io(io::Error),
+}
+
+impl SendError {
+    /// The process exit code of this failure.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            SendError::BadInput(_) | SendError::Unreachable(_) | SendError::Refused(_) => 2,
+            SendError::Stalled(..) => 3,
+            SendError::Io(_) => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SendError::BadInput(s) | SendError::Unreachable(s) | SendError::Refused(s) | SendError::Stalled(s, _) => f.write_str(s),
+            SendError::Io(e) => write!(f, "socket error: {e}"),
+        }
+    }
+}
+
+impl From<io::Error> for SendError {
+    fn from(e: io::Error) -> Self {
+        SendError::Io(e)
+    }
+}
+
+/// The sockets of a transfer, one per path, connected to the peer.
+struct Paths {
+    socks: Vec<UdpSocket>,
+}
+
+impl Paths {
+    fn open(peer: SocketAddr, n: u16) -> Result<Paths, SendError> {
+        let mut socks = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let s = bind(any_addr_for(&peer))?;
+            s.connect(peer)?;
+            socks.push(s);
+        }
+        Ok(Paths { socks })
+    }
+    fn refs(&self) -> Vec<&UdpSocket> {
+        self.socks.iter().collect()
+    }
+}
+
+fn refused_connection(peer: SocketAddr) -> SendError {
+    SendError::Unreachable(format!("nothing listens on {peer} (connection refused)"))
+}
+
+/// Read one datagram from `sock` if there is one: `Ok(None)` when none is waiting.
+fn recv_one(sock: &UdpSocket, buf: &mut [u8], peer: SocketAddr) -> Result<Option<usize>, SendError> {
+    match sock.recv(buf) {
+        Ok(n) => Ok(Some(n)),
+        Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => Err(refused_connection(peer)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Map a REFUSE or a datagram of another version to the error it means.
+fn refusal(b: &[u8], peer: SocketAddr) -> Option<SendError> {
+    if let Some((reason, version, text)) = wire::refuse(b) {
+        return Some(match reason {
+            1 => SendError::Refused(format!("{peer} speaks Braid packet format version {version}; this sender speaks {}", wire::VERSION)),
+            3 => SendError::Refused(format!("{peer} is busy: {text}")),
+            _ => SendError::Refused(format!("{peer} refused the transfer: {text}")),
+        });
+    }
+    if let Err(WireError::Version(v)) = wire::common(b) {
+        return Some(SendError::Refused(format!("{peer} speaks Braid packet format version {v}; this sender speaks {}", wire::VERSION)));
+    }
+    None
+}
+
+/// How late the driver woke for its own deadlines (pacing, the NIC clock, timers): the real
+/// clock's cost to a paced sender, which the simulator does not have.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lateness {
+    /// Waits that ended at their deadline.
+    pub waits: u64,
+    /// Sum of their lateness, ns.
+    pub sum_ns: u64,
+    /// Those more than 50 µs late.
+    pub over_50us: u64,
+}
+
+/// The hand-shake's findings.
+struct Opened {
+    session: u32,
+    /// Receiver clock − sender clock, ns.
+    offset_ns: i64,
+    path_rtts: Vec<Time>,
+}
+
+fn open_session(paths: &Paths, opts: &SendOptions, clock: &Clock, hello: &mut Hello, session: u32) -> Result<Opened, SendError> {
+    let peer = opts.peer;
+    let mut buf = vec![0u8; wire::MAX_DATAGRAM + 64];
+    let mut out = [0u8; 256];
+    let start = clock.now();
+    let deadline = start + Time::from_ns(opts.connect_timeout.as_nanos() as u64);
+    let mut best_rtt = Time::MAX;
+    let mut offset_ns = 0i64;
+    let mut answered = false;
+    let mut next_hello = start;
+    let s0 = &paths.socks[0];
+    // HELLO until answered (resent every 100 ms), then two more for a better clock offset.
+    let mut samples = 0;
+    while samples < 3 {
+        let now = clock.now();
+        if now >= deadline {
+            return Err(SendError::Unreachable(format!("no answer from {peer} within {:?}", opts.connect_timeout)));
+        }
+        if now >= next_hello {
+            hello.ts_ns = now.ns();
+            let n = wire::put_hello(&mut out, session, hello);
+            send_all(s0, &out[..n]).map_err(|e| if e.kind() == io::ErrorKind::ConnectionRefused { refused_connection(peer) } else { e.into() })?;
+            next_hello = now + Time::from_ms(if answered { 1 } else { 100 });
+        }
+        wait_readable(&[s0], Some(until(now, next_hello.min(deadline))))?;
+        while let Some(n) = recv_one(s0, &mut buf, peer)? {
+            let b = &buf[..n];
+            if let Some(e) = refusal(b, peer) {
+                return Err(e);
+            }
+            let Ok(c) = wire::common(b) else { continue };
+            if c.kind != Kind::HelloOk || c.session != session {
+                continue;
+            }
+            let Ok((echo, rx_ns)) = wire::hello_ok(b) else { continue };
+            let t1 = clock.now().ns();
+            let rtt = Time::from_ns(t1.saturating_sub(echo));
+            if rtt < best_rtt {
+                best_rtt = rtt;
+                offset_ns = rx_ns as i64 - ((echo + t1) / 2) as i64;
+            }
+            answered = true;
+            samples += 1;
+            next_hello = clock.now();
+        }
+    }
+    // Each path's round trip: three PATH pings per socket.
+    let n = paths.socks.len();
+    let mut rtts = vec![Time::MAX; n];
+    let mut got = vec![0u32; n];
+    let path_deadline = clock.now() + Time::from_ms(2_000).max(Time::from_ns(opts.connect_timeout.as_nanos() as u64));
+    let mut next_round = clock.now();
+    let refs = paths.refs();
+    while got.iter().any(|&g| g < 3) {
+        let now = clock.now();
+        if now >= path_deadline {
+            let p = got.iter().position(|&g| g == 0).unwrap_or(0);
+            return Err(SendError::Unreachable(format!(
+                "path {p} (UDP source port {}) to {peer} got no answer",
+                paths.socks[p].local_addr().map(|a| a.port()).unwrap_or(0)
+            )));
+        }
+        if now >= next_round {
+            // In path order: an emulator numbering new source ports as they appear gives
+            // logical path p its path p.
+            for (p, s) in paths.socks.iter().enumerate() {
+                if got[p] < 3 {
+                    let k = wire::put_path(&mut out, false, session, p as u16, clock.now().ns());
+                    send_all(s, &out[..k]).map_err(|e| if e.kind() == io::ErrorKind::ConnectionRefused { refused_connection(peer) } else { e.into() })?;
+                }
+            }
+            next_round = now + Time::from_ms(20);
+        }
+        wait_readable(&refs, Some(until(now, next_round)))?;
+        for s in &paths.socks {
+            while let Some(k) = recv_one(s, &mut buf, peer)? {
+                let b = &buf[..k];
+                let Ok(c) = wire::common(b) else { continue };
+                if c.kind != Kind::PathOk || c.session != session {
+                    continue;
+                }
+                if let Ok((p, ts)) = wire::path(b) {
+                    let p = p as usize;
+                    if p < n {
+                        rtts[p] = rtts[p].min(Time::from_ns(clock.now().ns().saturating_sub(ts)));
+                        got[p] += 1;
+                    }
+                }
+            }
+        }
+    }
+    Ok(Opened { session, offset_ns, path_rtts: rtts })
+}
+
+/// Run one transfer. `progress` is called about once a second.
+pub fn send(opts: &SendOptions, mut progress: impl FnMut(&Progress)) -> Result<SendReport, SendError> {
+    if opts.paths == 0 {
+        return Err(SendError::BadInput("--paths must be at least 1".into()));
+    }
+    if opts.mtu_bytes == 0 || opts.mtu_bytes as usize + wire::DATA_HEADER_BYTES > wire::MAX_DATAGRAM {
+        return Err(SendError::BadInput(format!("--mtu {} is out of range (1 to {} bytes)", opts.mtu_bytes, wire::MAX_DATAGRAM - wire::DATA_HEADER_BYTES)));
+    }
+    if opts.size_bytes == 0 {
+        return Err(SendError::BadInput("--size must be positive".into()));
+    }
+    if opts.line_rate.bps() == 0 {
+        return Err(SendError::BadInput("--rate must be positive".into()));
+    }
+    let tc = &opts.transport;
+    if tc.cc.kind == CcKind::Hpcc {
+        return Err(SendError::BadInput("HPCC needs in-band telemetry from switches, which UDP through a kernel cannot carry".into()));
+    }
+    // Checked now; built again below once the round trips are known.
+    let spec = TransportSpec::from_config(tc).map_err(SendError::BadInput)?;
+    let clock = Clock::start();
+    let paths = Paths::open(opts.peer, opts.paths)?;
+    let session = mix64(
+        opts.seed
+            ^ (std::process::id() as u64) << 32
+            ^ std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0),
+    ) as u32;
+    let rx_mode = if tc.receiver_buffers() { RxModeWire::Selective } else { RxModeWire::GoBackN { nak_interval_ns: opts.nak_interval.ns() } };
+    let stream_seed = mix64(opts.seed ^ 0x5354_5245_414d);
+    let mut hello = Hello {
+        size_bytes: opts.size_bytes,
+        mtu_bytes: opts.mtu_bytes,
+        header_bytes: opts.header_bytes,
+        rx_mode,
+        sack_below: spec.sack_below(),
+        ack_every_bytes: spec.ack_every_bytes().unwrap_or(0),
+        reorder_buffer_bytes: opts.reorder_buffer_bytes,
+        stream_seed,
+        ts_ns: 0,
+        transport: tc.kind.name().to_string(),
+    };
+    let opened = open_session(&paths, opts, &clock, &mut hello, session)?;
+    let min_rtt = opened.path_rtts.iter().copied().min().unwrap_or(Time::ZERO);
+    let max_rtt = opened.path_rtts.iter().copied().max().unwrap_or(Time::ZERO);
+    let pkt_time = opts.line_rate.tx_time((opts.mtu_bytes + opts.header_bytes) as u64);
+    let base_rtt = opts.base_rtt.unwrap_or(min_rtt + pkt_time);
+    let max_rtt = opts.base_rtt.unwrap_or(max_rtt + pkt_time).max(base_rtt);
+    let (tc, notes) = timers_for_rtt(tc, max_rtt);
+    let spec = TransportSpec::from_config(&tc).map_err(SendError::BadInput)?;
+    let now = clock.now();
+    let env = FlowEnv {
+        cc: CcEnv {
+            line_rate: opts.line_rate,
+            base_rtt,
+            max_rtt,
+            max_bdp_bytes: opts.line_rate.bdp_bytes(max_rtt),
+            mtu_bytes: opts.mtu_bytes,
+            tx_time_floor_ns: false,
+        },
+        size_bytes: opts.size_bytes,
+        connection_messages: None,
+        equal_cost_paths: opts.paths as u32,
+        entropy: paths.socks[0].local_addr().map(|a| a.port()).unwrap_or(49_152),
+        start: now,
+        seed: opts.seed,
+    };
+    let mut sender = spec.build(&env).map_err(SendError::BadInput)?;
+    if sender.wants_pulls() {
+        return Err(SendError::BadInput(format!("transport `{}` is receiver-driven (pull credits); `braid recv` does not pace pulls yet", tc.kind.name())));
+    }
+    let cc_name = tc.kind.cc_name(tc.cc.kind).to_string();
+    let recovery_name = tc.recovery.kind.name().to_string();
+    run_transfer(opts, &paths, &clock, &mut sender, &opened, stream_seed, &mut progress)
+        .map(|mut r| {
+            r.notes = notes.clone();
+            r.cc = cc_name.clone();
+            r.recovery = recovery_name.clone();
+            r.base_rtt = base_rtt;
+            r
+        })
+        .map_err(|e| match e {
+            SendError::Stalled(s, mut r) => {
+                r.notes = notes;
+                r.cc = cc_name;
+                r.recovery = recovery_name;
+                r.base_rtt = base_rtt;
+                SendError::Stalled(s, r)
+            }
+            e => e,
+        })
+}
+
+fn run_transfer(
+    opts: &SendOptions,
+    paths: &Paths,
+    clock: &Clock,
+    sender: &mut Sender,
+    opened: &Opened,
+    stream_seed: u64,
+    progress: &mut impl FnMut(&Progress),
+) -> Result<SendReport, SendError> {
+    let peer = opts.peer;
+    let session = opened.session;
+    let mtu = opts.mtu_bytes;
+    let n_paths = paths.socks.len();
+    let refs = paths.refs();
+    let mut buf = vec![0u8; wire::MAX_DATAGRAM + 64];
+    let mut pkt = vec![0u8; wire::DATA_HEADER_BYTES + mtu as usize];
+    let start = clock.now();
+    sender.begin(start);
+    // The NIC: a packet leaves when its line-rate clock is free; a transmit ring of 8 packets
+    // absorbs the driver's wake-up latency (as a real NIC's ring does).
+    let pkt_time = opts.line_rate.tx_time((mtu + opts.header_bytes) as u64);
+    let ring = pkt_time.mul_f64(8.0);
+    let mut nic_free = start;
+    let mut per_path = vec![0u64; n_paths];
+    let (mut data_sent, mut probes_sent) = (0u64, 0u64);
+    let mut blocked = false;
+    let mut last_acked = 0u32;
+    let mut last_progress_at = start;
+    let stall = Time::from_ns(opts.stall_timeout.as_nanos() as u64);
+    let end_by = opts.duration.map(|d| start + Time::from_ns(d.as_nanos() as u64));
+    let tick = Time::from_ms(1000);
+    let mut next_tick = start + tick;
+    let mut tick_acked = 0u64;
+    let total_pkts = opts.size_bytes.div_ceil(mtu as u64) as u32;
+    let mut done_at = None;
+    let mut lateness = Lateness::default();
+    loop {
+        // ACKs from every path.
+        for s in &paths.socks {
+            for _ in 0..256 {
+                let Some(n) = recv_one(s, &mut buf, peer)? else { break };
+                let b = &buf[..n];
+                let Ok(c) = wire::common(b) else { continue };
+                if c.session != session || !matches!(c.kind, Kind::Ack | Kind::Nak) {
+                    continue;
+                }
+                let Ok(a) = wire::ack(b) else { continue };
+                let now = clock.now();
+                let ts_rx = Time::from_ns(((a.ts_rx_ns as i64 - opened.offset_ns).max(1)) as u64);
+                let ack = AckIn {
+                    kind: wire::ack_kind(&a),
+                    psn: a.psn,
+                    cum_ack: a.cum_ack,
+                    path: a.path,
+                    ecn: a.flags & flags::ECN_ECHO != 0,
+                    ts_sent: Time::from_ns(a.ts_sent_ns),
+                    ts_rx,
+                    ood: a.ood,
+                    probe: wire::is_probe_ack(&a),
+                    rx_buffer_full: a.flags & flags::RX_BUFFER_FULL != 0,
+                    trimmed: false,
+                    trim_last_hop: false,
+                    int: None,
+                    hops: a.hops,
+                    sack: a.sack,
+                };
+                sender.on_ack(now, &ack);
+                blocked = false;
+            }
+        }
+        let mut now = clock.now();
+        if sender.poll_timeout().is_some_and(|t| t <= now) {
+            sender.on_timeout(now);
+            blocked = false;
+        }
+        if sender.is_complete() {
+            done_at = Some(now);
+            break;
+        }
+        // Transmit while the NIC is free and the sender has something.
+        let mut burst = 0;
+        while !blocked && nic_free <= now && burst < 32 {
+            if sender.next_send_time(now) > now {
+                break;
+            }
+            let Some(tx) = sender.poll_transmit(now) else {
+                // As the simulator's NIC: a sender that declined may name a later time (its
+                // scheduler held a path back); only one that names none waits for input.
+                blocked = sender.next_send_time(now) <= now;
+                break;
+            };
+            let probe = tx.kind == PacketKind::Probe;
+            let len = if probe { mtu } else { tx.payload_bytes };
+            let mut fl = 0u8;
+            for (on, bit) in [(tx.retx, flags::RETX), (tx.timestamped, flags::TIMESTAMPED), (tx.last, flags::LAST), (tx.ack_request, flags::ACK_REQUEST)] {
+                if on {
+                    fl |= bit;
+                }
+            }
+            let h = DataHeader {
+                probe,
+                psn: tx.psn,
+                path: tx.path,
+                entropy: tx.entropy,
+                flags: fl,
+                hops: 0,
+                ce: false,
+                ts_sent_ns: now.ns(),
+                pull_target: tx.pull_target,
+            };
+            wire::put_data(&mut pkt, session, &h);
+            let body = &mut pkt[wire::DATA_HEADER_BYTES..wire::DATA_HEADER_BYTES + len as usize];
+            if probe {
+                body.fill(0);
+            } else {
+                debug_assert_eq!(len, payload_len(opts.size_bytes, mtu, tx.psn));
+                fill(stream_seed, tx.psn, body);
+            }
+            let p = tx.path as usize % n_paths;
+            send_all(&paths.socks[p], &pkt[..wire::DATA_HEADER_BYTES + len as usize]).map_err(|e| {
+                if e.kind() == io::ErrorKind::ConnectionRefused {
+                    refused_connection(peer)
+                } else {
+                    e.into()
+                }
+            })?;
+            if probe {
+                probes_sent += 1;
+            } else {
+                data_sent += 1;
+                per_path[p] += 1;
+            }
+            nic_free = nic_free.max(now.saturating_sub(ring)) + opts.line_rate.tx_time((len + opts.header_bytes) as u64);
+            burst += 1;
+            now = clock.now();
+        }
+        // Progress, stall and the time limit.
+        let acked = sender.acked_packets();
+        if acked > last_acked {
+            last_acked = acked;
+            last_progress_at = now;
+        }
+        let acked_bytes = (acked as u64 * mtu as u64).min(opts.size_bytes);
+        if now >= next_tick {
+            let elapsed = now.saturating_sub(start).secs_f64();
+            progress(&Progress {
+                elapsed_s: elapsed,
+                acked_bytes,
+                size_bytes: opts.size_bytes,
+                rate_bps: (acked_bytes - tick_acked) as f64 * 8.0 / tick.secs_f64(),
+            });
+            tick_acked = acked_bytes;
+            next_tick = now + tick;
+        }
+        if end_by.is_some_and(|t| now >= t) {
+            break;
+        }
+        if now.saturating_sub(last_progress_at) > stall {
+            let report = report_of(opts, sender, start, now, data_sent, probes_sent, &per_path, opened, RxReport::default(), false, total_pkts);
+            return Err(SendError::Stalled(
+                format!(
+                    "the transfer to {peer} stopped making progress: {} of {} packets acknowledged, nothing new for {:?} (flow stuck at PSN {})",
+                    acked, total_pkts, opts.stall_timeout, acked
+                ),
+                Box::new(report),
+            ));
+        }
+        if burst >= 32 {
+            continue;
+        }
+        // Sleep until the next thing that can happen without input, or an ACK.
+        let mut wake = sender.poll_timeout().unwrap_or(Time::MAX).min(next_tick).min(last_progress_at + stall);
+        if let Some(t) = end_by {
+            wake = wake.min(t);
+        }
+        if !blocked {
+            let nst = sender.next_send_time(now);
+            if nst != Time::MAX {
+                wake = wake.min(nst.max(nic_free));
+            }
+        }
+        if wake > now {
+            let woke = wait_until(&refs, clock, wake)?;
+            if woke.is_none() {
+                // Woken by the deadline, not a datagram: how late.
+                let late = clock.now().saturating_sub(wake);
+                lateness.waits += 1;
+                lateness.sum_ns += late.ns();
+                if late > Time::from_us(50) {
+                    lateness.over_50us += 1;
+                }
+            }
+        }
+    }
+    let end = done_at.unwrap_or_else(|| clock.now());
+    // FIN: the sender's digest and what it counts as acknowledged; the receiver's report back.
+    let acked = sender.acked_packets().min(total_pkts);
+    let digest = if acked == total_pkts { stream_digest(stream_seed, opts.size_bytes, mtu).0 } else { 0 };
+    let rx = finish(paths, clock, session, digest, acked, peer, &mut buf)?;
+    let verified = match rx {
+        Some(r) if acked == total_pkts => r.digest == digest && r.cum_packets >= total_pkts && r.corrupt == 0,
+        Some(r) => r.cum_packets >= acked && r.corrupt == 0,
+        None => false,
+    };
+    let mut report = report_of(opts, sender, start, end, data_sent, probes_sent, &per_path, opened, rx.unwrap_or_default(), verified, total_pkts);
+    report.lateness = lateness;
+    if rx.is_none() {
+        return Err(SendError::Stalled(format!("{peer} sent no report (FIN_OK) after the transfer: delivery is unverified"), Box::new(report)));
+    }
+    Ok(report)
+}
+
+/// Send FIN until FIN_OK (resent every 50 ms, 3 s in all).
+fn finish(paths: &Paths, clock: &Clock, session: u32, digest: u64, acked: u32, peer: SocketAddr, buf: &mut [u8]) -> Result<Option<RxReport>, SendError> {
+    let s0 = &paths.socks[0];
+    let mut out = [0u8; 64];
+    let n = wire::put_fin(&mut out, session, digest, acked);
+    let deadline = clock.now() + Time::from_ms(3000);
+    while clock.now() < deadline {
+        match s0.send(&out[..n]) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => return Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e.into()),
+        }
+        let until_next = clock.now() + Time::from_ms(50);
+        while clock.now() < until_next {
+            wait_readable(&[s0], Some(until(clock.now(), until_next)))?;
+            loop {
+                let k = match recv_one(s0, buf, peer) {
+                    Ok(Some(k)) => k,
+                    Ok(None) => break,
+                    Err(SendError::Unreachable(_)) => return Ok(None),
+                    Err(e) => return Err(e),
+                };
+                let b = &buf[..k];
+                if let Ok(c) = wire::common(b) {
+                    if c.kind == Kind::FinOk && c.session == session {
+                        return Ok(wire::fin_ok(b).ok());
+                    }
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report_of(
+    opts: &SendOptions,
+    sender: &Sender,
+    start: Time,
+    end: Time,
+    data_sent: u64,
+    probes_sent: u64,
+    per_path: &[u64],
+    opened: &Opened,
+    rx: RxReport,
+    verified: bool,
+    total_pkts: u32,
+) -> SendReport {
+    let acked = sender.acked_packets().min(total_pkts);
+    let acked_bytes = (acked as u64 * opts.mtu_bytes as u64).min(opts.size_bytes);
+    let fct = end.saturating_sub(start);
+    let st = sender.recovery_stats();
+    SendReport {
+        transport: opts.transport.kind.name().to_string(),
+        cc: String::new(),
+        recovery: String::new(),
+        size_bytes: opts.size_bytes,
+        complete: acked == total_pkts,
+        acked_bytes,
+        fct,
+        goodput_bps: if fct > Time::ZERO { acked_bytes as f64 * 8.0 / fct.secs_f64() } else { 0.0 },
+        data_packets_sent: data_sent,
+        probes_sent,
+        packets_per_path: per_path.to_vec(),
+        path_rtts: opened.path_rtts.clone(),
+        base_rtt: Time::ZERO,
+        retransmissions: st.retransmissions,
+        timeouts: st.timeouts,
+        receiver: rx,
+        verified,
+        lateness: Lateness::default(),
+        notes: Vec::new(),
+    }
+}
+
+/// Loss-recovery timers still at their datacenter defaults (`RecoveryConfig::new`: RTO 1 ms
+/// initial, 200 µs minimum; IRN's 100 / 320 µs) fire spuriously on a path whose round trip is
+/// milliseconds: raise each default below the measured largest RTT to a multiple of it (initial
+/// RTO 3×, minimum RTO 1.5×, IRN's low / high 1.5× / 4×, RACK's and TLP's floors 0.25× / 1×). A
+/// value the user set differs from the default and is kept. Returns the configuration and one
+/// note per change.
+fn timers_for_rtt(tc: &TransportConfig, max_rtt: Time) -> (TransportConfig, Vec<String>) {
+    let mut tc = tc.clone();
+    let d = braid_proto::recovery::RecoveryConfig::new(tc.recovery.kind);
+    let mut notes = Vec::new();
+    let r = &mut tc.recovery;
+    let mut raise = |name: &str, v: &mut Time, default: Time, k: f64| {
+        let want = max_rtt.mul_f64(k);
+        if *v == default && want > *v {
+            notes.push(format!(
+                "recovery_params.{name}: {:.0} µs → {:.0} µs ({k}× the measured largest RTT {:.0} µs)",
+                v.us_f64(),
+                want.us_f64(),
+                max_rtt.us_f64()
+            ));
+            *v = want;
+        }
+    };
+    raise("rto_initial", &mut r.rto_initial, d.rto_initial, 3.0);
+    raise("rto_min", &mut r.rto_min, d.rto_min, 1.5);
+    raise("irn_rto_low", &mut r.irn_rto_low, d.irn_rto_low, 1.5);
+    raise("irn_rto_high", &mut r.irn_rto_high, d.irn_rto_high, 4.0);
+    raise("min_reo", &mut r.min_reo, d.min_reo, 0.25);
+    raise("tlp_min", &mut r.tlp_min, d.tlp_min, 1.0);
+    if r.rto_max < r.rto_initial.mul_f64(4.0) {
+        r.rto_max = r.rto_initial.mul_f64(4.0);
+    }
+    (tc, notes)
+}
