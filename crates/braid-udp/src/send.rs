@@ -340,8 +340,28 @@ pub fn send(opts: &SendOptions, mut progress: impl FnMut(&Progress)) -> Result<S
     if tc.cc.kind == CcKind::Hpcc {
         return Err(SendError::BadInput("HPCC needs in-band telemetry from switches, which UDP through a kernel cannot carry".into()));
     }
-    // Checked now; built again below once the round trips are known.
+    // Checked now (a sender for a reference environment); built again below once the round
+    // trips are known.
     let spec = TransportSpec::from_config(tc).map_err(SendError::BadInput)?;
+    let probe_env = FlowEnv {
+        cc: CcEnv {
+            line_rate: opts.line_rate,
+            base_rtt: Time::from_ms(1),
+            max_rtt: Time::from_ms(1),
+            max_bdp_bytes: opts.line_rate.bdp_bytes(Time::from_ms(1)),
+            mtu_bytes: opts.mtu_bytes,
+            tx_time_floor_ns: false,
+        },
+        size_bytes: opts.size_bytes,
+        connection_messages: None,
+        equal_cost_paths: opts.paths as u32,
+        entropy: 49_152,
+        start: Time::ZERO,
+        seed: opts.seed,
+    };
+    if spec.build(&probe_env).map_err(SendError::BadInput)?.wants_pulls() {
+        return Err(SendError::BadInput(format!("transport `{}` is receiver-driven (pull credits); `braid recv` does not pace pulls yet", tc.kind.name())));
+    }
     let clock = Clock::start();
     let paths = Paths::open(opts.peer, opts.paths)?;
     let session = mix64(
@@ -389,9 +409,6 @@ pub fn send(opts: &SendOptions, mut progress: impl FnMut(&Progress)) -> Result<S
         seed: opts.seed,
     };
     let mut sender = spec.build(&env).map_err(SendError::BadInput)?;
-    if sender.wants_pulls() {
-        return Err(SendError::BadInput(format!("transport `{}` is receiver-driven (pull credits); `braid recv` does not pace pulls yet", tc.kind.name())));
-    }
     let cc_name = tc.kind.cc_name(tc.cc.kind).to_string();
     let recovery_name = tc.recovery.kind.name().to_string();
     run_transfer(opts, &paths, &clock, &mut sender, &opened, stream_seed, &mut progress)
