@@ -20,7 +20,7 @@ use std::time::Duration;
 use braid_core::units::{parse_duration, parse_rate, parse_size};
 use braid_core::{Rate, Rng, Time};
 
-use crate::io::{any_addr_for, bind, wait_readable, Clock};
+use crate::io::{any_addr_for, bind, wait_readable, Clock, RecvBatch, BATCH};
 use crate::stream::mix64;
 use crate::wire::{self, Kind};
 
@@ -209,6 +209,7 @@ impl Emulator {
         let mut pool = Pool { bufs: Vec::new(), lens: Vec::new(), free: Vec::new() };
         let mut due: BinaryHeap<Reverse<Due>> = BinaryHeap::new();
         let mut order = 0u64;
+        let mut batch = RecvBatch::new();
         let mut last_rx: Option<Time> = None;
         let idle = o.exit_idle.map(|d| Time::from_ns(d.as_nanos() as u64));
         loop {
@@ -219,10 +220,19 @@ impl Emulator {
                 }
             }
             // Datagrams from senders.
-            for _ in 0..256 {
-                let b = pool.take();
-                match self.front.recv_from(&mut pool.bufs[b]) {
-                    Ok((n, src)) => {
+            for _ in 0..8 {
+                let got = match batch.recv(&self.front) {
+                    Ok(n) => n,
+                    Err(e) if matches!(e.kind(), io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused) => 0,
+                    Err(e) => return Err(e),
+                };
+                for i in 0..got {
+                    let (d, src) = batch.get(i);
+                    let Some(src) = src else { continue };
+                    let n = d.len();
+                    let b = pool.take();
+                    pool.bufs[b][..n].copy_from_slice(d);
+                    {
                         last_rx = Some(now);
                         pool.lens[b] = n;
                         let c = match by_addr.get(&src) {
@@ -270,36 +280,31 @@ impl Emulator {
                             link.hi.push_back((b, c));
                         }
                     }
-                    Err(e) => {
-                        pool.give(b);
-                        if matches!(e.kind(), io::ErrorKind::WouldBlock) {
-                            break;
-                        }
-                        if !matches!(e.kind(), io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused) {
-                            return Err(e);
-                        }
-                    }
+                }
+                if got < BATCH {
+                    break;
                 }
             }
             // Replies from the receiver: back over the client's path, after its delay.
             for (ci, cl) in clients.iter().enumerate() {
-                for _ in 0..256 {
-                    let b = pool.take();
-                    match cl.up.recv(&mut pool.bufs[b]) {
-                        Ok(n) => {
-                            last_rx = Some(now);
-                            pool.lens[b] = n;
-                            links[cl.path].stats.replies += 1;
-                            order += 1;
-                            due.push(Reverse((now + o.paths[cl.path].delay, order, b, ci as u32, false)));
-                        }
-                        Err(e) => {
-                            pool.give(b);
-                            if !matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused) {
-                                return Err(e);
-                            }
-                            break;
-                        }
+                for _ in 0..8 {
+                    let got = match batch.recv(&cl.up) {
+                        Ok(n) => n,
+                        Err(e) if matches!(e.kind(), io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused) => 0,
+                        Err(e) => return Err(e),
+                    };
+                    for i in 0..got {
+                        let (d, _) = batch.get(i);
+                        let b = pool.take();
+                        pool.bufs[b][..d.len()].copy_from_slice(d);
+                        pool.lens[b] = d.len();
+                        last_rx = Some(now);
+                        links[cl.path].stats.replies += 1;
+                        order += 1;
+                        due.push(Reverse((now + o.paths[cl.path].delay, order, b, ci as u32, false)));
+                    }
+                    if got < BATCH {
+                        break;
                     }
                 }
             }

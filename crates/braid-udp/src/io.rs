@@ -3,14 +3,18 @@
 //! deadline (`ppoll`, with the process's timer slack cut to 1 µs so that pacing and timers wake
 //! near their deadline rather than 50 µs late).
 
-use std::io;
+use std::io::{self, IoSlice, IoSliceMut};
 use std::net::{SocketAddr, UdpSocket};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::time::{Duration, Instant};
 
 use braid_core::Time;
+use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags};
+use nix::sys::socket::{recvmmsg, sendmmsg, MsgFlags, MultiHeaders, SockaddrStorage};
 use nix::sys::time::TimeSpec;
+
+use crate::wire::MAX_DATAGRAM;
 
 /// A monotonic clock. Its readings start at one second so that no reading is zero (senders
 /// read a zero timestamp as "none").
@@ -153,4 +157,161 @@ pub fn send_to_all(sock: &UdpSocket, buf: &[u8], to: SocketAddr) -> io::Result<(
 /// The time from `now` to `deadline` as a [`Duration`] (zero if passed).
 pub fn until(now: Time, deadline: Time) -> Duration {
     Duration::from_nanos(deadline.saturating_sub(now).ns())
+}
+
+/// Datagrams moved per `recvmmsg` / `sendmmsg` call.
+pub const BATCH: usize = 32;
+
+fn std_addr(a: &SockaddrStorage) -> Option<SocketAddr> {
+    if let Some(v4) = a.as_sockaddr_in() {
+        return Some(SocketAddr::V4((*v4).into()));
+    }
+    a.as_sockaddr_in6().map(|v6| SocketAddr::V6((*v6).into()))
+}
+
+/// Up to [`BATCH`] datagrams read with one `recvmmsg` (buffers allocated once).
+pub struct RecvBatch {
+    bufs: Vec<Vec<u8>>,
+    lens: [usize; BATCH],
+    from: [Option<SocketAddr>; BATCH],
+    headers: MultiHeaders<SockaddrStorage>,
+    n: usize,
+}
+
+impl Default for RecvBatch {
+    fn default() -> Self {
+        RecvBatch::new()
+    }
+}
+
+impl RecvBatch {
+    /// Buffers for [`BATCH`] datagrams of up to [`MAX_DATAGRAM`] bytes.
+    pub fn new() -> RecvBatch {
+        RecvBatch {
+            bufs: (0..BATCH).map(|_| vec![0u8; MAX_DATAGRAM + 64]).collect(),
+            lens: [0; BATCH],
+            from: [None; BATCH],
+            headers: MultiHeaders::preallocate(BATCH, None),
+            n: 0,
+        }
+    }
+
+    /// Read the datagrams waiting on `sock` (without blocking): how many were read (0 when none
+    /// waits). A connected socket whose peer's port is closed reports `ConnectionRefused`.
+    pub fn recv(&mut self, sock: &UdpSocket) -> io::Result<usize> {
+        self.n = 0;
+        let mut it = self.bufs.iter_mut();
+        let mut slices: [[IoSliceMut<'_>; 1]; BATCH] = std::array::from_fn(|_| [IoSliceMut::new(it.next().expect("one buffer per slot"))]);
+        match recvmmsg(sock.as_raw_fd(), &mut self.headers, slices.iter_mut(), MsgFlags::MSG_DONTWAIT, None) {
+            Ok(msgs) => {
+                for m in msgs {
+                    self.lens[self.n] = m.bytes;
+                    self.from[self.n] = m.address.as_ref().and_then(std_addr);
+                    self.n += 1;
+                }
+                Ok(self.n)
+            }
+            Err(Errno::EAGAIN | Errno::EINTR) => Ok(0),
+            Err(e) => Err(io::Error::from(e)),
+        }
+    }
+
+    /// Datagrams read by the last [`RecvBatch::recv`].
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the last read found none.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Datagram `i` of the last read and its source.
+    pub fn get(&self, i: usize) -> (&[u8], Option<SocketAddr>) {
+        (&self.bufs[i][..self.lens[i]], self.from[i])
+    }
+}
+
+/// Up to [`BATCH`] datagrams to send with one `sendmmsg`, each to its own address.
+pub struct SendBatch {
+    bufs: Vec<Vec<u8>>,
+    lens: [usize; BATCH],
+    to: [Option<SockaddrStorage>; BATCH],
+    headers: MultiHeaders<SockaddrStorage>,
+    n: usize,
+}
+
+impl Default for SendBatch {
+    fn default() -> Self {
+        SendBatch::new()
+    }
+}
+
+impl SendBatch {
+    /// Buffers for [`BATCH`] datagrams.
+    pub fn new() -> SendBatch {
+        SendBatch {
+            bufs: (0..BATCH).map(|_| vec![0u8; MAX_DATAGRAM + 64]).collect(),
+            lens: [0; BATCH],
+            to: [None; BATCH],
+            headers: MultiHeaders::preallocate(BATCH, None),
+            n: 0,
+        }
+    }
+
+    /// Whether no slot is left.
+    pub fn is_full(&self) -> bool {
+        self.n == BATCH
+    }
+
+    /// The next slot to write a datagram into; [`SendBatch::commit`] queues it.
+    pub fn slot(&mut self) -> &mut [u8] {
+        &mut self.bufs[self.n]
+    }
+
+    /// Queue the slot's first `len` bytes for `to`.
+    pub fn commit(&mut self, len: usize, to: SocketAddr) {
+        self.lens[self.n] = len;
+        self.to[self.n] = Some(SockaddrStorage::from(to));
+        self.n += 1;
+    }
+
+    /// Queue the slot's first `len` bytes for a connected socket's peer.
+    pub fn commit_connected(&mut self, len: usize) {
+        self.lens[self.n] = len;
+        self.to[self.n] = None;
+        self.n += 1;
+    }
+
+    /// Datagrams queued.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Send everything queued on `sock` (waiting while its buffer is full), then empty the batch.
+    pub fn flush(&mut self, sock: &UdpSocket) -> io::Result<()> {
+        let mut done = 0;
+        while done < self.n {
+            let slices: [[IoSlice<'_>; 1]; BATCH] = std::array::from_fn(|i| [IoSlice::new(&self.bufs[i][..self.lens[i]])]);
+            let r = sendmmsg(sock.as_raw_fd(), &mut self.headers, slices[done..self.n].iter(), &self.to[done..self.n], [], MsgFlags::empty());
+            match r {
+                Ok(sent) => done += sent.count().max(1),
+                Err(Errno::EAGAIN) => wait_writable(sock, Duration::from_millis(5))?,
+                Err(Errno::EINTR) => {}
+                // A reply whose sender has gone: drop it, as a lost datagram.
+                Err(Errno::ECONNREFUSED) => done += 1,
+                Err(e) => {
+                    self.n = 0;
+                    return Err(io::Error::from(e));
+                }
+            }
+        }
+        self.n = 0;
+        Ok(())
+    }
 }

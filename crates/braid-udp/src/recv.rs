@@ -13,7 +13,7 @@ use braid_core::packet::flags;
 use braid_core::{PacketKind, Time};
 use braid_proto::receiver::{AckOut, DataIn, Receiver, RxMode, RxVerdict};
 
-use crate::io::{bind, send_to_all, wait_readable, Clock};
+use crate::io::{bind, wait_readable, Clock, RecvBatch, SendBatch};
 use crate::stream::{expected_hash, packet_hash, payload_len, Digest};
 use crate::wire::{self, AckWire, Kind, RefuseReason, RxModeWire, RxReport, WireError};
 
@@ -249,6 +249,16 @@ fn ack_wire(a: &AckOut) -> AckWire {
     }
 }
 
+/// Queue a reply in `batch`, sending the batch when it is full.
+fn queue(batch: &mut SendBatch, sock: &UdpSocket, bytes: &[u8], to: SocketAddr) -> io::Result<()> {
+    batch.slot()[..bytes.len()].copy_from_slice(bytes);
+    batch.commit(bytes.len(), to);
+    if batch.is_full() {
+        batch.flush(sock)?;
+    }
+    Ok(())
+}
+
 /// A bound receiver (bind first, so a caller knows the port before serving).
 pub struct UdpReceiver {
     sock: UdpSocket,
@@ -272,7 +282,8 @@ impl UdpReceiver {
     /// linger to answer a repeated FIN).
     pub fn serve(&self, mut log: impl FnMut(&str)) -> Result<Vec<RecvResult>, RecvError> {
         let clock = Clock::start();
-        let mut buf = vec![0u8; wire::MAX_DATAGRAM + 64];
+        let mut batch = RecvBatch::new();
+        let mut replies = SendBatch::new();
         let mut out = [0u8; 256];
         let mut session: Option<Session> = None;
         let mut results = Vec::new();
@@ -294,107 +305,111 @@ impl UdpReceiver {
             if self.opts.once && now.saturating_sub(last_rx) > idle {
                 return Err(RecvError::Idle(session.as_ref().map(|s| Box::new(s.result()))));
             }
-            let (n, src) = match self.sock.recv_from(&mut buf) {
-                Ok(x) => x,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    wait_readable(&[&self.sock], Some(Duration::from_millis(50))).map_err(RecvError::Io)?;
-                    continue;
-                }
-                Err(e) if matches!(e.kind(), io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused) => continue,
+            let n = match batch.recv(&self.sock) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => 0,
                 Err(e) => return Err(RecvError::Io(e)),
             };
+            if n == 0 {
+                wait_readable(&[&self.sock], Some(Duration::from_millis(50))).map_err(RecvError::Io)?;
+                continue;
+            }
             let now = clock.now();
             last_rx = now;
-            let b = &buf[..n];
-            let c = match wire::common(b) {
-                Ok(c) => c,
-                Err(WireError::Version(v)) => {
-                    if b.len() >= 8 && b[3] == Kind::Hello as u8 {
-                        let session_id = u32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-                        let k = wire::put_refuse(&mut out, session_id, RefuseReason::Version, &format!("this receiver speaks version {}", wire::VERSION));
-                        let _ = send_to_all(&self.sock, &out[..k], src);
-                        log(&format!("refused {src}: it speaks packet format version {v}, this receiver {}", wire::VERSION));
-                    }
-                    continue;
-                }
-                Err(e) => {
-                    if warned_foreign < 3 {
-                        log(&format!("ignored a datagram from {src}: {e}"));
-                        warned_foreign += 1;
-                    }
-                    continue;
-                }
-            };
-            match c.kind {
-                Kind::Hello => {
-                    let Ok(hello) = wire::hello(b) else { continue };
-                    let busy = session.as_ref().is_some_and(|s| s.id != c.session && s.fin.is_none());
-                    if busy {
-                        let k = wire::put_refuse(&mut out, c.session, RefuseReason::Busy, "serving another transfer");
-                        let _ = send_to_all(&self.sock, &out[..k], src);
+            for i in 0..n {
+                let (b, src) = batch.get(i);
+                let Some(src) = src else { continue };
+                let c = match wire::common(b) {
+                    Ok(c) => c,
+                    Err(WireError::Version(v)) => {
+                        if b.len() >= 8 && b[3] == Kind::Hello as u8 {
+                            let session_id = u32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+                            let k = wire::put_refuse(&mut out, session_id, RefuseReason::Version, &format!("this receiver speaks version {}", wire::VERSION));
+                            queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                            log(&format!("refused {src}: it speaks packet format version {v}, this receiver {}", wire::VERSION));
+                        }
                         continue;
                     }
-                    if session.as_ref().is_none_or(|s| s.id != c.session) {
-                        if let Some(s) = session.take() {
-                            results.push(s.result());
+                    Err(e) => {
+                        if warned_foreign < 3 {
+                            log(&format!("ignored a datagram from {src}: {e}"));
+                            warned_foreign += 1;
                         }
-                        match Session::open(c.session, src, hello.clone()) {
-                            Ok(s) => {
-                                log(&format!(
-                                    "transfer from {src}: {} bytes, transport {}, {}-byte packets",
-                                    hello.size_bytes, hello.transport, hello.mtu_bytes
-                                ));
-                                session = Some(s);
-                                done_at = None;
+                        continue;
+                    }
+                };
+                match c.kind {
+                    Kind::Hello => {
+                        let Ok(hello) = wire::hello(b) else { continue };
+                        let busy = session.as_ref().is_some_and(|s| s.id != c.session && s.fin.is_none());
+                        if busy {
+                            let k = wire::put_refuse(&mut out, c.session, RefuseReason::Busy, "serving another transfer");
+                            queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                            continue;
+                        }
+                        if session.as_ref().is_none_or(|s| s.id != c.session) {
+                            if let Some(s) = session.take() {
+                                results.push(s.result());
                             }
-                            Err(e) => {
-                                let k = wire::put_refuse(&mut out, c.session, RefuseReason::Unsupported, &e);
-                                let _ = send_to_all(&self.sock, &out[..k], src);
-                                continue;
+                            match Session::open(c.session, src, hello.clone()) {
+                                Ok(s) => {
+                                    log(&format!(
+                                        "transfer from {src}: {} bytes, transport {}, {}-byte packets",
+                                        hello.size_bytes, hello.transport, hello.mtu_bytes
+                                    ));
+                                    session = Some(s);
+                                    done_at = None;
+                                }
+                                Err(e) => {
+                                    let k = wire::put_refuse(&mut out, c.session, RefuseReason::Unsupported, &e);
+                                    queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                                    continue;
+                                }
+                            }
+                        }
+                        let k = wire::put_hello_ok(&mut out, c.session, hello.ts_ns, now.ns());
+                        queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                    }
+                    Kind::Path => {
+                        if session.as_ref().is_some_and(|s| s.id == c.session) {
+                            if let Ok((p, ts)) = wire::path(b) {
+                                let k = wire::put_path(&mut out, true, c.session, p, ts);
+                                queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;
                             }
                         }
                     }
-                    let k = wire::put_hello_ok(&mut out, c.session, hello.ts_ns, now.ns());
-                    send_to_all(&self.sock, &out[..k], src).map_err(RecvError::Io)?;
-                }
-                Kind::Path => {
-                    if session.as_ref().is_some_and(|s| s.id == c.session) {
-                        if let Ok((p, ts)) = wire::path(b) {
-                            let k = wire::put_path(&mut out, true, c.session, p, ts);
-                            send_to_all(&self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                    Kind::Data | Kind::Probe => {
+                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else { continue };
+                        if let Some(a) = s.on_data(now, b) {
+                            wire::put_ack(&mut out, c.session, &ack_wire(&a));
+                            queue(&mut replies, &self.sock, &out[..wire::ACK_BYTES], src).map_err(RecvError::Io)?;
                         }
                     }
-                }
-                Kind::Data | Kind::Probe => {
-                    let Some(s) = session.as_mut().filter(|s| s.id == c.session) else { continue };
-                    if let Some(a) = s.on_data(now, b) {
-                        wire::put_ack(&mut out, c.session, &ack_wire(&a));
-                        send_to_all(&self.sock, &out[..wire::ACK_BYTES], src).map_err(RecvError::Io)?;
+                    Kind::Fin => {
+                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else { continue };
+                        let Ok(fin) = wire::fin(b) else { continue };
+                        if s.fin.is_none() {
+                            s.fin = Some(fin);
+                            let r = s.result();
+                            log(&format!(
+                                "transfer from {} finished: {} bytes delivered, {}, OOD p99 {} max {}",
+                                r.peer,
+                                r.report.delivered_bytes,
+                                if r.verified { "verified" } else { "NOT verified" },
+                                r.report.ood_p99,
+                                r.report.ood_max
+                            ));
+                        }
+                        let k = wire::put_fin_ok(&mut out, c.session, &s.report());
+                        queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                        if self.opts.once && done_at.is_none() {
+                            done_at = Some(now);
+                        }
                     }
+                    Kind::Ack | Kind::Nak | Kind::HelloOk | Kind::FinOk | Kind::Refuse | Kind::PathOk => {}
                 }
-                Kind::Fin => {
-                    let Some(s) = session.as_mut().filter(|s| s.id == c.session) else { continue };
-                    let Ok(fin) = wire::fin(b) else { continue };
-                    if s.fin.is_none() {
-                        s.fin = Some(fin);
-                        let r = s.result();
-                        log(&format!(
-                            "transfer from {} finished: {} bytes delivered, {}, OOD p99 {} max {}",
-                            r.peer,
-                            r.report.delivered_bytes,
-                            if r.verified { "verified" } else { "NOT verified" },
-                            r.report.ood_p99,
-                            r.report.ood_max
-                        ));
-                    }
-                    let k = wire::put_fin_ok(&mut out, c.session, &s.report());
-                    send_to_all(&self.sock, &out[..k], src).map_err(RecvError::Io)?;
-                    if self.opts.once && done_at.is_none() {
-                        done_at = Some(now);
-                    }
-                }
-                Kind::Ack | Kind::Nak | Kind::HelloOk | Kind::FinOk | Kind::Refuse | Kind::PathOk => {}
             }
+            replies.flush(&self.sock).map_err(RecvError::Io)?;
         }
     }
 }

@@ -22,7 +22,7 @@ use braid_proto::cc::{CcEnv, CcKind};
 use braid_proto::events::{AckIn, FlowEnv};
 use braid_proto::transport::{Sender, TransportConfig, TransportSpec};
 
-use crate::io::{any_addr_for, bind, send_all, until, wait_readable, wait_until, Clock};
+use crate::io::{any_addr_for, bind, send_all, until, wait_readable, wait_until, Clock, RecvBatch, SendBatch, BATCH};
 use crate::stream::{fill, mix64, payload_len, stream_digest};
 use crate::wire::{self, DataHeader, Hello, Kind, RxModeWire, RxReport, WireError};
 
@@ -446,7 +446,9 @@ fn run_transfer(
     let n_paths = paths.socks.len();
     let refs = paths.refs();
     let mut buf = vec![0u8; wire::MAX_DATAGRAM + 64];
-    let mut pkt = vec![0u8; wire::DATA_HEADER_BYTES + mtu as usize];
+    let mut acks = RecvBatch::new();
+    let mut out = SendBatch::new();
+    let mut out_sock = 0usize;
     let start = clock.now();
     sender.begin(start);
     // The NIC: a packet leaves when its line-rate clock is free; a transmit ring of 8 packets
@@ -470,35 +472,44 @@ fn run_transfer(
     loop {
         // ACKs from every path.
         for s in &paths.socks {
-            for _ in 0..256 {
-                let Some(n) = recv_one(s, &mut buf, peer)? else { break };
-                let b = &buf[..n];
-                let Ok(c) = wire::common(b) else { continue };
-                if c.session != session || !matches!(c.kind, Kind::Ack | Kind::Nak) {
-                    continue;
-                }
-                let Ok(a) = wire::ack(b) else { continue };
-                let now = clock.now();
-                let ts_rx = Time::from_ns(((a.ts_rx_ns as i64 - opened.offset_ns).max(1)) as u64);
-                let ack = AckIn {
-                    kind: wire::ack_kind(&a),
-                    psn: a.psn,
-                    cum_ack: a.cum_ack,
-                    path: a.path,
-                    ecn: a.flags & flags::ECN_ECHO != 0,
-                    ts_sent: Time::from_ns(a.ts_sent_ns),
-                    ts_rx,
-                    ood: a.ood,
-                    probe: wire::is_probe_ack(&a),
-                    rx_buffer_full: a.flags & flags::RX_BUFFER_FULL != 0,
-                    trimmed: false,
-                    trim_last_hop: false,
-                    int: None,
-                    hops: a.hops,
-                    sack: a.sack,
+            for _ in 0..8 {
+                let got = match acks.recv(s) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => return Err(refused_connection(peer)),
+                    Err(e) => return Err(e.into()),
                 };
-                sender.on_ack(now, &ack);
-                blocked = false;
+                for i in 0..got {
+                    let (b, _) = acks.get(i);
+                    let Ok(c) = wire::common(b) else { continue };
+                    if c.session != session || !matches!(c.kind, Kind::Ack | Kind::Nak) {
+                        continue;
+                    }
+                    let Ok(a) = wire::ack(b) else { continue };
+                    let now = clock.now();
+                    let ts_rx = Time::from_ns(((a.ts_rx_ns as i64 - opened.offset_ns).max(1)) as u64);
+                    let ack = AckIn {
+                        kind: wire::ack_kind(&a),
+                        psn: a.psn,
+                        cum_ack: a.cum_ack,
+                        path: a.path,
+                        ecn: a.flags & flags::ECN_ECHO != 0,
+                        ts_sent: Time::from_ns(a.ts_sent_ns),
+                        ts_rx,
+                        ood: a.ood,
+                        probe: wire::is_probe_ack(&a),
+                        rx_buffer_full: a.flags & flags::RX_BUFFER_FULL != 0,
+                        trimmed: false,
+                        trim_last_hop: false,
+                        int: None,
+                        hops: a.hops,
+                        sack: a.sack,
+                    };
+                    sender.on_ack(now, &ack);
+                    blocked = false;
+                }
+                if got < BATCH {
+                    break;
+                }
             }
         }
         let mut now = clock.now();
@@ -541,7 +552,13 @@ fn run_transfer(
                 ts_sent_ns: now.ns(),
                 pull_target: tx.pull_target,
             };
-            wire::put_data(&mut pkt, session, &h);
+            let p = tx.path as usize % n_paths;
+            if out_sock != p || out.is_full() {
+                flush_out(&mut out, &paths.socks[out_sock], peer)?;
+                out_sock = p;
+            }
+            let pkt = out.slot();
+            wire::put_data(pkt, session, &h);
             let body = &mut pkt[wire::DATA_HEADER_BYTES..wire::DATA_HEADER_BYTES + len as usize];
             if probe {
                 body.fill(0);
@@ -549,14 +566,7 @@ fn run_transfer(
                 debug_assert_eq!(len, payload_len(opts.size_bytes, mtu, tx.psn));
                 fill(stream_seed, tx.psn, body);
             }
-            let p = tx.path as usize % n_paths;
-            send_all(&paths.socks[p], &pkt[..wire::DATA_HEADER_BYTES + len as usize]).map_err(|e| {
-                if e.kind() == io::ErrorKind::ConnectionRefused {
-                    refused_connection(peer)
-                } else {
-                    e.into()
-                }
-            })?;
+            out.commit_connected(wire::DATA_HEADER_BYTES + len as usize);
             if probe {
                 probes_sent += 1;
             } else {
@@ -567,6 +577,8 @@ fn run_transfer(
             burst += 1;
             now = clock.now();
         }
+        // A burst leaves in one `sendmmsg` per socket.
+        flush_out(&mut out, &paths.socks[out_sock], peer)?;
         // Progress, stall and the time limit.
         let acked = sender.acked_packets();
         if acked > last_acked {
@@ -641,6 +653,14 @@ fn run_transfer(
         return Err(SendError::Stalled(format!("{peer} sent no report (FIN_OK) after the transfer: delivery is unverified"), Box::new(report)));
     }
     Ok(report)
+}
+
+/// Send the queued data packets on `sock`.
+fn flush_out(out: &mut SendBatch, sock: &UdpSocket, peer: SocketAddr) -> Result<(), SendError> {
+    if out.is_empty() {
+        return Ok(());
+    }
+    out.flush(sock).map_err(|e| if e.kind() == io::ErrorKind::ConnectionRefused { refused_connection(peer) } else { e.into() })
 }
 
 /// Send FIN until FIN_OK (resent every 50 ms, 3 s in all).
