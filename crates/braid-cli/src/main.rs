@@ -249,6 +249,10 @@ enum Cmd {
         /// No progress lines.
         #[arg(long)]
         quiet: bool,
+        /// Print the sender's per-path state (window, ACK rate, inflight, forward delay, skip)
+        /// to stderr this often, e.g. `--trace-paths 10ms`.
+        #[arg(long, value_name = "INTERVAL")]
+        trace_paths: Option<String>,
     },
     /// Receive transfers over UDP: check every packet against the stream, acknowledge with the
     /// simulator's receiver, report OOD and the digest to the sender.
@@ -433,6 +437,7 @@ fn main() -> ExitCode {
             base_rtt,
             json,
             quiet,
+            trace_paths,
         } => {
             let a = udp::SendArgs {
                 addr,
@@ -452,6 +457,7 @@ fn main() -> ExitCode {
                 base_rtt,
                 json,
                 quiet,
+                trace_paths,
             };
             ExitCode::from(udp::send_main(&a))
         }

@@ -52,6 +52,8 @@ pub struct SendArgs {
     pub json: bool,
     /// No progress line.
     pub quiet: bool,
+    /// Per-path trace interval.
+    pub trace_paths: Option<String>,
 }
 
 /// A resolved address, or an error that names it.
@@ -107,6 +109,7 @@ pub fn send_options(a: &SendArgs) -> Result<SendOptions, String> {
         stall_timeout: dur(&a.stall_timeout, "--stall-timeout")?,
         connect_timeout: Duration::from_secs(3),
         base_rtt: a.base_rtt.as_deref().map(|d| parse_duration(d).map_err(|e| format!("--base-rtt: {e}"))).transpose()?,
+        trace_paths: a.trace_paths.as_deref().map(|d| parse_duration(d).map_err(|e| format!("--trace-paths: {e}"))).transpose()?,
     })
 }
 

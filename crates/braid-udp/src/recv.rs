@@ -249,6 +249,9 @@ fn ack_wire(a: &AckOut) -> AckWire {
     }
 }
 
+/// A transfer with no datagram for this long may be replaced by a new one.
+const ABANDONED_AFTER: Time = Time::from_ms(3000);
+
 /// Queue a reply in `batch`, sending the batch when it is full.
 fn queue(batch: &mut SendBatch, sock: &UdpSocket, bytes: &[u8], to: SocketAddr) -> io::Result<()> {
     batch.slot()[..bytes.len()].copy_from_slice(bytes);
@@ -289,6 +292,7 @@ impl UdpReceiver {
         let mut results = Vec::new();
         let mut last_rx = clock.now();
         let mut done_at: Option<Time> = None;
+        let mut session_seen = clock.now();
         let linger = Time::from_ms(300);
         let idle = Time::from_ns(self.opts.idle_timeout.as_nanos() as u64);
         let mut warned_foreign = 0u32;
@@ -319,6 +323,9 @@ impl UdpReceiver {
             for i in 0..n {
                 let (b, src) = batch.get(i);
                 let Some(src) = src else { continue };
+                if b.len() >= 8 && session.as_ref().is_some_and(|s| s.id.to_be_bytes() == b[4..8]) {
+                    session_seen = now;
+                }
                 let c = match wire::common(b) {
                     Ok(c) => c,
                     Err(WireError::Version(v)) => {
@@ -341,7 +348,9 @@ impl UdpReceiver {
                 match c.kind {
                     Kind::Hello => {
                         let Ok(hello) = wire::hello(b) else { continue };
-                        let busy = session.as_ref().is_some_and(|s| s.id != c.session && s.fin.is_none());
+                        // A transfer whose sender has gone quiet for a while (killed, unplugged)
+                        // no longer holds the receiver.
+                        let busy = session.as_ref().is_some_and(|s| s.id != c.session && s.fin.is_none()) && now.saturating_sub(session_seen) < ABANDONED_AFTER;
                         if busy {
                             let k = wire::put_refuse(&mut out, c.session, RefuseReason::Busy, "serving another transfer");
                             queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;

@@ -58,6 +58,9 @@ pub struct SendOptions {
     pub connect_timeout: Duration,
     /// The flow's base RTT, instead of the measured one.
     pub base_rtt: Option<Time>,
+    /// Print the sender's per-path state (window, ACK rate, inflight, delay, skip) to stderr
+    /// this often (transports that keep per-path state: Rondo, RR spraying).
+    pub trace_paths: Option<Time>,
 }
 
 /// A progress reading (about once a second).
@@ -465,6 +468,7 @@ fn run_transfer(
     let end_by = opts.duration.map(|d| start + Time::from_ns(d.as_nanos() as u64));
     let tick = Time::from_ms(1000);
     let mut next_tick = start + tick;
+    let mut trace_next = start;
     let mut tick_acked = 0u64;
     let total_pkts = opts.size_bytes.div_ceil(mtu as u64) as u32;
     let mut done_at = None;
@@ -586,6 +590,25 @@ fn run_transfer(
             last_progress_at = now;
         }
         let acked_bytes = (acked as u64 * mtu as u64).min(opts.size_bytes);
+        if let Some(every) = opts.trace_paths {
+            if now >= trace_next {
+                trace_next = now + every;
+                for p in sender.path_samples() {
+                    eprintln!(
+                        "path-trace t_ms={:.3} path={} window_bytes={} ack_rate_mbps={:.1} inflight_pkts={} margin_bytes={} fwd_delay_us={:.1} skip={} probing={}",
+                        now.saturating_sub(start).us_f64() / 1e3,
+                        p.path,
+                        p.window_bytes,
+                        p.ack_rate_bps as f64 / 1e6,
+                        p.inflight_pkts,
+                        p.margin_bytes,
+                        p.fwd_delay_ns / 1e3,
+                        p.skip,
+                        p.probing
+                    );
+                }
+            }
+        }
         if now >= next_tick {
             let elapsed = now.saturating_sub(start).secs_f64();
             progress(&Progress {
@@ -741,10 +764,10 @@ fn report_of(
 
 /// Loss-recovery timers still at their datacenter defaults (`RecoveryConfig::new`: RTO 1 ms
 /// initial, 200 µs minimum; IRN's 100 / 320 µs) fire spuriously on a path whose round trip is
-/// milliseconds: raise each default below the measured largest RTT to a multiple of it (initial
-/// RTO 3×, minimum RTO 1.5×, IRN's low / high 1.5× / 4×, RACK's and TLP's floors 0.25× / 1×). A
-/// value the user set differs from the default and is kept. Returns the configuration and one
-/// note per change.
+/// milliseconds: raise each default below a multiple of the measured largest RTT to that
+/// multiple (initial RTO 3×, minimum RTO 1.5×, IRN's low / high 1.5× / 4×). RACK's and TLP's
+/// windows already scale with the measured RTT. A value the user set differs from the default
+/// and is kept. Returns the configuration and one note per change.
 fn timers_for_rtt(tc: &TransportConfig, max_rtt: Time) -> (TransportConfig, Vec<String>) {
     let mut tc = tc.clone();
     let d = braid_proto::recovery::RecoveryConfig::new(tc.recovery.kind);
@@ -766,8 +789,6 @@ fn timers_for_rtt(tc: &TransportConfig, max_rtt: Time) -> (TransportConfig, Vec<
     raise("rto_min", &mut r.rto_min, d.rto_min, 1.5);
     raise("irn_rto_low", &mut r.irn_rto_low, d.irn_rto_low, 1.5);
     raise("irn_rto_high", &mut r.irn_rto_high, d.irn_rto_high, 4.0);
-    raise("min_reo", &mut r.min_reo, d.min_reo, 0.25);
-    raise("tlp_min", &mut r.tlp_min, d.tlp_min, 1.0);
     if r.rto_max < r.rto_initial.mul_f64(4.0) {
         r.rto_max = r.rto_initial.mul_f64(4.0);
     }
