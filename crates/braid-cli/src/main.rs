@@ -253,6 +253,10 @@ enum Cmd {
         /// to stderr this often, e.g. `--trace-paths 10ms`.
         #[arg(long, value_name = "INTERVAL")]
         trace_paths: Option<String>,
+        /// DSCP that marks capacity probes for the switches' low-priority class (0: unmarked;
+        /// default 1, the Lower-Effort PHB of RFC 8622).
+        #[arg(long, default_value_t = 1)]
+        probe_dscp: u8,
     },
     /// Receive transfers over UDP: check every packet against the stream, acknowledge with the
     /// simulator's receiver, report OOD and the digest to the sender.
@@ -438,6 +442,7 @@ fn main() -> ExitCode {
             json,
             quiet,
             trace_paths,
+            probe_dscp,
         } => {
             let a = udp::SendArgs {
                 addr,
@@ -458,6 +463,7 @@ fn main() -> ExitCode {
                 json,
                 quiet,
                 trace_paths,
+                probe_dscp,
             };
             ExitCode::from(udp::send_main(&a))
         }

@@ -54,6 +54,8 @@ pub struct SendArgs {
     pub quiet: bool,
     /// Per-path trace interval.
     pub trace_paths: Option<String>,
+    /// DSCP of probes.
+    pub probe_dscp: u8,
 }
 
 /// A resolved address, or an error that names it.
@@ -109,6 +111,7 @@ pub fn send_options(a: &SendArgs) -> Result<SendOptions, String> {
         stall_timeout: dur(&a.stall_timeout, "--stall-timeout")?,
         connect_timeout: Duration::from_secs(3),
         base_rtt: a.base_rtt.as_deref().map(|d| parse_duration(d).map_err(|e| format!("--base-rtt: {e}"))).transpose()?,
+        probe_dscp: if a.probe_dscp < 64 { a.probe_dscp } else { return Err(format!("--probe-dscp {} is not a DSCP (0 to 63)", a.probe_dscp)) },
         trace_paths: a.trace_paths.as_deref().map(|d| parse_duration(d).map_err(|e| format!("--trace-paths: {e}"))).transpose()?,
     })
 }

@@ -69,6 +69,14 @@ pub fn bind(addr: SocketAddr) -> io::Result<UdpSocket> {
     Ok(s)
 }
 
+/// Set the DSCP of what `sock` sends next (IPv4 TOS or IPv6 traffic class, ECN bits zero).
+pub fn set_dscp(sock: &UdpSocket, v6: bool, dscp: u8) -> io::Result<()> {
+    use nix::sys::socket::{setsockopt, sockopt};
+    let tos = (dscp as i32) << 2;
+    let r = if v6 { setsockopt(sock, sockopt::Ipv6TClass, &tos) } else { setsockopt(sock, sockopt::IpTos, &tos) };
+    r.map_err(io::Error::from)
+}
+
 /// The unspecified address of `peer`'s family, port 0 (an ephemeral port).
 pub fn any_addr_for(peer: &SocketAddr) -> SocketAddr {
     match peer {

@@ -22,7 +22,7 @@ use braid_proto::cc::{CcEnv, CcKind};
 use braid_proto::events::{AckIn, FlowEnv};
 use braid_proto::transport::{Sender, TransportConfig, TransportSpec};
 
-use crate::io::{any_addr_for, bind, send_all, until, wait_readable, wait_until, Clock, RecvBatch, SendBatch, BATCH};
+use crate::io::{any_addr_for, bind, send_all, set_dscp, until, wait_readable, wait_until, Clock, RecvBatch, SendBatch, BATCH};
 use crate::stream::{fill, mix64, payload_len, stream_digest};
 use crate::wire::{self, DataHeader, Hello, Kind, RxModeWire, RxReport, WireError};
 
@@ -58,6 +58,10 @@ pub struct SendOptions {
     pub connect_timeout: Duration,
     /// The flow's base RTT, instead of the measured one.
     pub base_rtt: Option<Time>,
+    /// DSCP of capacity probes (0: unmarked, like data). Rondo's probes must ride a strict
+    /// low-priority class with a small drop threshold at every switch (§4.2.2); real switches
+    /// find them by this mark. Default 1: the Lower-Effort PHB (RFC 8622).
+    pub probe_dscp: u8,
     /// Print the sender's per-path state (window, ACK rate, inflight, delay, skip) to stderr
     /// this often (transports that keep per-path state: Rondo, RR spraying).
     pub trace_paths: Option<Time>,
@@ -557,7 +561,8 @@ fn run_transfer(
                 pull_target: tx.pull_target,
             };
             let p = tx.path as usize % n_paths;
-            if out_sock != p || out.is_full() {
+            let marked = probe && opts.probe_dscp != 0;
+            if out_sock != p || out.is_full() || marked {
                 flush_out(&mut out, &paths.socks[out_sock], peer)?;
                 out_sock = p;
             }
@@ -571,6 +576,14 @@ fn run_transfer(
                 fill(stream_seed, tx.psn, body);
             }
             out.commit_connected(wire::DATA_HEADER_BYTES + len as usize);
+            if marked {
+                // A probe leaves alone, marked for the switches' low-priority class.
+                let s = &paths.socks[p];
+                let v6 = peer.is_ipv6();
+                set_dscp(s, v6, opts.probe_dscp)?;
+                flush_out(&mut out, s, peer)?;
+                set_dscp(s, v6, 0)?;
+            }
             if probe {
                 probes_sent += 1;
             } else {
