@@ -333,3 +333,65 @@ fn rondo_on_real_packets_agrees_with_the_simulator_on_the_scaled_testbed() {
     }
     panic!("Rondo on real packets disagrees with the simulator in 3 attempts: {failures:#?}");
 }
+
+/// Whether to run the capture check: yes when tshark runs; no when it does not and
+/// `BRAID_SKIP_TSHARK=1` says to skip it; otherwise the test fails, naming the tool.
+fn have_tshark() -> bool {
+    if Command::new("tshark").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return true;
+    }
+    if std::env::var("BRAID_SKIP_TSHARK").as_deref() == Ok("1") {
+        eprintln!("note: tshark not found; skipping the probe-DSCP capture (BRAID_SKIP_TSHARK=1)");
+        return false;
+    }
+    panic!("tshark is not installed (Debian package `tshark`; .ci/run installs it); set BRAID_SKIP_TSHARK=1 to skip this check");
+}
+
+/// Rondo's probes leave marked DSCP 1 for the switches' low-priority class, data unmarked
+/// (captured on the loopback with tshark; needs the capture privilege CI has as root).
+#[test]
+fn probes_leave_marked_for_the_low_priority_class() {
+    if !have_tshark() {
+        return;
+    }
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let rx = recv();
+    let port = rx.addr.rsplit(':').next().unwrap().to_string();
+    let mut cap = Command::new("tshark")
+        .args(["-l", "-i", "lo", "-f", &format!("udp dst port {port}"), "-a", "duration:5", "-T", "fields", "-e", "ip.dsfield.dscp", "-e", "udp.length"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tshark");
+    // Wait for the capture to start.
+    let mut err = BufReader::new(cap.stderr.take().unwrap());
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 && !line.contains("Capturing on") {
+        line.clear();
+    }
+    std::thread::spawn(move || for _ in err.lines() {});
+    let (code, out, serr) = send(&[&rx.addr, "--size", "2MB", "--rate", "1Gbps", "--json", "--quiet"]);
+    assert_eq!(code, 0, "{serr}");
+    assert!(field(&out, "probes_sent") > 0.0, "{out}");
+    let _ = rx.finish(Duration::from_secs(20));
+    // `-l` flushed each line; give the last ones a moment, then stop the capture.
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = cap.kill();
+    let text = String::from_utf8_lossy(&cap.wait_with_output().unwrap().stdout).into_owned();
+    // Data and probes are 1000-byte payloads + 32 header + 8 UDP = 1040; control is smaller.
+    let (mut data, mut marked) = (0u32, 0u32);
+    for l in text.lines() {
+        let mut f = l.split('\t');
+        let (dscp, len) = (f.next().unwrap_or(""), f.next().unwrap_or(""));
+        if len == "1040" {
+            match dscp {
+                "0" => data += 1,
+                "1" => marked += 1,
+                other => panic!("a full-size datagram with DSCP {other}"),
+            }
+        }
+    }
+    assert!(data >= 2000, "{data} unmarked full-size datagrams captured (2 MB of data is 2000)");
+    assert!(marked > 0, "no probe was marked DSCP 1");
+    assert!((marked as f64) <= field(&out, "probes_sent"), "more marked datagrams ({marked}) than probes sent");
+}
