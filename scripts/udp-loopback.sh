@@ -15,7 +15,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 echo "| transport | goodput Gb/s | sender CPU s/GB | receiver CPU s/GB | retransmissions | verified |"
 echo "|---|---|---|---|---|---|"
-for t in ${TRANSPORTS:-rondo roce uet mprdma falcon rrps}; do
+for t in ${TRANSPORTS:-rondo roce uet mprdma falcon rrps eqds}; do
   /usr/bin/time -f "%U %S" -o "$T/rx.time" "$B" recv --listen 127.0.0.1:0 --once --idle-timeout 30s >/dev/null 2>"$T/rx.err" &
   rx=$!
   for _ in $(seq 50); do grep -q "listening on" "$T/rx.err" 2>/dev/null && break; sleep 0.05; done

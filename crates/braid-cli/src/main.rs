@@ -200,7 +200,7 @@ enum Cmd {
     Send {
         /// The receiver (`braid recv`) or emulator address, host:port.
         addr: String,
-        /// Transport (`transport.kind`): rondo, roce, uet, mprdma, falcon, rrps.
+        /// Transport (`transport.kind`): rondo, roce, uet, mprdma, falcon, eqds, rrps.
         #[arg(long, default_value = "rondo")]
         transport: String,
         /// Congestion control (`transport.cc`), for transports that take one.

@@ -111,7 +111,7 @@ fn flag(json: &str, key: &str) -> bool {
 #[test]
 fn every_transport_delivers_each_byte_once_under_loss_and_reordering() {
     let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    for t in ["rondo", "roce", "uet", "mprdma", "falcon", "rrps"] {
+    for t in ["rondo", "roce", "uet", "mprdma", "falcon", "rrps", "eqds"] {
         let rx = recv();
         // Two paths of different delay (reordering across them), jitter on one (reordering
         // within it), 1 % random loss of data and probes on both.
@@ -139,7 +139,7 @@ fn bad_input_and_unreachable_or_foreign_peers_exit_2() {
         (&["not-an-address", "--size", "1MB"], "not a valid host:port"),
         (&["127.0.0.1:9", "--transport", "tcp"], "transport"),
         (&["127.0.0.1:9", "--size", "0B"], "--size"),
-        (&["127.0.0.1:9", "--transport", "eqds"], "receiver-driven"),
+        (&["127.0.0.1:9", "--paths", "0"], "--paths"),
         (&["127.0.0.1:9", "--knob", "scheduler=maybe"], "scheduler"),
     ];
     for (args, says) in cases {

@@ -10,10 +10,11 @@ use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
 use braid_core::packet::flags;
-use braid_core::{PacketKind, Time};
+use braid_core::{PacketKind, Rate, Time};
+use braid_proto::pull_pacer::{FlowPulls, PullPacer, PulledFlows};
 use braid_proto::receiver::{AckOut, DataIn, Receiver, RxMode, RxVerdict};
 
-use crate::io::{bind, wait_readable, Clock, RecvBatch, SendBatch};
+use crate::io::{bind, wait_readable, wait_until, Clock, RecvBatch, SendBatch};
 use crate::stream::{expected_hash, packet_hash, payload_len, Digest};
 use crate::wire::{self, AckWire, Kind, RefuseReason, RxModeWire, RxReport, WireError};
 
@@ -121,6 +122,45 @@ struct Session {
     ood: OodHist,
     /// The sender's FIN: (its digest, packets it counts as acknowledged).
     fin: Option<(u64, u32)>,
+    /// Receiver-driven transports: the pull pacer.
+    pulling: Option<Pulling>,
+}
+
+/// The receiving NIC's pull pacer for a receiver-driven transfer (EQDS), as the simulator's
+/// NIC drives [`PullPacer`].
+struct Pulling {
+    pacer: PullPacer,
+    st: FlowPulls,
+    /// One full packet's time at the pull rate.
+    full_packet_time: Time,
+    to_target: bool,
+    /// The next tick, if armed.
+    next_tick: Option<Time>,
+    /// Where pulls go: the source of the flow's latest data packet or RTS.
+    to: Option<SocketAddr>,
+}
+
+/// The one flow a transfer's pacer pulls.
+struct OneFlow<'a> {
+    st: &'a mut FlowPulls,
+    pulled: bool,
+}
+
+impl PulledFlows for OneFlow<'_> {
+    fn pulls(&mut self, _flow: u32) -> &mut FlowPulls {
+        self.st
+    }
+    fn is_pulled(&self, _flow: u32) -> bool {
+        self.pulled
+    }
+}
+
+impl Pulling {
+    fn arm(&mut self, t: Option<Time>) {
+        if let Some(t) = t {
+            self.next_tick = Some(self.next_tick.map_or(t, |n| n.min(t)));
+        }
+    }
 }
 
 impl Session {
@@ -137,6 +177,14 @@ impl Session {
         if hello.ack_every_bytes > 0 {
             rx = rx.with_ack_coalescing(hello.ack_every_bytes, hello.mtu_bytes as u64 + hello.header_bytes as u64);
         }
+        let pulling = (hello.pull_rate_bps > 0).then(|| Pulling {
+            pacer: PullPacer::default(),
+            st: FlowPulls::default(),
+            full_packet_time: Rate::from_bps(hello.pull_rate_bps).tx_time(hello.mtu_bytes as u64 + hello.header_bytes as u64),
+            to_target: hello.pulls_to_target,
+            next_tick: None,
+            to: None,
+        });
         Ok(Session {
             id,
             peer,
@@ -153,6 +201,7 @@ impl Session {
             reorder_used: 0,
             ood: OodHist::default(),
             fin: None,
+            pulling,
         })
     }
 
@@ -189,8 +238,55 @@ impl Session {
         }
     }
 
+    /// An RTS (receiver-driven transports) arrived: pulls for the credit it asks for, or, when
+    /// every packet is in already, an ACK (its sender lost the last ones).
+    fn on_rts(&mut self, now: Time, b: &[u8], src: SocketAddr) -> Option<AckOut> {
+        let h = wire::data(b).ok()?;
+        let din =
+            DataIn { psn: h.psn, path: h.path, entropy: h.entropy, ecn_ce: false, ts_sent: Time::from_ns(h.ts_sent_ns), hops: h.hops, ack_request: false };
+        let p = self.pulling.as_mut()?;
+        p.pacer.note_rts();
+        if self.rx.is_complete() {
+            return Some(self.rx.on_rts_complete(now, &din));
+        }
+        let t = p.pacer.on_rts(now, 0, &mut p.st, h.psn, h.entropy);
+        p.arm(t);
+        p.to = Some(src);
+        None
+    }
+
+    /// The pull pacer's tick, if due: the pull to send (as an ACK-shaped datagram) and where.
+    fn pull_tick(&mut self, now: Time) -> Option<(AckWire, SocketAddr)> {
+        let complete = self.rx.is_complete();
+        let cum = self.rx.next_expected();
+        let p = self.pulling.as_mut()?;
+        if p.next_tick.is_none_or(|t| t > now) {
+            return None;
+        }
+        p.next_tick = None;
+        let mut flows = OneFlow { st: &mut p.st, pulled: !complete };
+        let out = p.pacer.on_tick(now, p.full_packet_time, &mut flows);
+        let t = p.pacer.rearm(now);
+        p.arm(t);
+        let pull = out?;
+        let a = AckWire {
+            nak: false,
+            psn: pull.pull_number,
+            cum_ack: cum,
+            ood: 0,
+            path: 0,
+            entropy: pull.entropy,
+            flags: 0,
+            hops: 0,
+            ts_sent_ns: now.ns(),
+            ts_rx_ns: now.ns(),
+            sack: 0,
+        };
+        Some((a, p.to?))
+    }
+
     /// A data packet or probe of this session arrived: returns the reply to send.
-    fn on_data(&mut self, now: Time, b: &[u8]) -> Option<AckOut> {
+    fn on_data(&mut self, now: Time, b: &[u8], src: SocketAddr) -> Option<AckOut> {
         let h = wire::data(b).ok()?;
         self.arrivals += 1;
         let din = DataIn {
@@ -217,6 +313,13 @@ impl Session {
             return None;
         }
         let room = self.reorder_used + mtu as u64 <= self.hello.reorder_buffer_bytes;
+        if !self.rx.is_complete() {
+            if let Some(p) = &mut self.pulling {
+                let t = p.pacer.on_data(now, 0, &mut p.st, p.to_target, h.pull_target, false, h.entropy);
+                p.arm(t);
+                p.to = Some(src);
+            }
+        }
         let (out, reply) = self.rx.on_data_packet(now, &din, room);
         self.reorder_used = (self.reorder_used as i64 + out.rbo_delta as i64 * mtu as i64).max(0) as u64;
         self.ood.record(out.ood);
@@ -309,13 +412,28 @@ impl UdpReceiver {
             if self.opts.once && now.saturating_sub(last_rx) > idle {
                 return Err(RecvError::Idle(session.as_ref().map(|s| Box::new(s.result()))));
             }
+            // The pull pacer (receiver-driven transports): every pull that is due.
+            if let Some(s) = session.as_mut() {
+                while let Some((a, to)) = s.pull_tick(now) {
+                    wire::put_pull(&mut out, s.id, &a);
+                    queue(&mut replies, &self.sock, &out[..wire::ACK_BYTES], to).map_err(RecvError::Io)?;
+                }
+                replies.flush(&self.sock).map_err(RecvError::Io)?;
+            }
             let n = match batch.recv(&self.sock) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => 0,
                 Err(e) => return Err(RecvError::Io(e)),
             };
             if n == 0 {
-                wait_readable(&[&self.sock], Some(Duration::from_millis(50))).map_err(RecvError::Io)?;
+                match session.as_ref().and_then(|s| s.pulling.as_ref()).and_then(|p| p.next_tick) {
+                    Some(t) => {
+                        wait_until(&[&self.sock], &clock, t).map_err(RecvError::Io)?;
+                    }
+                    None => {
+                        wait_readable(&[&self.sock], Some(Duration::from_millis(50))).map_err(RecvError::Io)?;
+                    }
+                }
                 continue;
             }
             let now = clock.now();
@@ -389,7 +507,14 @@ impl UdpReceiver {
                     }
                     Kind::Data | Kind::Probe => {
                         let Some(s) = session.as_mut().filter(|s| s.id == c.session) else { continue };
-                        if let Some(a) = s.on_data(now, b) {
+                        if let Some(a) = s.on_data(now, b, src) {
+                            wire::put_ack(&mut out, c.session, &ack_wire(&a));
+                            queue(&mut replies, &self.sock, &out[..wire::ACK_BYTES], src).map_err(RecvError::Io)?;
+                        }
+                    }
+                    Kind::Rts => {
+                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else { continue };
+                        if let Some(a) = s.on_rts(now, b, src) {
                             wire::put_ack(&mut out, c.session, &ack_wire(&a));
                             queue(&mut replies, &self.sock, &out[..wire::ACK_BYTES], src).map_err(RecvError::Io)?;
                         }
@@ -415,7 +540,7 @@ impl UdpReceiver {
                             done_at = Some(now);
                         }
                     }
-                    Kind::Ack | Kind::Nak | Kind::HelloOk | Kind::FinOk | Kind::Refuse | Kind::PathOk => {}
+                    Kind::Ack | Kind::Nak | Kind::Pull | Kind::HelloOk | Kind::FinOk | Kind::Refuse | Kind::PathOk => {}
                 }
             }
             replies.flush(&self.sock).map_err(RecvError::Io)?;

@@ -366,9 +366,8 @@ pub fn send(opts: &SendOptions, mut progress: impl FnMut(&Progress)) -> Result<S
         start: Time::ZERO,
         seed: opts.seed,
     };
-    if spec.build(&probe_env).map_err(SendError::BadInput)?.wants_pulls() {
-        return Err(SendError::BadInput(format!("transport `{}` is receiver-driven (pull credits); `braid recv` does not pace pulls yet", tc.kind.name())));
-    }
+    let probe_sender = spec.build(&probe_env).map_err(SendError::BadInput)?;
+    let (pulled, pulls_to_target) = (probe_sender.wants_pulls(), probe_sender.pulls_to_target());
     let clock = Clock::start();
     let paths = Paths::open(opts.peer, opts.paths)?;
     let session = mix64(
@@ -388,6 +387,10 @@ pub fn send(opts: &SendOptions, mut progress: impl FnMut(&Progress)) -> Result<S
         reorder_buffer_bytes: opts.reorder_buffer_bytes,
         stream_seed,
         ts_ns: 0,
+        // A receiver-driven transport is pulled at the line rate (the simulator paces pulls at the
+        // receiving NIC's rate; here both ends' NICs are the sender's `--rate`).
+        pull_rate_bps: if pulled { opts.line_rate.bps() } else { 0 },
+        pulls_to_target,
         transport: tc.kind.name().to_string(),
     };
     let opened = open_session(&paths, opts, &clock, &mut hello, session)?;
@@ -489,14 +492,14 @@ fn run_transfer(
                 for i in 0..got {
                     let (b, _) = acks.get(i);
                     let Ok(c) = wire::common(b) else { continue };
-                    if c.session != session || !matches!(c.kind, Kind::Ack | Kind::Nak) {
+                    if c.session != session || !matches!(c.kind, Kind::Ack | Kind::Nak | Kind::Pull) {
                         continue;
                     }
                     let Ok(a) = wire::ack(b) else { continue };
                     let now = clock.now();
                     let ts_rx = Time::from_ns(((a.ts_rx_ns as i64 - opened.offset_ns).max(1)) as u64);
                     let ack = AckIn {
-                        kind: wire::ack_kind(&a),
+                        kind: if c.kind == Kind::Pull { PacketKind::Pull } else { wire::ack_kind(&a) },
                         psn: a.psn,
                         cum_ack: a.cum_ack,
                         path: a.path,
@@ -542,7 +545,14 @@ fn run_transfer(
                 break;
             };
             let probe = tx.kind == PacketKind::Probe;
-            let len = if probe { mtu } else { tx.payload_bytes };
+            let rts = tx.kind == PacketKind::Rts;
+            let len = if probe {
+                mtu
+            } else if rts {
+                0
+            } else {
+                tx.payload_bytes
+            };
             let mut fl = 0u8;
             for (on, bit) in [(tx.retx, flags::RETX), (tx.timestamped, flags::TIMESTAMPED), (tx.last, flags::LAST), (tx.ack_request, flags::ACK_REQUEST)] {
                 if on {
@@ -567,9 +577,13 @@ fn run_transfer(
                 out_sock = p;
             }
             let pkt = out.slot();
-            wire::put_data(pkt, session, &h);
+            if rts {
+                wire::put_rts(pkt, session, &h);
+            } else {
+                wire::put_data(pkt, session, &h);
+            }
             let body = &mut pkt[wire::DATA_HEADER_BYTES..wire::DATA_HEADER_BYTES + len as usize];
-            if probe {
+            if probe || rts {
                 body.fill(0);
             } else {
                 debug_assert_eq!(len, payload_len(opts.size_bytes, mtu, tx.psn));
@@ -586,7 +600,7 @@ fn run_transfer(
             }
             if probe {
                 probes_sent += 1;
-            } else {
+            } else if !rts {
                 data_sent += 1;
                 per_path[p] += 1;
             }

@@ -10,13 +10,14 @@
 //!          25 hops u8 | 26 pad u16 | 28 ts_sent ns u64 | 36 ts_rx ns u64 | 44 sack u64      (52 B)
 //! HELLO    8  size u64 | 16 mtu u32 | 20 header u32 | 24 rx mode u8 | 25 sack_below u8 | 26 pad u16
 //!          28 nak_interval ns u64 | 36 ack_every_bytes u64 | 44 reorder buffer u64 | 52 stream seed u64
-//!          60 ts ns u64 | 68 name length u8 | 69 transport name
+//!          60 ts ns u64 | 68 pull rate b/s u64 | 76 pulls to target u8 | 77 name length u8 | 78 name
 //! HELLO_OK 8  ts echo u64 | 16 receiver ts u64
 //! PATH     8  path u16 | 10 ts u64                    PATH_OK: the same, echoed
 //! FIN      8  digest u64 | 16 packets u32
 //! FIN_OK   8  digest, delivered bytes, OOD mean ×1000, duplicates, drops, corrupt, arrivals (u64 each)
 //!          64 packets, OOD max, OOD p99, next expected PSN (u32 each)                        (80 B)
 //! REFUSE   8  reason u8 | 9 version spoken u8 | 10 text length u8 | 11 text
+//! RTS      the DATA header, no payload (PSN = credit asked for)   PULL: the ACK layout (PSN = pull number)
 //! ```
 
 use braid_core::packet::flags;
@@ -59,6 +60,12 @@ pub enum Kind {
     Path = 10,
     /// The echo of [`Kind::Path`].
     PathOk = 11,
+    /// Sender → receiver: request to send (receiver-driven transports, EQDS): the PSN field
+    /// says how many packets' worth of credit it asks for. Header only.
+    Rts = 12,
+    /// Receiver → sender: one pull credit (EQDS); the PSN field is the cumulative pull number.
+    /// Laid out as an ACK.
+    Pull = 13,
 }
 
 impl Kind {
@@ -75,6 +82,8 @@ impl Kind {
             9 => Kind::Refuse,
             10 => Kind::Path,
             11 => Kind::PathOk,
+            12 => Kind::Rts,
+            13 => Kind::Pull,
             _ => return None,
         })
     }
@@ -187,6 +196,12 @@ pub fn put_data(b: &mut [u8], session: u32, h: &DataHeader) {
     b[28..32].copy_from_slice(&h.pull_target.to_be_bytes());
 }
 
+/// Write a header-only RTS (the data header layout; `h.psn` is the credit asked for).
+pub fn put_rts(b: &mut [u8], session: u32, h: &DataHeader) {
+    put_data(b, session, h);
+    b[3] = Kind::Rts as u8;
+}
+
 /// Read a data or probe header (after [`common`] said it is one).
 pub fn data(b: &[u8]) -> Result<DataHeader, WireError> {
     if b.len() < DATA_HEADER_BYTES {
@@ -246,6 +261,12 @@ pub fn put_ack(b: &mut [u8], session: u32, a: &AckWire) {
     b[28..36].copy_from_slice(&a.ts_sent_ns.to_be_bytes());
     b[36..44].copy_from_slice(&a.ts_rx_ns.to_be_bytes());
     b[44..52].copy_from_slice(&a.sack.to_be_bytes());
+}
+
+/// Write a pull (the ACK layout, kind PULL) into `b[..ACK_BYTES]`.
+pub fn put_pull(b: &mut [u8], session: u32, a: &AckWire) {
+    put_ack(b, session, a);
+    b[3] = Kind::Pull as u8;
 }
 
 /// Read an ACK/NAK (after [`common`] said it is one).
@@ -315,12 +336,18 @@ pub struct Hello {
     pub stream_seed: u64,
     /// The sender's clock when sent, ns.
     pub ts_ns: u64,
+    /// Receiver-driven transports: the rate the receiver paces pull credits at (its NIC's, as
+    /// in the simulator), b/s; 0 when the transport is not pulled.
+    pub pull_rate_bps: u64,
+    /// Receiver-driven: pull up to the target each data packet carries rather than once per
+    /// packet.
+    pub pulls_to_target: bool,
     /// The transport's name (for the receiver's log and report).
     pub transport: String,
 }
 
 /// Bytes of a HELLO before the transport name.
-const HELLO_FIXED: usize = 69;
+const HELLO_FIXED: usize = 78;
 
 /// Write a HELLO; returns its length.
 pub fn put_hello(b: &mut [u8], session: u32, h: &Hello) -> usize {
@@ -340,8 +367,10 @@ pub fn put_hello(b: &mut [u8], session: u32, h: &Hello) -> usize {
     b[44..52].copy_from_slice(&h.reorder_buffer_bytes.to_be_bytes());
     b[52..60].copy_from_slice(&h.stream_seed.to_be_bytes());
     b[60..68].copy_from_slice(&h.ts_ns.to_be_bytes());
+    b[68..76].copy_from_slice(&h.pull_rate_bps.to_be_bytes());
+    b[76] = h.pulls_to_target as u8;
     let name = &h.transport.as_bytes()[..h.transport.len().min(64)];
-    b[68] = name.len() as u8;
+    b[77] = name.len() as u8;
     b[HELLO_FIXED..HELLO_FIXED + name.len()].copy_from_slice(name);
     HELLO_FIXED + name.len()
 }
@@ -351,7 +380,7 @@ pub fn hello(b: &[u8]) -> Result<Hello, WireError> {
     if b.len() < HELLO_FIXED {
         return Err(WireError::Truncated);
     }
-    let n = b[68] as usize;
+    let n = b[77] as usize;
     let name = b.get(HELLO_FIXED..HELLO_FIXED + n).ok_or(WireError::Truncated)?;
     let transport = std::str::from_utf8(name).map_err(|_| WireError::Malformed("transport name is not UTF-8"))?.to_string();
     let rx_mode = match b[24] {
@@ -373,6 +402,8 @@ pub fn hello(b: &[u8]) -> Result<Hello, WireError> {
         reorder_buffer_bytes: be64(b, 44),
         stream_seed: be64(b, 52),
         ts_ns: be64(b, 60),
+        pull_rate_bps: be64(b, 68),
+        pulls_to_target: b[76] != 0,
         transport,
     })
 }
@@ -590,6 +621,8 @@ mod tests {
             reorder_buffer_bytes: 1_200_000,
             stream_seed: 99,
             ts_ns: 5,
+            pull_rate_bps: 100_000_000,
+            pulls_to_target: true,
             transport: "rondo".into(),
         };
         let n = put_hello(&mut b, 1, &h);
@@ -625,7 +658,7 @@ mod tests {
     proptest! {
         /// Any byte string decodes to a value or an error, never a panic.
         #[test]
-        fn decoding_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..120), kind in 0u8..13) {
+        fn decoding_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..120), kind in 0u8..15) {
             let mut b = bytes.clone();
             if b.len() >= 4 {
                 b[0..2].copy_from_slice(&MAGIC);
@@ -635,8 +668,8 @@ mod tests {
             for v in [&bytes, &b] {
                 if let Ok(c) = common(v) {
                     let _ = match c.kind {
-                        Kind::Data | Kind::Probe => data(v).map(|_| ()),
-                        Kind::Ack | Kind::Nak => ack(v).map(|_| ()),
+                        Kind::Data | Kind::Probe | Kind::Rts => data(v).map(|_| ()),
+                        Kind::Ack | Kind::Nak | Kind::Pull => ack(v).map(|_| ()),
                         Kind::Hello => hello(v).map(|_| ()),
                         Kind::HelloOk => hello_ok(v).map(|_| ()),
                         Kind::Fin => fin(v).map(|_| ()),
