@@ -287,7 +287,9 @@ enum Cmd {
         /// A path: `rate=100Mbps,delay=1ms[,queue=256KB][,probe_queue=64KB][,loss=0.01][,jitter=50us][,ecn=64KB]`; repeatable.
         #[arg(long = "path", value_name = "SPEC")]
         paths: Vec<String>,
-        /// How a sender's source port picks its path: `order` (the i-th new port rides path i) or `hash` (ECMP).
+        /// How a sender's source port picks its path: `order` (the i-th new port rides path i),
+        /// `hash` (ECMP) or `lcmp` (LCMP's decision core: path cost from delay and rate, queue
+        /// congestion, the cheaper half, a hash inside it).
         #[arg(long, default_value = "order")]
         select: String,
         /// Bytes a datagram occupies on an emulated link besides itself.

@@ -348,7 +348,8 @@ pub fn emulate_main(listen: &str, forward: &str, paths: &[String], select: &str,
         let select = match select {
             "order" => Select::Order,
             "hash" | "ecmp" => Select::Hash,
-            other => return Err(format!("--select `{other}`: expected `order` or `hash`")),
+            "lcmp" => Select::Lcmp,
+            other => return Err(format!("--select `{other}`: expected `order`, `hash` or `lcmp`")),
         };
         Ok(EmulateOptions {
             listen: resolve(listen, "--listen")?,

@@ -395,3 +395,40 @@ fn probes_leave_marked_for_the_low_priority_class() {
     assert!(marked > 0, "no probe was marked DSCP 1");
     assert!((marked as f64) <= field(&out, "probes_sent"), "more marked datagrams ({marked}) than probes sent");
 }
+
+/// `braid emulate --select lcmp`: LCMP's decision core keeps every sender port off the two long,
+/// slow paths (its cheaper half is the two 5 ms paths) and hashes the ports over both short ones.
+#[test]
+fn the_lcmp_selector_puts_sender_ports_on_the_cheaper_paths() {
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let rx = recv();
+    let em = Server::start(&[
+        "emulate",
+        "--listen",
+        "127.0.0.1:0",
+        "--forward",
+        &rx.addr,
+        "--exit-idle",
+        "1s",
+        "--select",
+        "lcmp",
+        "--path",
+        "rate=50Mbps,delay=5ms",
+        "--path",
+        "rate=40Mbps,delay=20ms",
+        "--path",
+        "rate=30Mbps,delay=5ms",
+        "--path",
+        "rate=20Mbps,delay=40ms",
+    ]);
+    let (code, out, err) = send(&[&em.addr, "--transport", "rondo", "--paths", "16", "--size", "2MB", "--rate", "200Mbps", "--json", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(flag(&out, "verified"), "{out}");
+    let (_, _, log) = em.finish(Duration::from_secs(20));
+    let chosen: Vec<&str> = log.lines().filter_map(|l| l.split("→ path ").nth(1)).collect();
+    assert_eq!(chosen.len(), 16, "{log}");
+    assert!(chosen.iter().all(|p| *p == "0" || *p == "2"), "LCMP chose a long path: {log}");
+    // 16 hashed ports all on one of two paths: a chance of 2⁻¹⁵.
+    assert!(chosen.contains(&"0") && chosen.contains(&"2"), "LCMP should hash over both cheap paths: {log}");
+    let _ = rx.finish(Duration::from_secs(20));
+}

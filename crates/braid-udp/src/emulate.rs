@@ -19,6 +19,8 @@ use std::time::Duration;
 
 use braid_core::units::{parse_duration, parse_rate, parse_size};
 use braid_core::{Rate, Rng, Time};
+use braid_proto::routing::lcmp::{Candidate, LcmpRouter};
+use braid_proto::routing::LcmpParams;
 
 use crate::io::{any_addr_for, bind, wait_readable, Clock, RecvBatch, BATCH};
 use crate::stream::mix64;
@@ -93,6 +95,11 @@ pub enum Select {
     Order,
     /// ECMP: a hash of the source port.
     Hash,
+    /// LCMP's decision core (`braid_proto::routing::lcmp`, the paper's design): at a sender
+    /// port's first datagram, each path's cost from its delay and rate (`C_path`) and its queue
+    /// (`C_cong`, sampled every `monitor_interval`), the cheaper half kept, the port hashed
+    /// inside it; the choice is remembered for the port.
+    Lcmp,
 }
 
 /// How `braid emulate` runs.
@@ -177,6 +184,26 @@ impl Pool {
     }
 }
 
+/// LCMP's router over the emulated paths (local port `i` = path `i`; a path's `C_path` from its
+/// one-way delay and rate, the delay saturation the smallest 2^k ms at or above the longest path,
+/// the capacity scale the fastest path), and the candidates it decides among.
+fn lcmp_router(paths: &[PathSpec]) -> (LcmpRouter, Vec<Candidate>) {
+    let mut p = LcmpParams::paper();
+    let fastest = paths.iter().map(|x| x.rate.bps()).max().unwrap_or(1);
+    p.max_capacity = Rate::from_bps(fastest);
+    let longest_ms = paths.iter().map(|x| x.delay.ns().div_ceil(1_000_000)).max().unwrap_or(1).max(1);
+    let max_delay = Time::from_ms(longest_ms.next_power_of_two());
+    let rates: Vec<u64> = paths.iter().map(|x| x.rate.bps()).collect();
+    let buffer: u64 = paths.iter().map(|x| x.queue_bytes).sum();
+    let router = LcmpRouter::new(p, &rates, buffer, max_delay);
+    let cands = paths
+        .iter()
+        .enumerate()
+        .map(|(i, x)| Candidate { port: i as u16, link_rate_bps: x.rate.bps(), link_delay: x.delay, c_path: router.path_score(x.delay, x.rate.bps()) })
+        .collect();
+    (router, cands)
+}
+
 /// A bound emulator.
 pub struct Emulator {
     front: UdpSocket,
@@ -210,6 +237,9 @@ impl Emulator {
         let mut due: BinaryHeap<Reverse<Due>> = BinaryHeap::new();
         let mut order = 0u64;
         let mut batch = RecvBatch::new();
+        let mut lcmp = (o.select == Select::Lcmp).then(|| lcmp_router(&o.paths));
+        let mut next_monitor = Time::ZERO;
+        let mut queues = vec![0u64; o.paths.len()];
         let mut last_rx: Option<Time> = None;
         let idle = o.exit_idle.map(|d| Time::from_ns(d.as_nanos() as u64));
         loop {
@@ -240,9 +270,17 @@ impl Emulator {
                             None => {
                                 let up = bind(any_addr_for(&o.forward))?;
                                 up.connect(o.forward)?;
-                                let path = match o.select {
-                                    Select::Order => clients.len() % links.len(),
-                                    Select::Hash => (mix64(src.port() as u64) % links.len() as u64) as usize,
+                                let hash = mix64(src.port() as u64);
+                                let path = match &mut lcmp {
+                                    None if o.select == Select::Order => clients.len() % links.len(),
+                                    None => (hash % links.len() as u64) as usize,
+                                    Some((router, cands)) => {
+                                        for (q, l) in queues.iter_mut().zip(&links) {
+                                            *q = l.hi_bytes;
+                                        }
+                                        let key = ((hash as u128) << 64) | src.port() as u128;
+                                        router.decide(now, key, hash as u32, cands, &queues, false).map_or(0, |p| p as usize)
+                                    }
                                 };
                                 log(&format!("sender port {} → path {path}", src.port()));
                                 clients.push(Client { addr: src, up, path });
@@ -310,6 +348,15 @@ impl Emulator {
             }
             // Links: finish transmissions back to back, start the next (probes only when no data waits).
             let now = clock.now();
+            if let Some((router, _)) = &mut lcmp {
+                if now >= next_monitor {
+                    for (q, l) in queues.iter_mut().zip(&links) {
+                        *q = l.hi_bytes;
+                    }
+                    router.monitor(now, &queues);
+                    next_monitor = now + router.params().monitor_interval;
+                }
+            }
             for (p, link) in links.iter_mut().enumerate() {
                 let spec = &o.paths[p];
                 loop {
@@ -360,6 +407,9 @@ impl Emulator {
             }
             if let (Some(i), Some(t)) = (idle, last_rx) {
                 wake = wake.min(t + i + Time::from_ms(1));
+            }
+            if lcmp.is_some() && !clients.is_empty() {
+                wake = wake.min(next_monitor);
             }
             let now = clock.now();
             if wake > now {
