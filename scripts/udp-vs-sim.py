@@ -9,7 +9,7 @@ units are scaled to what one machine's loopback sustains: rates ÷ 500 (70 Gb/s 
 times × 500 (20 µs base RTT → 10 ms, ΔD 10 µs → 5 ms), so the bandwidth-delay product in packets,
 R·ΔD in packets (Eq 3) and the NIC's overload (1.43×) are the testbed's.
 
-    python3 scripts/udp-vs-sim.py [--braid target/release/braid] [--size 20MB] [--repeat 1]
+    python3 scripts/udp-vs-sim.py [--braid target/release/braid] [--size 20MB] [--spin]
 
 Prints one table (markdown) with goodput, path shares and NIC OOD for both sides.
 """
@@ -20,6 +20,7 @@ ONE_WAY = "5ms"       # base RTT 10 ms
 DELTA = "5ms"         # +ΔD one way on the slowest path (testbed: +10 µs of 20 µs RTT)
 NIC = "200Mbps"       # 1.43× the paths' sum, as the testbed's 100 Gb/s NIC over 70 Gb/s
 TIMERS = ["recovery_params.rto_initial=40ms", "recovery_params.rto_min=20ms"]
+SPIN = False
 
 
 def free_port():
@@ -41,7 +42,7 @@ def real(braid, size, scheduler, delta):
             d = f"{int(ONE_WAY[:-2]) + int(DELTA[:-2])}ms"
         paths += ["--path", f"rate={r}Mbps,delay={d}"]
     emu = subprocess.Popen([braid, "emulate", "--listen", f"127.0.0.1:{eport}", "--forward", f"127.0.0.1:{rport}",
-                            "--exit-idle", "2s"] + paths, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            "--exit-idle", "2s"] + (["--spin"] if SPIN else []) + paths, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     time.sleep(0.3)
     knobs = ["--knob", "paths=4", "--knob", f"scheduler={'true' if scheduler else 'false'}"]
     for t in TIMERS:
@@ -84,7 +85,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--braid", default="target/release/braid")
     ap.add_argument("--size", default="20MB")
+    ap.add_argument("--spin", action="store_true", help="the emulator spins on short waits (needs a spare core)")
     a = ap.parse_args()
+    global SPIN
+    SPIN = a.spin
     print(f"paths {'/'.join(map(str, RATES_MBPS))} Mb/s, one-way {ONE_WAY}, NIC {NIC}, {a.size}; ΔD {DELTA} on the {RATES_MBPS[-1]} Mb/s path")
     print("| set-up | side | goodput Mb/s | path shares % | NIC OOD mean / p99 / max |")
     print("|---|---|---|---|---|")

@@ -301,6 +301,10 @@ enum Cmd {
         /// Exit (printing per-path counters as JSON) once no datagram arrived for this long.
         #[arg(long)]
         exit_idle: Option<String>,
+        /// Spin on short waits instead of sleeping: deliveries on time to a few µs instead of
+        /// 50-100 µs late, at the cost of a core.
+        #[arg(long)]
+        spin: bool,
     },
 }
 
@@ -470,8 +474,8 @@ fn main() -> ExitCode {
             ExitCode::from(udp::send_main(&a))
         }
         Cmd::Recv { listen, once, idle_timeout, json } => ExitCode::from(udp::recv_main(&listen, once, &idle_timeout, json)),
-        Cmd::Emulate { listen, forward, paths, select, overhead, seed, exit_idle } => {
-            ExitCode::from(udp::emulate_main(&listen, &forward, &paths, &select, &overhead, seed, exit_idle.as_deref()))
+        Cmd::Emulate { listen, forward, paths, select, overhead, seed, exit_idle, spin } => {
+            ExitCode::from(udp::emulate_main(&listen, &forward, &paths, &select, &overhead, seed, exit_idle.as_deref(), spin))
         }
     }
 }

@@ -147,7 +147,7 @@ pub fn send_summary(r: &SendReport) -> Summary {
     s.set(
         "definitions",
         Value::Obj(vec![
-            ("fct_us".into(), Value::Str("sender's start (after the hand-shake) to the last cumulative acknowledgement".into())),
+            ("fct_us".into(), Value::Str("sender's start (after the hand-shake) to the last cumulative acknowledgement, or to --duration's end".into())),
             ("goodput_gbps".into(), Value::Str("acked_bytes × 8 / fct: application payload, headers excluded".into())),
             ("spurious_retransmissions".into(), Value::Str("data packets the receiver already had (as in a simulated run)".into())),
             ("nic_ood".into(), Value::Str("receiving NIC's out-of-order degree at each data arrival (Rondo §2.2)".into())),
@@ -339,7 +339,8 @@ fn path_stats_json(stats: &[PathStats]) -> String {
 }
 
 /// `braid emulate`: returns the process exit code.
-pub fn emulate_main(listen: &str, forward: &str, paths: &[String], select: &str, overhead: &str, seed: u64, exit_idle: Option<&str>) -> u8 {
+#[allow(clippy::too_many_arguments)]
+pub fn emulate_main(listen: &str, forward: &str, paths: &[String], select: &str, overhead: &str, seed: u64, exit_idle: Option<&str>, spin: bool) -> u8 {
     let built = (|| -> Result<EmulateOptions, String> {
         let paths = paths.iter().map(|p| PathSpec::parse(p)).collect::<Result<Vec<_>, _>>()?;
         if paths.is_empty() {
@@ -359,6 +360,7 @@ pub fn emulate_main(listen: &str, forward: &str, paths: &[String], select: &str,
             overhead_bytes: parse_size(overhead).map_err(|e| format!("--overhead: {e}"))? as u32,
             seed,
             exit_idle: exit_idle.map(|d| dur(d, "--exit-idle")).transpose()?,
+            spin,
         })
     })();
     let opts = match built {

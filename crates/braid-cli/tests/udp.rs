@@ -432,3 +432,20 @@ fn the_lcmp_selector_puts_sender_ports_on_the_cheaper_paths() {
     assert!(chosen.contains(&"0") && chosen.contains(&"2"), "LCMP should hash over both cheap paths: {log}");
     let _ = rx.finish(Duration::from_secs(20));
 }
+
+/// `--duration`: the transfer stops at the time limit, reports the acknowledged prefix, and the
+/// receiver verifies that prefix.
+#[test]
+fn a_duration_limited_transfer_reports_and_verifies_its_prefix() {
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let rx = recv();
+    let (code, out, err) = send(&[&rx.addr, "--size", "100GB", "--rate", "200Mbps", "--duration", "1s", "--json", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!flag(&out, "complete") && flag(&out, "verified"), "{out}");
+    let acked = field(&out, "acked_bytes");
+    assert!(acked > 1e6 && acked < 100e9, "{out}");
+    assert!((field(&out, "fct_us") - 1e6).abs() < 0.1e6, "{out}");
+    let (rcode, rout, rerr) = rx.finish(Duration::from_secs(20));
+    assert_eq!(rcode, 0, "{rerr}");
+    assert!(flag(&rout, "verified") && field(&rout, "delivered_bytes") >= acked, "{rout}");
+}
