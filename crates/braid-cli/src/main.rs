@@ -197,67 +197,7 @@ enum Cmd {
     /// Send a stream over UDP with one of Braid's transports (the simulator's code, on a real
     /// clock) and print the summary a simulated flow gets; exit 2 on bad input or an
     /// unreachable / refusing peer, 3 when the transfer stops making progress.
-    Send {
-        /// The receiver (`braid recv`) or emulator address, host:port.
-        addr: String,
-        /// Transport (`transport.kind`): rondo, roce, uet, mprdma, falcon, eqds, rrps.
-        #[arg(long, default_value = "rondo")]
-        transport: String,
-        /// Congestion control (`transport.cc`), for transports that take one.
-        #[arg(long)]
-        cc: Option<String>,
-        /// Loss recovery (`transport.recovery`).
-        #[arg(long)]
-        recovery: Option<String>,
-        /// A transport knob as in a scenario's [transport] (`--knob scheduler=false`); repeatable.
-        #[arg(long = "knob", value_name = "KEY=VALUE")]
-        knobs: Vec<String>,
-        /// Bytes to send.
-        #[arg(long, default_value = "100MB")]
-        size: String,
-        /// UDP source ports (one socket each) that logical paths are spread over; also the
-        /// equal-cost path count Rondo's `paths = "auto"` reads.
-        #[arg(long, default_value_t = 1)]
-        paths: u16,
-        /// The sending NIC's line rate.
-        #[arg(long, default_value = "1Gbps")]
-        rate: String,
-        /// Payload bytes per packet.
-        #[arg(long, default_value = "1000B")]
-        mtu: String,
-        /// Header bytes each packet counts for on the wire (the simulator's network.header).
-        #[arg(long, default_value = "64B")]
-        header: String,
-        /// The receiver's reorder buffer.
-        #[arg(long, default_value = "1.2MB")]
-        reorder_buffer: String,
-        /// Seed of the byte stream and the transport's random choices.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Stop after this long, complete or not.
-        #[arg(long)]
-        duration: Option<String>,
-        /// No acknowledgement progress for this long ends the transfer (exit 3).
-        #[arg(long, default_value = "10s")]
-        stall_timeout: String,
-        /// Build the sender with this base RTT instead of the measured one.
-        #[arg(long)]
-        base_rtt: Option<String>,
-        /// Print the summary as JSON.
-        #[arg(long)]
-        json: bool,
-        /// No progress lines.
-        #[arg(long)]
-        quiet: bool,
-        /// Print the sender's per-path state (window, ACK rate, inflight, forward delay, skip)
-        /// to stderr this often, e.g. `--trace-paths 10ms`.
-        #[arg(long, value_name = "INTERVAL")]
-        trace_paths: Option<String>,
-        /// DSCP that marks capacity probes for the switches' low-priority class (0: unmarked;
-        /// default 1, the Lower-Effort PHB of RFC 8622).
-        #[arg(long, default_value_t = 1)]
-        probe_dscp: u8,
-    },
+    Send(udp::SendArgs),
     /// Receive transfers over UDP: check every packet against the stream, acknowledge with the
     /// simulator's receiver, report OOD and the digest to the sender.
     Recv {
@@ -429,50 +369,7 @@ fn main() -> ExitCode {
             Some(name) => bench::run_child(&name),
             None => bench::run_all(only.as_deref(), scale),
         },
-        Cmd::Send {
-            addr,
-            transport,
-            cc,
-            recovery,
-            knobs,
-            size,
-            paths,
-            rate,
-            mtu,
-            header,
-            reorder_buffer,
-            seed,
-            duration,
-            stall_timeout,
-            base_rtt,
-            json,
-            quiet,
-            trace_paths,
-            probe_dscp,
-        } => {
-            let a = udp::SendArgs {
-                addr,
-                transport,
-                cc,
-                recovery,
-                knobs,
-                size,
-                paths,
-                rate,
-                mtu,
-                header,
-                reorder_buffer,
-                seed,
-                duration,
-                stall_timeout,
-                base_rtt,
-                json,
-                quiet,
-                trace_paths,
-                probe_dscp,
-            };
-            ExitCode::from(udp::send_main(&a))
-        }
+        Cmd::Send(a) => ExitCode::from(udp::send_main(&a)),
         Cmd::Recv { listen, once, idle_timeout, json } => ExitCode::from(udp::recv_main(&listen, once, &idle_timeout, json)),
         Cmd::Emulate { listen, forward, paths, select, overhead, seed, exit_idle, spin } => {
             ExitCode::from(udp::emulate_main(&listen, &forward, &paths, &select, &overhead, seed, exit_idle.as_deref(), spin))

@@ -15,46 +15,67 @@ use braid_udp::recv::{RecvError, RecvOptions, RecvResult, UdpReceiver};
 use braid_udp::send::{Progress, SendError, SendOptions, SendReport};
 use toml::Table;
 
-/// The options of `braid send` as typed.
-#[derive(Clone, Debug)]
+/// The options of `braid send` as typed (they are the command line's: `braid send --help`).
+#[derive(Clone, Debug, clap::Args)]
 pub struct SendArgs {
-    /// Receiver (or emulator) address, `host:port`.
+    /// The receiver (`braid recv`) or emulator address, host:port.
     pub addr: String,
-    /// `transport.kind`.
+    /// Transport (`transport.kind`): rondo, roce, uet, mprdma, falcon, eqds, rrps.
+    #[arg(long, default_value = "rondo")]
     pub transport: String,
-    /// `transport.cc`, if given.
+    /// Congestion control (`transport.cc`), for transports that take one.
+    #[arg(long)]
     pub cc: Option<String>,
-    /// `transport.recovery`, if given.
+    /// Loss recovery (`transport.recovery`).
+    #[arg(long)]
     pub recovery: Option<String>,
-    /// Transport knobs, `key=value` as in a scenario's `[transport]` (`scheduler=false`).
+    /// A transport knob as in a scenario's [transport] (`--knob scheduler=false`); repeatable.
+    #[arg(long = "knob", value_name = "KEY=VALUE")]
     pub knobs: Vec<String>,
-    /// Bytes (`1GB`).
+    /// Bytes to send.
+    #[arg(long, default_value = "100MB")]
     pub size: String,
-    /// UDP source ports to spread logical paths over.
+    /// UDP source ports (one socket each) that logical paths are spread over; also the
+    /// equal-cost path count Rondo's `paths = "auto"` reads.
+    #[arg(long, default_value_t = 1)]
     pub paths: u16,
-    /// NIC line rate (`1Gbps`).
+    /// The sending NIC's line rate.
+    #[arg(long, default_value = "1Gbps")]
     pub rate: String,
     /// Payload bytes per packet.
+    #[arg(long, default_value = "1000B")]
     pub mtu: String,
-    /// Header bytes a packet counts for on the wire.
+    /// Header bytes each packet counts for on the wire (the simulator's network.header).
+    #[arg(long, default_value = "64B")]
     pub header: String,
-    /// Receiver reorder buffer.
+    /// The receiver's reorder buffer.
+    #[arg(long, default_value = "1.2MB")]
     pub reorder_buffer: String,
-    /// Seed.
+    /// Seed of the byte stream and the transport's random choices.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Stop after this long.
+    /// Stop after this long, complete or not.
+    #[arg(long)]
     pub duration: Option<String>,
-    /// No progress for this long: exit 3.
+    /// No acknowledgement progress for this long ends the transfer (exit 3).
+    #[arg(long, default_value = "10s")]
     pub stall_timeout: String,
-    /// Base RTT instead of the measured one.
+    /// Build the sender with this base RTT instead of the measured one.
+    #[arg(long)]
     pub base_rtt: Option<String>,
     /// Print the summary as JSON.
+    #[arg(long)]
     pub json: bool,
-    /// No progress line.
+    /// No progress lines.
+    #[arg(long)]
     pub quiet: bool,
-    /// Per-path trace interval.
+    /// Print the sender's per-path state (window, ACK rate, inflight, forward delay, skip)
+    /// to stderr this often, e.g. `--trace-paths 10ms`.
+    #[arg(long, value_name = "INTERVAL")]
     pub trace_paths: Option<String>,
-    /// DSCP of probes.
+    /// DSCP that marks capacity probes for the switches' low-priority class (0: unmarked;
+    /// default 1, the Lower-Effort PHB of RFC 8622).
+    #[arg(long, default_value_t = 1)]
     pub probe_dscp: u8,
 }
 
