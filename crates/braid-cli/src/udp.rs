@@ -188,7 +188,7 @@ fn human_send(r: &SendReport) -> String {
     format!(
         "{} ({} / {}): {} of {} bytes in {:.3} ms, goodput {:.3} Gb/s (payload over FCT)\n  \
          NIC OOD mean {:.2} p99 {} max {} | retransmissions {} (spurious {}), timeouts {}, receiver drops {}\n  \
-         packets per path {} | base RTT {:.1} µs | delivery {}\n",
+         packets per path {} | base RTT {:.1} µs | driver woke {:.1} µs late on average | delivery {}\n",
         r.transport,
         r.cc,
         r.recovery,
@@ -205,6 +205,7 @@ fn human_send(r: &SendReport) -> String {
         r.receiver.rx_drops,
         shares.join(" / "),
         r.base_rtt.us_f64(),
+        r.lateness.sum_ns as f64 / r.lateness.waits.max(1) as f64 / 1e3,
         if r.verified { "verified (digest matches)" } else { "NOT VERIFIED" }
     )
 }

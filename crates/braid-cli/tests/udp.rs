@@ -449,3 +449,23 @@ fn a_duration_limited_transfer_reports_and_verifies_its_prefix() {
     assert_eq!(rcode, 0, "{rerr}");
     assert!(flag(&rout, "verified") && field(&rout, "delivered_bytes") >= acked, "{rout}");
 }
+
+/// A receiver serving one transfer refuses a second sender with "busy" (exit 2) and still
+/// completes the first.
+#[test]
+fn a_busy_receiver_refuses_a_second_sender() {
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let rx = recv();
+    let addr = rx.addr.clone();
+    // The first transfer takes about a second (8 MB at 64 Mb/s).
+    let first = std::thread::spawn(move || send(&[&addr, "--size", "8MB", "--rate", "64Mbps", "--json", "--quiet"]));
+    std::thread::sleep(Duration::from_millis(300));
+    let (code, _, err) = send(&[&rx.addr, "--size", "1MB"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("busy"), "{err}");
+    let (code, out, err) = first.join().unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(flag(&out, "verified"), "{out}");
+    let (rcode, _, rerr) = rx.finish(Duration::from_secs(20));
+    assert_eq!(rcode, 0, "{rerr}");
+}
