@@ -108,10 +108,24 @@ impl Samples {
 
     /// Take one sample at `now`. `is_host` is indexed by node; `inorder_bytes` is the
     /// application bytes delivered in order so far, all flows; `conns` the connections (`paths.csv` rows name the connection); `own` (by node, in a parallel
-    /// run) limits the ports and hosts sampled to a partition's.
+    /// run) limits the ports and hosts sampled to a partition's. `kept`: the sample is sure to
+    /// fall before the run's end, so a parallel run need not hold it back — it is counted at
+    /// once when nothing is held (held samples are counted first, so each port's samples are
+    /// counted in time order either way).
     #[allow(clippy::too_many_arguments)]
-    pub fn record(&mut self, now: Time, ports: &[Port], is_host: &[bool], hosts: &[Host], inorder_bytes: u64, conns: &[Conn], own: Option<&[bool]>) {
+    pub fn record(
+        &mut self,
+        now: Time,
+        ports: &[Port],
+        is_host: &[bool],
+        hosts: &[Host],
+        inorder_bytes: u64,
+        conns: &[Conn],
+        own: Option<&[bool]>,
+        kept: bool,
+    ) {
         let owned = |n: braid_core::NodeId| own.is_none_or(|o| o[n.idx()]);
+        let hold = self.deferred.as_ref().is_some_and(|d| !(kept && d.is_empty()));
         for (i, p) in ports.iter().enumerate() {
             if is_host[p.node.idx()] || !owned(p.node) {
                 continue;
@@ -120,8 +134,8 @@ impl Samples {
             // recorded on their own.
             let q = p.queued_bytes_without_probes();
             match &mut self.deferred {
-                Some(d) => d.push((now, i as u32, q)),
-                None => self.queue_stats[i].record(q),
+                Some(d) if hold => d.push((now, i as u32, q)),
+                _ => self.queue_stats[i].record(q),
             }
             let probes = p.probe_bytes();
             if self.config.queues_series && (q > 0 || probes > 0) {

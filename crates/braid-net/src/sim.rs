@@ -895,8 +895,9 @@ impl Sim {
     }
 
     fn on_sample(&mut self, now: Time) {
+        let kept = self.sample_surely_kept();
         let own = self.part.as_ref().map(|p| &p.own_node[..]);
-        self.samples.record(now, &self.ports, &self.is_host, &self.hosts, self.stats.inorder_bytes, &self.conns, own);
+        self.samples.record(now, &self.ports, &self.is_host, &self.hosts, self.stats.inorder_bytes, &self.conns, own, kept);
         if let Some(iv) = self.samples.config.interval {
             // Re-arm only while something else can still happen: a sampler alone must not keep a
             // stalled run alive forever.

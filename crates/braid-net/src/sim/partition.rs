@@ -63,6 +63,8 @@ pub(crate) struct Part {
     /// Events of the virtual origins processed (every partition processes them all; the merged
     /// event count takes them once).
     pub virtual_events: u64,
+    /// Flows sent from here (counted at the first sample, once every flow has been added).
+    pub own_flows: Option<usize>,
 }
 
 /// Virtual origins after the nodes: the sampler, the routing timers and the link changes, whose
@@ -90,6 +92,7 @@ impl Sim {
             virtual_events: 0,
             last_completion: Time::ZERO,
             windows: 0,
+            own_flows: None,
         }));
         self.samples.defer();
     }
@@ -263,6 +266,26 @@ impl Sim {
     /// The latest completion of a flow sent from this partition.
     pub fn last_completion(&self) -> Time {
         self.part.as_ref().map_or(Time::ZERO, |p| p.last_completion)
+    }
+
+    /// Whether a queue sample taken now is sure to be kept at the run's end: a flow sent from
+    /// this partition is still incomplete, so the last completion, and the cutoff one interval
+    /// after it ([`Sim::finish_partition`]), are later than now (a flow that never completes
+    /// leaves no cutoff). Flows complete where they are sent (flow dependencies, the one other
+    /// way to start a flow, need one thread). Always false outside a parallel run.
+    pub(super) fn sample_surely_kept(&mut self) -> bool {
+        let Some(p) = &self.part else { return false };
+        let own = match p.own_flows {
+            Some(n) => n,
+            None => {
+                let n = self.flows.iter().filter(|f| p.own_node[self.hosts[f.src_host as usize].node.idx()]).count();
+                if let Some(p) = &mut self.part {
+                    p.own_flows = Some(n);
+                }
+                n
+            }
+        };
+        self.flows_done < own
     }
 
     /// The run has ended; `t_end`: when its last flow completed, if all did. Samples and log
