@@ -30,6 +30,12 @@ impl<T> Arena<T> {
             self.slots[i as usize] = v;
             i
         } else {
+            if self.slots.len() == self.slots.capacity() {
+                // Grow by a quarter rather than double: the slab's peak is the simulation's
+                // packets in flight (hundreds of MB on inter-DC networks), and doubling would
+                // leave up to half of it unused.
+                self.slots.reserve_exact((self.slots.len() / 4).max(64));
+            }
             self.slots.push(v);
             (self.slots.len() - 1) as u32
         }

@@ -77,6 +77,11 @@ impl Sim {
         }
         let p = &mut self.ports[port.idx()];
         if p.wire_head {
+            if p.wire.len() == p.wire.capacity() {
+                // By a quarter, not double: a long link's wire holds a bandwidth-delay product of
+                // packets, and the wires together most of a run's memory after the packets.
+                p.wire.reserve_exact((p.wire.len() / 4).max(8));
+            }
             p.wire.push_back((at, seq, pkt.0));
         } else {
             p.wire_head = true;
