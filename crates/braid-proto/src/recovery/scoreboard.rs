@@ -164,6 +164,11 @@ impl Scoreboard {
     /// before.
     pub fn on_sent(&mut self, now: Time, psn: u32, path: u16) -> bool {
         while self.una + self.slots.len() as u32 <= psn {
+            if self.slots.len() == self.slots.capacity() {
+                // By a quarter, not double: a flow's slots follow its window (a bandwidth-delay
+                // product of packets on long paths), and doubling would leave up to half unused.
+                self.slots.reserve_exact((self.slots.len() / 4).max(16));
+            }
             self.slots.push_back(Slot::default());
         }
         self.max_sent = self.max_sent.max(psn + 1);
