@@ -200,52 +200,11 @@ enum Cmd {
     Send(udp::SendArgs),
     /// Receive transfers over UDP: check every packet against the stream, acknowledge with the
     /// simulator's receiver, report OOD and the digest to the sender.
-    Recv {
-        /// Address to listen on.
-        #[arg(long, default_value = "0.0.0.0:7000")]
-        listen: String,
-        /// Serve one transfer, then exit (0 when verified).
-        #[arg(long)]
-        once: bool,
-        /// With --once: exit 3 when nothing arrives for this long.
-        #[arg(long, default_value = "30s")]
-        idle_timeout: String,
-        /// Print each transfer's report as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Recv(udp::RecvArgs),
     /// Emulate N network paths between senders and one receiver on this machine: per path a
     /// rate, a one-way delay, a drop-tail queue, random loss, jitter, an ECN threshold, and a
     /// low-priority class with a small threshold for probes (Rondo §6.1's switch).
-    Emulate {
-        /// Where senders send.
-        #[arg(long)]
-        listen: String,
-        /// The receiver.
-        #[arg(long)]
-        forward: String,
-        /// A path: `rate=100Mbps,delay=1ms[,queue=256KB][,probe_queue=64KB][,loss=0.01][,jitter=50us][,ecn=64KB]`; repeatable.
-        #[arg(long = "path", value_name = "SPEC")]
-        paths: Vec<String>,
-        /// How a sender's source port picks its path: `order` (the i-th new port rides path i),
-        /// `hash` (ECMP) or `lcmp` (LCMP's decision core: path cost from delay and rate, queue
-        /// congestion, the cheaper half, a hash inside it).
-        #[arg(long, default_value = "order")]
-        select: String,
-        /// Bytes a datagram occupies on an emulated link besides itself.
-        #[arg(long, default_value = "32B")]
-        overhead: String,
-        /// Seed of loss and jitter.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Exit (printing per-path counters as JSON) once no datagram arrived for this long.
-        #[arg(long)]
-        exit_idle: Option<String>,
-        /// Spin on short waits instead of sleeping: deliveries on time to a few µs instead of
-        /// 50-100 µs late, at the cost of a core.
-        #[arg(long)]
-        spin: bool,
-    },
+    Emulate(udp::EmulateArgs),
 }
 
 fn main() -> ExitCode {
@@ -370,10 +329,8 @@ fn main() -> ExitCode {
             None => bench::run_all(only.as_deref(), scale),
         },
         Cmd::Send(a) => ExitCode::from(udp::send_main(&a)),
-        Cmd::Recv { listen, once, idle_timeout, json } => ExitCode::from(udp::recv_main(&listen, once, &idle_timeout, json)),
-        Cmd::Emulate { listen, forward, paths, select, overhead, seed, exit_idle, spin } => {
-            ExitCode::from(udp::emulate_main(&listen, &forward, &paths, &select, &overhead, seed, exit_idle.as_deref(), spin))
-        }
+        Cmd::Recv(a) => ExitCode::from(udp::recv_main(&a)),
+        Cmd::Emulate(a) => ExitCode::from(udp::emulate_main(&a)),
     }
 }
 

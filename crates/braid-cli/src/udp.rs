@@ -79,6 +79,55 @@ pub struct SendArgs {
     pub probe_dscp: u8,
 }
 
+/// The options of `braid recv` (`braid recv --help`).
+#[derive(Clone, Debug, clap::Args)]
+pub struct RecvArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "0.0.0.0:7000")]
+    pub listen: String,
+    /// Serve one transfer, then exit (0 when verified).
+    #[arg(long)]
+    pub once: bool,
+    /// With --once: exit 3 when nothing arrives for this long.
+    #[arg(long, default_value = "30s")]
+    pub idle_timeout: String,
+    /// Print each transfer's report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The options of `braid emulate` (`braid emulate --help`).
+#[derive(Clone, Debug, clap::Args)]
+pub struct EmulateArgs {
+    /// Where senders send.
+    #[arg(long)]
+    pub listen: String,
+    /// The receiver.
+    #[arg(long)]
+    pub forward: String,
+    /// A path: `rate=100Mbps,delay=1ms[,queue=256KB][,probe_queue=64KB][,loss=0.01][,jitter=50us][,ecn=64KB]`; repeatable.
+    #[arg(long = "path", value_name = "SPEC")]
+    pub paths: Vec<String>,
+    /// How a sender's source port picks its path: `order` (the i-th new port rides path i),
+    /// `hash` (ECMP) or `lcmp` (LCMP's decision core: path cost from delay and rate, queue
+    /// congestion, the cheaper half, a hash inside it).
+    #[arg(long, default_value = "order")]
+    pub select: String,
+    /// Bytes a datagram occupies on an emulated link besides itself.
+    #[arg(long, default_value = "32B")]
+    pub overhead: String,
+    /// Seed of loss and jitter.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Exit (printing per-path counters as JSON) once no datagram arrived for this long.
+    #[arg(long)]
+    pub exit_idle: Option<String>,
+    /// Spin on short waits instead of sleeping: deliveries on time to a few µs instead of
+    /// 50-100 µs late, at the cost of a core.
+    #[arg(long)]
+    pub spin: bool,
+}
+
 /// A resolved address, or an error that names it.
 fn resolve(addr: &str, what: &str) -> Result<SocketAddr, String> {
     let mut it = addr.to_socket_addrs().map_err(|e| format!("{what} `{addr}` is not a valid host:port address ({e})"))?;
@@ -280,22 +329,13 @@ fn recv_summary(r: &RecvResult) -> Summary {
 }
 
 /// `braid recv`: returns the process exit code.
-pub fn recv_main(listen: &str, once: bool, idle: &str, json: bool) -> u8 {
-    let listen = match resolve(listen, "--listen") {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let idle_timeout = match dur(idle, "--idle-timeout") {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let rx = match UdpReceiver::bind(RecvOptions { listen, once, idle_timeout }) {
+pub fn recv_main(a: &RecvArgs) -> u8 {
+    let bound = (|| -> Result<UdpReceiver, String> {
+        let listen = resolve(&a.listen, "--listen")?;
+        let idle_timeout = dur(&a.idle_timeout, "--idle-timeout")?;
+        UdpReceiver::bind(RecvOptions { listen, once: a.once, idle_timeout }).map_err(|e| e.to_string())
+    })();
+    let rx = match bound {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -307,7 +347,7 @@ pub fn recv_main(listen: &str, once: bool, idle: &str, json: bool) -> u8 {
         Ok(results) => {
             let mut code = 0;
             for r in &results {
-                if json {
+                if a.json {
                     print!("{}", recv_summary(r).to_json());
                 }
                 if !r.verified {
@@ -317,14 +357,14 @@ pub fn recv_main(listen: &str, once: bool, idle: &str, json: bool) -> u8 {
             code
         }
         Err(RecvError::Idle(Some(r))) => {
-            if json {
+            if a.json {
                 print!("{}", recv_summary(&r).to_json());
             }
             eprintln!("error: {}", RecvError::Idle(Some(r)));
             3
         }
         Err(e @ RecvError::Idle(None)) => {
-            eprintln!("error: {e} within --idle-timeout {idle}");
+            eprintln!("error: {e} within --idle-timeout {}", a.idle_timeout);
             3
         }
         Err(e @ RecvError::Bind(_)) => {
@@ -361,38 +401,30 @@ fn path_stats_json(stats: &[PathStats]) -> String {
 }
 
 /// `braid emulate`: returns the process exit code.
-#[allow(clippy::too_many_arguments)]
-pub fn emulate_main(listen: &str, forward: &str, paths: &[String], select: &str, overhead: &str, seed: u64, exit_idle: Option<&str>, spin: bool) -> u8 {
-    let built = (|| -> Result<EmulateOptions, String> {
-        let paths = paths.iter().map(|p| PathSpec::parse(p)).collect::<Result<Vec<_>, _>>()?;
+pub fn emulate_main(a: &EmulateArgs) -> u8 {
+    let bound = (|| -> Result<Emulator, String> {
+        let paths = a.paths.iter().map(|p| PathSpec::parse(p)).collect::<Result<Vec<_>, _>>()?;
         if paths.is_empty() {
             return Err("at least one --path is needed (e.g. --path rate=100Mbps,delay=1ms)".into());
         }
-        let select = match select {
+        let select = match a.select.as_str() {
             "order" => Select::Order,
             "hash" | "ecmp" => Select::Hash,
             "lcmp" => Select::Lcmp,
             other => return Err(format!("--select `{other}`: expected `order`, `hash` or `lcmp`")),
         };
-        Ok(EmulateOptions {
-            listen: resolve(listen, "--listen")?,
-            forward: resolve(forward, "--forward")?,
+        Emulator::bind(EmulateOptions {
+            listen: resolve(&a.listen, "--listen")?,
+            forward: resolve(&a.forward, "--forward")?,
             paths,
             select,
-            overhead_bytes: parse_size(overhead).map_err(|e| format!("--overhead: {e}"))? as u32,
-            seed,
-            exit_idle: exit_idle.map(|d| dur(d, "--exit-idle")).transpose()?,
-            spin,
+            overhead_bytes: parse_size(&a.overhead).map_err(|e| format!("--overhead: {e}"))? as u32,
+            seed: a.seed,
+            exit_idle: a.exit_idle.as_deref().map(|d| dur(d, "--exit-idle")).transpose()?,
+            spin: a.spin,
         })
     })();
-    let opts = match built {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let em = match Emulator::bind(opts) {
+    let em = match bound {
         Ok(e) => e,
         Err(e) => {
             eprintln!("error: {e}");

@@ -10,8 +10,8 @@
 //! it is reached, and popped from its end; an event scheduled into it (or before it) is inserted
 //! in order. Events beyond the ring's horizon wait in a 4-ary heap and move into the ring as it
 //! turns. Ring buckets are lists threaded through one pool of nodes, so memory follows the events
-//! pending, not the busiest moment of each bucket. Every pop returns the least (time, sequence) key pending, exactly as a heap would, so
-//! the order of events, and every output, is the heap's.
+//! pending, not the busiest moment of each bucket. Every pop returns the least (time, sequence)
+//! key pending, exactly as a heap would, so the order of events, and every output, is the heap's.
 //!
 //! With [`EventQueue::use_origin_keys`] the tie-break among equal times is instead (origin,
 //! that origin's own sequence): the caller names, before it schedules, which node the work

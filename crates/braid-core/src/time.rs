@@ -201,6 +201,7 @@ impl fmt::Display for Rate {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     /// The 64-bit quotient of `tx_time` equals the 128-bit one, on both sides of its bound.
     #[test]
@@ -218,7 +219,6 @@ mod tests {
             assert_eq!(rate.tx_time(bytes), Time(want), "{bytes} B at {} b/s", rate.0);
         }
     }
-    use super::*;
 
     #[test]
     fn tx_time_is_exact_at_common_rates() {

@@ -133,75 +133,7 @@ impl SimStats {
     }
 }
 
-/// An exact histogram of small non-negative integers (counts indexed by value), with a tail
-/// bucket for values past its range.
-#[derive(Clone, Debug, Default)]
-pub struct Histogram {
-    counts: Vec<u64>,
-    n: u64,
-    max: u64,
-    sum: u128,
-}
-
-impl Histogram {
-    const CAP: u64 = 1 << 22;
-
-    /// Add `other`'s samples (merging the partitions of a parallel run; the result is the
-    /// histogram of both sample sets, whatever their order).
-    pub fn merge(&mut self, other: &Histogram) {
-        if other.counts.len() > self.counts.len() {
-            self.counts.resize(other.counts.len(), 0);
-        }
-        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
-            *a += b;
-        }
-        self.n += other.n;
-        self.max = self.max.max(other.max);
-        self.sum += other.sum;
-    }
-
-    /// Record one sample.
-    #[inline]
-    pub fn record(&mut self, v: u64) {
-        let i = v.min(Self::CAP) as usize;
-        if i >= self.counts.len() {
-            self.counts.resize(i + 1, 0);
-        }
-        self.counts[i] += 1;
-        self.n += 1;
-        self.max = self.max.max(v);
-        self.sum += v as u128;
-    }
-    /// Samples recorded.
-    pub fn count(&self) -> u64 {
-        self.n
-    }
-    /// Largest sample.
-    pub fn max(&self) -> u64 {
-        self.max
-    }
-    /// Mean (0 when empty).
-    pub fn mean(&self) -> f64 {
-        if self.n == 0 {
-            0.0
-        } else {
-            self.sum as f64 / self.n as f64
-        }
-    }
-    /// Nearest-rank percentile `p` in [0, 100] (Braid's one rule, [`nearest_rank`]); 0 when there
-    /// is none (no samples, or `p` outside [0, 100]), as `summary.json` prints it.
-    pub fn percentile(&self, p: f64) -> u64 {
-        let Some(rank) = nearest_rank(self.n, p) else { return 0 };
-        let mut acc = 0;
-        for (v, &c) in self.counts.iter().enumerate() {
-            acc += c;
-            if acc >= rank {
-                return v as u64;
-            }
-        }
-        self.max
-    }
-}
+pub use braid_core::percentile::Histogram;
 
 /// Queue-length samples of one port: mean and a log-bucketed distribution (buckets 5 % wide).
 #[derive(Clone, Debug, Default)]

@@ -35,6 +35,29 @@ pub struct TxPacket {
     pub pull_target: u32,
 }
 
+impl TxPacket {
+    /// The packet's [`flags`](braid_core::packet::flags) byte on the wire: `RETX`,
+    /// `TIMESTAMPED`, `LAST`, `ACK_REQUEST` (what every driver puts in the header).
+    #[inline]
+    pub fn flags(&self) -> u8 {
+        use braid_core::packet::flags;
+        let mut f = 0;
+        if self.retx {
+            f |= flags::RETX;
+        }
+        if self.timestamped {
+            f |= flags::TIMESTAMPED;
+        }
+        if self.last {
+            f |= flags::LAST;
+        }
+        if self.ack_request {
+            f |= flags::ACK_REQUEST;
+        }
+        f
+    }
+}
+
 /// An acknowledgement (or NAK) as the sender sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct AckIn<'a> {
@@ -115,6 +138,24 @@ impl AckIn<'static> {
             int: None,
             hops,
             sack: 0,
+        }
+    }
+}
+
+impl<'a> AckIn<'a> {
+    /// The same acknowledgement with the fields a reply's [`flags`](braid_core::packet::flags)
+    /// byte carries set from it: `ECN_ECHO`, `PROBE_ACK`, `RX_BUFFER_FULL`, `TRIMMED`,
+    /// `TRIM_LAST_HOP` (what every driver reads from the header).
+    #[inline]
+    pub fn with_flags(self, f: u8) -> AckIn<'a> {
+        use braid_core::packet::flags;
+        AckIn {
+            ecn: f & flags::ECN_ECHO != 0,
+            probe: f & flags::PROBE_ACK != 0,
+            rx_buffer_full: f & flags::RX_BUFFER_FULL != 0,
+            trimmed: f & flags::TRIMMED != 0,
+            trim_last_hop: f & flags::TRIM_LAST_HOP != 0,
+            ..self
         }
     }
 }

@@ -23,8 +23,8 @@ use braid_proto::routing::lcmp::{Candidate, LcmpRouter};
 use braid_proto::routing::LcmpParams;
 
 use crate::io::{any_addr_for, bind, wait_readable, wait_until, Clock, RecvBatch, BATCH};
-use crate::stream::mix64;
 use crate::wire::{self, Kind};
+use braid_core::rng::mix64;
 
 /// One emulated path.
 #[derive(Clone, Debug, PartialEq)]

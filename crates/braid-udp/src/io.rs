@@ -150,18 +150,6 @@ pub fn send_all(sock: &UdpSocket, buf: &[u8]) -> io::Result<()> {
     }
 }
 
-/// Send `buf` to `to` on the unconnected `sock`, waiting while the socket buffer is full.
-pub fn send_to_all(sock: &UdpSocket, buf: &[u8], to: SocketAddr) -> io::Result<()> {
-    loop {
-        match sock.send_to(buf, to) {
-            Ok(_) => return Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(sock, Duration::from_millis(5))?,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-}
-
 /// The time from `now` to `deadline` as a [`Duration`] (zero if passed).
 pub fn until(now: Time, deadline: Time) -> Duration {
     Duration::from_nanos(deadline.saturating_sub(now).ns())

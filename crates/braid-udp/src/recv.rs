@@ -10,6 +10,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
 use braid_core::packet::flags;
+use braid_core::percentile::Histogram;
 use braid_core::{PacketKind, Rate, Time};
 use braid_proto::pull_pacer::{FlowPulls, PullPacer, PulledFlows};
 use braid_proto::receiver::{AckOut, DataIn, Receiver, RxMode, RxVerdict};
@@ -70,40 +71,6 @@ impl std::fmt::Display for RecvError {
     }
 }
 
-/// The NIC OOD at each data arrival, as a histogram (exact below 65,536).
-#[derive(Clone, Debug, Default)]
-struct OodHist {
-    counts: Vec<u64>,
-    n: u64,
-    sum: u64,
-    max: u32,
-}
-
-impl OodHist {
-    fn record(&mut self, ood: u32) {
-        let i = (ood as usize).min(65_535);
-        if i >= self.counts.len() {
-            self.counts.resize(i + 1, 0);
-        }
-        self.counts[i] += 1;
-        self.n += 1;
-        self.sum += ood as u64;
-        self.max = self.max.max(ood);
-    }
-    /// The smallest value with at least `q` of the samples at or below it.
-    fn quantile(&self, q: f64) -> u32 {
-        let need = (q * self.n as f64).ceil() as u64;
-        let mut seen = 0;
-        for (v, c) in self.counts.iter().enumerate() {
-            seen += c;
-            if seen >= need.max(1) {
-                return v as u32;
-            }
-        }
-        self.max
-    }
-}
-
 /// One transfer in progress.
 struct Session {
     id: u32,
@@ -119,7 +86,8 @@ struct Session {
     corrupt: u64,
     arrivals: u64,
     reorder_used: u64,
-    ood: OodHist,
+    /// The NIC OOD at each data arrival (the simulator's histogram: the same nearest-rank p99).
+    ood: Histogram,
     /// The sender's FIN: (its digest, packets it counts as acknowledged).
     fin: Option<(u64, u32)>,
     /// Receiver-driven transports: the pull pacer.
@@ -199,7 +167,7 @@ impl Session {
             corrupt: 0,
             arrivals: 0,
             reorder_used: 0,
-            ood: OodHist::default(),
+            ood: Histogram::default(),
             fin: None,
             pulling,
         })
@@ -210,9 +178,9 @@ impl Session {
             digest: self.digest.0,
             delivered_bytes: self.delivered_bytes,
             packets: self.packets,
-            ood_max: self.ood.max,
-            ood_p99: self.ood.quantile(0.99),
-            ood_mean_milli: (self.ood.sum * 1000).checked_div(self.ood.n).unwrap_or(0),
+            ood_max: self.ood.max() as u32,
+            ood_p99: self.ood.percentile(99.0) as u32,
+            ood_mean_milli: (self.ood.mean() * 1000.0).round() as u64,
             duplicates: self.duplicates,
             rx_drops: self.rx_drops,
             corrupt: self.corrupt,
@@ -322,7 +290,7 @@ impl Session {
         }
         let (out, reply) = self.rx.on_data_packet(now, &din, room);
         self.reorder_used = (self.reorder_used as i64 + out.rbo_delta as i64 * mtu as i64).max(0) as u64;
-        self.ood.record(out.ood);
+        self.ood.record(out.ood as u64);
         match out.verdict {
             RxVerdict::InOrder { .. } | RxVerdict::Buffered => {
                 self.digest.add(hash);

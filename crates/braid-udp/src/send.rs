@@ -16,15 +16,15 @@ use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
-use braid_core::packet::flags;
 use braid_core::{PacketKind, Rate, Time};
 use braid_proto::cc::{CcEnv, CcKind};
 use braid_proto::events::{AckIn, FlowEnv};
 use braid_proto::transport::{Sender, TransportConfig, TransportSpec};
 
 use crate::io::{any_addr_for, bind, send_all, set_dscp, until, wait_readable, wait_until, Clock, RecvBatch, SendBatch, BATCH};
-use crate::stream::{fill, mix64, payload_len, stream_digest};
+use crate::stream::{fill, payload_len, stream_digest};
 use crate::wire::{self, DataHeader, Hello, Kind, RxModeWire, RxReport, WireError};
+use braid_core::rng::mix64;
 
 /// How `braid send` runs.
 #[derive(Clone, Debug)]
@@ -498,23 +498,9 @@ fn run_transfer(
                     let Ok(a) = wire::ack(b) else { continue };
                     let now = clock.now();
                     let ts_rx = Time::from_ns(((a.ts_rx_ns as i64 - opened.offset_ns).max(1)) as u64);
-                    let ack = AckIn {
-                        kind: if c.kind == Kind::Pull { PacketKind::Pull } else { wire::ack_kind(&a) },
-                        psn: a.psn,
-                        cum_ack: a.cum_ack,
-                        path: a.path,
-                        ecn: a.flags & flags::ECN_ECHO != 0,
-                        ts_sent: Time::from_ns(a.ts_sent_ns),
-                        ts_rx,
-                        ood: a.ood,
-                        probe: wire::is_probe_ack(&a),
-                        rx_buffer_full: a.flags & flags::RX_BUFFER_FULL != 0,
-                        trimmed: false,
-                        trim_last_hop: false,
-                        int: None,
-                        hops: a.hops,
-                        sack: a.sack,
-                    };
+                    let kind = if c.kind == Kind::Pull { PacketKind::Pull } else { wire::ack_kind(&a) };
+                    let ack = AckIn { ts_rx, ood: a.ood, sack: a.sack, ..AckIn::plain(kind, a.psn, a.cum_ack, a.path, Time::from_ns(a.ts_sent_ns), a.hops) }
+                        .with_flags(a.flags);
                     sender.on_ack(now, &ack);
                     blocked = false;
                 }
@@ -553,18 +539,12 @@ fn run_transfer(
             } else {
                 tx.payload_bytes
             };
-            let mut fl = 0u8;
-            for (on, bit) in [(tx.retx, flags::RETX), (tx.timestamped, flags::TIMESTAMPED), (tx.last, flags::LAST), (tx.ack_request, flags::ACK_REQUEST)] {
-                if on {
-                    fl |= bit;
-                }
-            }
             let h = DataHeader {
                 probe,
                 psn: tx.psn,
                 path: tx.path,
                 entropy: tx.entropy,
-                flags: fl,
+                flags: tx.flags(),
                 hops: 0,
                 ce: false,
                 ts_sent_ns: now.ns(),

@@ -6,13 +6,7 @@
 //! the [`Digest`] of a transfer is the wrapping sum of the accepted packets' hashes, each PSN
 //! once — so the sender's and the receiver's digests agree exactly when every byte arrived once.
 
-/// SplitMix64's finaliser: a bijective mix of a 64-bit word.
-#[inline]
-pub fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+use braid_core::rng::mix64;
 
 #[inline]
 fn word(seed: u64, psn: u32, j: u64) -> u64 {

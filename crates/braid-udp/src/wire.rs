@@ -20,7 +20,6 @@
 //! RTS      the DATA header, no payload (PSN = credit asked for)   PULL: the ACK layout (PSN = pull number)
 //! ```
 
-use braid_core::packet::flags;
 use braid_core::PacketKind;
 
 /// The two bytes every Braid datagram starts with.
@@ -235,7 +234,7 @@ pub struct AckWire {
     pub path: u16,
     /// Entropy echoed.
     pub entropy: u16,
-    /// [`flags`]: ECN echo, probe ACK, reorder buffer full.
+    /// [`braid_core::packet::flags`]: ECN echo, probe ACK, reorder buffer full.
     pub flags: u8,
     /// Hops echoed.
     pub hops: u8,
@@ -296,11 +295,6 @@ pub fn ack_kind(a: &AckWire) -> PacketKind {
     } else {
         PacketKind::Ack
     }
-}
-
-/// Whether a wire ACK acknowledges a probe.
-pub fn is_probe_ack(a: &AckWire) -> bool {
-    a.flags & flags::PROBE_ACK != 0
 }
 
 /// How the receiver treats out-of-order packets, as the sender asks for it.
@@ -571,6 +565,7 @@ pub fn mark_hop(b: &mut [u8], ce: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use braid_core::packet::flags;
     use proptest::prelude::*;
 
     #[test]

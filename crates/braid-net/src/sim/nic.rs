@@ -62,19 +62,6 @@ impl Sim {
                     } else {
                         payload + self.cfg.header_bytes
                     };
-                    let mut fl_flags = 0u8;
-                    if tx.retx {
-                        fl_flags |= flags::RETX;
-                    }
-                    if tx.timestamped {
-                        fl_flags |= flags::TIMESTAMPED;
-                    }
-                    if tx.last {
-                        fl_flags |= flags::LAST;
-                    }
-                    if tx.ack_request {
-                        fl_flags |= flags::ACK_REQUEST;
-                    }
                     if is_probe {
                         fl.probes_sent += 1;
                     }
@@ -88,7 +75,7 @@ impl Sim {
                         } else {
                             CLASS_DATA
                         },
-                        flags: fl_flags,
+                        flags: tx.flags(),
                         size_bytes: size,
                         payload_bytes: payload,
                         pull_target: tx.pull_target,

@@ -68,22 +68,13 @@ impl Sim {
                     return;
                 }
                 let ack = AckIn {
-                    kind: pk.kind,
-                    psn: pk.psn,
-                    cum_ack: pk.cum_ack,
-                    path: pk.path,
-                    ecn: pk.flags & flags::ECN_ECHO != 0,
-                    ts_sent: pk.ts_sent,
                     ts_rx: pk.ts_rx,
                     ood: pk.ood,
-                    probe: pk.flags & flags::PROBE_ACK != 0,
-                    rx_buffer_full: pk.flags & flags::RX_BUFFER_FULL != 0,
-                    trimmed: pk.flags & flags::TRIMMED != 0,
-                    trim_last_hop: pk.flags & flags::TRIM_LAST_HOP != 0,
                     int: if pk.int > 0 { Some(self.ints.get(pk.int - 1)) } else { None },
-                    hops: pk.hops,
                     sack: pk.sack,
-                };
+                    ..AckIn::plain(pk.kind, pk.psn, pk.cum_ack, pk.path, pk.ts_sent, pk.hops)
+                }
+                .with_flags(pk.flags);
                 fl.sender.on_ack(now, &ack);
                 if pk.int > 0 {
                     self.ints.free(pk.int - 1);
