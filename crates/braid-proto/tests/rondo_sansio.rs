@@ -63,6 +63,8 @@ struct Outcome {
     /// window was not reached, so nothing was measured).
     allocs_steady: Option<u64>,
     complete: bool,
+    /// Path samples the sender still reports after its last ACK (its per-path state).
+    samples_at_end: usize,
 }
 
 const MTU: u32 = 1000;
@@ -184,7 +186,7 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
             q.push(Reverse((next_wake, seq, Ev::Wake)));
         }
     }
-    Outcome { max_ood_steady, delivered, total: pkts, allocs_steady, complete: tx.is_complete() }
+    Outcome { max_ood_steady, delivered, total: pkts, allocs_steady, complete: tx.is_complete(), samples_at_end: tx.path_samples().len() }
 }
 
 #[test]
@@ -196,6 +198,49 @@ fn steady_state_allocates_nothing_and_delivers_everything() {
     // per packet is not.
     let allocs = o.allocs_steady.expect("the run ended before 1.4 ms: the steady window was never measured");
     assert!(allocs <= 8, "{allocs} allocations between 400 µs and 1.4 ms");
+    // A finished one-message flow keeps no per-path state (nothing reads it again).
+    assert_eq!(o.samples_at_end, 0);
+}
+
+/// Per-flow path state is held only while a flow runs: built up front, a flow keeps its paths
+/// folded into one until it starts (no per-path samples yet, the same total window), and `begin`
+/// unfolds exactly the paths `new` built (one sample per path, each with `W0`).
+#[test]
+fn path_state_is_unfolded_at_start() {
+    let env = CcEnv {
+        line_rate: Rate::from_gbps(100),
+        base_rtt: Time::from_us(12),
+        max_rtt: Time::from_us(12),
+        max_bdp_bytes: 150_000,
+        mtu_bytes: MTU,
+        tx_time_floor_ns: false,
+    };
+    let cfg = RondoConfig { paths: 16, ..RondoConfig::defaults(CcConfig::new(CcKind::Arcc), RecoveryConfig::new(RecoveryKind::RackTlpPerPath), 64).unwrap() };
+    let fenv = FlowEnv { cc: env, size_bytes: 1_000_000, connection_messages: None, equal_cost_paths: 16, entropy: 49_152, start: Time::from_us(5), seed: 7 };
+    let mut tx = RondoSender::new(&cfg, &fenv).unwrap();
+    let waiting_window = tx.window_bytes();
+    assert!(tx.path_samples().is_empty(), "a flow that has not started holds its paths folded");
+    assert_eq!(tx.next_send_time(Time::ZERO), Time::from_us(5), "a waiting flow still asks to send at its start");
+    tx.begin(Time::from_us(5));
+    assert_eq!(tx.window_bytes(), waiting_window);
+    let samples = tx.path_samples();
+    assert_eq!(samples.len(), 16);
+    let w0 = samples[0].window_bytes;
+    assert!(w0 > 0 && samples.iter().enumerate().all(|(i, s)| s.path as usize == i && s.window_bytes == w0 && s.inflight_pkts == 0));
+    assert_eq!(waiting_window, 16 * w0);
+    // Each logical path is its own entropy: 16 transmissions on 16 distinct source ports.
+    let mut now = Time::from_us(5);
+    let mut ports = Vec::new();
+    while ports.len() < 16 {
+        match tx.poll_transmit(now) {
+            Some(p) if p.kind == PacketKind::Data => ports.push(p.entropy),
+            Some(_) => {}
+            None => now = tx.next_send_time(now),
+        }
+    }
+    ports.sort_unstable();
+    ports.dedup();
+    assert!(ports.len() == 16 && ports.iter().all(|&e| (49_152..49_152 + 16).contains(&e)), "{ports:?}");
 }
 
 #[test]

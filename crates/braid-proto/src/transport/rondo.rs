@@ -252,7 +252,9 @@ pub struct RondoStats {
 #[derive(Clone, Debug)]
 enum PathCc {
     Arcc(ArccPath),
-    Swift(Swift),
+    /// Boxed: Swift's state is four times ARCC's, and only the Fig 21 ablation uses it; inline,
+    /// it sized every path of every flow (a million-flow all-to-all keeps 16 paths per flow).
+    Swift(Box<Swift>),
 }
 
 #[derive(Clone, Debug)]
@@ -357,8 +359,14 @@ pub struct RondoSender {
     /// Paths the start-up scheduler's estimate is to be built for when the flow starts (0: none,
     /// or already released).
     aligned_paths: usize,
-    /// Whether the completed flow has returned its per-path rings' spare capacity.
-    rings_returned: bool,
+    /// Whether the completed one-message flow has released its per-path state.
+    paths_released: bool,
+    /// Until the flow starts: its paths folded into one (they differ only in their entropy,
+    /// `entropy + p`), so a run that builds every flow up front holds ~250 bytes of path state
+    /// per waiting flow instead of ~4 KB ([`RondoSender::unfold_paths`]).
+    folded: Option<Box<PathState>>,
+    /// The number of logical paths (`paths.len()` once unfolded).
+    n_paths: usize,
     /// The start-up scheduler is configured: probes ask for a timestamp.
     startup_sched: bool,
     rng: Rng,
@@ -677,6 +685,46 @@ impl RondoSender {
         }
     }
 
+    /// Fold the paths of a flow that has not started into one (see `folded`).
+    fn fold_paths(&mut self) {
+        if self.paths.is_empty() {
+            return;
+        }
+        self.folded = Some(Box::new(self.paths[0].clone()));
+        self.paths = Vec::new();
+        self.samples = Vec::new();
+        self.deficits = Deficits::new(0);
+        self.open_scratch = Vec::new();
+    }
+
+    /// Unfold the paths (the flow starts, or a driver calls in before `begin`): the same state
+    /// `new` built, path by path.
+    #[inline(always)]
+    fn unfold_paths(&mut self) {
+        if self.folded.is_some() {
+            self.unfold_paths_now();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unfold_paths_now(&mut self) {
+        let Some(proto) = self.folded.take() else { return };
+        let n = self.n_paths;
+        let e0 = proto.entropy;
+        self.paths = (0..n)
+            .map(|p| {
+                let mut ps = (*proto).clone();
+                ps.entropy = e0.wrapping_add(p as u16);
+                ps
+            })
+            .collect();
+        self.samples = vec![PathSample::default(); n];
+        self.deficits = Deficits::new(n);
+        self.open_scratch = Vec::with_capacity(n);
+        self.refresh_samples(self.start);
+    }
+
     fn refresh_samples(&mut self, now: Time) {
         let wire = (self.core.msg.mtu_bytes + self.header_bytes) as f64;
         for (i, ps) in self.paths.iter().enumerate() {
@@ -796,7 +844,7 @@ impl Transport for RondoSender {
         let paths = (0..n)
             .map(|p| {
                 let cc = match &swift_cfg {
-                    Some(sc) => PathCc::Swift(Swift::new(sc.clone(), env)),
+                    Some(sc) => PathCc::Swift(Box::new(Swift::new(sc.clone(), env))),
                     None => PathCc::Arcc(ArccPath::new(&params)),
                 };
                 let w = match &cc {
@@ -863,7 +911,9 @@ impl Transport for RondoSender {
             sched_on: false,
             sched_stable: false,
             aligned: None,
-            rings_returned: false,
+            paths_released: false,
+            folded: None,
+            n_paths: n,
             aligned_paths: if cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS { n } else { 0 },
             startup_sched: cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS,
             rng: Rng::new(seed),
@@ -874,6 +924,7 @@ impl Transport for RondoSender {
         }
         s.recompute_pacer();
         s.refresh_samples(start);
+        s.fold_paths();
         Ok(s)
     }
 }
@@ -895,6 +946,7 @@ impl SenderOps for RondoSender {
     /// built with (a flow that waited for its dependencies): the start-up probing phase, the
     /// first ARCC updates, the first timestamp and the pacer run from `now`.
     fn begin(&mut self, now: Time) {
+        self.unfold_paths();
         if now == self.start {
             return;
         }
@@ -917,6 +969,7 @@ impl SenderOps for RondoSender {
     /// its windows, rate estimates, delays and skips — a warm QP — but its ARCC measurement
     /// restarts now: an interval that spans the idle time would read as an ACK rate near zero.
     fn on_post(&mut self, now: Time, was_idle: bool) {
+        self.unfold_paths();
         self.unsent.grow(self.core.msg.packets);
         if !was_idle {
             return;
@@ -936,6 +989,7 @@ impl SenderOps for RondoSender {
 
     /// See [`crate::transport::Sender::poll_transmit`].
     fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+        self.unfold_paths();
         if now < self.start || self.core.rec.is_complete() {
             return None;
         }
@@ -1012,6 +1066,11 @@ impl SenderOps for RondoSender {
             return Time::MAX;
         }
         let now = now.max(self.start);
+        if self.folded.is_some() {
+            // Not started (`begin` unfolds): the flow may want to send from its start on; the
+            // call to `poll_transmit` then unfolds and decides.
+            return self.pacer.next_tx_at.max(now);
+        }
         let data = if self.any_open() { self.pacer.next_tx_at.max(now) } else { Time::MAX };
         let probe = if self.in_probe_phase(now) { self.probe_next_at.max(now) } else { Time::MAX };
         data.min(probe)
@@ -1019,6 +1078,7 @@ impl SenderOps for RondoSender {
 
     /// See [`crate::transport::Sender::on_ack`].
     fn on_ack(&mut self, now: Time, ack: &AckIn) {
+        self.unfold_paths();
         let p = ack.path as usize;
         if ack.probe {
             self.stats.probe_acks += 1;
@@ -1101,16 +1161,21 @@ impl SenderOps for RondoSender {
             // update: the credits the first ACKs open would otherwise go unscheduled.
             self.compute_skips();
         }
-        if self.core.is_complete() && !self.core.is_connection() && !self.rings_returned {
-            // A flow of one message is done: nothing reads its start-up tables again, and its
-            // per-path rings only drain (their spare capacity is returned; what is left in
-            // them is kept, so path samples read the same).
+        if self.core.is_complete() && !self.core.is_connection() && !self.paths_released {
+            // A flow of one message is done. Nothing follows from its paths: transmissions,
+            // send times, timers and window updates all stop at completion (`poll_transmit`,
+            // `next_send_time`, `poll_timeout`, `on_timeout`), a late ACK finds no path below,
+            // and a driver reads a finished flow's counters, never its windows or path samples
+            // (those are read for flows still sending). So the per-path state (~4 KB with 16
+            // paths) is released with the start-up tables: a run holds path state for the
+            // flows in progress, not for every flow it has finished (a million-flow all-to-all
+            // in pairwise rounds, BENCHMARKS.md).
             self.release_startup_tables();
-            self.rings_returned = true;
-            for ps in &mut self.paths {
-                ps.sent.shrink_to_fit();
-                ps.ts_pending.shrink_to_fit();
-            }
+            self.paths_released = true;
+            self.paths = Vec::new();
+            self.samples = Vec::new();
+            self.open_scratch = Vec::new();
+            self.deficits = Deficits::new(0);
         }
     }
 
@@ -1127,6 +1192,7 @@ impl SenderOps for RondoSender {
 
     /// See [`crate::transport::Sender::on_timeout`].
     fn on_timeout(&mut self, now: Time) {
+        self.unfold_paths();
         if self.core.rec.poll_timeout().is_some_and(|t| t <= now) {
             self.core.rec.on_timeout(now);
         }
@@ -1142,6 +1208,9 @@ impl SenderOps for RondoSender {
 
     /// Sum of the per-path windows in bytes.
     fn window_bytes(&self) -> u64 {
+        if let Some(ps) = &self.folded {
+            return (ps.window() * self.core.msg.mtu_bytes as f64) as u64 * self.n_paths as u64;
+        }
         self.paths.iter().map(|p| (p.window() * self.core.msg.mtu_bytes as f64) as u64).sum()
     }
 
