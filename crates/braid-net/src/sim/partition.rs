@@ -38,6 +38,10 @@ pub struct Remote {
     pub int: Option<Box<IntStack>>,
 }
 
+/// A drained message buffer of more than this many messages is freed rather than kept for the
+/// next window ([`Sim::accept_remote`]).
+const KEEP_MESSAGES: usize = 4096;
+
 /// What a partition knows beyond its own nodes.
 pub(crate) struct Part {
     /// This partition.
@@ -216,12 +220,25 @@ impl Sim {
                 e => self.q.push_with_seq(m.at, m.seq, e),
             }
         }
+        // The buffer circulates (outbox → slot → a worker's inbox → slot → outbox) and would keep
+        // the capacity of the busiest window for the whole run in each of its places: long
+        // windows (milliseconds of inter-DC traffic) made these buffers most of a parallel run's
+        // memory. A large drained buffer is freed; small ones are kept to spare short windows
+        // the allocations.
+        if msgs.capacity() > KEEP_MESSAGES {
+            *msgs = Vec::new();
+        }
     }
 
-    /// The messages for partition `dst` sent since the last call.
+    /// The messages for partition `dst` sent since the last call (handed over without a copy
+    /// when `into` is empty, as it is when its reader has taken the previous ones).
     pub fn take_outbox(&mut self, dst: usize, into: &mut Vec<Remote>) {
         if let Some(p) = &mut self.part {
-            into.append(&mut p.outbox[dst]);
+            if into.is_empty() {
+                std::mem::swap(into, &mut p.outbox[dst]);
+            } else {
+                into.append(&mut p.outbox[dst]);
+            }
         }
     }
 
