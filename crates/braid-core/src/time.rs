@@ -42,7 +42,7 @@ impl Time {
     }
     /// From seconds as a float (rounded to the nearest picosecond; negative values give zero).
     pub fn from_secs_f64(s: f64) -> Time {
-        Time((s * 1e12).round().max(0.0) as u64)
+        Time(round_to_u64(s * 1e12))
     }
     /// Picoseconds.
     pub const fn ps(self) -> u64 {
@@ -74,7 +74,7 @@ impl Time {
     }
     /// Multiply a duration by a float factor (rounded; negative results give zero).
     pub fn mul_f64(self, k: f64) -> Time {
-        Time((self.0 as f64 * k).round().max(0.0) as u64)
+        Time(round_to_u64(self.0 as f64 * k))
     }
 }
 
@@ -135,7 +135,7 @@ impl Rate {
     }
     /// From a float number of bits per second (negative gives zero).
     pub fn from_bps_f64(bps: f64) -> Rate {
-        Rate(bps.round().max(0.0) as u64)
+        Rate(round_to_u64(bps))
     }
     /// Bits per second.
     pub const fn bps(self) -> u64 {
@@ -199,8 +199,66 @@ impl fmt::Display for Rate {
     }
 }
 
+/// `x.round().max(0.0) as u64` — the nearest integer, halves away from zero, negative and NaN
+/// giving 0, saturating at `u64::MAX` — without the `round` library call that x86-64's baseline
+/// instruction set needs (it sat on Rondo's per-packet path). Exact: below 2^52 the fraction
+/// `x − ⌊x⌋` is representable, and from 2^52 on every float is an integer.
+#[inline]
+pub fn round_to_u64(x: f64) -> u64 {
+    // NaN, zero and negatives.
+    if x.is_nan() || x <= 0.0 {
+        return 0;
+    }
+    if x >= 18_446_744_073_709_551_616.0 {
+        return u64::MAX;
+    }
+    let i = x as u64;
+    if x - i as f64 >= 0.5 {
+        i + 1
+    } else {
+        i
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::round_to_u64;
+
+    /// The same integers as `round().max(0.0) as u64`, on halves, edges and random values.
+    #[test]
+    fn round_to_u64_is_rounding() {
+        let mut vals = vec![
+            0.0,
+            -0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.49999999999999994,
+            -0.4,
+            -0.5,
+            -3.7,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            4503599627370495.5,
+            4503599627370496.0,
+            9007199254740993.0,
+            1.8446744073709552e19,
+            1e300,
+            1e-300,
+        ];
+        let mut rng = crate::Rng::new(5);
+        for _ in 0..100_000 {
+            let m = rng.below(1 << 53) as f64 / (1u64 << 53) as f64;
+            let e = rng.below(140) as i32 - 70;
+            vals.push(m * 2f64.powi(e));
+            vals.push((rng.below(1 << 20) as f64) + 0.5);
+        }
+        for x in vals {
+            assert_eq!(round_to_u64(x), x.round().max(0.0) as u64, "{x:e}");
+        }
+    }
+
     use super::*;
 
     /// The 64-bit quotient of `tx_time` equals the 128-bit one, on both sides of its bound.

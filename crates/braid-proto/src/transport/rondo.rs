@@ -656,12 +656,16 @@ impl RondoSender {
             // queue shared by all paths does not move.
             self.sched_on = true;
             let al = self.aligned.take().expect("checked");
+            // Each path's rate once (the start-up estimate keeps at most `MAX_ALIGNED_PATHS`),
+            // not once per pair: the same quotients, so the same skips bit for bit.
+            let mut rates = [0.0f64; MAX_ALIGNED_PATHS];
+            for (r, ps) in rates.iter_mut().zip(&self.paths) {
+                *r = ps.window() / ps.srtt_s.max(1e-12);
+            }
             // Only the paths a packet on `p` arrives later than contribute (the others' terms
             // are zero): kept as a bit set by the start-up estimate.
             for p in 0..self.paths.len() {
-                let paths = &self.paths;
-                let skip =
-                    eq7_skip_over(bits(al.later_than(p)), |q| paths[q].window() / paths[q].srtt_s.max(1e-12), |q| al.resolved_excess(p, q), self.cfg_max_skip);
+                let skip = eq7_skip_over(bits(al.later_than(p)), |q| rates[q], |q| al.resolved_excess(p, q), self.cfg_max_skip);
                 self.paths[p].skip = skip;
             }
             self.aligned = Some(al);

@@ -34,14 +34,21 @@ struct Ring {
     buf: [(f64, f64); RING],
     len: usize,
     head: usize,
+    /// Every sample arrived no earlier than the one pushed before it (a logical path is one
+    /// FIFO route, so this holds unless a driver reorders echoes): then [`Ring::nearest`]
+    /// searches by bisection instead of scanning.
+    in_order: bool,
 }
 
 impl Ring {
     fn new() -> Ring {
-        Ring { buf: [(0.0, 0.0); RING], len: 0, head: 0 }
+        Ring { buf: [(0.0, 0.0); RING], len: 0, head: 0, in_order: true }
     }
 
     fn push(&mut self, s: (f64, f64)) {
+        if self.len > 0 && s.0 < self.buf[(self.head + RING - 1) % RING].0 {
+            self.in_order = false;
+        }
         self.buf[self.head] = s;
         self.head = (self.head + 1) % RING;
         self.len = (self.len + 1).min(RING);
@@ -50,6 +57,15 @@ impl Ring {
     /// The sample whose arrival is nearest `rx` (the first in the buffer on a tie).
     #[inline]
     fn nearest(&self, rx: f64) -> Option<(f64, f64)> {
+        if self.in_order {
+            self.nearest_in_order(rx)
+        } else {
+            self.nearest_by_scan(rx)
+        }
+    }
+
+    /// [`Ring::nearest`] by scanning every sample.
+    fn nearest_by_scan(&self, rx: f64) -> Option<(f64, f64)> {
         let (first, rest) = self.buf[..self.len].split_first()?;
         let mut best = *first;
         let mut best_gap = (first.0 - rx).abs();
@@ -61,6 +77,54 @@ impl Ring {
             }
         }
         Some(best)
+    }
+
+    /// [`Ring::nearest`] when the samples are in arrival order: bisect for `rx`, then take,
+    /// among the samples at the smallest gap (they lie next to each other on either side of
+    /// `rx`: the gap is monotone in the arrival time on each side), the one first in the
+    /// buffer — the very sample the scan picks.
+    fn nearest_in_order(&self, rx: f64) -> Option<(f64, f64)> {
+        if self.len == 0 {
+            return None;
+        }
+        // Chronological position `c` is buffer slot `(start + c) % RING`.
+        let start = if self.len < RING { 0 } else { self.head };
+        let slot = |c: usize| (start + c) % RING;
+        let gap = |c: usize| (self.buf[slot(c)].0 - rx).abs();
+        let (mut lo, mut hi) = (0, self.len);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.buf[slot(mid)].0 < rx {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        // `lo`: the first sample arriving at or after `rx`; `lo − 1` the last before it.
+        let best_gap = match (lo > 0, lo < self.len) {
+            (true, true) => {
+                let (a, b) = (gap(lo - 1), gap(lo));
+                if b.total_cmp(&a).is_lt() {
+                    b
+                } else {
+                    a
+                }
+            }
+            (true, false) => gap(lo - 1),
+            (false, _) => gap(lo),
+        };
+        let mut best_slot = usize::MAX;
+        let mut c = lo;
+        while c > 0 && gap(c - 1).total_cmp(&best_gap).is_eq() {
+            best_slot = best_slot.min(slot(c - 1));
+            c -= 1;
+        }
+        let mut c = lo;
+        while c < self.len && gap(c).total_cmp(&best_gap).is_eq() {
+            best_slot = best_slot.min(slot(c));
+            c += 1;
+        }
+        Some(self.buf[best_slot])
     }
 }
 
@@ -171,13 +235,17 @@ pub struct StartupDelays {
     /// packet on `p` arrives later than, the only terms of Eq 7 for `p` that are not zero
     /// (kept as pairings are added; at most 64 paths).
     later: Vec<u64>,
+    /// `excess[p·n + q]` = [`StartupDelays::resolved_excess`]`(p, q)`, kept as pairings are
+    /// added (the scheduler reads every pair on every delay sample; pairings change only in
+    /// `add_*`, and only the pairs of the sample's path).
+    excess: Vec<f64>,
 }
 
 impl StartupDelays {
     /// For `n` paths.
     pub fn new(n: usize) -> StartupDelays {
         assert!(n <= 64, "the start-up scheduler keeps at most 64 paths");
-        StartupDelays { data: AlignedDelays::new(n), probe: AlignedDelays::new(n), ready_seen: false, later: vec![0; n] }
+        StartupDelays { data: AlignedDelays::new(n), probe: AlignedDelays::new(n), ready_seen: false, later: vec![0; n], excess: vec![0.0; n * n] }
     }
 
     /// A data packet's delay sample ([`AlignedDelays::add`] on the data pairs).
@@ -194,12 +262,15 @@ impl StartupDelays {
 
     /// After a sample of path `p`: the pairs with `p` on either side.
     fn refresh_later(&mut self, p: usize) {
-        for q in 0..self.later.len() {
+        let n = self.later.len();
+        for q in 0..n {
             if q == p {
                 continue;
             }
             for (a, b) in [(p, q), (q, p)] {
-                if self.resolved_excess(a, b) > 0.0 {
+                let e = if self.data.known(a, b) { self.data.resolved_excess(a, b) } else { self.probe.resolved_excess(a, b) };
+                self.excess[a * n + b] = e;
+                if e > 0.0 {
                     self.later[a] |= 1 << b;
                 } else {
                     self.later[a] &= !(1 << b);
@@ -225,17 +296,42 @@ impl StartupDelays {
 
     /// `D_p − D_q` beyond its error bound, from data pairs when they exist, else probe pairs.
     pub fn resolved_excess(&self, p: usize, q: usize) -> f64 {
-        if self.data.known(p, q) {
-            self.data.resolved_excess(p, q)
-        } else {
-            self.probe.resolved_excess(p, q)
-        }
+        self.excess[p * self.later.len() + q]
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bisection picks exactly the sample the scan picks — on rings that wrapped, with
+    /// repeated arrival times, ties between the two neighbours and queries outside the range.
+    #[test]
+    fn bisection_finds_the_samples_the_scan_finds() {
+        let mut rng = braid_core::Rng::new(11);
+        for case in 0..2_000 {
+            let mut r = Ring::new();
+            let n = 1 + rng.below(3 * RING as u64) as usize;
+            let mut t = 0.0f64;
+            for _ in 0..n {
+                // Steps on a coarse grid make equal arrivals and exact ties common.
+                t += rng.below(3) as f64 * 0.25e-6;
+                r.push((t, rng.below(100) as f64 * 1e-7));
+            }
+            assert!(r.in_order);
+            for _ in 0..20 {
+                let rx = (rng.below(4 * n as u64 + 8) as f64 - 4.0) * 0.125e-6;
+                let (a, b) = (r.nearest_in_order(rx), r.nearest_by_scan(rx));
+                assert_eq!(a.map(|x| (x.0.to_bits(), x.1.to_bits())), b.map(|x| (x.0.to_bits(), x.1.to_bits())), "case {case}, rx {rx}");
+            }
+        }
+        // An out-of-order push falls back to the scan.
+        let mut r = Ring::new();
+        r.push((2.0e-6, 1.0e-6));
+        r.push((1.0e-6, 2.0e-6));
+        assert!(!r.in_order);
+        assert_eq!(r.nearest(1.1e-6), Some((1.0e-6, 2.0e-6)));
+    }
 
     #[test]
     fn a_persistent_delay_difference_is_found_from_aligned_arrivals() {

@@ -25,7 +25,9 @@ pub(crate) fn eq7_skip_over(qs: impl Iterator<Item = usize>, rate: impl Fn(usize
             s += rate(q) * e;
         }
     }
-    (s.floor() as u64).min(max_skip as u64) as u32
+    // `s as u64` is `s.floor() as u64` for every float (negatives and NaN give 0 either way)
+    // without the `floor` library call.
+    (s as u64).min(max_skip as u64) as u32
 }
 
 /// The members of bit set `m`, ascending.
