@@ -784,9 +784,13 @@ impl Sim {
             return;
         }
         let (size, ci) = (fl.size_bytes, fl.conn as usize);
+        let read_path_samples = self.samples.config.paths_series;
         let c = &mut self.conns[ci];
         if !c.started {
             c.started = true;
+            // Senders that keep per-path samples for `paths.csv` (Rondo) need not when no
+            // one reads them.
+            c.sender.set_path_samples(read_path_samples);
             c.sender.begin(now);
         }
         let (first, end) = if c.shared {

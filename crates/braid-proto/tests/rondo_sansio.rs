@@ -217,8 +217,14 @@ fn path_state_is_unfolded_at_start() {
     };
     let cfg = RondoConfig { paths: 16, ..RondoConfig::defaults(CcConfig::new(CcKind::Arcc), RecoveryConfig::new(RecoveryKind::RackTlpPerPath), 64).unwrap() };
     let fenv = FlowEnv { cc: env, size_bytes: 1_000_000, connection_messages: None, equal_cost_paths: 16, entropy: 49_152, start: Time::from_us(5), seed: 7 };
+    // A driver that reads no path samples (no `paths.csv`) gets none kept.
+    let mut quiet = RondoSender::new(&cfg, &fenv).unwrap();
+    quiet.set_path_samples(false);
+    quiet.begin(Time::from_us(5));
+    assert!(quiet.path_samples().is_empty());
     let mut tx = RondoSender::new(&cfg, &fenv).unwrap();
     let waiting_window = tx.window_bytes();
+    assert_eq!(quiet.window_bytes(), waiting_window);
     assert!(tx.path_samples().is_empty(), "a flow that has not started holds its paths folded");
     assert_eq!(tx.next_send_time(Time::ZERO), Time::from_us(5), "a waiting flow still asks to send at its start");
     tx.begin(Time::from_us(5));

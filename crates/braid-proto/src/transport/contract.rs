@@ -131,6 +131,9 @@ pub trait SenderOps: Debug + Send + SenderClone {
     fn path_samples(&self) -> &[PathSample] {
         &[]
     }
+    /// Whether the driver reads [`SenderOps::path_samples`] (it may, until told otherwise): a
+    /// sender told `false` need not keep them.
+    fn set_path_samples(&mut self, _read: bool) {}
 }
 
 /// Copying a boxed sender (implemented for every `Clone` sender).

@@ -374,4 +374,9 @@ impl Sender {
     pub fn path_samples(&self) -> &[PathSample] {
         dispatch!(self, path_samples())
     }
+    /// Whether the driver reads [`Sender::path_samples`] (default: it may); told `false`, a
+    /// sender may stop keeping them.
+    pub fn set_path_samples(&mut self, read: bool) {
+        dispatch!(self, set_path_samples(read))
+    }
 }

@@ -367,6 +367,8 @@ pub struct RondoSender {
     folded: Option<Box<PathState>>,
     /// The number of logical paths (`paths.len()` once unfolded).
     n_paths: usize,
+    /// The driver reads the path samples (`paths.csv`); when it does not, they are not kept.
+    keep_samples: bool,
     /// The start-up scheduler is configured: probes ask for a timestamp.
     startup_sched: bool,
     rng: Rng,
@@ -723,13 +725,18 @@ impl RondoSender {
                 ps
             })
             .collect();
-        self.samples = vec![PathSample::default(); n];
+        if self.keep_samples {
+            self.samples = vec![PathSample::default(); n];
+        }
         self.deficits = Deficits::new(n);
         self.open_scratch = Vec::with_capacity(n);
         self.refresh_samples(self.start);
     }
 
     fn refresh_samples(&mut self, now: Time) {
+        if !self.keep_samples {
+            return;
+        }
         let wire = (self.core.msg.mtu_bytes + self.header_bytes) as f64;
         for (i, ps) in self.paths.iter().enumerate() {
             let (rate, q) = match &ps.cc {
@@ -918,6 +925,7 @@ impl Transport for RondoSender {
             paths_released: false,
             folded: None,
             n_paths: n,
+            keep_samples: true,
             aligned_paths: if cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS { n } else { 0 },
             startup_sched: cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS,
             rng: Rng::new(seed),
@@ -1221,5 +1229,13 @@ impl SenderOps for RondoSender {
     /// Per-path state as of the last window update.
     fn path_samples(&self) -> &[PathSample] {
         &self.samples
+    }
+
+    /// Not read: the samples are dropped and no longer refreshed at each update.
+    fn set_path_samples(&mut self, read: bool) {
+        if !read && self.keep_samples {
+            self.keep_samples = false;
+            self.samples = Vec::new();
+        }
     }
 }
