@@ -161,6 +161,9 @@ pub struct Sim {
     buffer_used: Vec<u64>,
     /// Shared-buffer capacity, per node.
     buffer_cap: Vec<u64>,
+    /// `network.dt_alpha` is 1 and every buffer below 2^52 bytes: a port's dynamic share is
+    /// compared in integers, which gives the float comparison's answer exactly.
+    dt_share_in_integers: bool,
     /// The ns-3 HPCC fork's MMU (`network.mmu = "hpcc"`), for the lossless data class.
     mmu: Option<mmu::HpccMmu>,
     /// Per port, the data-class bytes its ECN queue counter kept from packets dropped at the
@@ -208,6 +211,9 @@ pub struct Sim {
     /// cannot reach an output).
     lost_at: HashMap<u128, Time, std::hash::BuildHasherDefault<braid_proto::routing::flow_cache::KeyHasher>>,
     flows_done: usize,
+    /// Every flow is done and there is at least one (kept by [`Sim::note_flow_count`] wherever
+    /// either count changes: the run loop reads it after every event).
+    all_flows_done: bool,
     /// Flows that have started (active = started − done).
     flows_started: usize,
     /// The progress watchdog's span (`None`: off).
@@ -323,6 +329,7 @@ impl Sim {
             port_rng: (0..n_ports as u64).map(|i| Rng::derive(seed, stream::LINK, i)).collect(),
             trim_rng: if cfg.trim.enabled { (0..n_ports as u64).map(|i| Rng::derive(seed, stream::TRIM, i)).collect() } else { Vec::new() },
             buffer_used: vec![0; n],
+            dt_share_in_integers: cfg.dt_alpha == 1.0 && buffer_cap.iter().all(|&c| c < 1 << 52),
             buffer_cap,
             mmu,
             ecn_leak: if cfg.egress_cap_leak { vec![0; n_ports] } else { Vec::new() },
@@ -346,6 +353,7 @@ impl Sim {
             captured: Vec::new(),
             lost_at: HashMap::default(),
             flows_done: 0,
+            all_flows_done: false,
             flows_started: 0,
             stall_timeout: None,
             progress_at: Time::ZERO,
@@ -563,6 +571,7 @@ impl Sim {
             counters: MessageCounters::default(),
         });
         self.dependents.push(Vec::new());
+        self.note_flow_count();
         id
     }
 
@@ -590,6 +599,7 @@ impl Sim {
             counters: MessageCounters::default(),
         });
         self.dependents.push(Vec::new());
+        self.note_flow_count();
         id
     }
 
@@ -676,7 +686,7 @@ impl Sim {
         // The watchdog compares (bytes delivered in order, flows completed) every 1,024 events.
         let mut last_mark = (self.stats.inorder_bytes, self.flows_done);
         loop {
-            if self.flows_done == self.flows.len() && !self.flows.is_empty() {
+            if self.all_flows_done {
                 return RunEnd::AllFlowsComplete;
             }
             match self.q.peek_time() {
@@ -855,6 +865,12 @@ impl Sim {
         self.pump(now, port);
     }
 
+    /// Refresh [`Sim`]'s `all_flows_done` after a change of the flow count or the done count.
+    #[inline]
+    pub(crate) fn note_flow_count(&mut self) {
+        self.all_flows_done = self.flows_done == self.flows.len() && !self.flows.is_empty();
+    }
+
     /// Message `f` has every byte acknowledged (its connection has already counted it).
     fn complete_flow(&mut self, now: Time, f: FlowId) {
         self.note_completion(now);
@@ -862,6 +878,7 @@ impl Sim {
         fl.finish = Some(now);
         let h = fl.src_host as usize;
         self.flows_done += 1;
+        self.note_flow_count();
         for i in 0..self.dependents[f.idx()].len() {
             let d = self.dependents[f.idx()][i];
             let dl = &mut self.flows[d.idx()];

@@ -449,6 +449,7 @@ pub fn merge_partitions(mut parts: Vec<Sim>) -> Sim {
         m.q.absorb(&o.q, o.part.as_ref().map_or(0, |p| p.virtual_events));
         m.flows_done += o.flows_done;
         m.flows_started += o.flows_started;
+        m.note_flow_count();
         let Sim { samples, routing, part, .. } = o;
         m.samples.merge_partition(samples);
         m.routing.merge_partition(routing, own);

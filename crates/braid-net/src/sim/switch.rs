@@ -119,10 +119,22 @@ impl Sim {
     #[inline]
     fn lossy_refusal(&self, p: &Port, c: usize, size: u64, used: u64, cap: u64) -> Option<DropReason> {
         // The shared buffer is full, or the port is over its dynamic share of what is free.
-        if used + size > cap || (p.q_bytes[c] + size) as f64 > self.cfg.dt_alpha * (cap - used) as f64 {
+        if used + size > cap || self.over_dynamic_share(p.q_bytes[c] + size, cap - used) {
             Some(DropReason::BufferFull)
         } else {
             None
+        }
+    }
+
+    /// Whether `queued` bytes exceed the port's dynamic share of `free` bytes,
+    /// `queued > dt_alpha · free`: in integers when that is exact (`dt_alpha` = 1, buffers below
+    /// 2^52 bytes, so both sides convert to floats exactly), else in floats.
+    #[inline(always)]
+    fn over_dynamic_share(&self, queued: u64, free: u64) -> bool {
+        if self.dt_share_in_integers {
+            queued > free
+        } else {
+            queued as f64 > self.cfg.dt_alpha * free as f64
         }
     }
 
