@@ -103,6 +103,9 @@ pub struct SwitchRouting {
     pub lcmp_nodes: Vec<NodeId>,
     /// Local index of each port at its node.
     port_local: Vec<u16>,
+    /// `routing.kind = "path-index"`: per node, the divisor `D_t` of its tier
+    /// ([`path_index_divisors`]); empty otherwise.
+    path_divisor: Vec<u32>,
     /// Path table: `(node · hosts + host)` → offset into `path_pool` (`u32::MAX`: not computed).
     path_idx: Vec<u32>,
     path_pool: Vec<PathAttr>,
@@ -201,6 +204,35 @@ fn pareto(mut pts: Vec<(Time, u64)>) -> Vec<(Time, u64)> {
     out
 }
 
+/// Per node, the divisor of `routing.kind = "path-index"`: the product of the up-link fan-outs
+/// (the most links any switch of the tier has to switches of higher tiers) of every switch tier
+/// below the node's. Tier-0 switches (file topologies without tiers) divide by 1, as
+/// entropy-indexing does.
+pub fn path_index_divisors(topo: &Topology, node_ports: &[Vec<PortId>], ports: &[Port]) -> Vec<u32> {
+    let tier = |n: NodeId| topo.nodes[n.idx()].tier;
+    let is_switch = |n: NodeId| topo.nodes[n.idx()].kind != NodeKind::Host;
+    let max_tier = topo.nodes.iter().filter(|x| x.kind != NodeKind::Host).map(|x| x.tier).max().unwrap_or(0) as usize;
+    let mut up_fanout = vec![1u64; max_tier + 1];
+    for (u, np) in node_ports.iter().enumerate() {
+        let node = NodeId::from_idx(u);
+        if !is_switch(node) || tier(node) == 0 {
+            continue;
+        }
+        let up = np.iter().filter(|p| is_switch(ports[p.idx()].peer) && tier(ports[p.idx()].peer) > tier(node)).count() as u64;
+        let t = tier(node) as usize;
+        up_fanout[t] = up_fanout[t].max(up.max(1));
+    }
+    topo.nodes
+        .iter()
+        .map(|x| {
+            if x.kind == NodeKind::Host || x.tier == 0 {
+                return 1;
+            }
+            (1..x.tier as usize).map(|t| up_fanout[t]).product::<u64>().clamp(1, u32::MAX as u64) as u32
+        })
+        .collect()
+}
+
 impl SwitchRouting {
     /// Take over another partition's routing state of the switches it owns (`own`: by node),
     /// add its counters and append its logs (a partition logs only its own switches and ports;
@@ -283,6 +315,7 @@ impl SwitchRouting {
             lcmp: Vec::new(),
             lcmp_nodes: Vec::new(),
             port_local,
+            path_divisor: if kind == RoutingKind::PathIndex { path_index_divisors(topo, node_ports, ports) } else { Vec::new() },
             path_idx: Vec::new(),
             path_pool: Vec::new(),
             path_cpath: Vec::new(),
@@ -485,6 +518,7 @@ impl SwitchRouting {
             }
             RoutingKind::Ecmp => hops[ecmp(n)],
             RoutingKind::EntropyIndexed => hops[entropy as usize % n],
+            RoutingKind::PathIndex => hops[(entropy as usize / self.path_divisor[node.idx()] as usize) % n],
             RoutingKind::Ucmp if self.params.ucmp_cache => {
                 let key = flow_key(self.params.lcmp.flow_key, sip, dip, sport, dport, !is_data);
                 if let Some(&p) = self.ucmp_cache[node.idx()].get(&key) {

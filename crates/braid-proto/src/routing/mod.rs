@@ -71,6 +71,13 @@ pub enum RoutingKind {
     Ecmp,
     /// Entropy modulo the number of next hops (the Rondo testbed's steering by UDP source port).
     EntropyIndexed,
+    /// The entropy as a path index read digit by digit (Rondo §4.2's "a transport-level path
+    /// identifier that the network maps to a physical forwarding path"): a switch of tier `t`
+    /// takes `⌊entropy / D_t⌋ mod n` of its `n` next hops, `D_t` being the product of the
+    /// up-link fan-outs of the tiers below it. On a Clos or fat-tree, `p = 0, 1, …` then reach
+    /// distinct physical paths (16 between pods of the 320-host Clos), where plain
+    /// entropy-indexing repeats the same digit at every tier.
+    PathIndex,
     /// Weighted-cost multipath: weights ∝ path capacity.
     Wcmp,
     /// The LCMP artifact's UCMP: hash among the maximum-capacity next hops.
@@ -90,13 +97,14 @@ pub enum RoutingKind {
 
 impl RoutingKind {
     /// Every kind's scenario name.
-    pub const NAMES: &'static [&'static str] = &["ecmp", "entropy", "wcmp", "ucmp", "ucmp-weighted", "lcmp", "lcmp-artifact", "adaptive", "te"];
+    pub const NAMES: &'static [&'static str] = &["ecmp", "entropy", "path-index", "wcmp", "ucmp", "ucmp-weighted", "lcmp", "lcmp-artifact", "adaptive", "te"];
 
     /// Parse a scenario name.
     pub fn parse(s: &str) -> Result<RoutingKind, String> {
         Ok(match s {
             "ecmp" => RoutingKind::Ecmp,
             "entropy" | "entropy-indexed" => RoutingKind::EntropyIndexed,
+            "path-index" => RoutingKind::PathIndex,
             "wcmp" => RoutingKind::Wcmp,
             "ucmp" => RoutingKind::Ucmp,
             "ucmp-weighted" => RoutingKind::UcmpWeighted,
@@ -113,6 +121,7 @@ impl RoutingKind {
         match self {
             RoutingKind::Ecmp => "ecmp",
             RoutingKind::EntropyIndexed => "entropy",
+            RoutingKind::PathIndex => "path-index",
             RoutingKind::Wcmp => "wcmp",
             RoutingKind::Ucmp => "ucmp",
             RoutingKind::UcmpWeighted => "ucmp-weighted",
