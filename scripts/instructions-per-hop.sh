@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Instructions per packet-hop of `braid bench` scenarios, counted by cachegrind: the engine's
+# per-hop cost as a figure that does not move with the machine's load (BENCHMARKS.md records it
+# before and after each change to the hot path).
+#
+#   scripts/instructions-per-hop.sh [BRAID] [SCENARIO ...]
+#
+# BRAID: the binary (default: target/release/braid, built if missing). SCENARIO: names of
+# `braid bench` scenarios (default: (a) and (b) with RoCE, UET and Rondo). Prints one row per
+# scenario: instructions (`I refs`), packet-hops, events, instructions per packet-hop and per
+# event. Needs valgrind; a scenario takes 5 s to 2 min under it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+braid=${1:-target/release/braid}
+if [ $# -gt 0 ]; then shift; fi
+if [ "$braid" = target/release/braid ] && [ ! -x "$braid" ]; then
+    cargo build --release -p braid-cli >&2
+fi
+if [ ! -x "$braid" ]; then
+    echo "error: $braid is not an executable braid binary" >&2
+    exit 2
+fi
+if ! command -v valgrind >/dev/null; then
+    echo "error: valgrind is not installed (apt-get install valgrind): instructions are counted by cachegrind" >&2
+    exit 2
+fi
+scenarios=("$@")
+if [ ${#scenarios[@]} -eq 0 ]; then
+    scenarios=(a-permutation-k8-2MB a-permutation-k8-2MB-uet a-permutation-k8-2MB-rondo
+               b-permutation-k8-16MB b-permutation-k8-16MB-uet b-permutation-k8-16MB-rondo)
+fi
+
+printf '%-32s %16s %12s %12s %10s %10s\n' scenario instructions packet_hops events per_hop per_event
+for s in "${scenarios[@]}"; do
+    out=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$braid" bench --child "$s" 2>&1) || {
+        echo "error: $braid bench --child $s failed:" >&2
+        echo "$out" | tail -5 >&2
+        exit 2
+    }
+    irefs=$(echo "$out" | sed -n 's/.*I *refs: *\([0-9,]*\).*/\1/p' | tr -d ,)
+    hops=$(echo "$out" | sed -n 's/^BENCH .* hops=\([0-9]*\).*/\1/p')
+    events=$(echo "$out" | sed -n 's/^BENCH .* events=\([0-9]*\).*/\1/p')
+    if [ -z "$irefs" ] || [ -z "$hops" ] || [ "$hops" = 0 ]; then
+        echo "error: no instruction count or packet-hops for $s (unknown scenario? see crates/braid-cli/src/bench.rs)" >&2
+        exit 2
+    fi
+    awk -v s="$s" -v i="$irefs" -v h="$hops" -v e="$events" \
+        'BEGIN { printf "%-32s %16d %12d %12d %10.0f %10.0f\n", s, i, h, e, i / h, i / e }'
+done
