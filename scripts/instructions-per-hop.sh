@@ -46,5 +46,5 @@ for s in "${scenarios[@]}"; do
         exit 2
     fi
     awk -v s="$s" -v i="$irefs" -v h="$hops" -v e="$events" \
-        'BEGIN { printf "%-32s %16d %12d %12d %10.0f %10.0f\n", s, i, h, e, i / h, i / e }'
+        'BEGIN { printf "%-32s %16.0f %12.0f %12.0f %10.0f %10.0f\n", s, i, h, e, i / h, i / e }'
 done
