@@ -204,6 +204,17 @@ fn pareto(mut pts: Vec<(Time, u64)>) -> Vec<(Time, u64)> {
     out
 }
 
+/// The path index `routing.kind = "path-index"` reads from a packet's entropy (UDP source port):
+/// the low byte — a sprayer's logical path — offset by a scramble of the high byte, which a
+/// flow's logical paths share. Consecutive logical paths keep consecutive indices (so distinct
+/// physical paths), while each flow's path 0 starts at its own physical path: flows that start
+/// together with the same per-path state would otherwise all burst onto the physical path of
+/// their path 0 (or 15) at once. A random source port gives a uniformly random index.
+#[inline]
+pub fn path_index(entropy: u16) -> u16 {
+    (entropy & 0xFF).wrapping_add((entropy >> 8).wrapping_mul(0x9E37))
+}
+
 /// Per node, the divisor of `routing.kind = "path-index"`: the product of the up-link fan-outs
 /// (the most links any switch of the tier has to switches of higher tiers) of every switch tier
 /// below the node's. Tier-0 switches (file topologies without tiers) divide by 1, as
@@ -518,7 +529,7 @@ impl SwitchRouting {
             }
             RoutingKind::Ecmp => hops[ecmp(n)],
             RoutingKind::EntropyIndexed => hops[entropy as usize % n],
-            RoutingKind::PathIndex => hops[(entropy as usize / self.path_divisor[node.idx()] as usize) % n],
+            RoutingKind::PathIndex => hops[(path_index(entropy) as usize / self.path_divisor[node.idx()] as usize) % n],
             RoutingKind::Ucmp if self.params.ucmp_cache => {
                 let key = flow_key(self.params.lcmp.flow_key, sip, dip, sport, dport, !is_data);
                 if let Some(&p) = self.ucmp_cache[node.idx()].get(&key) {
@@ -794,5 +805,27 @@ impl LinkUtilRecorder {
             self.rows.push((now, i as u32, b - self.last[i]));
             self.last[i] = b;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_index;
+
+    /// A flow's logical paths (consecutive low bytes under one high byte) keep consecutive
+    /// indices, so 16 of them cover the 16 residues a Clos's two digits read; flows differ in
+    /// where they start.
+    #[test]
+    fn path_indices_are_consecutive_within_a_flow_and_offset_between_flows() {
+        for high in [0u16, 1, 0x12, 0xC0, 0xFF] {
+            let base = path_index(high << 8);
+            let mut residues: Vec<u16> = (0..16u16).map(|p| path_index((high << 8) + p)).collect();
+            assert!(residues.iter().enumerate().all(|(p, &i)| i == base.wrapping_add(p as u16)));
+            residues.iter_mut().for_each(|i| *i %= 16);
+            residues.sort_unstable();
+            assert_eq!(residues, (0..16).collect::<Vec<u16>>());
+        }
+        let starts: std::collections::BTreeSet<u16> = (0..=255u16).map(|h| path_index(h << 8) % 16).collect();
+        assert_eq!(starts.len(), 16, "flows start on every one of 16 physical paths");
     }
 }

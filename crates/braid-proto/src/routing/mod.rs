@@ -71,12 +71,13 @@ pub enum RoutingKind {
     Ecmp,
     /// Entropy modulo the number of next hops (the Rondo testbed's steering by UDP source port).
     EntropyIndexed,
-    /// The entropy as a path index read digit by digit (Rondo §4.2's "a transport-level path
+    /// The entropy as a path index read digit by digit (Rondo §4.4: "a transport-level path
     /// identifier that the network maps to a physical forwarding path"): a switch of tier `t`
-    /// takes `⌊entropy / D_t⌋ mod n` of its `n` next hops, `D_t` being the product of the
-    /// up-link fan-outs of the tiers below it. On a Clos or fat-tree, `p = 0, 1, …` then reach
-    /// distinct physical paths (16 between pods of the 320-host Clos), where plain
-    /// entropy-indexing repeats the same digit at every tier.
+    /// takes `⌊index / D_t⌋ mod n` of its `n` next hops, `D_t` being the product of the
+    /// up-link fan-outs of the tiers below it, the index being the entropy's low byte offset by
+    /// a scramble of its high byte. On a Clos or fat-tree a flow's logical paths `p = 0, 1, …`
+    /// then reach distinct physical paths (16 between pods of the 320-host Clos), each flow
+    /// starting at its own, where plain entropy-indexing repeats the same digit at every tier.
     PathIndex,
     /// Weighted-cost multipath: weights ∝ path capacity.
     Wcmp,
