@@ -697,6 +697,11 @@ impl RondoSender {
             return;
         }
         self.folded = Some(Box::new(self.paths[0].clone()));
+        self.drop_path_state();
+    }
+
+    /// Free the per-path state: the paths, their samples, deficits and scratch.
+    fn drop_path_state(&mut self) {
         self.paths = Vec::new();
         self.samples = Vec::new();
         self.deficits = Deficits::new(0);
@@ -1184,10 +1189,7 @@ impl SenderOps for RondoSender {
             // in pairwise rounds, BENCHMARKS.md).
             self.release_startup_tables();
             self.paths_released = true;
-            self.paths = Vec::new();
-            self.samples = Vec::new();
-            self.open_scratch = Vec::new();
-            self.deficits = Deficits::new(0);
+            self.drop_path_state();
         }
     }
 
