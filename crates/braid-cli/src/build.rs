@@ -151,6 +151,15 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         eprintln!("warning: {note}");
         sim.add_note(note);
     }
+    if sc.net.routing == braid_net::config::RoutingMode::PathIndex
+        && sim.topo().nodes.iter().any(|n| n.kind != braid_net::topology::NodeKind::Host && n.tier == 0)
+    {
+        // Path-index routing reads one digit per switch tier; without tiers every switch reads
+        // the same digit, as `entropy` does, and logical paths are not one per physical path.
+        let note = "routing.kind = \"path-index\": the topology gives some switches no tier (file topologies), so they read the lowest digit of the path index, as `entropy` routing does: logical paths do not map one to one onto physical paths there".to_string();
+        eprintln!("warning: {note}");
+        sim.add_note(note);
+    }
     let pairs: Vec<(u32, u32)> = wl.flows.iter().map(|f| (f.src, f.dst)).collect();
     let sports = flow_entropies(sc, &pairs);
     // Per connection: its first message in workload order, its message count and packet total.
