@@ -1,14 +1,15 @@
 //! Calibration of Rondo's evaluation on its baselines (Rondo §6.2): before a figure can say
 //! anything about Rondo, its scenario must make the *other* schemes behave as the paper shows them
 //! — their OOD in the hundreds under incast, ECMP's penalty against the multipath schemes. These
-//! are the signatures of Figs 10, 11 and 22 on scaled-down versions of the repro scenarios
+//! are the signatures of Figs 10, 11, 12 and 22 on scaled-down versions of the repro scenarios
 //! (`repro/scenarios/`), each bounded by half and twice the paper's value where the scaled set-up
-//! allows. Fig 12's signature (the baselines' max OOD 546–1278 under Web Search) is not reached
-//! by Braid's faithful set-up; EXPERIMENTS.md gives the measurements.
+//! allows.
 //!
 //! The paper's numbers: Fig 10 incast, max NIC-level OOD of the other multipath schemes 338–1348
 //! and Rondo's 0; Fig 10 speedups over ECMP 1.12–3.26×; Fig 11 Rondo (= Falcon) 1.48× faster than
-//! ECMP on the MoE trace; Fig 22 Rondo 3.31× faster than ECMP at k = 10.
+//! ECMP on the MoE trace; Fig 12, the other multipath schemes' max NIC-level OOD under Web Search
+//! and Cache Follower printed at 546–1278 (the bars above the axis); Fig 22 Rondo 3.31× faster
+//! than ECMP at k = 10.
 
 use std::path::Path;
 
@@ -88,4 +89,32 @@ fn fig22_all_to_all_ecmp_is_about_three_times_slower() {
         eprintln!("all-to-all k = 8: ECMP {ecmp} ns, {k} {t} ns ({:.2}x)", ecmp / t);
         assert!((1.66..=6.62).contains(&(ecmp / t)), "ECMP {ecmp} ns vs {k} {t} ns");
     }
+}
+
+/// Fig 12, Cache Follower at 80 % load (0.5 ms of arrivals instead of 2 ms): with the scenario's
+/// 3 MB switch buffer PFC pauses the fabric and UET reorders by hundreds of packets, as the
+/// paper's baselines do, while Rondo, whose queues stay short, does not; with Braid's default
+/// 32 MB buffer no pause happens and UET hardly reorders — the buffer is what recreates the
+/// figure's regime (EXPERIMENTS.md, "Fig 12 and the switch buffer").
+#[test]
+fn fig12_cache_follower_baselines_reorder_by_hundreds_under_pfc() {
+    let sets = ["workload.cdf=\"cachefollower\"", "workload.load=0.8", "workload.duration=\"0.5ms\""];
+    let run = |kind: &str, extra: &[&str]| {
+        let t = transport(kind);
+        let mut all: Vec<&str> = vec![&t];
+        all.extend(sets);
+        all.extend(extra);
+        let r = run_repro("rondo-clos-cdf.toml", &all);
+        (num(&r, "nic_ood_max"), num(&r, "pfc_pauses"))
+    };
+    let (uet, uet_pauses) = run("uet", &[]);
+    let (rondo, _) = run("rondo", &[]);
+    let (uet_deep, deep_pauses) = run("uet", &["network.buffer=\"32MB\""]);
+    eprintln!(
+        "Cache Follower 80 %: max NIC-level OOD UET {uet} ({uet_pauses} PAUSEs), Rondo {rondo}; UET with 32 MB buffers {uet_deep} ({deep_pauses} PAUSEs)"
+    );
+    assert!((273.0..=2556.0).contains(&uet), "UET's max NIC-level OOD {uet}, calibrated range 273..2556 (the paper's 546-1278)");
+    assert!(uet_pauses > 0.0, "the 3 MB buffer should pause the fabric");
+    assert!(rondo <= uet / 10.0, "Rondo's max NIC-level OOD {rondo} against UET's {uet}");
+    assert!(uet_deep < 100.0 && deep_pauses == 0.0, "with 32 MB buffers UET's max OOD {uet_deep} ({deep_pauses} PAUSEs)");
 }
