@@ -72,6 +72,12 @@ const WIRE: u64 = 1064;
 
 /// Paths: (bottleneck rate, one-way delay). The sender NIC runs at 100 Gb/s.
 fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
+    run_with(paths, scheduler, pkts, None, false)
+}
+
+/// [`run`], with path 0's ACKs held for `pause = (every, for)` µs (its reverse link stopped, as a
+/// PFC PAUSE would stop it) and the scheduler's `skip_expiry` as given.
+fn run_with(paths: &[(u64, u64)], scheduler: bool, pkts: u32, pause: Option<(u64, u64)>, skip_expiry: bool) -> Outcome {
     let env = CcEnv {
         line_rate: Rate::from_gbps(100),
         base_rtt: Time::from_us(2 * paths.iter().map(|p| p.1).min().unwrap()),
@@ -83,6 +89,7 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
     let cfg = RondoConfig {
         paths: paths.len() as u16,
         scheduler,
+        skip_expiry,
         ..RondoConfig::defaults(CcConfig::new(CcKind::Arcc), RecoveryConfig::new(RecoveryKind::RackTlpPerPath), 64).unwrap()
     };
     let mut tx = RondoSender::new(
@@ -129,8 +136,16 @@ fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
                     }
                     (o.cum_ack, o.ood)
                 };
+                let mut at = now + back;
+                if let (Some((every, len)), 0) = (pause, path) {
+                    // Path 0's reverse link is stopped: its ACKs wait for the end of the stop.
+                    let (every, len) = (Time::from_us(every).ps(), Time::from_us(len).ps());
+                    if at.ps() % every < len {
+                        at = Time::from_ps(at.ps() - at.ps() % every + len);
+                    }
+                }
                 seq += 1;
-                q.push(Reverse((now + back, seq, Ev::Ack(psn, path, cum, sent, now.ps(), ood, probe))));
+                q.push(Reverse((at, seq, Ev::Ack(psn, path, cum, sent, now.ps(), ood, probe))));
             }
             Ev::Ack(psn, path, cum, sent, rx_at, ood, probe) => {
                 let a = AckIn {
@@ -265,4 +280,24 @@ fn scheduler_removes_persistent_delay_reordering() {
     // Not exactly zero as in the fluid proof: transmissions are discrete (ACK-clocked bursts,
     // deficit interleaving) and the skip uses estimated rates; a few packets remain.
     assert!((on.max_ood_steady as f64) <= 0.12 * theory, "with scheduler {}", on.max_ood_steady);
+}
+
+#[test]
+fn a_skipped_psn_waits_no_longer_than_the_paths_lead() {
+    // A 50 Gb/s path and a 100 Gb/s one 1 µs slower one way; the fast one's ACKs stop for 8 µs
+    // every 40 µs, so its window stays full and for a while only the slow path sends (the data
+    // in flight is not delayed, and the slow path has room for the whole rate). Without expiry
+    // the PSNs the slow path left for the fast one wait until that path sends again while the
+    // slow path keeps sending higher ones, and the reordering grows with the stop; with expiry a
+    // left PSN waits at most twice the slow path's lead of 1 µs. (With two 50 Gb/s paths the
+    // slow one's queue grows while it carries everything, and a PSN it takes over waits there:
+    // 46 against 54.)
+    let paths = [(50, 5), (100, 6)];
+    let pause = Some((40, 8));
+    let kept = run_with(&paths, true, 30_000, pause, false);
+    let expired = run_with(&paths, true, 30_000, pause, true);
+    assert!(kept.complete && expired.complete);
+    assert_eq!(expired.delivered, expired.total);
+    println!("max OOD in steady state: reservations kept {}, expired {}", kept.max_ood_steady, expired.max_ood_steady);
+    assert!(expired.max_ood_steady * 2 <= kept.max_ood_steady, "kept {} expired {}", kept.max_ood_steady, expired.max_ood_steady);
 }

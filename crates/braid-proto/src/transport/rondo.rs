@@ -289,6 +289,10 @@ struct PathState {
     /// The packet scheduler's skip (Eq 7): a new-data packet on this path carries the
     /// `(skip + 1)`-th smallest unsent PSN.
     skip: u32,
+    /// How much later than on the fastest path a packet sent now on this path arrives, in
+    /// seconds: the lead that justifies the skip, and how long a skipped PSN may wait for a
+    /// faster path (`skip_expiry`).
+    skip_lead_s: f64,
     /// Window in packets (mirrors the controller).
     w: f64,
     /// Last and next ARCC update of this path.
@@ -328,6 +332,14 @@ pub struct RondoSender {
     cfg_stable_samples: u32,
     /// [`RondoConfig::rtt_floor`].
     rtt_floor: bool,
+    /// [`RondoConfig::skip_expiry`].
+    skip_expiry: bool,
+    /// When the unsent PSNs below each frontier were first passed over: `(f, t)` = a packet sent
+    /// at `t` took PSN `f − 1` while PSNs below it were unsent, the highest so far. The first
+    /// entry whose `f` exceeds the smallest unsent PSN dates it (`skip_expiry`).
+    hole_marks: VecDeque<(u32, Time)>,
+    /// One past the highest PSN sent as new data.
+    sched_frontier: u32,
     cfg_max_skip: u32,
     probing: bool,
     probe_rate_unsent: bool,
@@ -410,6 +422,39 @@ impl RondoSender {
             }
         }
         (ps.window() - self.inflight(p) as f64).max(0.0)
+    }
+
+    /// The skip a new-data packet on path `p` takes now: Eq 7's, unless the smallest unsent
+    /// PSN has already waited more than twice `p`'s lead over the fastest path for a faster path
+    /// to carry it (`skip_expiry`; the faster paths use a reservation over about one lead): the
+    /// faster paths are then not sending, so it goes now.
+    #[inline]
+    fn effective_skip(&self, now: Time, p: usize) -> u32 {
+        if !self.sched_on {
+            return 0;
+        }
+        let ps = &self.paths[p];
+        if ps.skip > 0 && self.skip_expiry && self.hole_marks.front().is_some_and(|&(_, t)| (now - t).secs_f64() > 2.0 * ps.skip_lead_s) {
+            return 0;
+        }
+        ps.skip
+    }
+
+    /// Track how long the smallest unsent PSN has been passed over, after new data `psn` was
+    /// sent while `lowest` was the smallest unsent PSN.
+    #[inline]
+    fn note_hole(&mut self, now: Time, psn: u32, lowest: u32) {
+        if psn + 1 > self.sched_frontier {
+            if psn != lowest && self.skip_expiry {
+                self.hole_marks.push_back((psn + 1, now));
+            }
+            self.sched_frontier = psn + 1;
+        }
+        // Marks at or below the smallest unsent PSN date no waiting PSN any more.
+        let low = self.unsent.lowest();
+        while self.hole_marks.front().is_some_and(|&(f, _)| f <= low) {
+            self.hole_marks.pop_front();
+        }
     }
 
     /// Some path is open for the next transmission (a queued retransmission goes first).
@@ -669,6 +714,9 @@ impl RondoSender {
             for p in 0..self.paths.len() {
                 let skip = eq7_skip_over(bits(al.later_than(p)), |q| rates[q], |q| al.resolved_excess(p, q), self.cfg_max_skip);
                 self.paths[p].skip = skip;
+                if self.skip_expiry {
+                    self.paths[p].skip_lead_s = bits(al.later_than(p)).map(|q| al.resolved_excess(p, q)).fold(0.0, f64::max);
+                }
             }
             self.aligned = Some(al);
         }
@@ -687,7 +735,10 @@ impl RondoSender {
         for p in 0..n {
             let paths = &self.paths;
             let skip = eq7_skip(p, n, |q| paths[q].window() / paths[q].srtt_s.max(1e-12), |q| excess(paths, p, q), self.cfg_max_skip);
+            // The lead only serves `skip_expiry` (a second pass over the pairs otherwise saved).
+            let lead = if self.skip_expiry { (0..n).filter(|&q| q != p).map(|q| excess(paths, p, q)).fold(0.0, f64::max) } else { 0.0 };
             self.paths[p].skip = skip;
+            self.paths[p].skip_lead_s = lead;
         }
     }
 
@@ -706,6 +757,7 @@ impl RondoSender {
         self.samples = Vec::new();
         self.deficits = Deficits::new(0);
         self.open_scratch = Vec::new();
+        self.hole_marks = VecDeque::new();
     }
 
     /// Unfold the paths (the flow starts, or a driver calls in before `begin`): the same state
@@ -883,6 +935,7 @@ impl Transport for RondoSender {
                     // Taken on the path's first transmission (and returned at completion).
                     ts_pending: VecDeque::new(),
                     skip: 0,
+                    skip_lead_s: 0.0,
                     w,
                     sent: VecDeque::new(),
                     last_update: start,
@@ -908,6 +961,9 @@ impl Transport for RondoSender {
             cfg_delay_gain: cfg.delay_gain,
             cfg_stable_samples: cfg.stable_samples,
             rtt_floor: cfg.rtt_floor,
+            skip_expiry: cfg.skip_expiry,
+            hole_marks: VecDeque::new(),
+            sched_frontier: 0,
             cfg_max_skip: cfg.max_skip_pkts(env, mtu),
             probing: cfg.probing,
             probe_rate_unsent: cfg.probe_rate_unsent,
@@ -1027,12 +1083,14 @@ impl SenderOps for RondoSender {
                 let (psn, is_retx) = match retx {
                     Some(r) => (r, true),
                     None => {
-                        let k = if self.sched_on { self.paths[p].skip } else { 0 };
+                        let k = self.effective_skip(now, p);
+                        let lowest = self.unsent.lowest();
                         let psn = self.unsent.nth(k).expect("unsent data remains");
-                        if psn != self.unsent.lowest() {
+                        if psn != lowest {
                             self.stats.skipped_sends += 1;
                         }
                         self.unsent.mark_sent(psn);
+                        self.note_hole(now, psn, lowest);
                         self.core.rec.set_next_new(self.unsent.lowest());
                         (psn, false)
                     }

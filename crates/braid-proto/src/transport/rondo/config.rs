@@ -147,6 +147,16 @@ pub struct RondoConfig {
     /// joins into that flow's `T_p` (Fig 25's late joiner takes more than its share); `false`
     /// trusts the hint plus each path's excess over the flow's best path.
     pub rtt_floor: bool,
+    /// `skip_expiry`: a PSN the scheduler left for a faster path (a skip) is sent by the next
+    /// transmission on any path once it has waited more than twice the sending path's lead over
+    /// the fastest path, `max_q (D_p − D_q)`. Eq 7 leaves the skipped PSNs "for transmissions
+    /// expected to arrive earlier", which take about one lead to use them; when no faster path
+    /// sends for longer (its window full while its ACKs are held), they arrive after everything
+    /// the skipping path keeps sending, and the reordering grows for as long as they wait.
+    /// Default false, the paper's reading (every reservation waits for a faster path): measured
+    /// on the figures, expiry halves Fig 23's largest maxima but raises the OOD of Figs 11, 13
+    /// and 21 a little (`docs/rondo.md`, "Skipped PSNs that wait").
+    pub skip_expiry: bool,
 }
 
 /// The initial window per path with capacity probing, in packets (`w0` unset): "a few MTU" (§4.2.2).
@@ -210,6 +220,7 @@ impl RondoConfig {
             er_path_confirm: true,
             ack_bitmap: true,
             rtt_floor: true,
+            skip_expiry: false,
         })
     }
 
@@ -299,6 +310,7 @@ impl RondoConfig {
         "er_mode",
         "ack_bitmap",
         "rtt_floor",
+        "skip_expiry",
     ];
 
     /// Read the `[transport]` knobs of `tc` (on top of [`RondoConfig::defaults`]); errors name
@@ -363,6 +375,7 @@ impl RondoConfig {
                     }
                     "ack_bitmap" => c.ack_bitmap = v.as_bool()?,
                     "rtt_floor" => c.rtt_floor = v.as_bool()?,
+                    "skip_expiry" => c.skip_expiry = v.as_bool()?,
                     _ => return Err(format!("unknown field for transport `rondo` (known: {})", Self::KNOBS.join(", "))),
                 }
                 Ok(())
