@@ -441,11 +441,11 @@ impl RondoSender {
     }
 
     /// Track how long the smallest unsent PSN has been passed over, after new data `psn` was
-    /// sent while `lowest` was the smallest unsent PSN.
+    /// sent while `lowest` was the smallest unsent PSN (`skip_expiry` only).
     #[inline]
     fn note_hole(&mut self, now: Time, psn: u32, lowest: u32) {
         if psn + 1 > self.sched_frontier {
-            if psn != lowest && self.skip_expiry {
+            if psn != lowest {
                 self.hole_marks.push_back((psn + 1, now));
             }
             self.sched_frontier = psn + 1;
@@ -714,7 +714,9 @@ impl RondoSender {
             for p in 0..self.paths.len() {
                 let skip = eq7_skip_over(bits(al.later_than(p)), |q| rates[q], |q| al.resolved_excess(p, q), self.cfg_max_skip);
                 self.paths[p].skip = skip;
-                if self.skip_expiry {
+            }
+            if self.skip_expiry {
+                for p in 0..self.paths.len() {
                     self.paths[p].skip_lead_s = bits(al.later_than(p)).map(|q| al.resolved_excess(p, q)).fold(0.0, f64::max);
                 }
             }
@@ -735,10 +737,15 @@ impl RondoSender {
         for p in 0..n {
             let paths = &self.paths;
             let skip = eq7_skip(p, n, |q| paths[q].window() / paths[q].srtt_s.max(1e-12), |q| excess(paths, p, q), self.cfg_max_skip);
-            // The lead only serves `skip_expiry` (a second pass over the pairs otherwise saved).
-            let lead = if self.skip_expiry { (0..n).filter(|&q| q != p).map(|q| excess(paths, p, q)).fold(0.0, f64::max) } else { 0.0 };
             self.paths[p].skip = skip;
-            self.paths[p].skip_lead_s = lead;
+        }
+        if self.skip_expiry {
+            // The lead only serves `skip_expiry`: a pass of its own, so that the skips' loop is
+            // the same without it.
+            for p in 0..n {
+                let paths = &self.paths;
+                self.paths[p].skip_lead_s = (0..n).filter(|&q| q != p).map(|q| excess(paths, p, q)).fold(0.0, f64::max);
+            }
         }
     }
 
@@ -1090,7 +1097,9 @@ impl SenderOps for RondoSender {
                             self.stats.skipped_sends += 1;
                         }
                         self.unsent.mark_sent(psn);
-                        self.note_hole(now, psn, lowest);
+                        if self.skip_expiry {
+                            self.note_hole(now, psn, lowest);
+                        }
                         self.core.rec.set_next_new(self.unsent.lowest());
                         (psn, false)
                     }
