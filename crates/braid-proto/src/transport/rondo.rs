@@ -338,8 +338,6 @@ pub struct RondoSender {
     /// at `t` took PSN `f − 1` while PSNs below it were unsent, the highest so far. The first
     /// entry whose `f` exceeds the smallest unsent PSN dates it (`skip_expiry`).
     hole_marks: VecDeque<(u32, Time)>,
-    /// One past the highest PSN sent as new data.
-    sched_frontier: u32,
     cfg_max_skip: u32,
     probing: bool,
     probe_rate_unsent: bool,
@@ -441,14 +439,12 @@ impl RondoSender {
     }
 
     /// Track how long the smallest unsent PSN has been passed over, after new data `psn` was
-    /// sent while `lowest` was the smallest unsent PSN (`skip_expiry` only).
+    /// taken while `lowest` was the smallest unsent PSN, before it is sent (`skip_expiry` only):
+    /// the recovery's highest PSN sent + 1 is still the frontier `psn` may pass.
     #[inline]
     fn note_hole(&mut self, now: Time, psn: u32, lowest: u32) {
-        if psn + 1 > self.sched_frontier {
-            if psn != lowest {
-                self.hole_marks.push_back((psn + 1, now));
-            }
-            self.sched_frontier = psn + 1;
+        if psn != lowest && psn + 1 > self.core.rec.max_sent() {
+            self.hole_marks.push_back((psn + 1, now));
         }
         // Marks at or below the smallest unsent PSN date no waiting PSN any more.
         let low = self.unsent.lowest();
@@ -970,7 +966,6 @@ impl Transport for RondoSender {
             rtt_floor: cfg.rtt_floor,
             skip_expiry: cfg.skip_expiry,
             hole_marks: VecDeque::new(),
-            sched_frontier: 0,
             cfg_max_skip: cfg.max_skip_pkts(env, mtu),
             probing: cfg.probing,
             probe_rate_unsent: cfg.probe_rate_unsent,
