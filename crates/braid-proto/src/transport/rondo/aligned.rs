@@ -91,7 +91,10 @@ impl Ring {
         let start = if self.len < RING { 0 } else { self.head };
         let slot = |c: usize| (start + c) % RING;
         let gap = |c: usize| (self.buf[slot(c)].0 - rx).abs();
-        let (mut lo, mut hi) = (0, self.len);
+        // Most queries are for an arrival at or after the newest sample (echoes return about in
+        // arrival order): then `lo` is the end, found without the bisection.
+        let newest_before = self.buf[slot(self.len - 1)].0 < rx;
+        let (mut lo, mut hi) = if newest_before { (self.len, self.len) } else { (0, self.len) };
         while lo < hi {
             let mid = (lo + hi) / 2;
             if self.buf[slot(mid)].0 < rx {
