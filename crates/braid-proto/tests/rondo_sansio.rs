@@ -72,12 +72,12 @@ const WIRE: u64 = 1064;
 
 /// Paths: (bottleneck rate, one-way delay). The sender NIC runs at 100 Gb/s.
 fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
-    run_with(paths, scheduler, pkts, None, false)
+    run_with(paths, scheduler, pkts, None, |_| {})
 }
 
 /// [`run`], with path 0's ACKs held for `pause = (every, for)` µs (its reverse link stopped, as a
-/// PFC PAUSE would stop it) and the scheduler's `skip_expiry` as given.
-fn run_with(paths: &[(u64, u64)], scheduler: bool, pkts: u32, pause: Option<(u64, u64)>, skip_expiry: bool) -> Outcome {
+/// PFC PAUSE would stop it) and the sender's configuration changed by `tweak`.
+fn run_with(paths: &[(u64, u64)], scheduler: bool, pkts: u32, pause: Option<(u64, u64)>, tweak: impl Fn(&mut RondoConfig)) -> Outcome {
     let env = CcEnv {
         line_rate: Rate::from_gbps(100),
         base_rtt: Time::from_us(2 * paths.iter().map(|p| p.1).min().unwrap()),
@@ -86,12 +86,12 @@ fn run_with(paths: &[(u64, u64)], scheduler: bool, pkts: u32, pause: Option<(u64
         mtu_bytes: MTU,
         tx_time_floor_ns: false,
     };
-    let cfg = RondoConfig {
+    let mut cfg = RondoConfig {
         paths: paths.len() as u16,
         scheduler,
-        skip_expiry,
         ..RondoConfig::defaults(CcConfig::new(CcKind::Arcc), RecoveryConfig::new(RecoveryKind::RackTlpPerPath), 64).unwrap()
     };
+    tweak(&mut cfg);
     let mut tx = RondoSender::new(
         &cfg,
         &FlowEnv { cc: env, size_bytes: pkts as u64 * MTU as u64, connection_messages: None, equal_cost_paths: 0, entropy: 49_152, start: Time::ZERO, seed: 7 },
@@ -282,6 +282,20 @@ fn scheduler_removes_persistent_delay_reordering() {
     assert!((on.max_ood_steady as f64) <= 0.12 * theory, "with scheduler {}", on.max_ood_steady);
 }
 
+/// Prop 3 holds whichever way the start-up skips are recomputed: on every delay sample (the
+/// default) or only with the window updates (§5's "periodically", `startup_skips = "per-update"`).
+#[test]
+fn skips_recomputed_per_update_also_remove_persistent_delay_reordering() {
+    let theory = 50e9 / (WIRE as f64 * 8.0) * 10e-6;
+    for per_sample in [true, false] {
+        let o = run_with(&[(25, 5), (25, 15)], true, 30_000, None, |c| c.startup_skips_per_sample = per_sample);
+        assert!(o.complete && o.allocs_steady.is_some());
+        assert_eq!(o.delivered, o.total);
+        println!("per sample {per_sample}: max OOD in steady state {} (R̄ΔD = {theory:.0})", o.max_ood_steady);
+        assert!((o.max_ood_steady as f64) <= 0.12 * theory, "per sample {per_sample}: {}", o.max_ood_steady);
+    }
+}
+
 #[test]
 fn a_skipped_psn_waits_no_longer_than_the_paths_lead() {
     // A 50 Gb/s path and a 100 Gb/s one 1 µs slower one way; the fast one's ACKs stop for 8 µs
@@ -294,8 +308,8 @@ fn a_skipped_psn_waits_no_longer_than_the_paths_lead() {
     // 46 against 54.)
     let paths = [(50, 5), (100, 6)];
     let pause = Some((40, 8));
-    let kept = run_with(&paths, true, 30_000, pause, false);
-    let expired = run_with(&paths, true, 30_000, pause, true);
+    let kept = run_with(&paths, true, 30_000, pause, |_| {});
+    let expired = run_with(&paths, true, 30_000, pause, |c| c.skip_expiry = true);
     assert!(kept.complete && expired.complete);
     assert_eq!(expired.delivered, expired.total);
     println!("max OOD in steady state: reservations kept {}, expired {}", kept.max_ood_steady, expired.max_ood_steady);

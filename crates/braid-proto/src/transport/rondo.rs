@@ -334,6 +334,8 @@ pub struct RondoSender {
     rtt_floor: bool,
     /// [`RondoConfig::skip_expiry`].
     skip_expiry: bool,
+    /// [`RondoConfig::startup_skips_per_sample`].
+    startup_skips_per_sample: bool,
     /// When the unsent PSNs below each frontier were first passed over: `(f, t)` = a packet sent
     /// at `t` took PSN `f − 1` while PSNs below it were unsent, the highest so far. The first
     /// entry whose `f` exceeds the smallest unsent PSN dates it (`skip_expiry`).
@@ -965,6 +967,7 @@ impl Transport for RondoSender {
             cfg_stable_samples: cfg.stable_samples,
             rtt_floor: cfg.rtt_floor,
             skip_expiry: cfg.skip_expiry,
+            startup_skips_per_sample: cfg.startup_skips_per_sample,
             hole_marks: VecDeque::new(),
             cfg_max_skip: cfg.max_skip_pkts(env, mtu),
             probing: cfg.probing,
@@ -1170,7 +1173,9 @@ impl SenderOps for RondoSender {
                     if ack.ts_rx > Time::ZERO && !self.sched_stable {
                         let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
                         al.add_probe(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
-                        self.compute_skips();
+                        if self.startup_skips_per_sample {
+                            self.compute_skips();
+                        }
                     }
                 }
             }
@@ -1235,7 +1240,7 @@ impl SenderOps for RondoSender {
             ps.w = sw.cwnd() / mtu as f64;
             self.recompute_pacer();
         }
-        if sampled && self.aligned.is_some() && !self.sched_stable {
+        if sampled && self.startup_skips_per_sample && self.aligned.is_some() && !self.sched_stable {
             // Start-up scheduling follows every new pairing at once, not only at the next
             // update: the credits the first ACKs open would otherwise go unscheduled.
             self.compute_skips();

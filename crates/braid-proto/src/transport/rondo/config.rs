@@ -157,6 +157,13 @@ pub struct RondoConfig {
     /// on the figures, expiry halves Fig 23's largest maxima but raises the OOD of Figs 11, 13
     /// and 21 a little (`docs/rondo.md`, "Skipped PSNs that wait").
     pub skip_expiry: bool,
+    /// `startup_skips`: when the start-up scheduler (`scheduler_start = "first-samples"`, before
+    /// the stability gate first opens) recomputes Eq 7 — `"per-sample"` (default: on every delay
+    /// sample that adds a pairing, so the credits the first ACKs open are scheduled at once) or
+    /// `"per-update"` (with ARCC's window update every `Tu`, as §5 runs "ARCC and skip
+    /// calculations … periodically off the critical path"). Past the gate skips are per update
+    /// either way.
+    pub startup_skips_per_sample: bool,
 }
 
 /// The initial window per path with capacity probing, in packets (`w0` unset): "a few MTU" (§4.2.2).
@@ -221,6 +228,7 @@ impl RondoConfig {
             ack_bitmap: true,
             rtt_floor: true,
             skip_expiry: false,
+            startup_skips_per_sample: true,
         })
     }
 
@@ -311,6 +319,7 @@ impl RondoConfig {
         "ack_bitmap",
         "rtt_floor",
         "skip_expiry",
+        "startup_skips",
     ];
 
     /// Read the `[transport]` knobs of `tc` (on top of [`RondoConfig::defaults`]); errors name
@@ -376,6 +385,7 @@ impl RondoConfig {
                     "ack_bitmap" => c.ack_bitmap = v.as_bool()?,
                     "rtt_floor" => c.rtt_floor = v.as_bool()?,
                     "skip_expiry" => c.skip_expiry = v.as_bool()?,
+                    "startup_skips" => c.startup_skips_per_sample = one_of(v.as_str()?, &[("per-sample", true), ("per-update", false)])?,
                     _ => return Err(format!("unknown field for transport `rondo` (known: {})", Self::KNOBS.join(", "))),
                 }
                 Ok(())
