@@ -408,20 +408,28 @@ impl RondoSender {
     /// `(skip_p + 1)`-th smallest unsent PSN and there is none — every PSN left arrives earlier
     /// on a faster path, while the slow path could only carry the last one late (an OOD of
     /// `R·ΔD` at the end of every flow, and a later finish).
-    #[inline]
+    ///
+    /// Always inlined (it runs for every path on every transmission decision); the RNIC's PSN
+    /// range check, set only with `network.max_outstanding_psn` or `max_outstanding_reads`, is out of line.
+    #[inline(always)]
     fn open(&self, p: usize, new_data: bool) -> f64 {
         let ps = &self.paths[p];
         if new_data && self.sched_on && ps.skip > 0 && ps.skip >= self.unsent.remaining() {
             return 0.0;
         }
-        if new_data && self.core.rec.config().psn_limit.is_set() {
-            // The RNIC's PSN range (Appendix A): the PSN this path would take must be in it.
-            let k = if self.sched_on { ps.skip } else { 0 };
-            if self.unsent.nth(k).is_none_or(|psn| !self.core.rec.psn_allowed(psn)) {
-                return 0.0;
-            }
+        if new_data && self.core.rec.config().psn_limit.is_set() && !self.psn_in_range(ps) {
+            return 0.0;
         }
         (ps.window() - self.inflight(p) as f64).max(0.0)
+    }
+
+    /// The RNIC's PSN range (Appendix A): the PSN a new-data packet on path `ps` would take
+    /// must be in it.
+    #[cold]
+    #[inline(never)]
+    fn psn_in_range(&self, ps: &PathState) -> bool {
+        let k = if self.sched_on { ps.skip } else { 0 };
+        self.unsent.nth(k).is_some_and(|psn| self.core.rec.psn_allowed(psn))
     }
 
     /// The skip a new-data packet on path `p` takes now: Eq 7's, unless the smallest unsent
