@@ -40,9 +40,30 @@ pub struct Samples {
     goodput_series: Vec<(Time, u64)>,
     /// Rows `(time, flow, one logical path's state)`.
     path_series: Vec<(Time, u32, PathSample)>,
-    /// In a parallel run: queue samples `(time, port, bytes)` not yet in `queue_stats`, held
-    /// until it is known whether they fall after the run's end ([`Samples::finish`]).
-    deferred: Option<Vec<(Time, u32, u64)>>,
+    /// In a parallel run: queue samples not yet in `queue_stats`, held until it is known
+    /// whether they fall after the run's end ([`Samples::finish`]).
+    deferred: Option<HeldSamples>,
+}
+
+/// Queue samples held back in a parallel run, kept as what they add to the statistics: the
+/// times sampled (at each, every port of [`HeldSamples::ports`] was sampled, most of them
+/// empty) and the samples of non-empty queues. A partition whose own flows are done holds its
+/// samples until the run's end is known; with one entry per port and time those held samples
+/// were most of a parallel run's extra memory, and nearly all of them were zeros.
+#[derive(Clone, Debug, Default)]
+struct HeldSamples {
+    /// The times of the held samples, ascending.
+    times: Vec<Time>,
+    /// The ports sampled at each held time (the partition's switch ports: always the same).
+    ports: Vec<u32>,
+    /// `(time, port, bytes)` of the held samples of non-empty queues.
+    nonzero: Vec<(Time, u32, u64)>,
+}
+
+impl HeldSamples {
+    fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
 }
 
 impl Samples {
@@ -70,7 +91,7 @@ impl Samples {
 
     /// Hold queue samples back until [`Samples::commit`] or [`Samples::finish`] (a parallel run).
     pub(crate) fn defer(&mut self) {
-        self.deferred = Some(Vec::new());
+        self.deferred = Some(HeldSamples::default());
     }
 
     /// Count the held-back queue samples (a synchronisation boundary: flows remain).
@@ -84,11 +105,20 @@ impl Samples {
     pub(crate) fn finish(&mut self, cutoff: Option<Time>) {
         let keep = |t: Time| cutoff.is_none_or(|c| t < c);
         if let Some(d) = &mut self.deferred {
-            for (t, i, q) in d.drain(..) {
-                if keep(t) {
-                    self.queue_stats[i as usize].record(q);
+            // Every held sample kept is first counted as empty, then the non-empty ones get
+            // their values: the same counts, sums, maxima and buckets as recording each.
+            let kept = d.times.iter().filter(|&&t| keep(t)).count() as u64;
+            if kept > 0 {
+                for &i in &d.ports {
+                    self.queue_stats[i as usize].record_empty(kept);
                 }
             }
+            for (t, i, q) in d.nonzero.drain(..) {
+                if keep(t) {
+                    self.queue_stats[i as usize].fill_empty(q);
+                }
+            }
+            d.times.clear();
         }
         if cutoff.is_some() {
             self.queue_series.retain(|r| keep(r.0));
@@ -126,6 +156,15 @@ impl Samples {
     ) {
         let owned = |n: braid_core::NodeId| own.is_none_or(|o| o[n.idx()]);
         let hold = self.deferred.as_ref().is_some_and(|d| !(kept && d.is_empty()));
+        let mut held = match &mut self.deferred {
+            Some(d) if hold => {
+                // The ports sampled are the same at every time: listed at the first hold.
+                let first = d.times.is_empty() && d.ports.is_empty();
+                d.times.push(now);
+                Some((d, first))
+            }
+            _ => None,
+        };
         for (i, p) in ports.iter().enumerate() {
             if is_host[p.node.idx()] || !owned(p.node) {
                 continue;
@@ -133,9 +172,16 @@ impl Samples {
             // The queue data waits in: probes below it are left out of the statistics and
             // recorded on their own.
             let q = p.queued_bytes_without_probes();
-            match &mut self.deferred {
-                Some(d) if hold => d.push((now, i as u32, q)),
-                _ => self.queue_stats[i].record(q),
+            match &mut held {
+                Some((d, first)) => {
+                    if *first {
+                        d.ports.push(i as u32);
+                    }
+                    if q > 0 {
+                        d.nonzero.push((now, i as u32, q));
+                    }
+                }
+                None => self.queue_stats[i].record(q),
             }
             let probes = p.probe_bytes();
             if self.config.queues_series && (q > 0 || probes > 0) {

@@ -174,6 +174,15 @@ impl PortQueueStats {
     /// Record one sample.
     pub fn record(&mut self, v: u64) {
         self.n += 1;
+        self.fill_empty(v);
+    }
+    /// Record `k` samples of an empty queue.
+    pub fn record_empty(&mut self, k: u64) {
+        self.n += k;
+    }
+    /// Give one sample already counted as empty ([`PortQueueStats::record_empty`]) its value
+    /// `v`: the statistics are then those of recording `v` in its place.
+    pub fn fill_empty(&mut self, v: u64) {
         self.sum += v as u128;
         self.max = self.max.max(v);
         if v == 0 && self.buckets.is_empty() {
@@ -228,6 +237,27 @@ impl PortQueueStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counting samples as empty and then giving the non-empty ones their values (how a parallel
+    /// run's held samples are counted) gives the statistics of recording each sample.
+    #[test]
+    fn empty_samples_filled_in_equal_recorded_samples() {
+        let mut rng = braid_core::Rng::new(3);
+        for _ in 0..200 {
+            let samples: Vec<u64> = (0..rng.below(60)).map(|_| if rng.below(3) == 0 { rng.below(1 << 20) } else { 0 }).collect();
+            let (mut recorded, mut filled) = (PortQueueStats::default(), PortQueueStats::default());
+            recorded.record(rng.below(2) * 5_000);
+            filled.record(recorded.max());
+            for &v in &samples {
+                recorded.record(v);
+            }
+            filled.record_empty(samples.len() as u64);
+            for &v in samples.iter().filter(|&&v| v > 0) {
+                filled.fill_empty(v);
+            }
+            assert_eq!((recorded.n, recorded.sum, recorded.max, &recorded.buckets), (filled.n, filled.sum, filled.max, &filled.buckets));
+        }
+    }
 
     #[test]
     fn histogram_percentiles() {
