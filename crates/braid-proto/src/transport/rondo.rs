@@ -410,7 +410,8 @@ impl RondoSender {
     /// `R·ΔD` at the end of every flow, and a later finish).
     ///
     /// Always inlined (it runs for every path on every transmission decision); the RNIC's PSN
-    /// range check, set only with `network.max_outstanding_psn` or `max_outstanding_reads`, is out of line.
+    /// range check, set only with `network.max_outstanding_psn` or `max_outstanding_reads`, is
+    /// out of line.
     #[inline(always)]
     fn open(&self, p: usize, new_data: bool) -> f64 {
         let ps = &self.paths[p];
