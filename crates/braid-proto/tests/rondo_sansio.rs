@@ -65,6 +65,8 @@ struct Outcome {
     complete: bool,
     /// Path samples the sender still reports after its last ACK (its per-path state).
     samples_at_end: usize,
+    /// With a delay step: the stepped path's forward-delay estimate (ns) 300 µs after the step.
+    fwd_estimate_after_step_ns: Option<f64>,
 }
 
 const MTU: u32 = 1000;
@@ -72,12 +74,21 @@ const WIRE: u64 = 1064;
 
 /// Paths: (bottleneck rate, one-way delay). The sender NIC runs at 100 Gb/s.
 fn run(paths: &[(u64, u64)], scheduler: bool, pkts: u32) -> Outcome {
-    run_with(paths, scheduler, pkts, None, |_| {})
+    run_with(paths, scheduler, pkts, None, None, |_| {})
 }
 
 /// [`run`], with path 0's ACKs held for `pause = (every, for)` µs (its reverse link stopped, as a
-/// PFC PAUSE would stop it) and the sender's configuration changed by `tweak`.
-fn run_with(paths: &[(u64, u64)], scheduler: bool, pkts: u32, pause: Option<(u64, u64)>, tweak: impl Fn(&mut RondoConfig)) -> Outcome {
+/// PFC PAUSE would stop it), `step = (at, path, delay)` µs raising one path's one-way delay for
+/// packets sent from `at` on (a queue that built up), and the sender's configuration changed by
+/// `tweak`.
+fn run_with(
+    paths: &[(u64, u64)],
+    scheduler: bool,
+    pkts: u32,
+    pause: Option<(u64, u64)>,
+    step: Option<(u64, usize, u64)>,
+    tweak: impl Fn(&mut RondoConfig),
+) -> Outcome {
     let env = CcEnv {
         line_rate: Rate::from_gbps(100),
         base_rtt: Time::from_us(2 * paths.iter().map(|p| p.1).min().unwrap()),
@@ -111,6 +122,7 @@ fn run_with(paths: &[(u64, u64)], scheduler: bool, pkts: u32, pause: Option<(u64
     let mut allocs_steady = None;
     q.push(Reverse((Time::ZERO, 0, Ev::Wake)));
     let mut next_wake = Time::ZERO;
+    let mut fwd_estimate_after_step_ns = None;
     while let Some(Reverse((now, _, ev))) = q.pop() {
         if allocs_at_steady.is_none() && now >= steady_from {
             allocs_at_steady = Some(allocs());
@@ -120,6 +132,11 @@ fn run_with(paths: &[(u64, u64)], scheduler: bool, pkts: u32, pause: Option<(u64
         }
         if now > Time::from_ms(50) {
             break;
+        }
+        if let Some((at, path, _)) = step {
+            if fwd_estimate_after_step_ns.is_none() && now >= Time::from_us(at + 300) {
+                fwd_estimate_after_step_ns = tx.path_samples().get(path).map(|s| s.fwd_delay_ns);
+            }
         }
         match ev {
             Ev::Data(psn, path, sent, probe) => {
@@ -179,7 +196,12 @@ fn run_with(paths: &[(u64, u64)], scheduler: bool, pkts: u32, pause: Option<(u64
         while nic_free <= now {
             let Some(p) = tx.poll_transmit(now) else { break };
             nic_free = now + nic.tx_time(WIRE);
-            let (rate, delay) = paths[p.path as usize];
+            let (rate, mut delay) = paths[p.path as usize];
+            if let Some((at, path, d)) = step {
+                if path == p.path as usize && now >= Time::from_us(at) {
+                    delay = d;
+                }
+            }
             let r = Rate::from_gbps(rate);
             let start = path_free[p.path as usize].max(nic_free);
             let is_probe = p.kind == PacketKind::Probe;
@@ -201,7 +223,15 @@ fn run_with(paths: &[(u64, u64)], scheduler: bool, pkts: u32, pause: Option<(u64
             q.push(Reverse((next_wake, seq, Ev::Wake)));
         }
     }
-    Outcome { max_ood_steady, delivered, total: pkts, allocs_steady, complete: tx.is_complete(), samples_at_end: tx.path_samples().len() }
+    Outcome {
+        max_ood_steady,
+        delivered,
+        total: pkts,
+        allocs_steady,
+        complete: tx.is_complete(),
+        samples_at_end: tx.path_samples().len(),
+        fwd_estimate_after_step_ns,
+    }
 }
 
 #[test]
@@ -288,12 +318,26 @@ fn scheduler_removes_persistent_delay_reordering() {
 fn skips_recomputed_per_update_also_remove_persistent_delay_reordering() {
     let theory = 50e9 / (WIRE as f64 * 8.0) * 10e-6;
     for per_sample in [true, false] {
-        let o = run_with(&[(25, 5), (25, 15)], true, 30_000, None, |c| c.startup_skips_per_sample = per_sample);
+        let o = run_with(&[(25, 5), (25, 15)], true, 30_000, None, None, |c| c.startup_skips_per_sample = per_sample);
         assert!(o.complete && o.allocs_steady.is_some());
         assert_eq!(o.delivered, o.total);
         println!("per sample {per_sample}: max OOD in steady state {} (R̄ΔD = {theory:.0})", o.max_ood_steady);
         assert!((o.max_ood_steady as f64) <= 0.12 * theory, "per sample {per_sample}: {}", o.max_ood_steady);
     }
+}
+
+/// A path whose delay grows past four times the RTT it was first measured at keeps being
+/// measured: its echoes come back late but count (an echo older than four base RTTs used to be
+/// given up as lost, and the estimate stayed at the last sample that came back in time).
+#[test]
+fn a_path_that_becomes_slow_keeps_being_measured() {
+    // Two 25 Gb/s paths of 5 µs one way (base RTT 10 µs); from 300 µs path 1 takes 60 µs.
+    let o = run_with(&[(25, 5), (25, 5)], true, 60_000, None, Some((300, 1, 60)), |_| {});
+    assert!(o.complete);
+    assert_eq!(o.delivered, o.total);
+    let est_us = o.fwd_estimate_after_step_ns.expect("the run ended before 300 µs after the step") / 1e3;
+    println!("path 1's forward-delay estimate 300 µs after the step to 60 µs: {est_us:.1} µs");
+    assert!(est_us > 50.0, "estimate {est_us:.1} µs");
 }
 
 #[test]
@@ -308,8 +352,8 @@ fn a_skipped_psn_waits_no_longer_than_the_paths_lead() {
     // 46 against 54.)
     let paths = [(50, 5), (100, 6)];
     let pause = Some((40, 8));
-    let kept = run_with(&paths, true, 30_000, pause, |_| {});
-    let expired = run_with(&paths, true, 30_000, pause, |c| c.skip_expiry = true);
+    let kept = run_with(&paths, true, 30_000, pause, None, |_| {});
+    let expired = run_with(&paths, true, 30_000, pause, None, |c| c.skip_expiry = true);
     assert!(kept.complete && expired.complete);
     assert_eq!(expired.delivered, expired.total);
     println!("max OOD in steady state: reservations kept {}, expired {}", kept.max_ood_steady, expired.max_ood_steady);

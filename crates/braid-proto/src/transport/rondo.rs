@@ -33,7 +33,8 @@
 //!   RPS ablation of Fig 21).
 //! - **Packet scheduler** (§4.3, Eq 7, Appendix C.4): a data packet per path carries a timestamp
 //!   request every `ts_interval` (`Tu/4`); the echo gives the forward delay `D_p = ts_rx − ts_sent`
-//!   (EWMA, gain `delay_gain`). While every path's last `stable_samples` (3) samples stayed within
+//!   (EWMA, gain `delay_gain`) however late it comes back (a pending timestamp is given up only
+//!   when a later packet of its path is answered first). While every path's last `stable_samples` (3) samples stayed within
 //!   `stable_tol` (0.05 T) of its estimate, skips are recomputed on every update (before that,
 //!   from arrival-aligned first samples; see below):
 //!   `skip_p = ⌊Σ_{p'≠p} (W_p'/RTT_p')·max(D_p − D_p', 0)⌋`; a new-data transmission on `p`
@@ -593,7 +594,8 @@ impl RondoSender {
         if interval <= 0.0 {
             return next;
         }
-        // A copy unanswered for 4 base RTTs (and no later one answered) was lost.
+        // A copy unanswered for 4 base RTTs or 2 smoothed RTTs of its path, whichever is longer
+        // (and no later one answered), was lost.
         let expire = now.saturating_sub(ps.base_rtt.mul_f64(4.0).max(Time::from_secs_f64(2.0 * ps.srtt_s)));
         while ps.sent.front().is_some_and(|&t| t < expire) {
             ps.sent.pop_front();
@@ -605,13 +607,6 @@ impl RondoSender {
         let ps = &mut self.paths[i];
         if !hold {
             ps.sample.clear();
-        }
-        if self.scheduler {
-            // An echo not back after 4 base RTTs is lost with its packet or ACK.
-            let stale = now.saturating_sub(ps.base_rtt.mul_f64(4.0));
-            while ps.ts_pending.front().is_some_and(|e| e.1 < stale) {
-                ps.ts_pending.pop_front();
-            }
         }
         next
     }
