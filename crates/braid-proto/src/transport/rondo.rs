@@ -34,9 +34,9 @@
 //! - **Packet scheduler** (§4.3, Eq 7, Appendix C.4): a data packet per path carries a timestamp
 //!   request every `ts_interval` (`Tu/4`); the echo gives the forward delay `D_p = ts_rx − ts_sent`
 //!   (EWMA, gain `delay_gain`) however late it comes back (a pending timestamp is given up only
-//!   when a later packet of its path is answered first). While every path's last `stable_samples` (3) samples stayed within
-//!   `stable_tol` (0.05 T) of its estimate, skips are recomputed on every update (before that,
-//!   from arrival-aligned first samples; see below):
+//!   when a later packet of its path is answered first). While every path's last
+//!   `stable_samples` (3) samples stayed within `stable_tol` (0.05 T) of its estimate, skips are
+//!   recomputed on every update (before that, from arrival-aligned first samples; see below):
 //!   `skip_p = ⌊Σ_{p'≠p} (W_p'/RTT_p')·max(D_p − D_p', 0)⌋`; a new-data transmission on `p`
 //!   carries the `(skip_p + 1)`-th smallest unsent PSN ([`unsent::UnsentSet`]). Retransmissions
 //!   go before new data and keep their PSN.
