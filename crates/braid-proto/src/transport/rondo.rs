@@ -726,6 +726,15 @@ impl RondoSender {
         }
     }
 
+    /// A delay sample went into the start-up tables: with `startup_skips = "per-sample"` (the
+    /// default) the skips follow it at once, not only at the next update — the credits the
+    /// first ACKs open would otherwise go unscheduled.
+    fn after_startup_sample(&mut self) {
+        if self.startup_skips_per_sample && self.aligned.is_some() && !self.sched_stable {
+            self.compute_skips();
+        }
+    }
+
     /// Release the start-up scheduler's tables for good.
     fn release_startup_tables(&mut self) {
         self.aligned = None;
@@ -1177,9 +1186,7 @@ impl SenderOps for RondoSender {
                     if ack.ts_rx > Time::ZERO && !self.sched_stable {
                         let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
                         al.add_probe(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
-                        if self.startup_skips_per_sample {
-                            self.compute_skips();
-                        }
+                        self.after_startup_sample();
                     }
                 }
             }
@@ -1244,10 +1251,8 @@ impl SenderOps for RondoSender {
             ps.w = sw.cwnd() / mtu as f64;
             self.recompute_pacer();
         }
-        if sampled && self.startup_skips_per_sample && self.aligned.is_some() && !self.sched_stable {
-            // Start-up scheduling follows every new pairing at once, not only at the next
-            // update: the credits the first ACKs open would otherwise go unscheduled.
-            self.compute_skips();
+        if sampled {
+            self.after_startup_sample();
         }
         if self.core.is_complete() && !self.core.is_connection() && !self.paths_released {
             // A flow of one message is done. Nothing follows from its paths: transmissions,
