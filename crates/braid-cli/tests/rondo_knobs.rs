@@ -93,6 +93,11 @@ fn bad_rondo_fields_name_the_field() {
         (&["transport.recovery=\"gbn\""][..], "transport.recovery"),
         (&["transport.cc_params.tu=1"][..], "tu"),
         (&["transport.kind=\"rrps\"", "transport.probing=false"][..], "transport.probing"),
+        (&["transport.startup_skips=\"sometimes\""][..], "transport.startup_skips"),
+        // Scheduler knobs where the part of the scheduler they change does not run.
+        (&["transport.scheduler=false", "transport.skip_expiry=true"][..], "transport.skip_expiry"),
+        (&["transport.scheduler=false", "transport.startup_skips=\"per-update\""][..], "transport.startup_skips"),
+        (&["transport.scheduler_start=\"stable\"", "transport.startup_skips=\"per-sample\""][..], "transport.startup_skips"),
     ] {
         let e = parse_err(sets);
         assert!(e.contains(needle), "{sets:?}: {e}");

@@ -393,6 +393,23 @@ impl RondoConfig {
             r.map_err(|e| format!("`transport.{k}`: {e}"))?;
         }
         c.check_recovery().map_err(|e| format!("`transport.recovery`: {e}"))?;
+        c.check_scheduler_knobs(tc)?;
         Ok(c)
+    }
+
+    /// A scheduler knob set where the scheduler part it changes does not run is refused rather
+    /// than silently ignored: `skip_expiry` needs the scheduler, `startup_skips` its start-up
+    /// estimate (`scheduler_start = "first-samples"`).
+    fn check_scheduler_knobs(&self, tc: &TransportConfig) -> Result<(), String> {
+        let set = |k: &str| tc.params.iter().any(|(n, _)| n == k);
+        if set("skip_expiry") && self.skip_expiry && !self.scheduler {
+            return Err("`transport.skip_expiry`: has no effect with `scheduler = false`".into());
+        }
+        if set("startup_skips") && !(self.scheduler && self.scheduler_from_first_samples) {
+            return Err(
+                "`transport.startup_skips`: has no effect without the start-up scheduler (`scheduler = true`, `scheduler_start = \"first-samples\"`)".into()
+            );
+        }
+        Ok(())
     }
 }
