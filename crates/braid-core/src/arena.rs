@@ -56,6 +56,14 @@ impl<T> Arena<T> {
     pub fn get_mut(&mut self, h: u32) -> &mut T {
         &mut self.slots[h as usize]
     }
+    /// Hint that the value behind `h` will be read soon: both ends of its slot are asked into
+    /// the cache ([`crate::prefetch`]; a hint only, any `h` is allowed and nothing changes).
+    #[inline(always)]
+    pub fn prefetch(&self, h: u32) {
+        use crate::prefetch::{element_addr, prefetch_read};
+        prefetch_read(element_addr(&self.slots, h as usize, 0));
+        prefetch_read(element_addr(&self.slots, h as usize, std::mem::size_of::<T>() - 1));
+    }
     /// Values currently allocated.
     pub fn live(&self) -> usize {
         self.live

@@ -7,6 +7,7 @@
 //!   streams, and the few distributions Braid needs, so figures stay bit-stable across crate versions.
 //! - [`queue`]: the one event queue, ordered by (time, insertion sequence) for deterministic ties.
 //! - [`arena`]: a slab of plain values addressed by `u32` handles (packets travel as handles).
+//! - [`prefetch`]: cache prefetch hints for the engine's hot path (hints only: outputs never change).
 //! - [`percentile`]: Braid's one percentile rule (nearest rank; `None` for no data).
 //! - [`packet`]: the packet: a plain struct with no heap fields, with the header fields that the
 //!   transports and switches read and write (RoCEv2-like BTH, ECN, INT stack for HPCC).
@@ -15,6 +16,7 @@ pub mod arena;
 pub mod ids;
 pub mod packet;
 pub mod percentile;
+pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod time;

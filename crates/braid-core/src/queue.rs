@@ -320,6 +320,12 @@ impl<E: Copy> EventQueue<E> {
         self.popped += 1;
         Some((t, e.ev))
     }
+    /// The next event to pop, if any (the engine prefetches what it names; an event scheduled
+    /// before the next pop may still come first).
+    #[inline]
+    pub fn peek_event(&self) -> Option<&E> {
+        self.cal.peek().map(|e| &e.ev)
+    }
     /// The time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
         self.cal.peek().map(|e| Time::from_ps((e.key >> 64) as u64))

@@ -31,6 +31,11 @@ impl Sim {
             let pkt = self.dequeue(port, c);
             self.transmit(now, port, pkt);
             let p = &mut self.ports[port.idx()];
+            // The packet behind it is most likely the next one sent, a serialisation time from
+            // now: start loading it (a hint, `braid_core::prefetch`).
+            if let Some(next) = p.queues[c].front() {
+                self.pkts.prefetch(next.0);
+            }
             // Hosts always come back (their flows may have more); switches when packets wait.
             if !p.txdone_pending && (self.is_host[node.idx()] || p.next_class().is_some()) {
                 p.txdone_pending = true;
