@@ -320,6 +320,15 @@ impl<E: Copy> EventQueue<E> {
         self.popped += 1;
         Some((t, e.ev))
     }
+    /// Pop the earliest event if it is due by `stop` (its time ≤ `stop`), advancing the clock to
+    /// its time; `None`, removing nothing, when the queue is empty or its earliest event is later.
+    #[inline]
+    pub fn pop_until(&mut self, stop: Time) -> Option<(Time, E)> {
+        if (self.cal.peek()?.key >> 64) as u64 > stop.ps() {
+            return None;
+        }
+        self.pop()
+    }
     /// The next event to pop, if any (the engine prefetches what it names; an event scheduled
     /// before the next pop may still come first).
     #[inline]
@@ -358,6 +367,23 @@ mod tests {
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|x| x.1)).collect();
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
         assert_eq!(q.now(), Time::from_ps(5));
+    }
+
+    #[test]
+    fn pop_until_takes_only_what_is_due_and_peek_names_the_next() {
+        let mut q = EventQueue::new();
+        q.push(Time::from_ps(5), 'a');
+        q.push(Time::from_ps(9), 'b');
+        assert_eq!(q.peek_event(), Some(&'a'));
+        assert_eq!(q.pop_until(Time::from_ps(4)), None);
+        assert_eq!(q.len(), 2, "an event not yet due stays");
+        assert_eq!(q.pop_until(Time::from_ps(5)), Some((Time::from_ps(5), 'a')));
+        assert_eq!(q.now(), Time::from_ps(5));
+        assert_eq!(q.peek_event(), Some(&'b'));
+        assert_eq!(q.pop_until(Time::from_ps(8)), None);
+        assert_eq!(q.pop_until(Time::MAX), Some((Time::from_ps(9), 'b')));
+        assert_eq!(q.pop_until(Time::MAX), None);
+        assert_eq!(q.peek_event(), None);
     }
 
     #[test]

@@ -689,14 +689,15 @@ impl Sim {
             if self.all_flows_done {
                 return RunEnd::AllFlowsComplete;
             }
-            match self.q.peek_time() {
-                None => {
-                    return if self.flows_done == self.flows.len() { RunEnd::AllFlowsComplete } else { RunEnd::Stalled };
-                }
-                Some(t) if t > stop => return RunEnd::StopTime,
-                _ => {}
-            }
-            let (now, ev) = self.q.pop().expect("peeked");
+            let Some((now, ev)) = self.q.pop_until(stop) else {
+                return if !self.q.is_empty() {
+                    RunEnd::StopTime
+                } else if self.flows_done == self.flows.len() {
+                    RunEnd::AllFlowsComplete
+                } else {
+                    RunEnd::Stalled
+                };
+            };
             self.handle(now, ev);
             n = n.wrapping_add(1);
             if n & 0x3FF == 0 {
