@@ -27,6 +27,7 @@ pub mod stats;
 pub mod switch_routing;
 pub mod topo;
 pub mod topology;
+pub mod wire_queue;
 
 pub use config::NetConfig;
 pub use sim::Sim;

@@ -7,6 +7,7 @@
 //! keeps strict priority, PFC pauses and dequeue-time ECN/INT exact.
 
 use crate::config::NUM_CLASSES;
+use crate::wire_queue::WireQueue;
 use braid_core::{LinkId, NodeId, PktId, PortId, Rate, Time};
 use std::collections::VecDeque;
 
@@ -60,11 +61,12 @@ pub struct Port {
     pub ingress_bytes: [u64; NUM_CLASSES],
     /// At the far end: a PAUSE is in force toward this port, per class.
     pub pause_sent: [bool; NUM_CLASSES],
-    /// Packets on the wire behind the one whose arrival is scheduled: `(arrival time, event
-    /// sequence number reserved when it started serialising, packet)`. A link delivers in order,
-    /// so only the head's arrival sits in the event queue; the reserved sequence numbers keep the
-    /// order of equal-time events exactly as if every arrival had been scheduled at once.
-    pub wire: VecDeque<(Time, u64, u32)>,
+    /// Packets on the wire behind the one whose arrival is scheduled ([`WireQueue`]: each with
+    /// its arrival time and the event sequence number reserved when it started serialising). A
+    /// link delivers in order, so only the head's arrival sits in the event queue; the reserved
+    /// sequence numbers keep the order of equal-time events exactly as if every arrival had been
+    /// scheduled at once.
+    pub wire: WireQueue,
     /// The head packet's arrival is scheduled.
     pub wire_head: bool,
 }
@@ -96,7 +98,7 @@ impl Port {
             kmax: 0,
             ingress_bytes: [0; NUM_CLASSES],
             pause_sent: [false; NUM_CLASSES],
-            wire: VecDeque::new(),
+            wire: WireQueue::default(),
             wire_head: false,
         }
     }

@@ -82,14 +82,10 @@ impl Sim {
         }
         let p = &mut self.ports[port.idx()];
         if p.wire_head {
-            if p.wire.len() == p.wire.capacity() {
-                // By a quarter, not double: a long link's wire holds a bandwidth-delay product of
-                // packets, and the wires together most of a run's memory after the packets.
-                p.wire.reserve_exact((p.wire.len() / 4).max(8));
-            }
-            p.wire.push_back((at, seq, pkt.0));
+            p.wire.push(at, seq, pkt.0);
         } else {
             p.wire_head = true;
+            p.wire.set_head(at, seq);
             self.q.push_with_seq(at, seq, Ev::Arrive { pkt: pkt.0, port: port.0 });
         }
     }
@@ -99,7 +95,9 @@ impl Sim {
     pub(super) fn on_arrive(&mut self, now: Time, pkt: PktId, port: PortId) {
         self.stats.packet_hops += 1;
         let p = &mut self.ports[port.idx()];
-        match p.wire.pop_front() {
+        // The packet behind the arriving one is stored relative to it: this event's time and
+        // sequence.
+        match p.wire.pop(now, self.q.last_seq()) {
             Some((t, seq, next)) => self.q.push_with_seq(t, seq, Ev::Arrive { pkt: next, port: port.0 }),
             None => p.wire_head = false,
         }

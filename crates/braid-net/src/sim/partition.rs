@@ -210,10 +210,11 @@ impl Sim {
                     let id = self.pkts.alloc(pk);
                     let p = &mut self.ports[port as usize];
                     if p.wire_head {
-                        debug_assert!(p.wire.back().is_none_or(|&(t, s, _)| (t, s) < (m.at, m.seq)), "arrivals of one link out of order");
-                        p.wire.push_back((m.at, m.seq, id));
+                        debug_assert!(p.wire.tail() < (m.at, m.seq), "arrivals of one link out of order");
+                        p.wire.push(m.at, m.seq, id);
                     } else {
                         p.wire_head = true;
+                        p.wire.set_head(m.at, m.seq);
                         self.q.push_with_seq(m.at, m.seq, Ev::Arrive { pkt: id, port });
                     }
                 }
