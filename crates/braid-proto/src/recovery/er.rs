@@ -105,7 +105,7 @@ impl EarlyRecovery {
             let s = board.at(x);
             if s.in_flight() {
                 if let Some(&(_, rtt)) = self.path_latest.get(s.path as usize).filter(|e| e.1 > Time::ZERO) {
-                    let due = s.sent_at + rtt.mul_f64(2.0);
+                    let due = s.sent_at() + rtt.mul_f64(2.0);
                     if now > due {
                         any |= board.mark_lost(x);
                     } else {
@@ -138,9 +138,9 @@ fn gap_losses(h: u32, h_sent: Time, threshold: u32, confirm: Option<(Time, &[(Ti
     while x < end {
         if let Some(s) = board.slot(x) {
             let overtaken = confirm.is_none_or(|(now, c)| {
-                c.get(s.path as usize).is_some_and(|&(t, rtt)| t > s.sent_at || (rtt > Time::ZERO && now.saturating_sub(s.sent_at) > rtt.mul_f64(2.0)))
+                c.get(s.path as usize).is_some_and(|&(t, rtt)| t > s.sent_at() || (rtt > Time::ZERO && now.saturating_sub(s.sent_at()) > rtt.mul_f64(2.0)))
             });
-            if !s.sacked && !s.lost && s.tx > 0 && s.sent_at < h_sent && overtaken && board.mark_lost(x) {
+            if !s.sacked() && !s.lost() && s.tx > 0 && s.sent_at() < h_sent && overtaken && board.mark_lost(x) {
                 any = true;
             }
         }

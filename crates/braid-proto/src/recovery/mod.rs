@@ -428,7 +428,7 @@ impl Recovery {
 
     /// Whether `psn` has been acknowledged, cumulatively or selectively.
     pub fn is_acked(&self, psn: u32) -> bool {
-        psn < self.sh.board.una || self.sh.board.slot(psn).is_some_and(|s| s.sacked)
+        psn < self.sh.board.una || self.sh.board.slot(psn).is_some_and(|s| s.sacked())
     }
 
     /// How many times `psn` has been sent (0 if never, or if it is cumulatively acknowledged).
@@ -464,7 +464,7 @@ impl Recovery {
         while p < b.max_sent {
             let s = b.at(p);
             if s.in_flight() {
-                let deadline = s.sent_at + rto;
+                let deadline = s.sent_at() + rto;
                 if deadline <= now {
                     any |= b.mark_lost(p);
                 } else {

@@ -85,8 +85,8 @@ impl RackTlp {
             if s.in_flight() {
                 let r = self.latest[if per_path { (s.path as usize).min(self.latest.len() - 1) } else { 0 }];
                 let same_path_ok = !per_path || (s.path as usize) < self.latest.len();
-                if same_path_ok && s.sent_at < r.xmit_ts {
-                    let deadline = s.sent_at + r.rtt + reo;
+                if same_path_ok && s.sent_at() < r.xmit_ts {
+                    let deadline = s.sent_at() + r.rtt + reo;
                     if now >= deadline {
                         lost_any |= board.mark_lost(p);
                     } else {
@@ -118,7 +118,7 @@ impl RackTlp {
                 let mut p = board.una;
                 while p < board.max_sent {
                     let s = board.at(p);
-                    if !s.sacked && !s.lost {
+                    if !s.sacked() && !s.lost() {
                         if board.mark_lost(p) {
                             fired = true;
                         }

@@ -11,26 +11,59 @@ use braid_core::Time;
 
 use super::psn_limit::PsnLimit;
 
-/// Send state of one PSN at or above the cumulative ACK point.
+/// Send state of one PSN at or above the cumulative ACK point. Twelve bytes (packed to 4-byte
+/// alignment, the two flags in one byte): a sender keeps one per packet in flight, millions of
+/// them on a long-haul network.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, packed(4))]
 pub(crate) struct Slot {
-    /// When its latest copy was sent.
-    pub sent_at: Time,
+    /// When its latest copy was sent ([`Slot::sent_at`]: read by value, the field is unaligned).
+    sent_at: Time,
     /// The logical path its latest copy took.
     pub path: u16,
     /// Copies sent (saturating).
     pub tx: u8,
-    /// Selectively acknowledged.
-    pub sacked: bool,
-    /// Declared lost (and not yet sent again).
-    pub lost: bool,
+    /// [`SACKED`] and [`LOST`] bits.
+    state: u8,
 }
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 12);
+
+/// [`Slot`] state bit: selectively acknowledged.
+const SACKED: u8 = 1;
+/// [`Slot`] state bit: declared lost (and not yet sent again).
+const LOST: u8 = 2;
 
 impl Slot {
     /// Sent, and neither acknowledged nor declared lost.
     #[inline]
     pub fn in_flight(&self) -> bool {
-        !self.sacked && !self.lost && self.tx > 0
+        self.state == 0 && self.tx > 0
+    }
+    /// When its latest copy was sent.
+    #[inline]
+    pub fn sent_at(&self) -> Time {
+        self.sent_at
+    }
+    /// Selectively acknowledged.
+    #[inline]
+    pub fn sacked(&self) -> bool {
+        self.state & SACKED != 0
+    }
+    /// Mark it selectively acknowledged.
+    #[inline]
+    pub fn set_sacked(&mut self) {
+        self.state |= SACKED;
+    }
+    /// Declared lost (and not yet sent again).
+    #[inline]
+    pub fn lost(&self) -> bool {
+        self.state & LOST != 0
+    }
+    /// Declare it lost, or clear that.
+    #[inline]
+    pub fn set_lost(&mut self, lost: bool) {
+        self.state = (self.state & !LOST) | if lost { LOST } else { 0 };
     }
 }
 
@@ -125,7 +158,7 @@ impl Scoreboard {
     pub fn pop_retx(&mut self) -> Option<u32> {
         while let Some(p) = self.retx.pop_front() {
             if let Some(s) = self.slot(p) {
-                if !s.sacked && s.lost {
+                if !s.sacked() && s.lost() {
                     return Some(p);
                 }
             }
@@ -136,7 +169,7 @@ impl Scoreboard {
     /// Take the next PSN to send: the lost cumulative hole first (with `hole_first`), then a
     /// queued retransmission, then the next new PSN. Returns `(psn, is_retransmission)`.
     pub fn next_psn(&mut self) -> Option<(u32, bool)> {
-        if self.hole_first && self.slot(self.una).is_some_and(|s| s.lost && !s.sacked) {
+        if self.hole_first && self.slot(self.una).is_some_and(|s| s.lost() && !s.sacked()) {
             // Its queue entry stays behind and is skipped once the packet is no longer lost.
             return Some((self.una, true));
         }
@@ -153,7 +186,7 @@ impl Scoreboard {
 
     /// Put back a PSN taken by [`Scoreboard::next_psn`] but not sent.
     pub fn unget(&mut self, psn: u32, retx: bool) {
-        if retx && psn < self.max_sent && self.slot(psn).is_some_and(|s| s.lost) {
+        if retx && psn < self.max_sent && self.slot(psn).is_some_and(|s| s.lost()) {
             self.retx.push_front(psn);
         } else if psn + 1 == self.nxt {
             self.nxt -= 1;
@@ -179,8 +212,8 @@ impl Scoreboard {
         s.sent_at = now;
         s.path = path;
         s.tx = s.tx.saturating_add(1);
-        s.lost = false;
-        let sacked = s.sacked;
+        s.set_lost(false);
+        let sacked = s.sacked();
         if !was_outstanding && !sacked {
             self.outstanding += 1;
         }
@@ -218,9 +251,9 @@ impl Scoreboard {
         let mut newly = 0;
         while self.una < cum {
             if let Some(s) = self.slots.pop_front() {
-                if !s.sacked {
+                if !s.sacked() {
                     newly += 1;
-                    if !s.lost && s.tx > 0 {
+                    if !s.lost() && s.tx > 0 {
                         self.outstanding -= 1;
                         self.path_dec(s.path);
                     }
@@ -241,9 +274,9 @@ impl Scoreboard {
     pub fn sack(&mut self, psn: u32) -> Option<(Time, u16)> {
         let mut delivered = None;
         if let Some(s) = self.slot_mut(psn) {
-            if !s.sacked {
-                s.sacked = true;
-                let was_out = !s.lost && s.tx > 0;
+            if !s.sacked() {
+                s.set_sacked();
+                let was_out = !s.lost() && s.tx > 0;
                 delivered = Some((s.sent_at, s.path));
                 let sp = s.path;
                 if was_out {
@@ -259,10 +292,10 @@ impl Scoreboard {
     /// Declare `psn` lost and queue it for retransmission (if it is in flight).
     pub fn mark_lost(&mut self, psn: u32) -> bool {
         let Some(s) = self.slot_mut(psn) else { return false };
-        if s.sacked || s.lost || s.tx == 0 {
+        if s.sacked() || s.lost() || s.tx == 0 {
             return false;
         }
-        s.lost = true;
+        s.set_lost(true);
         let sp = s.path;
         self.outstanding -= 1;
         self.path_dec(sp);
@@ -287,8 +320,8 @@ impl Scoreboard {
     pub fn unmark_lost(&mut self, marked: &[u32]) {
         for &p in marked {
             let Some(s) = self.slot_mut(p) else { continue };
-            if s.lost && !s.sacked && s.tx > 0 {
-                s.lost = false;
+            if s.lost() && !s.sacked() && s.tx > 0 {
+                s.set_lost(false);
                 let sp = s.path;
                 self.outstanding += 1;
                 self.path_inc(sp);
@@ -301,8 +334,8 @@ impl Scoreboard {
     pub fn rewind(&mut self, from: u32) {
         for p in from..self.max_sent {
             if let Some(s) = self.slot_mut(p) {
-                if !s.lost && s.tx > 0 {
-                    s.lost = true;
+                if !s.lost() && s.tx > 0 {
+                    s.set_lost(true);
                     let sp = s.path;
                     self.outstanding -= 1;
                     self.path_dec(sp);
