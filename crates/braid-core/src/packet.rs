@@ -6,6 +6,7 @@
 //! receiver's out-of-order count). Packets live in an [`Arena`](crate::Arena) and travel as handles;
 //! the INT stack, needed only by HPCC, lives in an arena of its own.
 
+use crate::arena::FreeLink;
 use crate::ids::{FlowId, NodeId};
 use crate::time::Time;
 
@@ -84,6 +85,18 @@ pub struct IntStack {
     pub hops: [IntHop; IntStack::MAX_HOPS],
 }
 
+/// A freed stack links its arena's free list through the first record's queue length.
+impl FreeLink for IntStack {
+    #[inline]
+    fn next_free(&self) -> u32 {
+        self.hops[0].qlen_bytes
+    }
+    #[inline]
+    fn set_next_free(&mut self, next: u32) {
+        self.hops[0].qlen_bytes = next;
+    }
+}
+
 impl IntStack {
     /// The most hops a packet carries (as in the HPCC ns-3 model).
     pub const MAX_HOPS: usize = 5;
@@ -150,4 +163,17 @@ pub struct Packet {
     /// Data of a receiver-driven flow (EQDS): the sender's pull target, the cumulative pull
     /// number its receiver should pull up to (`braid_proto::pull_pacer`).
     pub pull_target: u32,
+}
+
+/// A freed packet links its arena's free list through `ingress` (a switch sets it on every
+/// arrival before reading it).
+impl FreeLink for Packet {
+    #[inline]
+    fn next_free(&self) -> u32 {
+        self.ingress
+    }
+    #[inline]
+    fn set_next_free(&mut self, next: u32) {
+        self.ingress = next;
+    }
 }
