@@ -164,6 +164,8 @@ pub struct Sim {
     /// `network.dt_alpha` is 1 and every buffer below 2^52 bytes: a port's dynamic share is
     /// compared in integers, which gives the float comparison's answer exactly.
     dt_share_in_integers: bool,
+    /// The byte limit of each class's queue on every port, 0 = none (`switch::class_limits`).
+    class_limits: [u64; crate::config::NUM_CLASSES],
     /// The ns-3 HPCC fork's MMU (`network.mmu = "hpcc"`), for the lossless data class.
     mmu: Option<mmu::HpccMmu>,
     /// Per port, the data-class bytes its ECN queue counter kept from packets dropped at the
@@ -330,6 +332,7 @@ impl Sim {
             trim_rng: if cfg.trim.enabled { (0..n_ports as u64).map(|i| Rng::derive(seed, stream::TRIM, i)).collect() } else { Vec::new() },
             buffer_used: vec![0; n],
             dt_share_in_integers: cfg.dt_alpha == 1.0 && buffer_cap.iter().all(|&c| c < 1 << 52),
+            class_limits: switch::class_limits(&cfg),
             buffer_cap,
             mmu,
             ecn_leak: if cfg.egress_cap_leak { vec![0; n_ports] } else { Vec::new() },

@@ -8,7 +8,7 @@ use braid_core::packet::flags;
 use braid_core::{Arena, IntHop, IntStack, NodeId, Packet, PacketKind, PktId, PortId, Rng, Time};
 
 use super::{Ev, Sim};
-use crate::config::{NetConfig, CLASS_CONTROL, CLASS_DATA};
+use crate::config::{NetConfig, CLASS_CONTROL, CLASS_DATA, NUM_CLASSES};
 use crate::port::Port;
 use crate::stats::{DropReason, SimStats};
 use crate::switch_routing::RouteView;
@@ -91,7 +91,7 @@ impl Sim {
         let used = self.buffer_used[node.idx()];
         let cap = self.buffer_cap[node.idx()];
         let p = &self.ports[port.idx()];
-        let limit = self.class_limit(c);
+        let limit = self.class_limits[c];
         if !p.up {
             Some(DropReason::LinkDown)
         } else if limit > 0 && p.q_bytes[c] + size > limit {
@@ -135,19 +135,6 @@ impl Sim {
             queued > free
         } else {
             queued as f64 > self.cfg.dt_alpha * free as f64
-        }
-    }
-
-    /// The byte limit of class `c`'s queue on each port (0 = none). With trimming on, the
-    /// control class, which also holds trimmed headers, is limited to twice the data class's
-    /// limit unless it has a limit of its own (htsim `CompositeQueue`: `2 × maxsize`).
-    #[inline]
-    fn class_limit(&self, c: usize) -> u64 {
-        let limit = self.cfg.class_limit_bytes[c];
-        if self.cfg.trim.enabled && c == CLASS_CONTROL as usize && limit == 0 {
-            2 * self.cfg.class_limit_bytes[CLASS_DATA as usize]
-        } else {
-            limit
         }
     }
 
@@ -366,4 +353,16 @@ pub(super) fn mark_at_dequeue(
             rate_mbps: (p.rate.bps() / 1_000_000) as u32,
         });
     }
+}
+
+/// The byte limit of each class's queue on every port (0 = none), worked out once from the
+/// configuration. With trimming on, the control class, which also holds trimmed headers, is
+/// limited to twice the data class's limit unless it has a limit of its own (htsim
+/// `CompositeQueue`: `2 × maxsize`).
+pub(super) fn class_limits(cfg: &NetConfig) -> [u64; NUM_CLASSES] {
+    let mut limits = cfg.class_limit_bytes;
+    if cfg.trim.enabled && limits[CLASS_CONTROL as usize] == 0 {
+        limits[CLASS_CONTROL as usize] = 2 * cfg.class_limit_bytes[CLASS_DATA as usize];
+    }
+    limits
 }
