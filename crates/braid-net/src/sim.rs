@@ -740,8 +740,11 @@ impl Sim {
     }
 
     /// Make `pkt` arrive at the far end of `port` at `at`, as if it had crossed the link (engine
-    /// tests inject traffic this way).
+    /// tests inject traffic this way). Only on a link that carries no simulated traffic: the
+    /// arrival does not join the link's wire queue, whose packets are stored relative to the
+    /// arrival ahead of them.
     pub fn inject(&mut self, at: Time, pkt: Packet, port: PortId) {
+        debug_assert!(!self.ports[port.idx()].wire_head, "inject: port {} carries simulated traffic", port.0);
         let id = self.pkts.alloc(pkt);
         self.q.push(at, Ev::Arrive { pkt: id, port: port.0 });
     }
