@@ -187,6 +187,11 @@ pub struct Sim {
     flows: Vec<Flow>,
     /// Connections: the senders and receivers the flows are sent on.
     conns: Vec<Conn>,
+    /// Per connection: an answer of its sender's `next_send_time` later than when it was asked,
+    /// kept (for senders whose answer is stable, `SenderOps::send_time_is_stable`) until the
+    /// sender's next input; `Time::ZERO`: ask. A host's NIC goes round its active connections on
+    /// every send, and this spares it a look at each paced or window-limited one (`nic.rs`).
+    send_wait: Vec<Time>,
     /// Each connection's messages in posting order (slots `Conn::msgs_at ..`).
     conn_msgs: Vec<u32>,
     /// Flows that wait for each flow's completion.
@@ -345,6 +350,7 @@ impl Sim {
             routing,
             flows: Vec::new(),
             conns: Vec::new(),
+            send_wait: Vec::new(),
             conn_msgs: Vec::new(),
             dependents: Vec::new(),
             link_events: Vec::new(),
@@ -522,6 +528,7 @@ impl Sim {
     /// connection to which each message is posted when it starts. Returns its index.
     pub fn add_conn(&mut self, src_host: u32, dst_host: u32, group: u16, sender: Sender, receiver: Receiver, messages: u32) -> u32 {
         let id = self.conns.len() as u32;
+        self.send_wait.push(Time::ZERO);
         let msgs_at = self.conn_msgs.len() as u32;
         self.conn_msgs.extend(std::iter::repeat_n(u32::MAX, messages as usize));
         self.conns.push(Conn {
@@ -826,6 +833,8 @@ impl Sim {
         }
         let (size, ci) = (fl.size_bytes, fl.conn as usize);
         let read_path_samples = self.samples.config.paths_series;
+        // The sender is given input (its start, a message): ask it again.
+        self.send_wait[ci] = Time::ZERO;
         let c = &mut self.conns[ci];
         if !c.started {
             c.started = true;
@@ -870,6 +879,8 @@ impl Sim {
 
     fn on_flow_timer(&mut self, now: Time, c: u32) {
         let ci = c as usize;
+        // A timeout may be input to the sender: ask it again.
+        self.send_wait[ci] = Time::ZERO;
         let cn = &mut self.conns[ci];
         if cn.timer_at <= now {
             cn.timer_at = Time::MAX;

@@ -48,6 +48,14 @@ impl Sim {
         for i in 0..n {
             let idx = (rr + i) % n;
             let f = self.hosts[h as usize].active[idx];
+            // An answer kept from before, still later than now: the sender has had no input
+            // since, so asking again would give it again.
+            let kept = self.send_wait[f.idx()];
+            if kept > now {
+                debug_assert_eq!(self.conns[f.idx()].sender.next_send_time(now), kept, "a stable sender's next send time changed without input");
+                earliest = earliest.min(kept);
+                continue;
+            }
             let fl = &mut self.conns[f.idx()];
             let t = fl.sender.next_send_time(now);
             if t <= now {
@@ -102,6 +110,7 @@ impl Sim {
                         }
                     }
                     let id = PktId(self.pkts.alloc(pkt));
+                    self.send_wait[f.idx()] = Time::ZERO;
                     self.hosts[h as usize].rr = idx + 1;
                     self.transmit(now, port, id);
                     self.arm_flow_timer(now, f.idx());
@@ -117,9 +126,15 @@ impl Sim {
                 let t2 = fl.sender.next_send_time(now);
                 if t2 > now {
                     earliest = earliest.min(t2);
+                    if fl.sender.send_time_is_stable() {
+                        self.send_wait[f.idx()] = t2;
+                    }
                 }
             } else {
                 earliest = earliest.min(t);
+                if fl.sender.send_time_is_stable() {
+                    self.send_wait[f.idx()] = t;
+                }
             }
         }
         let host = &mut self.hosts[h as usize];

@@ -290,6 +290,8 @@ impl Sim {
     #[inline]
     fn after_sender_fed(&mut self, now: Time, f: FlowId, h: u32) {
         let c = f.idx();
+        // The sender had input (an ACK, a NAK, a pull): ask it again.
+        self.send_wait[c] = Time::ZERO;
         let mut completed = false;
         loop {
             let cn = &self.conns[c];

@@ -146,6 +146,11 @@ impl<P: CcTransport> SenderOps for CcSender<P> {
         self.next_tx_at.max(now)
     }
 
+    /// Its pacing time and window are state: an answer stands until the next input.
+    fn send_time_is_stable(&self) -> bool {
+        true
+    }
+
     /// See [`crate::transport::Sender::on_ack`].
     fn on_ack(&mut self, now: Time, ack: &AckIn) {
         let mtu_bytes = self.core.mtu_bytes();

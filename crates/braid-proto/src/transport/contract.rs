@@ -89,6 +89,15 @@ pub trait SenderOps: Debug + Send + SenderClone {
     /// The earliest time `poll_transmit` may succeed without new input (pacing), or [`Time::MAX`]
     /// when only an ACK or a timeout can unblock it.
     fn next_send_time(&self, now: Time) -> Time;
+    /// Whether an answer of [`SenderOps::next_send_time`] later than `now` stays the answer until
+    /// the sender's next input (`begin`, `post_message`, `poll_transmit`, `on_ack`,
+    /// `on_timeout`), whatever the time: then the driver may keep it instead of asking again
+    /// (a host with many paced or window-limited flows asks each of them on every send). True
+    /// only if the answer depends on the sender's state alone, not on `now` (beyond
+    /// `max(now, …)`). Default: false (asked every time).
+    fn send_time_is_stable(&self) -> bool {
+        false
+    }
     /// An ACK or NAK reached the sender.
     fn on_ack(&mut self, now: Time, ack: &AckIn);
     /// The next timer deadline.

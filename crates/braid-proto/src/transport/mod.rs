@@ -271,6 +271,11 @@ impl Sender {
     pub fn next_send_time(&self, now: Time) -> Time {
         dispatch!(self, next_send_time(now))
     }
+    /// See [`SenderOps::send_time_is_stable`].
+    #[inline]
+    pub fn send_time_is_stable(&self) -> bool {
+        dispatch!(self, send_time_is_stable())
+    }
     /// See the module docs.
     #[inline]
     pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
