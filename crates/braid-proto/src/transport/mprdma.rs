@@ -268,6 +268,11 @@ impl SenderOps for MprdmaSender {
         Some(self.core.send_data(now, psn, retx, vp, self.base + vp))
     }
 
+    /// Its window and clocking tests are state: an answer stands until the next input.
+    fn send_time_is_stable(&self) -> bool {
+        true
+    }
+
     /// See [`crate::transport::Sender::next_send_time`].
     fn next_send_time(&self, now: Time) -> Time {
         if self.sendable() {

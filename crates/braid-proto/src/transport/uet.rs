@@ -734,6 +734,11 @@ impl SenderOps for UetSender {
         Some(TxPacket { ack_request, ..tx })
     }
 
+    /// Its window test is state (no pacing): an answer stands until the next input.
+    fn send_time_is_stable(&self) -> bool {
+        true
+    }
+
     /// See [`crate::transport::Sender::next_send_time`].
     fn next_send_time(&self, now: Time) -> Time {
         if self.may_send() {
