@@ -80,13 +80,21 @@ impl Sim {
         if self.send_if_remote(port, at, seq, pkt) {
             return;
         }
+        self.put_on_wire(port, at, seq, pkt.0);
+    }
+
+    /// Put `pkt` on `port`'s link, arriving at `at` with the event sequence `seq` reserved for
+    /// it: the head's arrival goes into the event queue, a packet behind it into the wire queue
+    /// (a local transmission, or a packet from another partition of a parallel run).
+    #[inline(always)]
+    pub(super) fn put_on_wire(&mut self, port: PortId, at: Time, seq: u64, pkt: u32) {
         let p = &mut self.ports[port.idx()];
         if p.wire_head {
-            p.wire.push(at, seq, pkt.0);
+            p.wire.push(at, seq, pkt);
         } else {
             p.wire_head = true;
             p.wire.set_head(at, seq);
-            self.q.push_with_seq(at, seq, Ev::Arrive { pkt: pkt.0, port: port.0 });
+            self.q.push_with_seq(at, seq, Ev::Arrive { pkt, port: port.0 });
         }
     }
 

@@ -123,17 +123,13 @@ impl Sim {
                     }
                     return;
                 }
-                let t2 = fl.sender.next_send_time(now);
-                if t2 > now {
-                    earliest = earliest.min(t2);
-                    if fl.sender.send_time_is_stable() {
-                        self.send_wait[f.idx()] = t2;
-                    }
-                }
-            } else {
-                earliest = earliest.min(t);
+            }
+            // Not ready now (or it declined): when it will be, kept if its answer is stable.
+            let wait = if t <= now { fl.sender.next_send_time(now) } else { t };
+            if wait > now {
+                earliest = earliest.min(wait);
                 if fl.sender.send_time_is_stable() {
-                    self.send_wait[f.idx()] = t;
+                    self.send_wait[f.idx()] = wait;
                 }
             }
         }

@@ -208,15 +208,9 @@ impl Sim {
                         pk.int = self.ints.alloc(*s) + 1;
                     }
                     let id = self.pkts.alloc(pk);
-                    let p = &mut self.ports[port as usize];
-                    if p.wire_head {
-                        debug_assert!(p.wire.tail() < (m.at, m.seq), "arrivals of one link out of order");
-                        p.wire.push(m.at, m.seq, id);
-                    } else {
-                        p.wire_head = true;
-                        p.wire.set_head(m.at, m.seq);
-                        self.q.push_with_seq(m.at, m.seq, Ev::Arrive { pkt: id, port });
-                    }
+                    let p = &self.ports[port as usize];
+                    debug_assert!(!p.wire_head || p.wire.tail() < (m.at, m.seq), "arrivals of one link out of order");
+                    self.put_on_wire(PortId(port), m.at, m.seq, id);
                 }
                 e => self.q.push_with_seq(m.at, m.seq, e),
             }
