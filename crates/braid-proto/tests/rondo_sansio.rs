@@ -352,7 +352,7 @@ fn a_skipped_psn_waits_no_longer_than_the_paths_lead() {
     // 46 against 54.)
     let paths = [(50, 5), (100, 6)];
     let pause = Some((40, 8));
-    let kept = run_with(&paths, true, 30_000, pause, None, |_| {});
+    let kept = run_with(&paths, true, 30_000, pause, None, |c| c.skip_expiry = false);
     let expired = run_with(&paths, true, 30_000, pause, None, |c| c.skip_expiry = true);
     assert!(kept.complete && expired.complete);
     assert_eq!(expired.delivered, expired.total);
