@@ -80,3 +80,30 @@ fn rondo_survives_a_base_rtt_hint_that_is_too_short() {
     let worst = flows.iter().map(|f| f.finish.unwrap() - f.start).max().unwrap();
     assert!(worst < Time::from_us(900), "slowest Rondo flow took {:.1} µs", worst.ps() as f64 / 1e6);
 }
+
+/// `Sim::longest_base_rtt_at`, the bound of Rondo's `rtt_bound`: on a Clos whose equal-cost paths
+/// are alike (no fault, or +20 µs on every fabric link) the longest minimum-hop path is the best
+/// one; with +20 µs on half the fabric links some pairs' longest path is longer than their best by
+/// whole multiples of 40 µs (each delayed link crossed by the data and by the ACK).
+#[test]
+fn the_longest_path_is_the_best_one_where_the_paths_are_alike() {
+    let gaps = |fraction: &str| -> Vec<i128> {
+        let text = scenario("0us", "roce").replace("random_fraction = 1.0", &format!("random_fraction = {fraction}"));
+        let sc = parse(&text, Path::new("."), &[], None).unwrap();
+        let (mut sim, _) = braid_cli::build::build(&sc).unwrap();
+        let (wire, ack) = (1064, sc.net.ack_bytes as u64);
+        let pairs: Vec<(u32, u32)> = sim.flows().iter().map(|f| (f.src_host, f.dst_host)).collect();
+        pairs
+            .iter()
+            .map(|&(s, d)| {
+                let best = sim.path_info_at(s, d, Time::ZERO).unwrap().base_rtt(wire, ack);
+                let longest = sim.longest_base_rtt_at(s, d, Time::ZERO, wire, ack).unwrap();
+                longest.ps() as i128 - best.ps() as i128
+            })
+            .collect()
+    };
+    assert!(gaps("1.0").iter().all(|&g| g == 0), "every fabric link delayed alike: {:?}", gaps("1.0"));
+    let half = gaps("0.5");
+    assert!(half.iter().all(|&g| g >= 0 && g % Time::from_us(40).ps() as i128 == 0), "{half:?}");
+    assert!(half.iter().any(|&g| g > 0), "no pair has a longer path with half the fabric delayed: {half:?}");
+}

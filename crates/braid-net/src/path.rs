@@ -153,6 +153,44 @@ fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: Node
     best
 }
 
+/// The largest base RTT (as [`PathInfo::base_rtt`] counts it) of the minimum-hop paths from node
+/// `src` to host `dst` (node `dst_node`) over ports that are up; `None` if unreachable. In a
+/// fabric whose equal-cost paths are alike it is the best path's; it is larger where some are
+/// longer or slower (a delayed link, the testbed's paths). A transport that measures its paths'
+/// round trips can read a measured excess beyond it as queueing, not propagation.
+pub fn longest_base_rtt(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId, data_wire_bytes: u64, ack_bytes: u64) -> Option<Time> {
+    fn from(
+        routes: &Routes,
+        ports: &[PortState],
+        node: NodeId,
+        dst: u32,
+        dst_node: NodeId,
+        wire: (u64, u64),
+        memo: &mut HashMap<u32, Option<Time>>,
+    ) -> Option<Time> {
+        if node == dst_node {
+            return Some(Time::ZERO);
+        }
+        if let Some(m) = memo.get(&node.0) {
+            return *m;
+        }
+        let mut worst: Option<Time> = None;
+        for &p in routes.next_hops(node, dst) {
+            let port = ports[p.idx()];
+            if !port.up {
+                continue;
+            }
+            if let Some(rest) = from(routes, ports, port.peer, dst, dst_node, wire, memo) {
+                let hop = Time::from_ps(port.delay.ps() * 2) + port.rate.tx_time(wire.0) + port.rate.tx_time(wire.1);
+                worst = Some(worst.map_or(rest + hop, |w| w.max(rest + hop)));
+            }
+        }
+        memo.insert(node.0, worst);
+        worst
+    }
+    from(routes, ports, src, dst, dst_node, (data_wire_bytes, ack_bytes), &mut HashMap::new())
+}
+
 /// The most distinct candidate paths [`candidate_paths`] keeps per node.
 pub const MAX_CANDIDATES: usize = 64;
 

@@ -458,6 +458,25 @@ impl Sim {
         info
     }
 
+    /// The largest base RTT of the minimum-hop paths from host `src` to host `dst` as the network
+    /// is at time `at` (the link events in effect then, as [`Sim::path_info_at`]); see
+    /// [`crate::path::longest_base_rtt`]. `None` if unreachable.
+    pub fn longest_base_rtt_at(&mut self, src: u32, dst: u32, at: Time, data_wire_bytes: u64, ack_bytes: u64) -> Option<Time> {
+        let epoch = self.link_events.partition_point(|e| e.at <= at);
+        let _ = self.path_info_at(src, dst, at); // fills `port_states_at` for this epoch when events apply
+        let (s_node, dst_node) = (self.hosts[src as usize].node, self.hosts[dst as usize].node);
+        let at_epoch = matches!(&self.port_states_at, Some((e, _)) if *e == epoch);
+        if !at_epoch && self.live_port_states.is_none() {
+            self.live_port_states = Some(self.ports.iter().map(crate::path::PortState::of).collect());
+        }
+        let states: &[crate::path::PortState] = match (&self.port_states_at, &self.live_port_states) {
+            (Some((e, s)), _) if *e == epoch => s,
+            (_, Some(s)) => s,
+            _ => unreachable!("live port states were just filled"),
+        };
+        crate::path::longest_base_rtt(&self.routes, states, s_node, dst, dst_node, data_wire_bytes, ack_bytes)
+    }
+
     /// Braid's ideal FCT of a message of `size_bytes` from host `src` to host `dst` starting at
     /// `at`: [`PathInfo::ideal_fct`] on the best of the flow's candidate paths — every
     /// minimum-hop path it may take, with the link events in effect at `at` — for this size (a

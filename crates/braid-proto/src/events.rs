@@ -109,6 +109,11 @@ pub struct FlowEnv {
     /// How many equal-cost physical paths join the flow's two hosts (0: unknown); transports
     /// that size their logical paths by the topology read it (Rondo's `paths = "auto"`).
     pub equal_cost_paths: u32,
+    /// The largest base RTT among the minimum-hop paths between the flow's two hosts, as the
+    /// network is at the flow's start (`cc.base_rtt` is the best path's); `Time::ZERO`: unknown.
+    /// Equal to `cc.base_rtt` where the equal-cost paths are alike, so that a transport measuring
+    /// its paths can tell propagation (up to this) from queueing (Rondo's `rtt_bound`).
+    pub longest_path_rtt: Time,
     /// The flow's base UDP source port (multipath transports derive their path entropies from it).
     pub entropy: u16,
     /// When the flow may start.

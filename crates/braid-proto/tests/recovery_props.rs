@@ -73,7 +73,16 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
     let cfg = RoceConfig { cc: CcConfig::new(CcKind::Fixed).with("window", Knob::Str("64000B".into())), recovery: rc, header_bytes: 48 };
     let mut tx = RoceSender::new(
         &cfg,
-        &FlowEnv { cc: env, size_bytes: pkts as u64 * 1000, connection_messages: None, equal_cost_paths: 0, entropy: 1, start: Time::ZERO, seed: 0 },
+        &FlowEnv {
+            cc: env,
+            size_bytes: pkts as u64 * 1000,
+            connection_messages: None,
+            equal_cost_paths: 0,
+            longest_path_rtt: Time::ZERO,
+            entropy: 1,
+            start: Time::ZERO,
+            seed: 0,
+        },
     )
     .unwrap();
     let mode = if kind.receiver_buffers() { RxMode::Selective } else { RxMode::GoBackN { nak_interval: Time::from_us(4) } };

@@ -105,7 +105,16 @@ fn run_with(
     tweak(&mut cfg);
     let mut tx = RondoSender::new(
         &cfg,
-        &FlowEnv { cc: env, size_bytes: pkts as u64 * MTU as u64, connection_messages: None, equal_cost_paths: 0, entropy: 49_152, start: Time::ZERO, seed: 7 },
+        &FlowEnv {
+            cc: env,
+            size_bytes: pkts as u64 * MTU as u64,
+            connection_messages: None,
+            equal_cost_paths: 0,
+            longest_path_rtt: Time::ZERO,
+            entropy: 49_152,
+            start: Time::ZERO,
+            seed: 7,
+        },
     )
     .unwrap();
     let mut rx = Receiver::new(RxMode::Selective, pkts);
@@ -261,7 +270,16 @@ fn path_state_is_unfolded_at_start() {
         tx_time_floor_ns: false,
     };
     let cfg = RondoConfig { paths: 16, ..RondoConfig::defaults(CcConfig::new(CcKind::Arcc), RecoveryConfig::new(RecoveryKind::RackTlpPerPath), 64).unwrap() };
-    let fenv = FlowEnv { cc: env, size_bytes: 1_000_000, connection_messages: None, equal_cost_paths: 16, entropy: 49_152, start: Time::from_us(5), seed: 7 };
+    let fenv = FlowEnv {
+        cc: env,
+        size_bytes: 1_000_000,
+        connection_messages: None,
+        equal_cost_paths: 16,
+        longest_path_rtt: Time::ZERO,
+        entropy: 49_152,
+        start: Time::from_us(5),
+        seed: 7,
+    };
     // A driver that reads no path samples (no `paths.csv`) gets none kept.
     let mut quiet = RondoSender::new(&cfg, &fenv).unwrap();
     quiet.set_path_samples(false);

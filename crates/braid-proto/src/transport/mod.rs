@@ -55,7 +55,16 @@ pub use uet::{UetConfig, UetSender};
 /// unit tests.
 #[cfg(test)]
 pub(crate) fn test_env(size_bytes: u64, seed: u64) -> FlowEnv {
-    FlowEnv { cc: CcEnv::reference_100g(), size_bytes, connection_messages: None, equal_cost_paths: 0, entropy: 50_001, start: Time::ZERO, seed }
+    FlowEnv {
+        cc: CcEnv::reference_100g(),
+        size_bytes,
+        connection_messages: None,
+        equal_cost_paths: 0,
+        longest_path_rtt: Time::ZERO,
+        entropy: 50_001,
+        start: Time::ZERO,
+        seed,
+    }
 }
 
 /// A transport as a scenario configures it: the kind, its congestion control and loss recovery,
@@ -252,6 +261,7 @@ impl TransportConfig {
             size_bytes: 1 << 20,
             connection_messages: None,
             equal_cost_paths: 0,
+            longest_path_rtt: Time::ZERO,
             entropy: 49_152,
             start: Time::ZERO,
             seed: 1,

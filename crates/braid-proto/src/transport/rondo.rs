@@ -333,6 +333,9 @@ pub struct RondoSender {
     cfg_stable_samples: u32,
     /// [`RondoConfig::rtt_floor`].
     rtt_floor: bool,
+    /// [`RondoConfig::rtt_bound`]: the largest `T_p` (the longest of the flow's minimum-hop
+    /// paths, [`FlowEnv::longest_path_rtt`]); `Time::MAX` when unbounded.
+    t_bound: Time,
     /// [`RondoConfig::skip_expiry`].
     skip_expiry: bool,
     /// [`RondoConfig::startup_skips_per_sample`].
@@ -565,13 +568,17 @@ impl RondoSender {
             // hint, and one that is too short (links slower or longer than the driver knew)
             // would pin `W* = r̂·T_p + q` below the path's pipe, and the window, its ACK rate and
             // the probing trigger would starve together (tests/rondo_invariants.rs).
+            // Nor above the longest path the topology has (`rtt_bound`): a measured excess
+            // beyond it is queueing — a standing queue the path met when first measured, which
+            // the floor would otherwise count as propagation for as long as the flow runs.
             ps.base_rtt = if ps.min_rtt == Time::MAX {
                 self.t_env
             } else if self.rtt_floor {
                 (self.t_env + (ps.min_rtt - best)).max(ps.min_rtt)
             } else {
                 self.t_env + (ps.min_rtt - best)
-            };
+            }
+            .min(self.t_bound);
         }
         best
     }
@@ -979,6 +986,7 @@ impl Transport for RondoSender {
             cfg_delay_gain: cfg.delay_gain,
             cfg_stable_samples: cfg.stable_samples,
             rtt_floor: cfg.rtt_floor,
+            t_bound: if cfg.rtt_bound && fenv.longest_path_rtt > Time::ZERO { fenv.longest_path_rtt.max(t_env) } else { Time::MAX },
             skip_expiry: cfg.skip_expiry,
             startup_skips_per_sample: cfg.startup_skips_per_sample,
             hole_marks: VecDeque::new(),

@@ -147,6 +147,17 @@ pub struct RondoConfig {
     /// joins into that flow's `T_p` (Fig 25's late joiner takes more than its share); `false`
     /// trusts the hint plus each path's excess over the flow's best path.
     pub rtt_floor: bool,
+    /// `rtt_bound`: `T_p` is never above the base RTT of the longest minimum-hop path between the
+    /// flow's hosts, as the topology (with the link changes in effect at the flow's start) gives
+    /// it (default false). Where the equal-cost paths are alike that pins `T_p` to the topology's
+    /// figure — the paper's "derived from the topology" — so that neither the floor nor a path's
+    /// excess over the flow's best path counts a standing queue the path met as propagation
+    /// (flows joining one by one then share equally, Prop 1); where paths differ (a delayed link,
+    /// the testbed) a path may still be measured up to the longest. Not the default: measured on
+    /// every figure it brings Figs 17, 21 and 25 closer to the paper but costs Fig 12's Web Search
+    /// 50 % panel 4 % of p99 slowdown and lets Fig 10's incast reorder by 1–2 packets
+    /// (`docs/rondo.md`, "Base RTT per path").
+    pub rtt_bound: bool,
     /// `skip_expiry`: a PSN the scheduler left for a faster path (a skip) is sent by the next
     /// transmission on any path once it has waited more than twice the sending path's lead over
     /// the fastest path, `max_q (D_p − D_q)`. Eq 7 leaves the skipped PSNs "for transmissions
@@ -229,6 +240,7 @@ impl RondoConfig {
             er_path_confirm: true,
             ack_bitmap: true,
             rtt_floor: true,
+            rtt_bound: false,
             skip_expiry: true,
             startup_skips_per_sample: true,
         })
@@ -320,6 +332,7 @@ impl RondoConfig {
         "er_mode",
         "ack_bitmap",
         "rtt_floor",
+        "rtt_bound",
         "skip_expiry",
         "startup_skips",
     ];
@@ -386,6 +399,7 @@ impl RondoConfig {
                     }
                     "ack_bitmap" => c.ack_bitmap = v.as_bool()?,
                     "rtt_floor" => c.rtt_floor = v.as_bool()?,
+                    "rtt_bound" => c.rtt_bound = v.as_bool()?,
                     "skip_expiry" => c.skip_expiry = v.as_bool()?,
                     "startup_skips" => c.startup_skips_per_sample = one_of(v.as_str()?, &[("per-sample", true), ("per-update", false)])?,
                     _ => return Err(format!("unknown field for transport `rondo` (known: {})", Self::KNOBS.join(", "))),
