@@ -212,7 +212,11 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             size_bytes: f.size_bytes,
             connection_messages: shared.then_some(msgs[c]),
             equal_cost_paths: sim.equal_cost_paths(f.src, f.dst).min(u32::MAX as u64) as u32,
-            longest_path_rtt: sim.longest_base_rtt_at(f.src, f.dst, f.start, wire, ack).unwrap_or(Time::ZERO),
+            longest_path_rtt: if spec.uses_longest_path_rtt() {
+                sim.longest_base_rtt_at(f.src, f.dst, f.start, wire, ack).unwrap_or(Time::ZERO)
+            } else {
+                Time::ZERO
+            },
             entropy: sports[i],
             start: f.start,
             seed: rng.next_u64(),

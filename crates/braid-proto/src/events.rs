@@ -110,7 +110,9 @@ pub struct FlowEnv {
     /// that size their logical paths by the topology read it (Rondo's `paths = "auto"`).
     pub equal_cost_paths: u32,
     /// The largest base RTT among the minimum-hop paths between the flow's two hosts, as the
-    /// network is at the flow's start (`cc.base_rtt` is the best path's); `Time::ZERO`: unknown.
+    /// network is at the flow's start (`cc.base_rtt` is the best path's); `Time::ZERO`: unknown,
+    /// or not asked for (the driver works it out for transports whose
+    /// `Transport::uses_longest_path_rtt` says so).
     /// Equal to `cc.base_rtt` where the equal-cost paths are alike, so that a transport measuring
     /// its paths can tell propagation (up to this) from queueing (Rondo's `rtt_bound`).
     pub longest_path_rtt: Time,

@@ -62,6 +62,11 @@ pub trait Transport: SenderOps + Sized + Clone + 'static {
     fn ack_every_bytes(_cfg: &Self::Config) -> Option<u64> {
         None
     }
+    /// Its senders read [`crate::events::FlowEnv::longest_path_rtt`] (the driver works it out
+    /// only for transports that do; Rondo's `rtt_bound`).
+    fn uses_longest_path_rtt(_cfg: &Self::Config) -> bool {
+        false
+    }
     /// Its receivers put the bitmap of the 64 PSNs below the acknowledged one in every ACK.
     fn sack_below(_cfg: &Self::Config) -> bool {
         false

@@ -199,6 +199,14 @@ macro_rules! transports {
                     TransportSpec::Plugin(i, _) => plugin(*i).multipath,
                 }
             }
+            /// Whether the transport's senders read `FlowEnv::longest_path_rtt` (the driver
+            /// works it out only then; Rondo's `rtt_bound`).
+            pub fn uses_longest_path_rtt(&self) -> bool {
+                match self {
+                    $( TransportSpec::$variant(c) => <$sender as Transport>::uses_longest_path_rtt(c), )*
+                    TransportSpec::Plugin(..) => false,
+                }
+            }
             /// Whether the flow's receiver puts the bitmap of the 64 PSNs below the acknowledged
             /// one in every ACK (`Receiver::with_sack_below`; Rondo's `ack_bitmap`).
             pub fn sack_below(&self) -> bool {

@@ -883,6 +883,10 @@ impl Transport for RondoSender {
         RondoConfig::from_knobs(tc)
     }
 
+    fn uses_longest_path_rtt(cfg: &RondoConfig) -> bool {
+        cfg.rtt_bound
+    }
+
     fn sack_below(cfg: &RondoConfig) -> bool {
         cfg.ack_bitmap
     }
