@@ -462,19 +462,31 @@ impl Sim {
     /// is at time `at` (the link events in effect then, as [`Sim::path_info_at`]); see
     /// [`crate::path::longest_base_rtt`]. `None` if unreachable.
     pub fn longest_base_rtt_at(&mut self, src: u32, dst: u32, at: Time, data_wire_bytes: u64, ack_bytes: u64) -> Option<Time> {
+        let epoch = self.prepare_port_states(src, dst, at);
+        let (s_node, dst_node) = (self.hosts[src as usize].node, self.hosts[dst as usize].node);
+        crate::path::longest_base_rtt(&self.routes, self.port_states(epoch), s_node, dst, dst_node, data_wire_bytes, ack_bytes)
+    }
+
+    /// Makes the port states of the network at time `at` available to [`Sim::port_states`]
+    /// (those of the link events in effect then, or the live ports when none are) and returns
+    /// their epoch (how many link events are in effect).
+    fn prepare_port_states(&mut self, src: u32, dst: u32, at: Time) -> usize {
         let epoch = self.link_events.partition_point(|e| e.at <= at);
         let _ = self.path_info_at(src, dst, at); // fills `port_states_at` for this epoch when events apply
-        let (s_node, dst_node) = (self.hosts[src as usize].node, self.hosts[dst as usize].node);
         let at_epoch = matches!(&self.port_states_at, Some((e, _)) if *e == epoch);
         if !at_epoch && self.live_port_states.is_none() {
             self.live_port_states = Some(self.ports.iter().map(crate::path::PortState::of).collect());
         }
-        let states: &[crate::path::PortState] = match (&self.port_states_at, &self.live_port_states) {
+        epoch
+    }
+
+    /// The port states [`Sim::prepare_port_states`] made available for `epoch`.
+    fn port_states(&self, epoch: usize) -> &[crate::path::PortState] {
+        match (&self.port_states_at, &self.live_port_states) {
             (Some((e, s)), _) if *e == epoch => s,
             (_, Some(s)) => s,
             _ => unreachable!("live port states were just filled"),
-        };
-        crate::path::longest_base_rtt(&self.routes, states, s_node, dst, dst_node, data_wire_bytes, ack_bytes)
+        }
     }
 
     /// Braid's ideal FCT of a message of `size_bytes` from host `src` to host `dst` starting at
@@ -491,16 +503,8 @@ impl Sim {
         let epoch = self.link_events.partition_point(|e| e.at <= at);
         let key = (src, dst, epoch);
         if !self.candidates_at.contains_key(&key) {
-            let _ = self.path_info_at(src, dst, at); // fills `port_states_at` for this epoch
-            let at_epoch = matches!(&self.port_states_at, Some((e, _)) if *e == epoch);
-            if !at_epoch && self.live_port_states.is_none() {
-                self.live_port_states = Some(self.ports.iter().map(crate::path::PortState::of).collect());
-            }
-            let states: &[crate::path::PortState] = match (&self.port_states_at, &self.live_port_states) {
-                (Some((e, s)), _) if *e == epoch => s,
-                (_, Some(s)) => s,
-                _ => unreachable!("live port states were just filled"),
-            };
+            self.prepare_port_states(src, dst, at);
+            let states = self.port_states(epoch);
             let (s_node, dst_node) = (self.hosts[src as usize].node, self.hosts[dst as usize].node);
             let c = crate::path::candidate_paths(&self.routes, states, s_node, dst, dst_node);
             // Spraying gains only where the widest path is narrower than the hosts' own links.
