@@ -153,10 +153,12 @@ pub struct RondoConfig {
     /// figure — the paper's "derived from the topology" — so that neither the floor nor a path's
     /// excess over the flow's best path counts a standing queue the path met as propagation
     /// (flows joining one by one then share equally, Prop 1); where paths differ (a delayed link,
-    /// the testbed) a path may still be measured up to the longest. Not the default: measured on
-    /// every figure it brings Figs 17, 21 and 25 closer to the paper but costs Fig 12's Web Search
-    /// 50 % panel 4 % of p99 slowdown and lets Fig 10's incast reorder by 1–2 packets
-    /// (`docs/rondo.md`, "Base RTT per path").
+    /// the testbed) a path may still be measured up to the longest. A path made longer after the
+    /// flow started is not in the bound and starves as without the floor (+20 µs on every fabric
+    /// link 1 ns after the start: 27.8 ms instead of 0.52 ms). Not the default: measured on every
+    /// figure it brings Figs 17, 21 and 25 closer to the paper but costs Fig 12's Web Search 50 %
+    /// panel 4 % of p99 slowdown and lets Fig 10's incast reorder by 1–2 packets (`docs/rondo.md`,
+    /// "Base RTT per path").
     pub rtt_bound: bool,
     /// `skip_expiry`: a PSN the scheduler left for a faster path (a skip) is sent by the next
     /// transmission on any path once it has waited more than twice the sending path's lead over
@@ -166,7 +168,7 @@ pub struct RondoConfig {
     /// the skipping path keeps sending, and the reordering grows for as long as they wait.
     /// Default true: the paper leaves open what happens to a reservation no faster path takes;
     /// measured on every figure, expiry brings Fig 23's maxima within the paper's range and
-    /// raises the OOD of Figs 11, 13 and 21 a little without changing any figure's outcome
+    /// raises the OOD of Figs 9c (+10 µs), 11, 13 and 21 a little without changing any figure's outcome
     /// (`docs/rondo.md`, "Skipped PSNs that wait"); `false` keeps every reservation until a
     /// faster path sends.
     pub skip_expiry: bool,
