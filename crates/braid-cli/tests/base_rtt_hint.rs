@@ -107,3 +107,32 @@ fn the_longest_path_is_the_best_one_where_the_paths_are_alike() {
     assert!(half.iter().all(|&g| g >= 0 && g % Time::from_us(40).ps() as i128 == 0), "{half:?}");
     assert!(half.iter().any(|&g| g > 0), "no pair has a longer path with half the fabric delayed: {half:?}");
 }
+
+/// Two faults in effect at different flows' starts: each flow's ideal FCT is that of the network
+/// at its own start, whatever the order in which the driver asks for the pairs' paths (the ports
+/// of one epoch must not answer for another's).
+#[test]
+fn each_flow_ideal_fct_is_of_the_network_at_its_own_start() {
+    let dir = std::env::temp_dir().join(format!("braid-epochs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Hosts 0 → 8 and 1 → 9 cross pods. The first flow starts under the first fault (+20 µs on
+    // every fabric link) only, the other two after the second (every fabric link at 50 µs).
+    std::fs::write(dir.join("flows.csv"), "src,dst,size,start\n0,8,100KB,0us\n1,9,100KB,2ms\n0,8,100KB,2ms\n").unwrap();
+    let text = scenario("0us", "roce").replace("kind = \"permutation\"\nsize = \"1MB\"", "kind = \"flow-file\"\nfile = \"flows.csv\"")
+        + "[[faults]]\nat = \"1ms\"\nrandom_fraction = 1.0\nscope = \"fabric\"\nchange = \"delay\"\ndelay = \"50us\"\n";
+    let ideal = |text: &str| -> Vec<Time> {
+        let sc = parse(text, &dir, &[], None).unwrap();
+        let (sim, _) = braid_cli::build::build(&sc).unwrap();
+        sim.flows().iter().map(|f| f.ideal_fct).collect()
+    };
+    let both = ideal(&text);
+    // Without the second fault every flow sees the first one only.
+    let first_only = ideal(&text.replace("at = \"1ms\"", "at = \"1000ms\""));
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(both[0], first_only[0], "the flow at 0 µs: {both:?} against {first_only:?}");
+    // The later flows start with every fabric link at 50 µs instead of 21 µs.
+    for i in [1, 2] {
+        assert!(both[i] > first_only[i], "flow {i} starts after the second fault: {both:?} against {first_only:?}");
+    }
+    assert!(both[2] > both[0], "the same pair at two epochs: {both:?}");
+}

@@ -427,15 +427,34 @@ impl Sim {
     /// down is skipped, but routes are not recomputed around it: if every minimum-hop path is
     /// down, the path of the intact network is returned.)
     pub fn path_info_at(&mut self, src: u32, dst: u32, at: Time) -> Option<PathInfo> {
-        // Link events are kept sorted by time, so the first `epoch` of them are those in effect.
-        let epoch = self.link_events.partition_point(|e| e.at <= at);
-        if !self.link_events[..epoch].iter().any(|e| !matches!(e.change, LinkChange::Loss(_))) {
+        let (epoch, changed) = self.epoch_at(at);
+        if !changed {
             return self.path_info(src, dst);
         }
         if let Some(p) = self.path_cache_at.get(&(src, dst, epoch)) {
             return p.clone();
         }
-        if self.port_states_at.as_ref().is_none_or(|(e, _)| *e != epoch) {
+        self.prepare_port_states(at);
+        let dst_node = self.hosts[dst as usize].node;
+        let info = crate::path::best_path_over(&self.routes, self.port_states(epoch), self.hosts[src as usize].node, dst, dst_node)
+            .or_else(|| self.path_info(src, dst));
+        self.path_cache_at.insert((src, dst, epoch), info.clone());
+        info
+    }
+
+    /// How many link events are in effect at `at` (they are kept sorted by time, so the first
+    /// that many), and whether any of them changes a path (not only its loss rate).
+    fn epoch_at(&self, at: Time) -> (usize, bool) {
+        let epoch = self.link_events.partition_point(|e| e.at <= at);
+        (epoch, self.link_events[..epoch].iter().any(|e| !matches!(e.change, LinkChange::Loss(_))))
+    }
+
+    /// Makes the port states of the network at time `at` available to [`Sim::port_states`] —
+    /// the ports as the link events in effect then leave them, or the live ports when none
+    /// changes a path — and returns their epoch ([`Sim::epoch_at`]).
+    fn prepare_port_states(&mut self, at: Time) -> usize {
+        let (epoch, changed) = self.epoch_at(at);
+        if changed && self.port_states_at.as_ref().is_none_or(|(e, _)| *e != epoch) {
             let mut states: Vec<crate::path::PortState> = self.ports.iter().map(crate::path::PortState::of).collect();
             for e in &self.link_events[..epoch] {
                 for p in [2 * e.link as usize, 2 * e.link as usize + 1] {
@@ -450,31 +469,7 @@ impl Sim {
                 }
             }
             self.port_states_at = Some((epoch, states));
-        }
-        let states = &self.port_states_at.as_ref().expect("just set").1;
-        let dst_node = self.hosts[dst as usize].node;
-        let info = crate::path::best_path_over(&self.routes, states, self.hosts[src as usize].node, dst, dst_node).or_else(|| self.path_info(src, dst));
-        self.path_cache_at.insert((src, dst, epoch), info.clone());
-        info
-    }
-
-    /// The largest base RTT of the minimum-hop paths from host `src` to host `dst` as the network
-    /// is at time `at` (the link events in effect then, as [`Sim::path_info_at`]); see
-    /// [`crate::path::longest_base_rtt`]. `None` if unreachable.
-    pub fn longest_base_rtt_at(&mut self, src: u32, dst: u32, at: Time, data_wire_bytes: u64, ack_bytes: u64) -> Option<Time> {
-        let epoch = self.prepare_port_states(src, dst, at);
-        let (s_node, dst_node) = (self.hosts[src as usize].node, self.hosts[dst as usize].node);
-        crate::path::longest_base_rtt(&self.routes, self.port_states(epoch), s_node, dst, dst_node, data_wire_bytes, ack_bytes)
-    }
-
-    /// Makes the port states of the network at time `at` available to [`Sim::port_states`]
-    /// (those of the link events in effect then, or the live ports when none are) and returns
-    /// their epoch (how many link events are in effect).
-    fn prepare_port_states(&mut self, src: u32, dst: u32, at: Time) -> usize {
-        let epoch = self.link_events.partition_point(|e| e.at <= at);
-        let _ = self.path_info_at(src, dst, at); // fills `port_states_at` for this epoch when events apply
-        let at_epoch = matches!(&self.port_states_at, Some((e, _)) if *e == epoch);
-        if !at_epoch && self.live_port_states.is_none() {
+        } else if !changed && self.live_port_states.is_none() {
             self.live_port_states = Some(self.ports.iter().map(crate::path::PortState::of).collect());
         }
         epoch
@@ -485,8 +480,17 @@ impl Sim {
         match (&self.port_states_at, &self.live_port_states) {
             (Some((e, s)), _) if *e == epoch => s,
             (_, Some(s)) => s,
-            _ => unreachable!("live port states were just filled"),
+            _ => unreachable!("prepare_port_states filled the states of this epoch"),
         }
+    }
+
+    /// The largest base RTT of the minimum-hop paths from host `src` to host `dst` as the network
+    /// is at time `at` (the link events in effect then, as [`Sim::path_info_at`]); see
+    /// [`crate::path::longest_base_rtt`]. `None` if unreachable.
+    pub fn longest_base_rtt_at(&mut self, src: u32, dst: u32, at: Time, data_wire_bytes: u64, ack_bytes: u64) -> Option<Time> {
+        let epoch = self.prepare_port_states(at);
+        let (s_node, dst_node) = (self.hosts[src as usize].node, self.hosts[dst as usize].node);
+        crate::path::longest_base_rtt(&self.routes, self.port_states(epoch), s_node, dst, dst_node, data_wire_bytes, ack_bytes)
     }
 
     /// Braid's ideal FCT of a message of `size_bytes` from host `src` to host `dst` starting at
@@ -500,10 +504,10 @@ impl Sim {
     /// under it is at least 1. `None` if unreachable.
     #[allow(clippy::too_many_arguments)]
     pub fn ideal_fct_at(&mut self, src: u32, dst: u32, at: Time, size_bytes: u64, mtu: u32, header: u32, ack_bytes: u32, spray: bool) -> Option<Time> {
-        let epoch = self.link_events.partition_point(|e| e.at <= at);
+        let epoch = self.epoch_at(at).0;
         let key = (src, dst, epoch);
         if !self.candidates_at.contains_key(&key) {
-            self.prepare_port_states(src, dst, at);
+            self.prepare_port_states(at);
             let states = self.port_states(epoch);
             let (s_node, dst_node) = (self.hosts[src as usize].node, self.hosts[dst as usize].node);
             let c = crate::path::candidate_paths(&self.routes, states, s_node, dst, dst_node);
