@@ -415,7 +415,9 @@ pub fn send(opts: &SendOptions, mut progress: impl FnMut(&Progress)) -> Result<S
         size_bytes: opts.size_bytes,
         connection_messages: None,
         equal_cost_paths: opts.paths as u32,
-        longest_path_rtt: Time::ZERO,
+        // The paths' longest round trip as measured at the session's opening, on an idle
+        // network: what the topology's longest path is to the simulator (Rondo's `rtt_bound`).
+        longest_path_rtt: if spec.uses_longest_path_rtt() { max_rtt } else { Time::ZERO },
         entropy: paths.socks[0].local_addr().map(|a| a.port()).unwrap_or(49_152),
         start: now,
         seed: opts.seed,

@@ -153,7 +153,8 @@ pub struct RondoConfig {
     /// figure — the paper's "derived from the topology" — so that neither the floor nor a path's
     /// excess over the flow's best path counts a standing queue the path met as propagation
     /// (flows joining one by one then share equally, Prop 1); where paths differ (a delayed link,
-    /// the testbed) a path may still be measured up to the longest. A path made longer after the
+    /// the testbed) a path may still be measured up to the longest. (On real packets, `braid send`,
+    /// the longest is the paths' largest round trip measured when the session opens.) A path made longer after the
     /// flow started is not in the bound and starves as without the floor (+20 µs on every fabric
     /// link 1 ns after the start: 27.8 ms instead of 0.52 ms). Not the default: measured on every
     /// figure it brings Figs 17, 21 and 25 closer to the paper but costs Fig 12's Web Search 50 %
