@@ -130,21 +130,28 @@ pub fn run_cancellable(sc: &Scenario, progress: bool, cancel: &AtomicBool, befor
 
 /// Split the built simulator's scenario over up to `threads` partitions
 /// ([`braid_net::parallel`]): `first` is partition 0, the others are built again from the
-/// scenario (the build is deterministic).
-fn partitioned(sc: &Scenario, first: Sim, threads: usize) -> Result<ParallelSim, String> {
+/// scenario (the build is deterministic). Each partition holds only the senders of its own hosts'
+/// connections ([`Sim::keep_own_senders`]).
+pub fn partitioned(sc: &Scenario, first: Sim, threads: usize) -> Result<ParallelSim, String> {
     let wanted = sc.limits.partitions.unwrap_or_else(|| default_partitions(&sc.topology, threads));
     let (owner, n) = plan_partitions(&sc.topology, wanted);
     // The other partitions are built side by side (the build is deterministic).
     let builders = threads.clamp(1, n.max(1));
     let mut rest: Vec<Option<Result<Sim, String>>> = (1..n).map(|_| None).collect();
+    let per_builder = n.div_ceil(builders).max(1);
+    let owner_ref = &owner;
     std::thread::scope(|s| {
-        for chunk in rest.chunks_mut(n.div_ceil(builders).max(1)) {
+        for (b, chunk) in rest.chunks_mut(per_builder).enumerate() {
             s.spawn(move || {
-                for slot in chunk {
+                for (j, slot) in chunk.iter_mut().enumerate() {
+                    let me = (1 + b * per_builder + j) as u16;
                     *slot = Some(build(sc).map(|(mut sim, _)| {
                         for &l in &sc.output.pcap {
                             sim.capture_link(braid_core::LinkId::from_idx(l as usize));
                         }
+                        // Each partition drives only its own hosts' senders: the others go
+                        // now, before the next partition is built.
+                        sim.keep_own_senders(owner_ref, me);
                         sim
                     }));
                 }
@@ -191,7 +198,7 @@ pub fn flow_records(sc: &Scenario, sim: &Sim, wl: &Workload) -> Vec<FlowRecord> 
         .filter(|(_, f)| !f.is_task())
         .map(|(i, f)| {
             let c = sim.conn_of(i);
-            let st = c.sender.recovery_stats();
+            let st = c.sender().recovery_stats();
             let start = f.started_at.unwrap_or(f.start);
             // A message on a shared connection has its own counters; a message alone on its
             // connection, the connection's.
@@ -235,12 +242,12 @@ fn stuck_flows(s: &mut Summary, sim: &Sim) {
     for &i in stuck.iter().take(MAX_STUCK_LISTED) {
         let f = &sim.flows()[i];
         let c = sim.conn_of(i);
-        let st = c.sender.recovery_stats();
+        let st = c.sender().recovery_stats();
         let o = vec![
             ("size_bytes".to_string(), Value::Int(f.size_bytes as i128)),
             ("delivered_bytes".to_string(), Value::Int(f.delivered_bytes as i128)),
-            ("window_bytes".to_string(), Value::Int(c.sender.window_bytes() as i128)),
-            ("rate_bps".to_string(), Value::Int(c.sender.rate_bps() as i128)),
+            ("window_bytes".to_string(), Value::Int(c.sender().window_bytes() as i128)),
+            ("rate_bps".to_string(), Value::Int(c.sender().rate_bps() as i128)),
             ("retransmissions".to_string(), Value::Int(st.retransmissions as i128)),
             ("timeouts".to_string(), Value::Int(st.timeouts as i128)),
             ("last_progress_ns".to_string(), Value::Float(f.progress_at.map_or(f64::NAN, |t| t.ns_f64()))),
@@ -469,12 +476,12 @@ pub fn stuck_message(r: &RunResult) -> String {
         .take(10)
         .map(|(i, f)| {
             let c = r.sim.conn_of(i);
-            let st = c.sender.recovery_stats();
+            let st = c.sender().recovery_stats();
             format!(
                 "  flow {i}: {}/{} B delivered, window {}, {} retransmissions, {} timeouts, last progress (or start) at {}",
                 f.delivered_bytes,
                 f.size_bytes,
-                match c.sender.window_bytes() {
+                match c.sender().window_bytes() {
                     u64::MAX => "unbounded".to_string(),
                     w => format!("{w} B"),
                 },
@@ -524,7 +531,7 @@ fn write_connections_csv(w: &mut impl Write, sc: &Scenario, r: &RunResult) -> st
         }
     }
     for (i, c) in r.sim.conns().iter().enumerate() {
-        let st = c.sender.recovery_stats();
+        let st = c.sender().recovery_stats();
         let group = r.workload.group_name(c.group);
         let fin = if done[i] == msgs[i] { fmt_f64(finish[i]) } else { String::new() };
         writeln!(

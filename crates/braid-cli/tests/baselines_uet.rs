@@ -79,7 +79,7 @@ fn slow_spine(sets: &[&str]) -> (Vec<(f64, f64)>, Time) {
         }
         let (mut blocks, mut distinct) = (0u64, 0u64);
         for f in sim.conns_mut().iter_mut() {
-            if let Sender::Uet(s) = &mut f.sender {
+            if let Sender::Uet(s) = f.sender_mut() {
                 let (b, k) = s.take_ev_blocks();
                 blocks += b;
                 distinct += k;
@@ -148,7 +148,7 @@ fn nscc_holds_the_queue_near_its_target_delay() {
     // Warm up 200 µs, then average each active flow's queuing-delay samples over 400 µs.
     sim.run(Some(Time::from_us(200)), &mut |_| true);
     for f in sim.conns_mut().iter_mut() {
-        if let Sender::Uet(s) = &mut f.sender {
+        if let Sender::Uet(s) = f.sender_mut() {
             s.reset_delay_stats();
         }
     }
@@ -156,7 +156,7 @@ fn nscc_holds_the_queue_near_its_target_delay() {
     let mut delays = Vec::new();
     let mut target = 0.0;
     for f in sim.conns().iter() {
-        if let (Sender::Uet(s), false) = (&f.sender, f.idle()) {
+        if let (Sender::Uet(s), false) = (f.sender(), f.idle()) {
             let (d, k) = s.mean_delay();
             target = s.target_qdelay().us_f64();
             if k > 100 {

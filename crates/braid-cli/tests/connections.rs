@@ -146,7 +146,7 @@ fn each_group_runs_its_own_transport_and_the_outputs_name_it() {
         let bg = i >= 2;
         assert_eq!(f.group, if bg { "background" } else { "main" });
         assert_eq!(f.transport, if bg { "roce" } else { "rondo" });
-        let s = &r.sim.conn_of(i).sender;
+        let s = r.sim.conn_of(i).sender();
         assert!(if bg { matches!(s, Sender::Roce(_)) } else { matches!(s, Sender::Rondo(_)) }, "flow {i}");
         assert!(f.finish_ns.is_some());
     }

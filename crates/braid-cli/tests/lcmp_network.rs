@@ -82,7 +82,7 @@ fn windows_are_64_bit_over_long_haul_rtts() {
         let sc = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n32,64,1MB,0\n0,112,1MB,0\n", cc);
         let (sim, _) = build(&sc).unwrap();
         for f in sim.conns() {
-            let w = f.sender.window_bytes();
+            let w = f.sender().window_bytes();
             assert!((8_700_000_000..8_800_000_000).contains(&w), "{cc}: window {w}");
         }
     }

@@ -155,3 +155,23 @@ fn a_limit_stops_every_thread_count_at_the_same_point() {
     assert_eq!(one["summary.json"], two["summary.json"], "different summaries at the limit");
     assert!(std::str::from_utf8(&two["summary.json"]).unwrap().contains("\"conservation_ok\": true"));
 }
+
+/// Each connection's sender is held by exactly one partition of a parallel run (that of its
+/// sending host; the others let theirs go as they are built, and the merge takes the holder's):
+/// what keeps a parallel run's memory near one copy of the flows' state.
+#[test]
+fn each_sender_is_held_by_one_partition() {
+    let sc = braid_cli::scenario::load(&repo_root().join("examples/rondo-incast.toml"), &[], None).expect("scenario");
+    let (first, _) = braid_cli::build::build(&sc).expect("build");
+    let p = braid_cli::run::partitioned(&sc, first, 2).expect("partitions");
+    assert!(p.n_parts() >= 2, "one partition: the test would prove nothing");
+    let conns = p.parts()[0].conns().len();
+    assert!(conns > 0);
+    let mut held = vec![0usize; p.n_parts()];
+    for i in 0..conns {
+        let holders: Vec<usize> = (0..p.n_parts()).filter(|&k| p.parts()[k].conns()[i].has_sender()).collect();
+        assert_eq!(holders.len(), 1, "connection {i}'s sender is held by partitions {holders:?}");
+        held[holders[0]] += 1;
+    }
+    assert!(held.iter().filter(|&&h| h > 0).count() >= 2, "senders held per partition {held:?}: every sender in one");
+}

@@ -50,8 +50,18 @@ pub struct Conn {
     pub dst_host: u32,
     /// The flow group (an index into the workload's group names) whose transport it runs.
     pub group: u16,
-    /// The sender.
-    pub sender: Sender,
+    /// The sender ([`Conn::sender`]): boxed, since a transport's sender is 0.8–1.2 KB and the
+    /// rest of the connection a sixth of that; `None` in a partition of a parallel run that does
+    /// not own the sending host (only the owner's copy is ever driven, and the merge takes it).
+    pub(crate) sender: Option<Box<Sender>>,
+    /// What the receiving end needs of the transport (fixed when the connection is made; read
+    /// there because a partition that owns the receiving host may not hold the sender):
+    /// [`Sender::wants_pulls`].
+    pub wants_pulls: bool,
+    /// [`Sender::pulls_to_target`].
+    pub pulls_to_target: bool,
+    /// [`Sender::handles_trims`].
+    pub handles_trims: bool,
     /// The receiver.
     pub receiver: Receiver,
     /// The receiving end's pull state (receiver-driven transports; unused otherwise).
@@ -80,7 +90,29 @@ pub struct Conn {
     pub started: bool,
 }
 
+/// Why a connection has no sender: it is another partition's.
+const SENDER_ELSEWHERE: &str = "the connection's sender is held by the partition of its sending host";
+
 impl Conn {
+    /// The sender. Panics in a partition of a parallel run that does not own the sending host
+    /// (nothing there drives it; after the merge every connection has its sender).
+    #[inline]
+    pub fn sender(&self) -> &Sender {
+        self.sender.as_deref().expect(SENDER_ELSEWHERE)
+    }
+
+    /// The sender, to drive it (see [`Conn::sender`]).
+    #[inline]
+    pub fn sender_mut(&mut self) -> &mut Sender {
+        self.sender.as_deref_mut().expect(SENDER_ELSEWHERE)
+    }
+
+    /// Whether this simulator holds the sender (always, outside a parallel run's partitions).
+    #[inline]
+    pub fn has_sender(&self) -> bool {
+        self.sender.is_some()
+    }
+
     /// Whether everything posted has been acknowledged (true before anything is posted).
     #[inline]
     pub fn idle(&self) -> bool {

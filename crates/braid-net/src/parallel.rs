@@ -277,6 +277,11 @@ impl ParallelSim {
         self.parts.len()
     }
 
+    /// The partitions, in order (partition `i` owns the nodes `owner` gives `i`).
+    pub fn parts(&self) -> &[Sim] {
+        &self.parts
+    }
+
     /// Threads that run them.
     pub fn n_threads(&self) -> usize {
         self.threads.clamp(1, self.parts.len())

@@ -200,8 +200,8 @@ impl Samples {
         }
         if self.config.paths_series {
             for (i, f) in conns.iter().enumerate() {
-                if f.started && !f.idle() {
-                    for s in f.sender.path_samples() {
+                if f.started && !f.idle() && f.has_sender() {
+                    for s in f.sender().path_samples() {
                         self.path_series.push((now, i as u32, *s));
                     }
                 }

@@ -562,7 +562,10 @@ impl Sim {
             src_host,
             dst_host,
             group,
-            sender,
+            wants_pulls: sender.wants_pulls(),
+            pulls_to_target: sender.pulls_to_target(),
+            handles_trims: sender.handles_trims(),
+            sender: Some(Box::new(sender)),
             receiver,
             pulls: Default::default(),
             timer_at: Time::MAX,
@@ -867,16 +870,16 @@ impl Sim {
             c.started = true;
             // Senders that keep per-path samples for `paths.csv` (Rondo) need not when no
             // one reads them.
-            c.sender.set_path_samples(read_path_samples);
-            c.sender.begin(now);
+            c.sender_mut().set_path_samples(read_path_samples);
+            c.sender_mut().begin(now);
         }
         let (first, end) = if c.shared {
             // A connection's total PSN space was checked to fit when it was built.
-            let r = c.sender.post_message(now, size).expect("connection PSN space checked at build");
+            let r = c.sender_mut().post_message(now, size).expect("connection PSN space checked at build");
             c.receiver.grow(r.1);
             r
         } else {
-            (0, c.sender.posted_packets())
+            (0, c.sender().posted_packets())
         };
         let was_idle = c.idle();
         self.conn_msgs[(c.msgs_at + c.posted) as usize] = f.0;
@@ -895,7 +898,7 @@ impl Sim {
 
     fn arm_flow_timer(&mut self, now: Time, c: usize) {
         let cn = &mut self.conns[c];
-        if let Some(t) = cn.sender.poll_timeout() {
+        if let Some(t) = cn.sender().poll_timeout() {
             let t = t.max(now);
             if t < cn.timer_at {
                 cn.timer_at = t;
@@ -915,17 +918,17 @@ impl Sim {
         if cn.idle() {
             return;
         }
-        if cn.sender.poll_timeout().is_some_and(|t| t <= now) {
+        if cn.sender().poll_timeout().is_some_and(|t| t <= now) {
             if cn.shared {
-                let before = cn.sender.recovery_stats().timeouts;
-                cn.sender.on_timeout(now);
-                let fired = cn.sender.recovery_stats().timeouts - before;
+                let before = cn.sender().recovery_stats().timeouts;
+                cn.sender_mut().on_timeout(now);
+                let fired = cn.sender().recovery_stats().timeouts - before;
                 if fired > 0 {
                     let head = self.conn_msgs[(cn.msgs_at + cn.acked) as usize];
                     self.flows[head as usize].counters.timeouts += fired;
                 }
             } else {
-                cn.sender.on_timeout(now);
+                cn.sender_mut().on_timeout(now);
             }
         }
         let h = self.conns[ci].src_host as usize;

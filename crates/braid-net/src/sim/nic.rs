@@ -17,7 +17,7 @@ use crate::endpoints::Conn;
 /// at either end (the sender's end only when `sender_visible`: not in a parallel run, see
 /// `partition`).
 fn is_pulled(c: &Conn, sender_visible: bool) -> bool {
-    c.sender.wants_pulls() && !(sender_visible && c.idle()) && !c.receiver.is_complete()
+    c.wants_pulls && !(sender_visible && c.idle()) && !c.receiver.is_complete()
 }
 
 /// The connections as a pull pacer sees them.
@@ -52,14 +52,14 @@ impl Sim {
             // since, so asking again would give it again.
             let kept = self.send_wait[f.idx()];
             if kept > now {
-                debug_assert_eq!(self.conns[f.idx()].sender.next_send_time(now), kept, "a stable sender's next send time changed without input");
+                debug_assert_eq!(self.conns[f.idx()].sender().next_send_time(now), kept, "a stable sender's next send time changed without input");
                 earliest = earliest.min(kept);
                 continue;
             }
             let fl = &mut self.conns[f.idx()];
-            let t = fl.sender.next_send_time(now);
+            let t = fl.sender().next_send_time(now);
             if t <= now {
-                if let Some(tx) = fl.sender.poll_transmit(now) {
+                if let Some(tx) = fl.sender_mut().poll_transmit(now) {
                     let is_probe = tx.kind == PacketKind::Probe;
                     let payload = tx.payload_bytes;
                     let is_rts = tx.kind == PacketKind::Rts;
@@ -125,10 +125,10 @@ impl Sim {
                 }
             }
             // Not ready now (or it declined): when it will be, kept if its answer is stable.
-            let wait = if t <= now { fl.sender.next_send_time(now) } else { t };
+            let wait = if t <= now { fl.sender().next_send_time(now) } else { t };
             if wait > now {
                 earliest = earliest.min(wait);
-                if fl.sender.send_time_is_stable() {
+                if fl.sender().send_time_is_stable() {
                     self.send_wait[f.idx()] = wait;
                 }
             }
@@ -153,11 +153,11 @@ impl Sim {
     /// A data packet `pk` of flow `f` reached its receiver at host `h`: a receiver-driven flow
     /// asks the host's pull pacer for pulls ([`braid_proto::pull_pacer::PullPacer::on_data`]).
     pub(super) fn pull_on_data(&mut self, now: Time, h: u32, f: FlowId, pk: &Packet) {
-        if !self.conns.get(f.idx()).is_some_and(|c| c.sender.wants_pulls()) || !is_pulled(&self.conns[f.idx()], self.sender_end_visible()) {
+        if !self.conns.get(f.idx()).is_some_and(|c| c.wants_pulls) || !is_pulled(&self.conns[f.idx()], self.sender_end_visible()) {
             return;
         }
         let c = &mut self.conns[f.idx()];
-        let to_target = c.sender.pulls_to_target();
+        let to_target = c.pulls_to_target;
         let trimmed = pk.flags & flags::TRIMMED != 0;
         if let Some(t) = self.hosts[h as usize].pull_pacer.on_data(now, f.0, &mut c.pulls, to_target, pk.pull_target, trimmed, pk.entropy) {
             self.q.push(t, Ev::PullTick { host: h });

@@ -85,6 +85,7 @@ impl Sim {
         assert_eq!(owner.len(), self.topo.nodes.len(), "make_partition: one owner per node");
         let port_remote = self.ports.iter().map(|p| owner[p.peer.idx()] != me && owner[p.node.idx()] == me).collect();
         self.q.use_origin_keys(self.topo.nodes.len() + VIRTUAL_ORIGINS);
+        self.keep_own_senders(&owner, me);
         self.part = Some(Box::new(Part {
             me,
             own_node: owner.iter().map(|&o| o == me).collect(),
@@ -99,6 +100,18 @@ impl Sim {
             own_flows: None,
         }));
         self.samples.defer();
+    }
+
+    /// Let go of the senders of connections whose sending host is not partition `me`'s under
+    /// `owner` (one partition per node): only the sending host's partition drives a sender, and
+    /// the merge takes that copy. Done by [`Sim::make_partition`]; a builder of partitions may
+    /// call it as soon as each is built, so that they do not all hold every sender at once.
+    pub fn keep_own_senders(&mut self, owner: &[u16], me: u16) {
+        for c in &mut self.conns {
+            if owner[self.hosts[c.src_host as usize].node.idx()] != me {
+                c.sender = None;
+            }
+        }
     }
 
     /// Whether this simulator owns `node` (always, outside a parallel run).

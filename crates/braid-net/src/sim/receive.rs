@@ -75,7 +75,7 @@ impl Sim {
                     ..AckIn::plain(pk.kind, pk.psn, pk.cum_ack, pk.path, pk.ts_sent, pk.hops)
                 }
                 .with_flags(pk.flags);
-                fl.sender.on_ack(now, &ack);
+                fl.sender_mut().on_ack(now, &ack);
                 if pk.int > 0 {
                     self.ints.free(pk.int - 1);
                 }
@@ -101,7 +101,7 @@ impl Sim {
         self.stats.trimmed_arrived += 1;
         let f = pk.flow;
         // (In a parallel run a receiver cannot see its sender's completion: see `partition`.)
-        if !self.conns[f.idx()].sender.handles_trims() || self.sender_seen_done(f) {
+        if !self.conns[f.idx()].handles_trims || self.sender_seen_done(f) {
             if pk.int > 0 {
                 self.ints.free(pk.int - 1);
             }
@@ -260,12 +260,12 @@ impl Sim {
                 self.hosts[h as usize].pull_pacer.note_rts();
                 let sender_done = self.sender_seen_done(f);
                 let fl = &self.conns[f.idx()];
-                if fl.sender.wants_pulls() && fl.receiver.is_complete() && !sender_done {
+                if fl.wants_pulls && fl.receiver.is_complete() && !sender_done {
                     // The receiver has everything; its sender lost the last ACKs: ACK again.
                     let rts = DataIn { psn: pk.psn, path: pk.path, entropy: pk.entropy, ecn_ce: false, ts_sent: pk.ts_sent, hops: pk.hops, ack_request: false };
                     let reply = fl.receiver.on_rts_complete(now, &rts);
                     self.send_reply(now, h, &Packet { int: 0, ..pk }, &reply);
-                } else if fl.sender.wants_pulls() {
+                } else if fl.wants_pulls {
                     self.pull_on_rts(now, h, f, pk.psn, pk.entropy);
                 }
             }
@@ -275,7 +275,7 @@ impl Sim {
                     return;
                 }
                 let ack = AckIn { ts_rx: pk.ts_rx, ..AckIn::plain(PacketKind::Pull, pk.psn, pk.cum_ack, pk.path, pk.ts_sent, pk.hops) };
-                fl.sender.on_ack(now, &ack);
+                fl.sender_mut().on_ack(now, &ack);
                 self.after_sender_fed(now, f, h);
             }
             _ => {}
@@ -299,7 +299,7 @@ impl Sim {
                 break;
             }
             let m = self.conn_msg(c, cn.acked);
-            if self.flows[m as usize].psn_end > cn.sender.acked_packets() {
+            if self.flows[m as usize].psn_end > cn.sender().acked_packets() {
                 break;
             }
             let cn = &mut self.conns[c];
