@@ -200,6 +200,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             })
         })
         .collect();
+    sim.set_transport_specs(kits.iter().map(|k| k.0.clone()).collect());
     for (c, &i0) in first_msg.iter().enumerate() {
         let i = i0 as usize;
         let f = &wl.flows[i];
@@ -230,7 +231,10 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         }
         .with_duplicate_acks(*ack_dups)
         .with_sack_below(spec.sack_below());
-        sim.add_conn(f.src, f.dst, wl.group(i), sender, receiver, msgs[c]);
+        let id = sim.add_conn(f.src, f.dst, wl.group(i), sender, receiver, msgs[c]);
+        // The sender just built checked the flow's set-up; the run builds it again when the
+        // connection starts, so that only connections in progress hold one.
+        sim.defer_sender(id, fenv);
     }
     for (i, (f, p)) in wl.flows.iter().zip(&paths).enumerate() {
         let Some(p) = p else {

@@ -198,7 +198,7 @@ pub fn flow_records(sc: &Scenario, sim: &Sim, wl: &Workload) -> Vec<FlowRecord> 
         .filter(|(_, f)| !f.is_task())
         .map(|(i, f)| {
             let c = sim.conn_of(i);
-            let st = c.sender().recovery_stats();
+            let st = c.recovery_stats();
             let start = f.started_at.unwrap_or(f.start);
             // A message on a shared connection has its own counters; a message alone on its
             // connection, the connection's.
@@ -242,12 +242,14 @@ fn stuck_flows(s: &mut Summary, sim: &Sim) {
     for &i in stuck.iter().take(MAX_STUCK_LISTED) {
         let f = &sim.flows()[i];
         let c = sim.conn_of(i);
-        let st = c.sender().recovery_stats();
+        let st = c.recovery_stats();
+        // An unfinished flow's sender is held (or, not started, built for the look).
+        let (window, rate) = sim.with_sender(f.conn as usize, |s| (s.window_bytes(), s.rate_bps())).expect("an unfinished flow keeps its sender");
         let o = vec![
             ("size_bytes".to_string(), Value::Int(f.size_bytes as i128)),
             ("delivered_bytes".to_string(), Value::Int(f.delivered_bytes as i128)),
-            ("window_bytes".to_string(), Value::Int(c.sender().window_bytes() as i128)),
-            ("rate_bps".to_string(), Value::Int(c.sender().rate_bps() as i128)),
+            ("window_bytes".to_string(), Value::Int(window as i128)),
+            ("rate_bps".to_string(), Value::Int(rate as i128)),
             ("retransmissions".to_string(), Value::Int(st.retransmissions as i128)),
             ("timeouts".to_string(), Value::Int(st.timeouts as i128)),
             ("last_progress_ns".to_string(), Value::Float(f.progress_at.map_or(f64::NAN, |t| t.ns_f64()))),
@@ -476,12 +478,12 @@ pub fn stuck_message(r: &RunResult) -> String {
         .take(10)
         .map(|(i, f)| {
             let c = r.sim.conn_of(i);
-            let st = c.sender().recovery_stats();
+            let st = c.recovery_stats();
             format!(
                 "  flow {i}: {}/{} B delivered, window {}, {} retransmissions, {} timeouts, last progress (or start) at {}",
                 f.delivered_bytes,
                 f.size_bytes,
-                match c.sender().window_bytes() {
+                match r.sim.with_sender(f.conn as usize, |s| s.window_bytes()).expect("an unfinished flow keeps its sender") {
                     u64::MAX => "unbounded".to_string(),
                     w => format!("{w} B"),
                 },
@@ -531,7 +533,7 @@ fn write_connections_csv(w: &mut impl Write, sc: &Scenario, r: &RunResult) -> st
         }
     }
     for (i, c) in r.sim.conns().iter().enumerate() {
-        let st = c.sender().recovery_stats();
+        let st = c.recovery_stats();
         let group = r.workload.group_name(c.group);
         let fin = if done[i] == msgs[i] { fmt_f64(finish[i]) } else { String::new() };
         writeln!(

@@ -65,6 +65,8 @@ rate = "25Gbps"
 fn slow_spine(sets: &[&str]) -> (Vec<(f64, f64)>, Time) {
     let sc = scenario(SLOW_SPINE, sets);
     let (mut sim, _) = build(&sc).unwrap();
+    // Every flow's EV counts are read per window, finished flows' too.
+    sim.keep_finished_senders();
     sim.prepare();
     // Uplink ports: link 16 + 4·leaf + spine, forward direction (leaf → spine) is port 2·link.
     let up = |leaf: usize, spine: usize| 2 * (16 + 4 * leaf + spine);
@@ -79,7 +81,7 @@ fn slow_spine(sets: &[&str]) -> (Vec<(f64, f64)>, Time) {
         }
         let (mut blocks, mut distinct) = (0u64, 0u64);
         for f in sim.conns_mut().iter_mut() {
-            if let Sender::Uet(s) = f.sender_mut() {
+            if let Some(Sender::Uet(s)) = f.sender_opt_mut() {
                 let (b, k) = s.take_ev_blocks();
                 blocks += b;
                 distinct += k;
@@ -148,7 +150,7 @@ fn nscc_holds_the_queue_near_its_target_delay() {
     // Warm up 200 µs, then average each active flow's queuing-delay samples over 400 µs.
     sim.run(Some(Time::from_us(200)), &mut |_| true);
     for f in sim.conns_mut().iter_mut() {
-        if let Sender::Uet(s) = f.sender_mut() {
+        if let Some(Sender::Uet(s)) = f.sender_opt_mut() {
             s.reset_delay_stats();
         }
     }
@@ -156,7 +158,7 @@ fn nscc_holds_the_queue_near_its_target_delay() {
     let mut delays = Vec::new();
     let mut target = 0.0;
     for f in sim.conns().iter() {
-        if let (Sender::Uet(s), false) = (f.sender(), f.idle()) {
+        if let (Some(Sender::Uet(s)), false) = (f.sender_opt(), f.idle()) {
             let (d, k) = s.mean_delay();
             target = s.target_qdelay().us_f64();
             if k > 100 {

@@ -19,7 +19,7 @@ use std::process::Command;
 
 use braid_cli::run::run;
 use braid_cli::scenario::parse;
-use braid_proto::transport::Sender;
+use braid_proto::transport::TransportSpec;
 
 const TRANSPORTS: &[&str] = &["roce", "rondo", "rrps", "mprdma", "falcon", "uet", "eqds"];
 
@@ -146,8 +146,12 @@ fn each_group_runs_its_own_transport_and_the_outputs_name_it() {
         let bg = i >= 2;
         assert_eq!(f.group, if bg { "background" } else { "main" });
         assert_eq!(f.transport, if bg { "roce" } else { "rondo" });
-        let s = r.sim.conn_of(i).sender();
-        assert!(if bg { matches!(s, Sender::Roce(_)) } else { matches!(s, Sender::Rondo(_)) }, "flow {i}");
+        // The sender is built from the group's transport when the flow starts (and let go when
+        // it finishes): the transport it is built from, and the one built then, are checked.
+        let conn = r.sim.flows()[i].conn as usize;
+        let spec = r.sim.transport_spec(conn).expect("groups' transports given");
+        assert!(if bg { matches!(spec, TransportSpec::Roce(_)) } else { matches!(spec, TransportSpec::Rondo(_)) }, "flow {i}");
+        assert!(r.sim.with_sender(conn, |_| ()).is_none(), "flow {i}: a finished one-message flow keeps no sender");
         assert!(f.finish_ns.is_some());
     }
     // Rondo sprays, RoCE keeps one path: only the foreground has probes.
@@ -214,4 +218,42 @@ fn malformed_traces_end_with_exit_2_and_the_reason() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("no Chakra trace"), "{err}");
+}
+
+/// A connection holds a sender only while it is in progress: none is built before its first
+/// message starts, and a one-message connection lets its sender go when it finishes but keeps
+/// its loss-recovery counters; a shared connection keeps its sender for the messages to come. The
+/// runs' outputs do not depend on it (the golden fixture is the same bytes as when every sender
+/// was built with the run).
+#[test]
+fn senders_live_only_while_their_connections_are_in_progress() {
+    let d = scratch::TmpDir::new("conn", "lifetime");
+    // Two one-message flows, the second starting after the first has finished, and a chain on a
+    // shared connection.
+    let flows = "src,dst,size,start,deps,conn\n0,8,2MB,0,,\n1,9,2MB,400us,,\n2,10,2MB,0,,7\n2,10,2MB,20us,2,7\n";
+    for kind in TRANSPORTS {
+        let sc = scenario(&d, kind, flows, "");
+        let (mut sim, _) = braid_cli::build::build(&sc).unwrap();
+        assert!(sim.conns().iter().all(|c| !c.has_sender() && c.holds_sender()), "{kind}: a sender was built before its start");
+        sim.prepare();
+        sim.run(Some(braid_core::Time::from_us(300)), &mut |_| true);
+        let first = sim.flows()[0].conn as usize;
+        let second = sim.flows()[1].conn as usize;
+        assert!(sim.flows()[0].finish.is_some(), "{kind}: the first flow should be done by 300 µs");
+        assert!(!sim.conns()[first].has_sender() && !sim.conns()[first].holds_sender(), "{kind}: a finished flow kept its sender");
+        assert!(!sim.conns()[second].has_sender() && sim.conns()[second].holds_sender(), "{kind}: a flow not started has a sender");
+        sim.run(None, &mut |_| true);
+        assert!(sim.flows().iter().all(|f| f.finish.is_some()), "{kind}: every flow completes");
+        let shared = sim.flows()[2].conn as usize;
+        assert!(sim.conns()[shared].has_sender(), "{kind}: a shared connection lets its sender go");
+        // The counters outlive the sender: the same as a run that keeps every sender.
+        let (mut keep, _) = braid_cli::build::build(&sc).unwrap();
+        keep.keep_finished_senders();
+        keep.prepare();
+        keep.run(None, &mut |_| true);
+        for c in 0..sim.conns().len() {
+            assert!(keep.conns()[c].has_sender(), "{kind}: keep_finished_senders let one go");
+            assert_eq!(sim.conns()[c].recovery_stats(), keep.conns()[c].recovery_stats(), "{kind}: connection {c}'s counters");
+        }
+    }
 }

@@ -156,9 +156,10 @@ fn a_limit_stops_every_thread_count_at_the_same_point() {
     assert!(std::str::from_utf8(&two["summary.json"]).unwrap().contains("\"conservation_ok\": true"));
 }
 
-/// Each connection's sender is held by exactly one partition of a parallel run (that of its
-/// sending host; the others let theirs go as they are built, and the merge takes the holder's):
-/// what keeps a parallel run's memory near one copy of the flows' state.
+/// Each connection's sender (or what it is built from when the connection starts) is held by
+/// exactly one partition of a parallel run (that of its sending host; the others let theirs go
+/// as they are built, and the merge takes the holder's): what keeps a parallel run's memory near
+/// one copy of the flows' state.
 #[test]
 fn each_sender_is_held_by_one_partition() {
     let sc = braid_cli::scenario::load(&repo_root().join("examples/rondo-incast.toml"), &[], None).expect("scenario");
@@ -169,7 +170,7 @@ fn each_sender_is_held_by_one_partition() {
     assert!(conns > 0);
     let mut held = vec![0usize; p.n_parts()];
     for i in 0..conns {
-        let holders: Vec<usize> = (0..p.n_parts()).filter(|&k| p.parts()[k].conns()[i].has_sender()).collect();
+        let holders: Vec<usize> = (0..p.n_parts()).filter(|&k| p.parts()[k].conns()[i].holds_sender()).collect();
         assert_eq!(holders.len(), 1, "connection {i}'s sender is held by partitions {holders:?}");
         held[holders[0]] += 1;
     }

@@ -118,7 +118,7 @@ fn spurious(sets: &[&str]) -> (u64, u64, u32) {
     assert!(r.sim.flows().iter().all(|f| f.finish.is_some()), "{sets:?}: a flow did not complete");
     let st = r.sim.stats();
     assert!(st.data_dropped[braid_net::stats::DropReason::LinkLoss as usize] > 20, "{sets:?}: too few losses to judge");
-    let rto_flows = (0..r.sim.flows().len()).filter(|&i| r.sim.conn_of(i).sender().recovery_stats().timeouts > 0).count() as u32;
+    let rto_flows = (0..r.sim.flows().len()).filter(|&i| r.sim.conn_of(i).recovery_stats().timeouts > 0).count() as u32;
     (st.spurious_retx, st.data_injected, rto_flows)
 }
 

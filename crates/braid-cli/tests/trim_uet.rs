@@ -55,7 +55,7 @@ fn check_complete(r: &RunResult) -> (u64, u64) {
     for (i, f) in r.sim.flows().iter().enumerate() {
         assert!(f.finish.is_some(), "flow did not complete");
         assert_eq!(f.delivered_bytes, f.size_bytes);
-        let st = r.sim.conn_of(i).sender().recovery_stats();
+        let st = r.sim.conn_of(i).recovery_stats();
         retx += st.retransmissions;
         timeouts += st.timeouts;
     }

@@ -12,7 +12,8 @@
 use braid_core::{FlowId, NodeId, PortId, Time};
 use braid_proto::pull_pacer::{FlowPulls, PullPacer};
 use braid_proto::receiver::Receiver;
-use braid_proto::transport::Sender;
+use braid_proto::recovery::RecoveryStats;
+use braid_proto::transport::{FlowEnv, Sender};
 
 /// Per-host NIC state.
 #[derive(Clone, Debug)]
@@ -51,9 +52,16 @@ pub struct Conn {
     /// The flow group (an index into the workload's group names) whose transport it runs.
     pub group: u16,
     /// The sender ([`Conn::sender`]): boxed, since a transport's sender is 0.8–1.2 KB and the
-    /// rest of the connection a sixth of that; `None` in a partition of a parallel run that does
-    /// not own the sending host (only the owner's copy is ever driven, and the merge takes it).
+    /// rest of the connection a sixth of that. `None` before a deferred sender is built
+    /// (`pending`), after a finished one-message connection released it (`finished_stats`), and
+    /// in a partition of a parallel run that does not own the sending host (only the owner's
+    /// copy is ever driven, and the merge takes it).
     pub(crate) sender: Option<Box<Sender>>,
+    /// What a deferred sender is built from when the connection first starts
+    /// ([`crate::sim::Sim::defer_sender`]).
+    pub(crate) pending: Option<Box<FlowEnv>>,
+    /// The loss-recovery counters of the sender a finished one-message connection released.
+    pub(crate) finished_stats: Option<RecoveryStats>,
     /// What the receiving end needs of the transport (fixed when the connection is made; read
     /// there because a partition that owns the receiving host may not hold the sender):
     /// [`Sender::wants_pulls`].
@@ -107,10 +115,41 @@ impl Conn {
         self.sender.as_deref_mut().expect(SENDER_ELSEWHERE)
     }
 
-    /// Whether this simulator holds the sender (always, outside a parallel run's partitions).
+    /// Whether this simulator holds the sender now (not before a deferred sender's start, after a
+    /// finished one-message connection released it, or in another partition).
     #[inline]
     pub fn has_sender(&self) -> bool {
         self.sender.is_some()
+    }
+
+    /// Whether this simulator holds the sender, built or still to be built when the connection
+    /// starts (false only for a released sender and in a partition that does not own the
+    /// sending host).
+    #[inline]
+    pub fn holds_sender(&self) -> bool {
+        self.sender.is_some() || self.pending.is_some()
+    }
+
+    /// The sender, if this simulator holds it now (see [`Conn::has_sender`]).
+    #[inline]
+    pub fn sender_opt(&self) -> Option<&Sender> {
+        self.sender.as_deref()
+    }
+
+    /// The sender to drive, if this simulator holds it now (see [`Conn::has_sender`]).
+    #[inline]
+    pub fn sender_opt_mut(&mut self) -> Option<&mut Sender> {
+        self.sender.as_deref_mut()
+    }
+
+    /// The sender's loss-recovery counters: its own, those it had when it was released, or zeros
+    /// for a sender that has not been built (it has sent nothing).
+    pub fn recovery_stats(&self) -> RecoveryStats {
+        match (&self.sender, self.finished_stats) {
+            (Some(s), _) => s.recovery_stats(),
+            (None, Some(st)) => st,
+            (None, None) => RecoveryStats::default(),
+        }
     }
 
     /// Whether everything posted has been acknowledged (true before anything is posted).

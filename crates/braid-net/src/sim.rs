@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use braid_core::rng::stream;
 use braid_core::{Arena, EventQueue, FlowId, IntStack, LinkId, NodeId, Packet, PortId, Rate, Rng, Time};
 use braid_proto::receiver::{Receiver, RxMode};
-use braid_proto::transport::{PathSample, Sender};
+use braid_proto::transport::{FlowEnv, PathSample, Sender, TransportSpec};
 
 use crate::config::{LinkChange, LinkEvent, NetConfig};
 use crate::port::Port;
@@ -187,6 +187,12 @@ pub struct Sim {
     flows: Vec<Flow>,
     /// Connections: the senders and receivers the flows are sent on.
     conns: Vec<Conn>,
+    /// Per flow group: the transport its deferred senders are built from ([`Sim::defer_sender`]).
+    specs: Vec<TransportSpec>,
+    /// A one-message connection lets its sender go when it finishes (keeping its recovery
+    /// counters); [`Sim::keep_finished_senders`] turns this off for tools that read senders after
+    /// a run.
+    release_finished: bool,
     /// Per connection: an answer of its sender's `next_send_time` later than when it was asked,
     /// kept (for senders whose answer is stable, `SenderOps::send_time_is_stable`) until the
     /// sender's next input; `Time::ZERO`: ask. A host's NIC goes round its active connections on
@@ -371,6 +377,8 @@ impl Sim {
             candidates_at: HashMap::new(),
             port_states_at: None,
             live_port_states: None,
+            specs: Vec::new(),
+            release_finished: true,
             master_seed: seed,
             part: None,
             foreign_live: (0, 0),
@@ -566,6 +574,8 @@ impl Sim {
             pulls_to_target: sender.pulls_to_target(),
             handles_trims: sender.handles_trims(),
             sender: Some(Box::new(sender)),
+            pending: None,
+            finished_stats: None,
             receiver,
             pulls: Default::default(),
             timer_at: Time::MAX,
@@ -580,6 +590,49 @@ impl Sim {
             started: false,
         });
         id
+    }
+
+    /// The transport of each flow group (by group index), from which deferred senders are built
+    /// ([`Sim::defer_sender`]).
+    pub fn set_transport_specs(&mut self, specs: Vec<TransportSpec>) {
+        self.specs = specs;
+    }
+
+    /// The transport connection `conn`'s group runs, if the groups' transports were given
+    /// ([`Sim::set_transport_specs`]).
+    pub fn transport_spec(&self, conn: usize) -> Option<&TransportSpec> {
+        self.specs.get(self.conns[conn].group as usize)
+    }
+
+    /// Build connection `conn`'s sender only when it first starts, from `env` and its group's
+    /// transport ([`Sim::set_transport_specs`]), rather than keep the one it was made with: a
+    /// run's senders then take memory only while their connections are in progress. The
+    /// sender it was made with (the same build: `TransportSpec::build` is a function of `env`)
+    /// has checked `env`, so the build at the start cannot fail.
+    pub fn defer_sender(&mut self, conn: u32, env: FlowEnv) {
+        let c = &mut self.conns[conn as usize];
+        assert!((c.group as usize) < self.specs.len(), "defer_sender: no transport for group {} (Sim::set_transport_specs)", c.group);
+        assert!(!c.started, "defer_sender: connection {conn} has started");
+        c.sender = None;
+        c.pending = Some(Box::new(env));
+    }
+
+    /// Keep every sender after its connection finishes (for tools and tests that read senders
+    /// after a run; by default a finished one-message connection lets its sender go and keeps
+    /// its recovery counters).
+    pub fn keep_finished_senders(&mut self) {
+        self.release_finished = false;
+    }
+
+    /// Call `f` with connection `conn`'s sender — built for the occasion if it is deferred and
+    /// has not started — or `None` if it was released or is another partition's.
+    pub fn with_sender<R>(&self, conn: usize, f: impl FnOnce(&Sender) -> R) -> Option<R> {
+        let c = &self.conns[conn];
+        match (&c.sender, &c.pending) {
+            (Some(s), _) => Some(f(s)),
+            (None, Some(env)) => Some(f(&self.specs[c.group as usize].build(env).expect("a deferred sender was checked when its connection was made"))),
+            (None, None) => None,
+        }
     }
 
     /// Add a flow: a message of `size_bytes` on connection `conn` ([`Sim::add_conn`]), which
@@ -868,6 +921,9 @@ impl Sim {
         let c = &mut self.conns[ci];
         if !c.started {
             c.started = true;
+            if let Some(env) = c.pending.take() {
+                c.sender = Some(Box::new(self.specs[c.group as usize].build(&env).expect("a deferred sender was checked when its connection was made")));
+            }
             // Senders that keep per-path samples for `paths.csv` (Rondo) need not when no
             // one reads them.
             c.sender_mut().set_path_samples(read_path_samples);
@@ -920,9 +976,9 @@ impl Sim {
         }
         if cn.sender().poll_timeout().is_some_and(|t| t <= now) {
             if cn.shared {
-                let before = cn.sender().recovery_stats().timeouts;
+                let before = cn.recovery_stats().timeouts;
                 cn.sender_mut().on_timeout(now);
-                let fired = cn.sender().recovery_stats().timeouts - before;
+                let fired = cn.recovery_stats().timeouts - before;
                 if fired > 0 {
                     let head = self.conn_msgs[(cn.msgs_at + cn.acked) as usize];
                     self.flows[head as usize].counters.timeouts += fired;

@@ -110,6 +110,7 @@ impl Sim {
         for c in &mut self.conns {
             if owner[self.hosts[c.src_host as usize].node.idx()] != me {
                 c.sender = None;
+                c.pending = None;
             }
         }
     }
@@ -414,6 +415,8 @@ pub fn merge_partitions(mut parts: Vec<Sim>) -> Sim {
         for (mc, c) in m.conns.iter_mut().zip(&mut o.conns) {
             if own(host_nodes[c.src_host as usize]) {
                 std::mem::swap(&mut mc.sender, &mut c.sender);
+                std::mem::swap(&mut mc.pending, &mut c.pending);
+                mc.finished_stats = c.finished_stats;
                 mc.timer_at = c.timer_at;
                 mc.probes_sent = c.probes_sent;
                 mc.started = c.started;

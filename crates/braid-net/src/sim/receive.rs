@@ -309,6 +309,12 @@ impl Sim {
                 if let Some(i) = active.iter().position(|&x| x == f) {
                     active.remove(i);
                 }
+                // A finished one-message connection takes no input any more (ACKs, pulls and
+                // timers of an idle connection are ignored): its sender goes, its counters stay.
+                if !cn.shared && self.release_finished {
+                    cn.finished_stats = Some(cn.recovery_stats());
+                    cn.sender = None;
+                }
             }
             self.complete_flow(now, FlowId(m));
             completed = true;
