@@ -41,6 +41,11 @@ use crate::switch_routing::{RoutingTimer, SwitchRouting};
 use crate::topology::{NodeKind, Topology};
 
 pub use crate::endpoints::{Conn, Flow, Host, MessageCounters};
+
+/// The hasher of the build's path caches: their keys are host pairs (and an epoch), looked up
+/// once or twice each, so SipHash's resistance is not needed and its cost was a tenth of a large
+/// build.
+type FastKeys = std::hash::BuildHasherDefault<braid_proto::routing::flow_cache::KeyHasher>;
 pub use crate::path::PathInfo;
 pub use crate::sampling::SampleConfig;
 pub use partition::{merge_partitions, Remote};
@@ -234,11 +239,13 @@ pub struct Sim {
     /// When the run last made progress (a byte delivered in order, a flow completed, or no flow
     /// active).
     progress_at: Time,
-    path_cache: HashMap<(u32, u32), PathInfo>,
+    /// [`Sim::path_info`]'s paths, by (source, destination). This and the next two caches serve
+    /// the build (a flow's path environment and ideal FCT); [`Sim::prepare`] lets them go.
+    path_cache: HashMap<(u32, u32), PathInfo, FastKeys>,
     /// [`Sim::path_info_at`]'s paths, by (source, destination, link events in effect).
-    path_cache_at: HashMap<(u32, u32, usize), Option<PathInfo>>,
+    path_cache_at: HashMap<(u32, u32, usize), Option<PathInfo>, FastKeys>,
     /// [`Sim::ideal_fct_at`]'s candidate paths, by (source, destination, link events in effect).
-    candidates_at: HashMap<(u32, u32, usize), Candidates>,
+    candidates_at: HashMap<(u32, u32, usize), Candidates, FastKeys>,
     /// The port states after the first `.0` link events, for [`Sim::path_info_at`].
     port_states_at: Option<(usize, Vec<crate::path::PortState>)>,
     /// The ports' live states, as [`Sim::ideal_fct_at`] reads them when no link event precedes
@@ -372,9 +379,9 @@ impl Sim {
             flows_started: 0,
             stall_timeout: None,
             progress_at: Time::ZERO,
-            path_cache: HashMap::new(),
-            path_cache_at: HashMap::new(),
-            candidates_at: HashMap::new(),
+            path_cache: HashMap::default(),
+            path_cache_at: HashMap::default(),
+            candidates_at: HashMap::default(),
             port_states_at: None,
             live_port_states: None,
             specs: Vec::new(),
@@ -749,6 +756,11 @@ impl Sim {
 
     /// Schedule the initial events. Call once before [`Sim::run`].
     pub fn prepare(&mut self) {
+        // The path caches served the build (one entry per host pair: most of a large
+        // all-to-all's memory until now); a later look recomputes.
+        self.path_cache = HashMap::default();
+        self.path_cache_at = HashMap::default();
+        self.candidates_at = HashMap::default();
         for f in 0..self.flows.len() {
             let node = self.hosts[self.flows[f].src_host as usize].node;
             if self.flows[f].deps_left == 0 && self.owns(node) {
