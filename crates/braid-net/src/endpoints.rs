@@ -98,21 +98,23 @@ pub struct Conn {
     pub started: bool,
 }
 
-/// Why a connection has no sender: it is another partition's.
-const SENDER_ELSEWHERE: &str = "the connection's sender is held by the partition of its sending host";
+/// Why a connection has no sender when the driver asks for it.
+const NO_SENDER: &str = "the connection holds no sender: not started yet (deferred), finished and released, or held by the partition of its sending host";
 
 impl Conn {
-    /// The sender. Panics in a partition of a parallel run that does not own the sending host
-    /// (nothing there drives it; after the merge every connection has its sender).
+    /// The sender of a connection in progress. Panics when this simulator holds none (see
+    /// [`Conn::has_sender`]): before a deferred sender's start, after a finished one-message
+    /// connection let it go, and in a partition of a parallel run that does not own the sending
+    /// host; [`Conn::sender_opt`] and [`crate::sim::Sim::with_sender`] ask without panicking.
     #[inline]
     pub fn sender(&self) -> &Sender {
-        self.sender.as_deref().expect(SENDER_ELSEWHERE)
+        self.sender.as_deref().expect(NO_SENDER)
     }
 
     /// The sender, to drive it (see [`Conn::sender`]).
     #[inline]
     pub fn sender_mut(&mut self) -> &mut Sender {
-        self.sender.as_deref_mut().expect(SENDER_ELSEWHERE)
+        self.sender.as_deref_mut().expect(NO_SENDER)
     }
 
     /// Whether this simulator holds the sender now (not before a deferred sender's start, after a
