@@ -159,36 +159,56 @@ fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: Node
 /// longer or slower (a delayed link, the testbed's paths). A transport that measures its paths'
 /// round trips can read a measured excess beyond it as queueing, not propagation.
 pub fn longest_base_rtt(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId, data_wire_bytes: u64, ack_bytes: u64) -> Option<Time> {
-    fn from(
-        routes: &Routes,
-        ports: &[PortState],
-        node: NodeId,
+    fold_min_hop(routes, &|i| ports[i], src, dst, dst_node, Time::ZERO, &|worst: Option<Time>, port, rest| {
+        let rtt = rest + Time::from_ps(port.delay.ps() * 2) + port.rate.tx_time(data_wire_bytes) + port.rate.tx_time(ack_bytes);
+        Some(worst.map_or(rtt, |w| w.max(rtt)))
+    })
+}
+
+/// A fold over the minimum-hop paths from `node` to host `dst` (node `dst_node`), memoised per
+/// node: the destination's value is `at_dst`; a node's is `step` applied in turn over its next
+/// hops that are up and lead to a value (`step(acc, port, value beyond the port)`, `acc` starting
+/// at `None`). `None` where no next hop leads anywhere. Port `i`'s state is `port_fn(i)`.
+fn fold_min_hop<T: Copy, F: Fn(usize) -> PortState>(
+    routes: &Routes,
+    port_fn: &F,
+    node: NodeId,
+    dst: u32,
+    dst_node: NodeId,
+    at_dst: T,
+    step: &dyn Fn(Option<T>, PortState, T) -> Option<T>,
+) -> Option<T> {
+    struct Fold<'a, T, F> {
+        routes: &'a Routes,
+        port_fn: &'a F,
         dst: u32,
         dst_node: NodeId,
-        wire: (u64, u64),
-        memo: &mut HashMap<u32, Option<Time>>,
-    ) -> Option<Time> {
-        if node == dst_node {
-            return Some(Time::ZERO);
-        }
-        if let Some(m) = memo.get(&node.0) {
-            return *m;
-        }
-        let mut worst: Option<Time> = None;
-        for &p in routes.next_hops(node, dst) {
-            let port = ports[p.idx()];
-            if !port.up {
-                continue;
-            }
-            if let Some(rest) = from(routes, ports, port.peer, dst, dst_node, wire, memo) {
-                let hop = Time::from_ps(port.delay.ps() * 2) + port.rate.tx_time(wire.0) + port.rate.tx_time(wire.1);
-                worst = Some(worst.map_or(rest + hop, |w| w.max(rest + hop)));
-            }
-        }
-        memo.insert(node.0, worst);
-        worst
+        at_dst: T,
+        step: &'a dyn Fn(Option<T>, PortState, T) -> Option<T>,
     }
-    from(routes, ports, src, dst, dst_node, (data_wire_bytes, ack_bytes), &mut HashMap::new())
+    impl<T: Copy, F: Fn(usize) -> PortState> Fold<'_, T, F> {
+        fn walk(&self, node: NodeId, memo: &mut HashMap<u32, Option<T>>) -> Option<T> {
+            if node == self.dst_node {
+                return Some(self.at_dst);
+            }
+            if let Some(m) = memo.get(&node.0) {
+                return *m;
+            }
+            let mut acc = None;
+            for &p in self.routes.next_hops(node, self.dst) {
+                let port = (self.port_fn)(p.idx());
+                if !port.up {
+                    continue;
+                }
+                if let Some(beyond) = self.walk(port.peer, memo) {
+                    acc = (self.step)(acc, port, beyond);
+                }
+            }
+            memo.insert(node.0, acc);
+            acc
+        }
+    }
+    Fold { routes, port_fn, dst, dst_node, at_dst, step }.walk(node, &mut HashMap::new())
 }
 
 /// The most distinct candidate paths [`candidate_paths`] keeps per node.
@@ -329,24 +349,8 @@ pub fn multipath_rate(routes: &Routes, ports: &[PortState], src: NodeId, dst: u3
 /// allow (in a Clos, the product of the up-link fan-outs; 16 between ToRs of different pods of
 /// the Rondo paper's topology). Saturates at `u64::MAX`.
 pub fn equal_cost_paths(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, dst_node: NodeId) -> u64 {
-    fn count(routes: &Routes, ports: &[Port], node: NodeId, dst: u32, dst_node: NodeId, memo: &mut HashMap<u32, u64>) -> u64 {
-        if node == dst_node {
-            return 1;
-        }
-        if let Some(&m) = memo.get(&node.0) {
-            return m;
-        }
-        let mut n = 0u64;
-        for &p in routes.next_hops(node, dst) {
-            let port = &ports[p.idx()];
-            if port.up {
-                n = n.saturating_add(count(routes, ports, port.peer, dst, dst_node, memo));
-            }
-        }
-        memo.insert(node.0, n);
-        n
-    }
-    count(routes, ports, src, dst, dst_node, &mut HashMap::new())
+    fold_min_hop(routes, &|i| PortState::of(&ports[i]), src, dst, dst_node, 1u64, &|n: Option<u64>, _, beyond| Some(n.unwrap_or(0).saturating_add(beyond)))
+        .unwrap_or(0)
 }
 
 /// The LCMP artifact's ideal ("standalone") FCT of a flow of `size` bytes from node `src` to host
