@@ -201,7 +201,7 @@ use aligned::StartupDelays;
 use pacer::FlowPacer;
 use probing::PathProbing;
 use sample::AckSample;
-use scheduler::{bits, eq7_skip, eq7_skip_over};
+use scheduler::{bits, eq7_skip, eq7_skip_and_lead_over};
 use select::Deficits;
 use unsent::UnsentSet;
 
@@ -711,7 +711,8 @@ impl RondoSender {
             // Until the gate first opens: the arrival-aligned differences ([`aligned`]), which a
             // queue shared by all paths does not move.
             self.sched_on = true;
-            let al = self.aligned.take().expect("checked");
+            let Some(al) = &self.aligned else { unreachable!("checked") };
+            let n = self.paths.len();
             // Each path's rate once (the start-up estimate keeps at most `MAX_ALIGNED_PATHS`),
             // not once per pair: the same quotients, so the same skips bit for bit.
             let mut rates = [0.0f64; MAX_ALIGNED_PATHS];
@@ -719,17 +720,17 @@ impl RondoSender {
                 *r = ps.window() / ps.srtt_s.max(1e-12);
             }
             // Only the paths a packet on `p` arrives later than contribute (the others' terms
-            // are zero): kept as a bit set by the start-up estimate.
-            for p in 0..self.paths.len() {
-                let skip = eq7_skip_over(bits(al.later_than(p)), |q| rates[q], |q| al.resolved_excess(p, q), self.cfg_max_skip);
-                self.paths[p].skip = skip;
-            }
-            if self.skip_expiry {
-                for p in 0..self.paths.len() {
-                    self.paths[p].skip_lead_s = bits(al.later_than(p)).map(|q| al.resolved_excess(p, q)).fold(0.0, f64::max);
+            // are zero): kept as a bit set by the start-up estimate. One pass over them gives
+            // both the skip and the lead `skip_expiry` reads.
+            for p in 0..n {
+                let row = al.excess_row(p);
+                let (skip, lead_s) = eq7_skip_and_lead_over(bits(al.later_than(p)), |q| rates[q], |q| row[q], self.cfg_max_skip);
+                let ps = &mut self.paths[p];
+                ps.skip = skip;
+                if self.skip_expiry {
+                    ps.skip_lead_s = lead_s;
                 }
             }
-            self.aligned = Some(al);
         }
     }
 

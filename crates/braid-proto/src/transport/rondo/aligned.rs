@@ -25,6 +25,8 @@
 //! Fixed memory per flow: a ring of the last [`RING`] samples per path and an `n × n` table of
 //! the last three differences of each pair, sized when the sender is built.
 
+use super::scheduler::bits as scheduler_bits;
+
 /// Samples kept per path.
 pub const RING: usize = 32;
 
@@ -184,8 +186,10 @@ impl AlignedDelays {
 
     /// A data packet on path `p` arrived at the receiver at `rx_s` after a one-way delay of
     /// `d_s` (both in the receiver's clock, seconds). Pairs it with every other path's sample of
-    /// nearest arrival within `align_s`.
-    pub fn add(&mut self, p: usize, rx_s: f64, d_s: f64, align_s: f64) {
+    /// nearest arrival within `align_s`. Returns the paths it was paired with, as a bit set (at
+    /// most 64 paths; bits of paths beyond are not set): only their pairs with `p` changed.
+    pub fn add(&mut self, p: usize, rx_s: f64, d_s: f64, align_s: f64) -> u64 {
+        let mut paired = 0u64;
         for q in 0..self.n {
             if q == p {
                 continue;
@@ -196,10 +200,14 @@ impl AlignedDelays {
                     let d = d_s - d_q;
                     self.pairs[p * self.n + q].push(if d > gap { d } else { 0.0 });
                     self.pairs[q * self.n + p].push(if -d > gap { -d } else { 0.0 });
+                    if q < 64 {
+                        paired |= 1 << q;
+                    }
                 }
             }
         }
         self.rings[p].push((rx_s, d_s));
+        paired
     }
 
     /// Every path has been compared with at least one other, here or in `other`.
@@ -253,23 +261,23 @@ impl StartupDelays {
 
     /// A data packet's delay sample ([`AlignedDelays::add`] on the data pairs).
     pub fn add_data(&mut self, p: usize, rx_s: f64, d_s: f64, align_s: f64) {
-        self.data.add(p, rx_s, d_s, align_s);
-        self.refresh_later(p);
+        let paired = self.data.add(p, rx_s, d_s, align_s);
+        self.refresh_later(p, paired);
     }
 
     /// A probe's delay sample ([`AlignedDelays::add`] on the probe pairs).
     pub fn add_probe(&mut self, p: usize, rx_s: f64, d_s: f64, align_s: f64) {
-        self.probe.add(p, rx_s, d_s, align_s);
-        self.refresh_later(p);
+        let paired = self.probe.add(p, rx_s, d_s, align_s);
+        self.refresh_later(p, paired);
     }
 
-    /// After a sample of path `p`: the pairs with `p` on either side.
-    fn refresh_later(&mut self, p: usize) {
+    /// After a sample of path `p` that paired with the paths of bit set `paired`: the pairs of
+    /// `p` with those on either side (no other pair's pairings changed, so neither did its
+    /// estimate).
+    fn refresh_later(&mut self, p: usize, paired: u64) {
         let n = self.later.len();
-        for q in 0..n {
-            if q == p {
-                continue;
-            }
+        for q in scheduler_bits(paired) {
+            debug_assert!(q != p && q < n);
             for (a, b) in [(p, q), (q, p)] {
                 let e = if self.data.known(a, b) { self.data.resolved_excess(a, b) } else { self.probe.resolved_excess(a, b) };
                 self.excess[a * n + b] = e;
@@ -300,6 +308,13 @@ impl StartupDelays {
     /// `D_p − D_q` beyond its error bound, from data pairs when they exist, else probe pairs.
     pub fn resolved_excess(&self, p: usize, q: usize) -> f64 {
         self.excess[p * self.later.len() + q]
+    }
+
+    /// [`StartupDelays::resolved_excess`]`(p, q)` for every `q`, indexed by `q`.
+    #[inline]
+    pub fn excess_row(&self, p: usize) -> &[f64] {
+        let n = self.later.len();
+        &self.excess[p * n..(p + 1) * n]
     }
 }
 
@@ -334,6 +349,39 @@ mod tests {
         r.push((1.0e-6, 2.0e-6));
         assert!(!r.in_order);
         assert_eq!(r.nearest(1.1e-6), Some((1.0e-6, 2.0e-6)));
+    }
+
+    /// Refreshing only the pairs a sample paired with keeps every pair's estimate and the
+    /// `later` bits as a refresh of all pairs would.
+    #[test]
+    fn the_pairs_a_sample_did_not_touch_keep_their_estimates() {
+        let mut rng = braid_core::Rng::new(7);
+        for _ in 0..50 {
+            let n = 2 + rng.below(15) as usize;
+            let mut s = StartupDelays::new(n);
+            let mut t = 0.0f64;
+            for _ in 0..200 {
+                t += rng.below(4) as f64 * 0.2e-6;
+                let p = rng.below(n as u64) as usize;
+                let d = rng.below(50) as f64 * 0.1e-6;
+                if rng.below(4) == 0 {
+                    s.add_probe(p, t, d, 0.5e-6);
+                } else {
+                    s.add_data(p, t, d, 0.5e-6);
+                }
+                for a in 0..n {
+                    let mut later = 0u64;
+                    for b in (0..n).filter(|&b| b != a) {
+                        let e = if s.data.known(a, b) { s.data.resolved_excess(a, b) } else { s.probe.resolved_excess(a, b) };
+                        assert_eq!(s.resolved_excess(a, b).to_bits(), e.to_bits(), "pair ({a}, {b})");
+                        if e > 0.0 {
+                            later |= 1 << b;
+                        }
+                    }
+                    assert_eq!(s.later_than(a), later, "path {a}");
+                }
+            }
+        }
     }
 
     #[test]

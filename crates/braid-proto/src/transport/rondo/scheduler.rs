@@ -30,6 +30,23 @@ pub(crate) fn eq7_skip_over(qs: impl Iterator<Item = usize>, rate: impl Fn(usize
     (s as u64).min(max_skip as u64) as u32
 }
 
+/// [`eq7_skip_over`] and, in the same pass, the largest `excess(q)` over `qs` (0 when none is
+/// positive): the lead by which a packet on `p` trails the fastest of the other paths, which
+/// `transport.skip_expiry` reads. Both are the values the two separate folds give, bit for bit.
+#[inline]
+pub(crate) fn eq7_skip_and_lead_over(qs: impl Iterator<Item = usize>, rate: impl Fn(usize) -> f64, excess: impl Fn(usize) -> f64, max_skip: u32) -> (u32, f64) {
+    let mut s = 0.0;
+    let mut lead = 0.0f64;
+    for q in qs {
+        let e = excess(q);
+        lead = lead.max(e);
+        if e > 0.0 {
+            s += rate(q) * e;
+        }
+    }
+    ((s as u64).min(max_skip as u64) as u32, lead)
+}
+
 /// The members of bit set `m`, ascending.
 pub(crate) fn bits(mut m: u64) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
@@ -57,6 +74,24 @@ mod tests {
             assert_eq!(full, sparse, "path {p}");
         }
         assert_eq!(bits(0b1010_0001).collect::<Vec<_>>(), vec![0, 5, 7]);
+    }
+
+    #[test]
+    fn one_pass_gives_the_skip_and_the_lead_of_two() {
+        let mut rng = braid_core::Rng::new(5);
+        for _ in 0..500 {
+            let n = 1 + rng.below(16) as usize;
+            let d: Vec<f64> = (0..n).map(|_| rng.below(1000) as f64 * 1.3e-8).collect();
+            let r: Vec<f64> = (0..n).map(|_| rng.below(1000) as f64 * 7.1e5).collect();
+            for p in 0..n {
+                let later: u64 = (0..n).filter(|&q| d[p] > d[q]).fold(0, |m, q| m | 1 << q);
+                let excess = |q: usize| (d[p] - d[q]).max(0.0);
+                let skip = eq7_skip_over(bits(later), |q| r[q], excess, 64);
+                let lead = bits(later).map(excess).fold(0.0, f64::max);
+                let (skip1, lead1) = eq7_skip_and_lead_over(bits(later), |q| r[q], excess, 64);
+                assert_eq!((skip, lead.to_bits()), (skip1, lead1.to_bits()));
+            }
+        }
     }
 
     #[test]
