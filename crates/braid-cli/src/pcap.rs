@@ -103,7 +103,7 @@ pub fn frame(p: &Packet, payload: u32, buf: &mut Vec<u8>) -> u32 {
     let ip_len = 20 + 8 + 12 + ext + payload as usize + 4;
     // IPv4
     let ip_start = buf.len();
-    let ecn = if p.ecn_ce { 0b11 } else { 0b10 };
+    let ecn = if p.ecn_ce() { 0b11 } else { 0b10 };
     buf.extend_from_slice(&[0x45, ecn]);
     buf.extend_from_slice(&(ip_len.min(65_535) as u16).to_be_bytes());
     buf.extend_from_slice(&[0, 0, 0x40, 0]); // id 0, don't fragment
@@ -124,7 +124,7 @@ pub fn frame(p: &Packet, payload: u32, buf: &mut Vec<u8>) -> u32 {
     // BTH: opcode, SE|M|Pad|TVer, P_Key, F|B|resv6 + DestQP, A|resv7 + PSN
     buf.extend_from_slice(&[op, 0, 0xff, 0xff]);
     let is_ack = matches!(p.kind, PacketKind::Ack | PacketKind::Nak);
-    let fecn = if p.ecn_ce { 0x80 } else { 0 };
+    let fecn = if p.ecn_ce() { 0x80 } else { 0 };
     let becn = if is_ack && p.flags & flags::ECN_ECHO != 0 { 0x40 } else { 0 };
     let q = qpn(p.flow.0);
     buf.extend_from_slice(&[fecn | becn, (q >> 16) as u8, (q >> 8) as u8, q as u8]);
@@ -159,7 +159,7 @@ pub fn write_capture<W: Write>(w: W, records: &[(u64, u32, Packet)], header_byte
     let mut buf = Vec::with_capacity(128);
     for (t_ps, _port, p) in records {
         let payload = match p.kind {
-            PacketKind::Data => p.payload_bytes,
+            PacketKind::Data => p.payload_bytes(header_bytes),
             PacketKind::Probe => p.size_bytes.saturating_sub(header_bytes),
             _ => 0,
         };

@@ -114,23 +114,27 @@ impl IntStack {
     }
 }
 
-/// A packet.
+/// A packet: 64 bytes, one cache line ([`Packet::BYTES`]).
+///
+/// Like a real transport header, some words mean different things by kind: the acknowledgement
+/// fields (`cum_ack`, `ood`, `ts_rx`, `sack`) are read only on ACKs, NAKs and pulls, and a
+/// forward packet (data, probe, RTS: [`PacketKind::is_forward`]) carries in two of them what
+/// only it needs — its ECN CE mark and EQDS pull target, read through [`Packet::ecn_ce`] and
+/// [`Packet::pull_target`]. The application bytes of a data packet are its size less the
+/// headers (none once trimmed), and its INT stack, when a scheme uses INT, is kept by the
+/// simulator beside the packet, not in it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Packet {
     /// What it is.
     pub kind: PacketKind,
     /// Priority class: 0 is the highest (ACKs); larger numbers are served only when smaller are empty.
     pub prio: u8,
-    /// Congestion Experienced was set by a switch.
-    pub ecn_ce: bool,
     /// [`flags`] bits.
     pub flags: u8,
     /// Hops taken so far.
     pub hops: u8,
     /// Bytes on the wire (headers included).
     pub size_bytes: u32,
-    /// Application bytes carried (0 for probes and control packets).
-    pub payload_bytes: u32,
     /// Sending host.
     pub src: NodeId,
     /// Destination host.
@@ -143,26 +147,71 @@ pub struct Packet {
     pub path: u16,
     /// Packet sequence number (data), or the PSN being acknowledged (ACK/NAK).
     pub psn: u32,
-    /// Cumulative acknowledgement: the receiver's next expected PSN (ACK/NAK).
-    pub cum_ack: u32,
-    /// Receiver's out-of-order degree of this flow when the data arrived (ACK/NAK).
-    pub ood: u32,
-    /// Data: when the sender sent it. ACK: echo of the data packet's send time.
-    pub ts_sent: Time,
-    /// ACK: when the receiver got the data packet (forward delay = `ts_rx - ts_sent`).
-    pub ts_rx: Time,
     /// Index of the ingress port at the current switch (for buffer and PFC accounting).
     pub ingress: u32,
-    /// In-band telemetry: 1 + the handle of this packet's [`IntStack`] in the simulator's INT
-    /// arena, 0 when it carries none (data: stamped by switches; ACK: taken over from the data
-    /// packet). Kept out of line so that packets stay small when no scheme uses INT.
-    pub int: u32,
+    /// Data: when the sender sent it. ACK: echo of the data packet's send time.
+    pub ts_sent: Time,
+    /// ACK/NAK/pull: the receiver's next expected PSN. Forward packets: the CE mark
+    /// ([`Packet::ecn_ce`]).
+    pub cum_ack: u32,
+    /// ACK/NAK: the receiver's out-of-order degree of this flow when the data arrived. Data:
+    /// the pull target ([`Packet::pull_target`]).
+    pub ood: u32,
+    /// ACK: when the receiver got the data packet (forward delay = `ts_rx - ts_sent`).
+    pub ts_rx: Time,
     /// ACK: selective-acknowledgement bitmap, bit `i` set ⇔ PSN `cum_ack + 1 + i` was received
     /// (0 when the receiver sends none; see `braid_proto::receiver`).
     pub sack: u64,
+}
+
+const _: () = assert!(std::mem::size_of::<Packet>() == Packet::BYTES, "a packet is one cache line");
+
+impl Packet {
+    /// The size of a packet record.
+    pub const BYTES: usize = 64;
+
+    /// Forward packets: Congestion Experienced was set by a switch (kept in the word ACKs use
+    /// for `cum_ack`; false on every other kind).
+    #[inline]
+    pub fn ecn_ce(&self) -> bool {
+        self.kind.is_forward() && self.cum_ack != 0
+    }
+
+    /// Forward packets: set Congestion Experienced.
+    #[inline]
+    pub fn mark_ce(&mut self) {
+        debug_assert!(self.kind.is_forward(), "only forward packets are marked");
+        self.cum_ack = 1;
+    }
+
     /// Data of a receiver-driven flow (EQDS): the sender's pull target, the cumulative pull
-    /// number its receiver should pull up to (`braid_proto::pull_pacer`).
-    pub pull_target: u32,
+    /// number its receiver should pull up to (`braid_proto::pull_pacer`); kept in the word ACKs
+    /// use for `ood`, 0 on every other kind.
+    #[inline]
+    pub fn pull_target(&self) -> u32 {
+        if self.kind == PacketKind::Data {
+            self.ood
+        } else {
+            0
+        }
+    }
+
+    /// This data packet with pull target `t` ([`Packet::pull_target`]).
+    #[inline]
+    pub fn with_pull_target(self, t: u32) -> Packet {
+        Packet { ood: if self.kind == PacketKind::Data { t } else { 0 }, ..self }
+    }
+
+    /// Application bytes carried, with `header_bytes` of headers on every data packet: 0 for
+    /// probes, control packets and trimmed data.
+    #[inline]
+    pub fn payload_bytes(&self, header_bytes: u32) -> u32 {
+        if self.kind == PacketKind::Data && self.flags & flags::TRIMMED == 0 {
+            self.size_bytes.saturating_sub(header_bytes)
+        } else {
+            0
+        }
+    }
 }
 
 /// A freed packet links its arena's free list through `ingress` (a switch sets it on every
@@ -175,5 +224,31 @@ impl FreeLink for Packet {
     #[inline]
     fn set_next_free(&mut self, next: u32) {
         self.ingress = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words a forward packet borrows from the acknowledgement fields read as its own
+    /// values on forward kinds and as nothing on the others.
+    #[test]
+    fn the_shared_words_read_by_kind() {
+        let data = Packet { kind: PacketKind::Data, size_bytes: 4_160, ..Packet::default() }.with_pull_target(17);
+        assert_eq!((data.pull_target(), data.ecn_ce(), data.payload_bytes(64)), (17, false, 4_096));
+        let mut marked = data;
+        marked.mark_ce();
+        assert!(marked.ecn_ce());
+        assert_eq!(marked.pull_target(), 17, "the mark leaves the pull target");
+        let trimmed = Packet { flags: flags::TRIMMED, size_bytes: 64, ..data };
+        assert_eq!(trimmed.payload_bytes(64), 0);
+        let mut probe = Packet { kind: PacketKind::Probe, size_bytes: 4_160, ..Packet::default() }.with_pull_target(5);
+        probe.mark_ce();
+        assert_eq!((probe.pull_target(), probe.ecn_ce(), probe.payload_bytes(64)), (0, true, 0));
+        // An ACK's cumulative ACK and OOD are its own: no CE mark, no pull target.
+        let ack = Packet { kind: PacketKind::Ack, cum_ack: 9, ood: 3, ..Packet::default() };
+        assert_eq!((ack.ecn_ce(), ack.pull_target(), ack.payload_bytes(64)), (false, 0, 0));
+        assert_eq!(std::mem::size_of::<Packet>(), 64);
     }
 }

@@ -150,8 +150,12 @@ pub struct Sim {
     q: EventQueue<Ev>,
     /// Packet arena.
     pkts: Arena<Packet>,
-    /// INT stacks of packets that carry one (`Packet::int` = handle + 1).
+    /// INT stacks of packets that carry one (`pkt_int`).
     ints: Arena<IntStack>,
+    /// Per packet slot: 1 + the handle of the packet's INT stack in `ints`, 0 when it carries
+    /// none — beside the packets rather than in them, so that a packet is one cache line when
+    /// no scheme uses INT (then this stays empty). Non-zero only while the slot's packet lives.
+    pkt_int: Vec<u32>,
     /// Ports.
     ports: Vec<Port>,
     /// Egress ports of each node.
@@ -344,6 +348,7 @@ impl Sim {
             q: EventQueue::new(),
             pkts: Arena::new(),
             ints: Arena::new(),
+            pkt_int: Vec::new(),
             hash_seed: (0..n as u32).collect(),
             node_rng: (0..n as u64).map(|i| Rng::derive(seed, stream::SWITCH, i)).collect(),
             port_rng: (0..n_ports as u64).map(|i| Rng::derive(seed, stream::LINK, i)).collect(),
@@ -841,6 +846,28 @@ impl Sim {
         Some(now)
     }
 
+    /// Take packet `pkt`'s INT stack away from it (1 + its handle, 0 for none): the caller
+    /// frees the stack or hands it on, and the packet's slot may be freed and reused.
+    #[inline]
+    fn take_int(&mut self, pkt: braid_core::PktId) -> u32 {
+        self.pkt_int.get_mut(pkt.0 as usize).map(std::mem::take).unwrap_or(0)
+    }
+
+    /// Packet `pkt` carries INT stack `int` (1 + its handle in `ints`; 0: none).
+    #[inline]
+    fn set_int(&mut self, pkt: braid_core::PktId, int: u32) {
+        set_int_of(&mut self.pkt_int, pkt.0, int);
+    }
+
+    /// Free packet `pkt`'s INT stack, if it carries one.
+    #[inline]
+    fn free_int(&mut self, pkt: braid_core::PktId) {
+        let int = self.take_int(pkt);
+        if int > 0 {
+            self.ints.free(int - 1);
+        }
+    }
+
     /// Make `pkt` arrive at the far end of `port` at `at`, as if it had crossed the link (engine
     /// tests inject traffic this way). Only on a link that carries no simulated traffic: the
     /// arrival does not join the link's wire queue, whose packets are stored relative to the
@@ -1073,9 +1100,18 @@ impl Sim {
         crate::conservation::data_in_flight(&self.stats)
     }
 
-    /// Check conservation of data packets (see [`crate::conservation::check`]).
+    /// Check conservation of data packets (see [`crate::conservation::check`]) and, in one
+    /// queue, that every INT stack alive is held by exactly one packet slot (none leaked when
+    /// its packet was freed).
     pub fn conservation(&self) -> Result<(), String> {
-        crate::conservation::check(&self.stats, &self.ports, &self.pkts, self.foreign_live)
+        crate::conservation::check(&self.stats, &self.ports, &self.pkts, self.foreign_live)?;
+        if self.part.is_none() && self.foreign_live == (0, 0) {
+            let held = self.pkt_int.iter().filter(|&&i| i > 0).count();
+            if held != self.ints.live() {
+                return Err(format!("INT stacks: {} alive, {held} held by packets", self.ints.live()));
+            }
+        }
+        Ok(())
     }
 
     /// The receiver mode for a recovery scheme that buffers (or not) out-of-order packets.
@@ -1199,4 +1235,18 @@ impl Sim {
     pub fn pull_counts(&self) -> (u64, u64) {
         self.hosts.iter().fold((0, 0), |(p, r), h| (p + h.pull_pacer.pulls_sent(), r + h.pull_pacer.rts_received()))
     }
+}
+
+/// `pkt_int[h] = int`, growing `pkt_int` to slot `h` if it must (it stays empty while no packet
+/// carries an INT stack).
+#[inline]
+fn set_int_of(pkt_int: &mut Vec<u32>, h: u32, int: u32) {
+    let i = h as usize;
+    if i >= pkt_int.len() {
+        if int == 0 {
+            return;
+        }
+        pkt_int.resize(i + 1, 0);
+    }
+    pkt_int[i] = int;
 }

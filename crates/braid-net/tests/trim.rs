@@ -51,7 +51,6 @@ fn overload(trim: bool, seed: u64) -> Sim {
                 kind: PacketKind::Data,
                 prio: CLASS_DATA,
                 size_bytes: SIZE,
-                payload_bytes: SIZE - 64,
                 src: NodeId(if k == 0 { 0 } else { 2 }),
                 dst: NodeId(1),
                 psn: 2 * i + k,
@@ -90,7 +89,7 @@ fn trimming_bounds_the_queue_halves_the_choice_serves_headers_first_and_conserve
     let trimmed: Vec<&Packet> = sent.iter().map(|x| &x.2).filter(|p| p.flags & flags::TRIMMED != 0).collect();
     assert_eq!(trimmed.len() as u64 + dropped, st.trims, "each trimmed packet sent once or dropped");
     for p in &trimmed {
-        assert_eq!((p.size_bytes, p.payload_bytes, p.prio), (64, 0, CLASS_CONTROL));
+        assert_eq!((p.size_bytes, p.payload_bytes(64), p.prio), (64, 0, CLASS_CONTROL));
         assert!(p.flags & flags::TRIM_LAST_HOP != 0, "sw→h1 faces the destination host");
     }
     let port = &sim.ports()[2];

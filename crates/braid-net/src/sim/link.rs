@@ -59,7 +59,7 @@ impl Sim {
         let size = pk.size_bytes as u64;
         if is_switch && pk.kind.is_forward() {
             let leaked = if self.ecn_leak.is_empty() { 0 } else { self.ecn_leak[port.idx()] };
-            mark_at_dequeue(now, &self.cfg, p, leaked, pk, &mut self.node_rng, &mut self.ints, &mut self.stats);
+            mark_at_dequeue(now, &self.cfg, p, leaked, pk, pkt.0, &mut self.node_rng, &mut self.ints, &mut self.pkt_int, &mut self.stats);
         }
         p.tx_bytes += size;
         p.tx_pkts += 1;
@@ -126,9 +126,7 @@ impl Sim {
     /// retransmission delay), free it.
     pub(super) fn drop_packet(&mut self, now: Time, pkt: PktId, reason: DropReason) {
         let pk = *self.pkts.get(pkt.0);
-        if pk.int > 0 {
-            self.ints.free(pk.int - 1);
-        }
+        self.free_int(pkt);
         match pk.kind {
             PacketKind::Data => {
                 self.stats.data_dropped[reason as usize] += 1;

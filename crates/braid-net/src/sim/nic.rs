@@ -85,8 +85,6 @@ impl Sim {
                         },
                         flags: tx.flags(),
                         size_bytes: size,
-                        payload_bytes: payload,
-                        pull_target: tx.pull_target,
                         src: self.hosts[h as usize].node,
                         dst: self.hosts[fl.dst_host as usize].node,
                         flow: f,
@@ -95,7 +93,8 @@ impl Sim {
                         psn: tx.psn,
                         ts_sent: now,
                         ..Packet::default()
-                    };
+                    }
+                    .with_pull_target(tx.pull_target);
                     if is_probe {
                         self.stats.probes_sent += 1;
                     } else if !is_rts {
@@ -141,8 +140,9 @@ impl Sim {
     }
 
     /// Queue a control packet (ACK, NAK, pull) on host `h`'s NIC, ahead of data, and pump it.
-    pub(super) fn send_control(&mut self, now: Time, h: u32, pkt: Packet) {
+    pub(super) fn send_control(&mut self, now: Time, h: u32, pkt: Packet, int: u32) {
         let id = PktId(self.pkts.alloc(pkt));
+        self.set_int(id, int);
         let port = self.hosts[h as usize].port;
         let p = &mut self.ports[port.idx()];
         p.queues[CLASS_CONTROL as usize].push_back(id);
@@ -159,7 +159,7 @@ impl Sim {
         let c = &mut self.conns[f.idx()];
         let to_target = c.pulls_to_target;
         let trimmed = pk.flags & flags::TRIMMED != 0;
-        if let Some(t) = self.hosts[h as usize].pull_pacer.on_data(now, f.0, &mut c.pulls, to_target, pk.pull_target, trimmed, pk.entropy) {
+        if let Some(t) = self.hosts[h as usize].pull_pacer.on_data(now, f.0, &mut c.pulls, to_target, pk.pull_target(), trimmed, pk.entropy) {
             self.q.push(t, Ev::PullTick { host: h });
         }
     }
@@ -199,7 +199,7 @@ impl Sim {
                 ts_rx: now,
                 ..Packet::default()
             };
-            self.send_control(now, h, pkt);
+            self.send_control(now, h, pkt, 0);
         }
         if let Some(t) = self.hosts[hi].pull_pacer.rearm(now) {
             self.q.push(t, Ev::PullTick { host: h });

@@ -172,20 +172,20 @@ impl Sim {
     /// `at` (key sequence `seq`) as a message and free it here; returns whether it did.
     #[inline]
     pub(super) fn send_if_remote(&mut self, port: PortId, at: Time, seq: u64, pkt: PktId) -> bool {
-        let Some(part) = &mut self.part else { return false };
-        if !part.port_remote[port.idx()] {
+        if !self.part.as_ref().is_some_and(|part| part.port_remote[port.idx()]) {
             return false;
         }
-        let mut pk = *self.pkts.get(pkt.0);
-        let int = if pk.int > 0 {
-            let s = Box::new(*self.ints.get(pk.int - 1));
-            self.ints.free(pk.int - 1);
-            pk.int = 0;
-            Some(s)
-        } else {
-            None
+        let pk = *self.pkts.get(pkt.0);
+        let int = match self.take_int(pkt) {
+            0 => None,
+            i => {
+                let s = Box::new(*self.ints.get(i - 1));
+                self.ints.free(i - 1);
+                Some(s)
+            }
         };
         self.pkts.free(pkt.0);
+        let part = self.part.as_mut().expect("checked");
         let dst = part.owner[self.ports[port.idx()].peer.idx()] as usize;
         part.outbox[dst].push(Remote { at, seq, ev: Ev::Arrive { pkt: 0, port: port.0 }, pkt: pk, int });
         true
@@ -217,11 +217,11 @@ impl Sim {
             debug_assert!(m.at >= self.q.now(), "a message from the past: the lookahead was broken");
             match m.ev {
                 Ev::Arrive { port, .. } => {
-                    let mut pk = m.pkt;
+                    let id = self.pkts.alloc(m.pkt);
                     if let Some(s) = m.int {
-                        pk.int = self.ints.alloc(*s) + 1;
+                        let int = self.ints.alloc(*s) + 1;
+                        self.set_int(PktId(id), int);
                     }
-                    let id = self.pkts.alloc(pk);
                     let p = &self.ports[port as usize];
                     debug_assert!(!p.wire_head || p.wire.tail() < (m.at, m.seq), "arrivals of one link out of order");
                     self.put_on_wire(PortId(port), m.at, m.seq, id);

@@ -18,16 +18,16 @@ impl Sim {
     /// A packet reached host `h`.
     pub(super) fn host_receive(&mut self, now: Time, h: u32, pkt: PktId) {
         let pk = *self.pkts.get(pkt.0);
+        // Its INT stack (1 + handle, 0: none) goes with its reply or is freed below.
+        let int = self.take_int(pkt);
         let f = pk.flow;
         match pk.kind {
             _ if f.idx() >= self.conns.len() => {
                 // A bare packet of no flow (engine tests inject these): absorbed.
-                if pk.int > 0 {
-                    self.ints.free(pk.int - 1);
-                }
+                self.free_int_stack(int);
                 self.pkts.free(pkt.0);
             }
-            PacketKind::Data if pk.flags & flags::TRIMMED != 0 => self.receive_trimmed(now, h, pkt),
+            PacketKind::Data if pk.flags & flags::TRIMMED != 0 => self.receive_trimmed(now, h, pkt, int),
             PacketKind::Data | PacketKind::Probe => {
                 if pk.kind == PacketKind::Data {
                     self.pull_on_data(now, h, f, &pk);
@@ -36,7 +36,7 @@ impl Sim {
                     psn: pk.psn,
                     path: pk.path,
                     entropy: pk.entropy,
-                    ecn_ce: pk.ecn_ce,
+                    ecn_ce: pk.ecn_ce(),
                     ts_sent: pk.ts_sent,
                     hops: pk.hops,
                     ack_request: pk.kind == PacketKind::Data && pk.flags & flags::ACK_REQUEST != 0,
@@ -53,39 +53,32 @@ impl Sim {
                 };
                 // The data packet's INT stack moves to its reply (or is freed with it).
                 match reply {
-                    Some(a) => self.send_reply(now, h, &pk, &a),
-                    None if pk.int > 0 => self.ints.free(pk.int - 1),
-                    None => {}
+                    Some(a) => self.send_reply(now, h, &pk, &a, int),
+                    None => self.free_int_stack(int),
                 }
             }
             PacketKind::Ack | PacketKind::Nak => {
                 self.pkts.free(pkt.0);
                 let fl = &mut self.conns[f.idx()];
                 if fl.idle() {
-                    if pk.int > 0 {
-                        self.ints.free(pk.int - 1);
-                    }
+                    self.free_int_stack(int);
                     return;
                 }
                 let ack = AckIn {
                     ts_rx: pk.ts_rx,
                     ood: pk.ood,
-                    int: if pk.int > 0 { Some(self.ints.get(pk.int - 1)) } else { None },
+                    int: if int > 0 { Some(self.ints.get(int - 1)) } else { None },
                     sack: pk.sack,
                     ..AckIn::plain(pk.kind, pk.psn, pk.cum_ack, pk.path, pk.ts_sent, pk.hops)
                 }
                 .with_flags(pk.flags);
                 fl.sender_mut().on_ack(now, &ack);
-                if pk.int > 0 {
-                    self.ints.free(pk.int - 1);
-                }
+                self.free_int_stack(int);
                 self.after_sender_fed(now, f, h);
             }
             PacketKind::Pull | PacketKind::Rts => {
                 self.pull_on_control(now, h, pk);
-                if pk.int > 0 {
-                    self.ints.free(pk.int - 1);
-                }
+                self.free_int_stack(int);
                 self.pkts.free(pkt.0);
             }
         }
@@ -95,22 +88,29 @@ impl Sim {
     /// no longer in flight. A transport that handles trims (UET, EQDS) gets it — its receiver
     /// NAKs it at once, and a receiver-driven flow queues a pull for its retransmission (htsim
     /// `processTrimmed`); for the others the NIC discards it as if it had been dropped.
-    fn receive_trimmed(&mut self, now: Time, h: u32, pkt: PktId) {
+    /// `int` is the packet's INT stack (1 + handle, 0: none), already taken from it.
+    fn receive_trimmed(&mut self, now: Time, h: u32, pkt: PktId, int: u32) {
         let pk = *self.pkts.get(pkt.0);
         self.pkts.free(pkt.0);
         self.stats.trimmed_arrived += 1;
         let f = pk.flow;
         // (In a parallel run a receiver cannot see its sender's completion: see `partition`.)
         if !self.conns[f.idx()].handles_trims || self.sender_seen_done(f) {
-            if pk.int > 0 {
-                self.ints.free(pk.int - 1);
-            }
+            self.free_int_stack(int);
             return;
         }
         self.pull_on_data(now, h, f, &pk);
-        let data = DataIn { psn: pk.psn, path: pk.path, entropy: pk.entropy, ecn_ce: pk.ecn_ce, ts_sent: pk.ts_sent, hops: pk.hops, ack_request: false };
+        let data = DataIn { psn: pk.psn, path: pk.path, entropy: pk.entropy, ecn_ce: pk.ecn_ce(), ts_sent: pk.ts_sent, hops: pk.hops, ack_request: false };
         let reply = self.conns[f.idx()].receiver.on_trimmed(now, &data, pk.flags & flags::TRIM_LAST_HOP != 0);
-        self.send_reply(now, h, &pk, &reply);
+        self.send_reply(now, h, &pk, &reply, int);
+    }
+
+    /// Free INT stack `int` (1 + handle; 0: none).
+    #[inline]
+    fn free_int_stack(&mut self, int: u32) {
+        if int > 0 {
+            self.ints.free(int - 1);
+        }
     }
 
     /// A data packet of connection `f` reached host `h`: the receiver decides, the NIC-level
@@ -223,8 +223,8 @@ impl Sim {
     }
 
     /// Turn the receiver's reply to `data` into a control packet from host `h` back to the
-    /// sender; it takes over the data packet's INT stack.
-    fn send_reply(&mut self, now: Time, h: u32, data: &Packet, a: &AckOut) {
+    /// sender; it takes over the data packet's INT stack `int` (1 + handle; 0: none).
+    fn send_reply(&mut self, now: Time, h: u32, data: &Packet, a: &AckOut, int: u32) {
         let ack = Packet {
             kind: a.kind,
             prio: if matches!(a.kind, PacketKind::Ack | PacketKind::Nak) { self.cfg.ack_class } else { CLASS_CONTROL },
@@ -242,10 +242,9 @@ impl Sim {
             ts_rx: a.ts_rx,
             hops: a.hops,
             sack: a.sack,
-            int: data.int,
             ..Packet::default()
         };
-        self.send_control(now, h, ack);
+        self.send_control(now, h, ack, int);
     }
 
     /// A pull or RTS reached host `h`: an RTS queues pulls at this (receiving) host; a pull is
@@ -264,7 +263,7 @@ impl Sim {
                     // The receiver has everything; its sender lost the last ACKs: ACK again.
                     let rts = DataIn { psn: pk.psn, path: pk.path, entropy: pk.entropy, ecn_ce: false, ts_sent: pk.ts_sent, hops: pk.hops, ack_request: false };
                     let reply = fl.receiver.on_rts_complete(now, &rts);
-                    self.send_reply(now, h, &Packet { int: 0, ..pk }, &reply);
+                    self.send_reply(now, h, &pk, &reply, 0);
                 } else if fl.wants_pulls {
                     self.pull_on_rts(now, h, f, pk.psn, pk.entropy);
                 }

@@ -233,7 +233,6 @@ impl Sim {
         let last_hop = self.is_host[self.ports[port.idx()].peer.idx()];
         let pk = self.pkts.get_mut(pkt.0);
         pk.size_bytes = self.cfg.trim.size_bytes;
-        pk.payload_bytes = 0;
         pk.prio = CLASS_CONTROL;
         pk.flags |= flags::TRIMMED | if last_hop { flags::TRIM_LAST_HOP } else { 0 };
         self.stats.trims += 1;
@@ -328,8 +327,10 @@ pub(super) fn mark_at_dequeue(
     p: &Port,
     leaked: u64,
     pk: &mut Packet,
+    h: u32,
     node_rng: &mut [Rng],
     ints: &mut Arena<IntStack>,
+    pkt_int: &mut Vec<u32>,
     stats: &mut SimStats,
 ) {
     let size = pk.size_bytes as u64;
@@ -338,15 +339,17 @@ pub(super) fn mark_at_dequeue(
         let q = p.q_bytes[c] + if c == CLASS_DATA as usize { leaked } else { 0 };
         let prob = ecn_mark_probability(q, p.kmin, p.kmax, cfg.ecn.pmax);
         if prob >= 1.0 || (prob > 0.0 && node_rng[p.node.idx()].bernoulli(prob)) {
-            pk.ecn_ce = true;
+            pk.mark_ce();
             stats.ecn_marks += 1;
         }
     }
     if cfg.int_enabled {
-        if pk.int == 0 {
-            pk.int = ints.alloc(IntStack::default()) + 1;
+        let mut int = pkt_int.get(h as usize).copied().unwrap_or(0);
+        if int == 0 {
+            int = ints.alloc(IntStack::default()) + 1;
+            super::set_int_of(pkt_int, h, int);
         }
-        ints.get_mut(pk.int - 1).push(IntHop {
+        ints.get_mut(int - 1).push(IntHop {
             ts: now,
             tx_bytes: p.tx_bytes + size,
             qlen_bytes: p.queued_bytes().min(u32::MAX as u64) as u32,
