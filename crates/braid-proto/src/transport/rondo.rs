@@ -711,7 +711,7 @@ impl RondoSender {
             // Until the gate first opens: the arrival-aligned differences ([`aligned`]), which a
             // queue shared by all paths does not move.
             self.sched_on = true;
-            let Some(al) = &self.aligned else { unreachable!("checked") };
+            let Some(al) = self.aligned.as_mut() else { unreachable!("checked") };
             let n = self.paths.len();
             // Each path's rate once (the start-up estimate keeps at most `MAX_ALIGNED_PATHS`),
             // not once per pair: the same quotients, so the same skips bit for bit.
@@ -719,10 +719,13 @@ impl RondoSender {
             for (r, ps) in rates.iter_mut().zip(&self.paths) {
                 *r = ps.window() / ps.srtt_s.max(1e-12);
             }
+            // Only the rows whose inputs changed since the last evaluation: a delay sample
+            // moves the differences of its own path's pairs, an ACK the rate of its path.
+            let stale = al.rows_to_recompute(&rates[..n]);
             // Only the paths a packet on `p` arrives later than contribute (the others' terms
             // are zero): kept as a bit set by the start-up estimate. One pass over them gives
             // both the skip and the lead `skip_expiry` reads.
-            for p in 0..n {
+            for p in bits(stale) {
                 let row = al.excess_row(p);
                 let (skip, lead_s) = eq7_skip_and_lead_over(bits(al.later_than(p)), |q| rates[q], |q| row[q], self.cfg_max_skip);
                 let ps = &mut self.paths[p];
@@ -730,6 +733,14 @@ impl RondoSender {
                 if self.skip_expiry {
                     ps.skip_lead_s = lead_s;
                 }
+            }
+            // Debug builds check that the rows left alone are what evaluating them gives.
+            #[cfg(debug_assertions)]
+            for p in 0..n {
+                let row = al.excess_row(p);
+                let (skip, lead_s) = eq7_skip_and_lead_over(bits(al.later_than(p)), |q| rates[q], |q| row[q], self.cfg_max_skip);
+                debug_assert_eq!(self.paths[p].skip, skip, "path {p}'s skip is stale");
+                debug_assert!(!self.skip_expiry || self.paths[p].skip_lead_s.to_bits() == lead_s.to_bits(), "path {p}'s lead is stale");
             }
         }
     }

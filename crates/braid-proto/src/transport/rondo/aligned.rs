@@ -250,13 +250,26 @@ pub struct StartupDelays {
     /// added (the scheduler reads every pair on every delay sample; pairings change only in
     /// `add_*`, and only the pairs of the sample's path).
     excess: Vec<f64>,
+    /// Bit `p`: row `p` of `excess` or `later` changed since [`StartupDelays::rows_to_recompute`]
+    /// last ran.
+    dirty_rows: u64,
+    /// The path rates Eq 7 was last evaluated with (empty: never).
+    skip_rates: Vec<f64>,
 }
 
 impl StartupDelays {
     /// For `n` paths.
     pub fn new(n: usize) -> StartupDelays {
         assert!(n <= 64, "the start-up scheduler keeps at most 64 paths");
-        StartupDelays { data: AlignedDelays::new(n), probe: AlignedDelays::new(n), ready_seen: false, later: vec![0; n], excess: vec![0.0; n * n] }
+        StartupDelays {
+            data: AlignedDelays::new(n),
+            probe: AlignedDelays::new(n),
+            ready_seen: false,
+            later: vec![0; n],
+            excess: vec![0.0; n * n],
+            dirty_rows: 0,
+            skip_rates: Vec::new(),
+        }
     }
 
     /// A data packet's delay sample ([`AlignedDelays::add`] on the data pairs).
@@ -280,6 +293,9 @@ impl StartupDelays {
             debug_assert!(q != p && q < n);
             for (a, b) in [(p, q), (q, p)] {
                 let e = if self.data.known(a, b) { self.data.resolved_excess(a, b) } else { self.probe.resolved_excess(a, b) };
+                if e.to_bits() != self.excess[a * n + b].to_bits() {
+                    self.dirty_rows |= 1 << a;
+                }
                 self.excess[a * n + b] = e;
                 if e > 0.0 {
                     self.later[a] |= 1 << b;
@@ -288,6 +304,29 @@ impl StartupDelays {
                 }
             }
         }
+    }
+
+    /// The rows of Eq 7 to evaluate again for path rates `rates` (indexed by path): all of them
+    /// the first time, then those whose differences changed since the last call and those that
+    /// sum a rate that changed — every other row's inputs (its `later` bits, its differences,
+    /// the rates it reads) are the bits it was last evaluated with, so its skip would come out
+    /// the same. Remembers `rates` for the next call.
+    pub fn rows_to_recompute(&mut self, rates: &[f64]) -> u64 {
+        let n = self.later.len();
+        let stale = if self.skip_rates.len() != n {
+            if n >= 64 {
+                u64::MAX
+            } else {
+                (1 << n) - 1
+            }
+        } else {
+            let changed = (0..n).filter(|&q| rates[q].to_bits() != self.skip_rates[q].to_bits()).fold(0u64, |m, q| m | 1 << q);
+            (0..n).filter(|&p| self.later[p] & changed != 0).fold(self.dirty_rows, |m, p| m | 1 << p)
+        };
+        self.skip_rates.clear();
+        self.skip_rates.extend_from_slice(&rates[..n]);
+        self.dirty_rows = 0;
+        stale
     }
 
     /// The paths a packet on `p` arrives later than (`resolved_excess(p, q) > 0`), as a bit set.
@@ -382,6 +421,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn only_rows_whose_inputs_moved_are_evaluated_again() {
+        let mut s = StartupDelays::new(3);
+        // Path 2 is 10 µs slower than paths 0 and 1.
+        s.add_data(0, 10.0e-6, 5.0e-6, 1e-6);
+        s.add_data(1, 10.1e-6, 5.0e-6, 1e-6);
+        s.add_data(2, 10.2e-6, 15.0e-6, 1e-6);
+        assert_eq!(s.later_than(2), 0b011);
+        let rates = [1.0, 2.0, 3.0];
+        assert_eq!(s.rows_to_recompute(&rates), 0b111, "the first evaluation takes every row");
+        assert_eq!(s.rows_to_recompute(&rates), 0, "nothing moved");
+        // Path 0's rate: only the row that sums it (path 2's).
+        assert_eq!(s.rows_to_recompute(&[1.5, 2.0, 3.0]), 0b100);
+        // Path 2's rate: no row sums it.
+        assert_eq!(s.rows_to_recompute(&[1.5, 2.0, 4.0]), 0);
+        // A sample that leaves every difference as it was moves no row; one that changes path
+        // 2's difference to path 1 moves row 2.
+        s.add_data(0, 20.0e-6, 5.0e-6, 1e-6);
+        assert_eq!(s.rows_to_recompute(&[1.5, 2.0, 4.0]), 0);
+        s.add_data(1, 20.1e-6, 5.0e-6, 1e-6);
+        s.add_data(2, 20.2e-6, 17.0e-6, 1e-6);
+        s.add_data(2, 30.2e-6, 17.0e-6, 1e-6);
+        s.add_data(1, 30.1e-6, 5.0e-6, 1e-6);
+        assert_ne!(s.rows_to_recompute(&[1.5, 2.0, 4.0]) & 0b100, 0);
     }
 
     #[test]
