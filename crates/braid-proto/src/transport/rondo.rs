@@ -368,6 +368,9 @@ pub struct RondoSender {
     sched_on: bool,
     /// The stability gate has opened once (skips from the EWMA estimates since).
     sched_stable: bool,
+    /// Paths whose forward-delay estimate is stable now (sampled, and the last
+    /// `stable_samples` samples within `stable_tol`): the gate opens when all are.
+    stable_paths: usize,
     /// Arrival-aligned delay differences for the start-up scheduler (`scheduler_start =
     /// "first-samples"`): allocated when the flow starts sending, released once the stability
     /// gate opens (they are not read after) or a flow of one message completes; `None` otherwise.
@@ -698,8 +701,8 @@ impl RondoSender {
         if !self.scheduler {
             return;
         }
-        let k = self.cfg_stable_samples.max(1);
-        let stable = self.paths.iter().all(|p| p.fwd_n > 0 && p.stable >= k);
+        let stable = self.stable_paths == self.paths.len();
+        debug_assert_eq!(stable, self.paths.iter().all(|p| self.path_is_stable(p)), "stable_paths is off");
         if stable {
             self.sched_stable = true;
             self.sched_on = true;
@@ -743,6 +746,13 @@ impl RondoSender {
                 debug_assert!(!self.skip_expiry || self.paths[p].skip_lead_s.to_bits() == lead_s.to_bits(), "path {p}'s lead is stale");
             }
         }
+    }
+
+    /// Whether path `ps`'s forward-delay estimate is stable: sampled, and the last
+    /// `stable_samples` samples within `stable_tol` of it.
+    #[inline]
+    fn path_is_stable(&self, ps: &PathState) -> bool {
+        ps.fwd_n > 0 && ps.stable >= self.cfg_stable_samples.max(1)
     }
 
     /// A delay sample went into the start-up tables: with `startup_skips = "per-sample"` (the
@@ -791,6 +801,7 @@ impl RondoSender {
     /// Free the per-path state: the paths, their samples, deficits and scratch.
     fn drop_path_state(&mut self) {
         self.paths = Vec::new();
+        self.stable_paths = 0;
         self.samples = Vec::new();
         self.deficits = Deficits::new(0);
         self.open_scratch = Vec::new();
@@ -824,6 +835,7 @@ impl RondoSender {
         }
         self.deficits = Deficits::new(n);
         self.open_scratch = Vec::with_capacity(n);
+        self.stable_paths = self.paths.iter().filter(|p| self.path_is_stable(p)).count();
         self.refresh_samples(self.start);
     }
 
@@ -1023,6 +1035,7 @@ impl Transport for RondoSender {
             tu_rel: cfg.tu,
             probe_rr: 0,
             sched_on: false,
+            stable_paths: 0,
             sched_stable: false,
             aligned: None,
             paths_released: false,
@@ -1248,6 +1261,8 @@ impl SenderOps for RondoSender {
             if let Some(al) = &mut self.aligned {
                 al.add_data(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
             }
+            let k = self.cfg_stable_samples.max(1);
+            let was_stable = ps.fwd_n > 0 && ps.stable >= k;
             if ps.fwd_n == 0 {
                 ps.fwd_s = d;
                 ps.stable = 1;
@@ -1260,6 +1275,14 @@ impl SenderOps for RondoSender {
                 ps.fwd_s += self.cfg_delay_gain * (d - ps.fwd_s);
             }
             ps.fwd_n = ps.fwd_n.saturating_add(1);
+            let is_stable = ps.stable >= k;
+            if is_stable != was_stable {
+                if is_stable {
+                    self.stable_paths += 1;
+                } else {
+                    self.stable_paths -= 1;
+                }
+            }
         }
         if let PathCc::Swift(sw) = &mut ps.cc {
             sw.on_ack(&AckEvent {

@@ -313,19 +313,27 @@ impl StartupDelays {
     /// the same. Remembers `rates` for the next call.
     pub fn rows_to_recompute(&mut self, rates: &[f64]) -> u64 {
         let n = self.later.len();
-        let stale = if self.skip_rates.len() != n {
-            if n >= 64 {
-                u64::MAX
-            } else {
-                (1 << n) - 1
+        let rates = &rates[..n];
+        if self.skip_rates.len() != n {
+            self.skip_rates = rates.to_vec();
+            self.dirty_rows = 0;
+            return if n >= 64 { u64::MAX } else { (1 << n) - 1 };
+        }
+        let mut changed = 0u64;
+        for (q, (old, &new)) in self.skip_rates.iter_mut().zip(rates).enumerate() {
+            if old.to_bits() != new.to_bits() {
+                changed |= 1 << q;
+                *old = new;
             }
-        } else {
-            let changed = (0..n).filter(|&q| rates[q].to_bits() != self.skip_rates[q].to_bits()).fold(0u64, |m, q| m | 1 << q);
-            (0..n).filter(|&p| self.later[p] & changed != 0).fold(self.dirty_rows, |m, p| m | 1 << p)
-        };
-        self.skip_rates.clear();
-        self.skip_rates.extend_from_slice(&rates[..n]);
-        self.dirty_rows = 0;
+        }
+        let mut stale = std::mem::take(&mut self.dirty_rows);
+        if changed != 0 {
+            for (p, &later) in self.later.iter().enumerate() {
+                if later & changed != 0 {
+                    stale |= 1 << p;
+                }
+            }
+        }
         stale
     }
 
