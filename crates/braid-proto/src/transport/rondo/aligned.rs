@@ -96,6 +96,11 @@ impl Ring {
         // Most queries are for an arrival at or after the newest sample (echoes return about in
         // arrival order): then `lo` is the end, found without the bisection.
         let newest_before = self.buf[slot(self.len - 1)].0 < rx;
+        // ... and the newest is then the nearest, unless the one before it arrived as far from
+        // `rx` (a tie, which the scan breaks by buffer order below).
+        if newest_before && (self.len == 1 || gap(self.len - 2).total_cmp(&gap(self.len - 1)).is_ne()) {
+            return Some(self.buf[slot(self.len - 1)]);
+        }
         let (mut lo, mut hi) = if newest_before { (self.len, self.len) } else { (0, self.len) };
         while lo < hi {
             let mid = (lo + hi) / 2;
