@@ -209,6 +209,9 @@ use unsent::UnsentSet;
 /// a ring of samples per path); with more, the scheduler starts at the stability gate.
 const MAX_ALIGNED_PATHS: usize = 32;
 
+/// Paths up to which Eq 7's rates are kept on the stack while the skips are set.
+const SKIP_RATES_ON_STACK: usize = 64;
+
 /// The PSN every probe carries.
 pub const PROBE_PSN: u32 = u32::MAX;
 
@@ -774,6 +777,24 @@ impl RondoSender {
     /// path `p` arrives (0 when not later).
     fn set_skips(&mut self, excess: impl Fn(&[PathState], usize, usize) -> f64) {
         let n = self.paths.len();
+        if n <= SKIP_RATES_ON_STACK {
+            // Each path's rate once, not once per pair (the same quotients, so the same skips
+            // bit for bit), and one pass per path for the skip and the lead together.
+            let mut rates = [0.0f64; SKIP_RATES_ON_STACK];
+            for (r, ps) in rates.iter_mut().zip(&self.paths) {
+                *r = ps.window() / ps.srtt_s.max(1e-12);
+            }
+            for p in 0..n {
+                let paths = &self.paths;
+                let (skip, lead_s) = eq7_skip_and_lead_over((0..n).filter(|&q| q != p), |q| rates[q], |q| excess(paths, p, q), self.cfg_max_skip);
+                let ps = &mut self.paths[p];
+                ps.skip = skip;
+                if self.skip_expiry {
+                    ps.skip_lead_s = lead_s;
+                }
+            }
+            return;
+        }
         for p in 0..n {
             let paths = &self.paths;
             let skip = eq7_skip(p, n, |q| paths[q].window() / paths[q].srtt_s.max(1e-12), |q| excess(paths, p, q), self.cfg_max_skip);
