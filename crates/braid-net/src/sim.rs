@@ -863,6 +863,12 @@ impl Sim {
     #[inline]
     fn free_int(&mut self, pkt: braid_core::PktId) {
         let int = self.take_int(pkt);
+        self.free_int_stack(int);
+    }
+
+    /// Free INT stack `int` (1 + its handle in `ints`; 0: none), already taken from its packet.
+    #[inline]
+    fn free_int_stack(&mut self, int: u32) {
         if int > 0 {
             self.ints.free(int - 1);
         }

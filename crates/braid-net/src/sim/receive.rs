@@ -105,14 +105,6 @@ impl Sim {
         self.send_reply(now, h, &pk, &reply, int);
     }
 
-    /// Free INT stack `int` (1 + handle; 0: none).
-    #[inline]
-    fn free_int_stack(&mut self, int: u32) {
-        if int > 0 {
-            self.ints.free(int - 1);
-        }
-    }
-
     /// A data packet of connection `f` reached host `h`: the receiver decides, the NIC-level
     /// reorder metrics and the delivery counters follow. Returns the reply to send, if any.
     fn receive_data(&mut self, now: Time, h: u32, f: FlowId, data: &DataIn, pkt_flags: u8) -> Option<AckOut> {

@@ -201,16 +201,13 @@ use aligned::StartupDelays;
 use pacer::FlowPacer;
 use probing::PathProbing;
 use sample::AckSample;
-use scheduler::{bits, eq7_skip, eq7_skip_and_lead_over};
+use scheduler::{bits, eq7_skip_and_lead_over};
 use select::Deficits;
 use unsent::UnsentSet;
 
 /// Most logical paths for which the start-up scheduler keeps its pairwise table (`n²` entries and
 /// a ring of samples per path); with more, the scheduler starts at the stability gate.
 const MAX_ALIGNED_PATHS: usize = 32;
-
-/// Paths up to which Eq 7's rates are kept on the stack while the skips are set.
-const SKIP_RATES_ON_STACK: usize = 64;
 
 /// The PSN every probe carries.
 pub const PROBE_PSN: u32 = u32::MAX;
@@ -732,8 +729,7 @@ impl RondoSender {
             // are zero): kept as a bit set by the start-up estimate. One pass over them gives
             // both the skip and the lead `skip_expiry` reads.
             for p in bits(stale) {
-                let row = al.excess_row(p);
-                let (skip, lead_s) = eq7_skip_and_lead_over(bits(al.later_than(p)), |q| rates[q], |q| row[q], self.cfg_max_skip);
+                let (skip, lead_s) = al.skip_and_lead(p, &rates[..n], self.cfg_max_skip);
                 let ps = &mut self.paths[p];
                 ps.skip = skip;
                 if self.skip_expiry {
@@ -743,8 +739,7 @@ impl RondoSender {
             // Debug builds check that the rows left alone are what evaluating them gives.
             #[cfg(debug_assertions)]
             for p in 0..n {
-                let row = al.excess_row(p);
-                let (skip, lead_s) = eq7_skip_and_lead_over(bits(al.later_than(p)), |q| rates[q], |q| row[q], self.cfg_max_skip);
+                let (skip, lead_s) = al.skip_and_lead(p, &rates[..n], self.cfg_max_skip);
                 debug_assert_eq!(self.paths[p].skip, skip, "path {p}'s skip is stale");
                 debug_assert!(!self.skip_expiry || self.paths[p].skip_lead_s.to_bits() == lead_s.to_bits(), "path {p}'s lead is stale");
             }
@@ -777,35 +772,27 @@ impl RondoSender {
     /// path `p` arrives (0 when not later).
     fn set_skips(&mut self, excess: impl Fn(&[PathState], usize, usize) -> f64) {
         let n = self.paths.len();
-        if n <= SKIP_RATES_ON_STACK {
-            // Each path's rate once, not once per pair (the same quotients, so the same skips
-            // bit for bit), and one pass per path for the skip and the lead together.
-            let mut rates = [0.0f64; SKIP_RATES_ON_STACK];
-            for (r, ps) in rates.iter_mut().zip(&self.paths) {
-                *r = ps.window() / ps.srtt_s.max(1e-12);
-            }
-            for p in 0..n {
-                let paths = &self.paths;
-                let (skip, lead_s) = eq7_skip_and_lead_over((0..n).filter(|&q| q != p), |q| rates[q], |q| excess(paths, p, q), self.cfg_max_skip);
-                let ps = &mut self.paths[p];
-                ps.skip = skip;
-                if self.skip_expiry {
-                    ps.skip_lead_s = lead_s;
-                }
-            }
-            return;
+        // Each path's rate once, not once per pair (the same quotients, so the same skips bit
+        // for bit), and one pass per path for the skip and the lead together.
+        // (On the stack for the usual few paths; `paths = N` allows up to `config::MAX_PATHS`.)
+        let mut on_stack = [0.0f64; MAX_ALIGNED_PATHS];
+        let mut on_heap = Vec::new();
+        let rates: &mut [f64] = if n <= MAX_ALIGNED_PATHS {
+            &mut on_stack[..n]
+        } else {
+            on_heap.resize(n, 0.0);
+            &mut on_heap
+        };
+        for (r, ps) in rates.iter_mut().zip(&self.paths) {
+            *r = ps.window() / ps.srtt_s.max(1e-12);
         }
         for p in 0..n {
             let paths = &self.paths;
-            let skip = eq7_skip(p, n, |q| paths[q].window() / paths[q].srtt_s.max(1e-12), |q| excess(paths, p, q), self.cfg_max_skip);
-            self.paths[p].skip = skip;
-        }
-        if self.skip_expiry {
-            // The lead only serves `skip_expiry`: a pass of its own, so that the skips' loop is
-            // the same without it.
-            for p in 0..n {
-                let paths = &self.paths;
-                self.paths[p].skip_lead_s = (0..n).filter(|&q| q != p).map(|q| excess(paths, p, q)).fold(0.0, f64::max);
+            let (skip, lead_s) = eq7_skip_and_lead_over((0..n).filter(|&q| q != p), |q| rates[q], |q| excess(paths, p, q), self.cfg_max_skip);
+            let ps = &mut self.paths[p];
+            ps.skip = skip;
+            if self.skip_expiry {
+                ps.skip_lead_s = lead_s;
             }
         }
     }

@@ -25,7 +25,7 @@
 //! Fixed memory per flow: a ring of the last [`RING`] samples per path and an `n × n` table of
 //! the last three differences of each pair, sized when the sender is built.
 
-use super::scheduler::bits as scheduler_bits;
+use super::scheduler::{bits as scheduler_bits, eq7_skip_and_lead_over};
 
 /// Samples kept per path.
 pub const RING: usize = 32;
@@ -362,11 +362,14 @@ impl StartupDelays {
         self.excess[p * self.later.len() + q]
     }
 
-    /// [`StartupDelays::resolved_excess`]`(p, q)` for every `q`, indexed by `q`.
+    /// Eq 7's skip of path `p` and its lead over the fastest other path
+    /// ([`eq7_skip_and_lead_over`]) from these differences and the paths' rates `rates`
+    /// (packets per second, indexed by path): only the paths `p` arrives later than contribute.
     #[inline]
-    pub fn excess_row(&self, p: usize) -> &[f64] {
+    pub(crate) fn skip_and_lead(&self, p: usize, rates: &[f64], max_skip: u32) -> (u32, f64) {
         let n = self.later.len();
-        &self.excess[p * n..(p + 1) * n]
+        let row = &self.excess[p * n..(p + 1) * n];
+        eq7_skip_and_lead_over(scheduler_bits(self.later[p]), |q| rates[q], |q| row[q], max_skip)
     }
 }
 

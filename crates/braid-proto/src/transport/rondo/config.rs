@@ -194,6 +194,9 @@ pub const DEFAULT_W0_PKTS: f64 = 4.0;
 /// spread over when a failure or a hash collision takes one.
 pub const MIN_AUTO_PATHS: u32 = 4;
 
+/// The most logical paths a flow may have (`paths = N`).
+pub const MAX_PATHS: usize = 256;
+
 /// Logical paths per physical path under `paths = "auto"`. More cover the physical paths more
 /// evenly under ECMP (four onto four leave one unused two times in three) but raise the OOD where
 /// path delays differ; one per physical path is the measured compromise (module docs).
@@ -353,8 +356,8 @@ impl RondoConfig {
                     }
                     "paths" => {
                         let n = v.as_u64().map_err(|_| "must be \"auto\" or a number of paths".to_string())?;
-                        if n == 0 || n > 256 {
-                            return Err(format!("must be \"auto\" or between 1 and 256, got {n}"));
+                        if n == 0 || n > MAX_PATHS as u64 {
+                            return Err(format!("must be \"auto\" or between 1 and {MAX_PATHS}, got {n}"));
                         }
                         c.paths = n as u16;
                         c.paths_auto = false;

@@ -7,32 +7,12 @@
 //! Which delay differences feed it (EWMA estimates behind a stability gate, or arrival-aligned
 //! first samples) is the sender's choice; this is the arithmetic.
 
-/// `skip_p` of Eq 7 for path `p` of `n`: `rate(q)` is `R_q` in packets per second, `excess(q)`
-/// is `max(D_p − D_q, 0)` in seconds; capped at `max_skip`.
-pub(crate) fn eq7_skip(p: usize, n: usize, rate: impl Fn(usize) -> f64, excess: impl Fn(usize) -> f64, max_skip: u32) -> u32 {
-    eq7_skip_over((0..n).filter(|&q| q != p), rate, excess, max_skip)
-}
-
-/// [`eq7_skip`] over the paths `qs` (ascending) that may be faster than `p`: the sum skips the
-/// others, whose terms are zero, so the result is the same bit for bit.
-pub(crate) fn eq7_skip_over(qs: impl Iterator<Item = usize>, rate: impl Fn(usize) -> f64, excess: impl Fn(usize) -> f64, max_skip: u32) -> u32 {
-    let mut s = 0.0;
-    for q in qs {
-        // A path that is not faster adds nothing (`+ 0.0` leaves the sum as it is), so its
-        // rate is not computed.
-        let e = excess(q);
-        if e > 0.0 {
-            s += rate(q) * e;
-        }
-    }
-    // `s as u64` is `s.floor() as u64` for every float (negatives and NaN give 0 either way)
-    // without the `floor` library call.
-    (s as u64).min(max_skip as u64) as u32
-}
-
-/// [`eq7_skip_over`] and, in the same pass, the largest `excess(q)` over `qs` (0 when none is
-/// positive): the lead by which a packet on `p` trails the fastest of the other paths, which
-/// `transport.skip_expiry` reads. Both are the values the two separate folds give, bit for bit.
+/// `skip_p` of Eq 7 over the paths `qs` (ascending; `p` itself excluded) that may be faster
+/// than `p`, and, in the same pass, the largest `excess(q)` over them (0 when none is positive):
+/// the lead by which a packet on `p` trails the fastest of the other paths, which
+/// `transport.skip_expiry` reads. `rate(q)` is `R_q` in packets per second, `excess(q)` is
+/// `max(D_p − D_q, 0)` in seconds; the skip is capped at `max_skip`. Leaving out paths that are
+/// not faster (their terms are zero) gives the same skip bit for bit.
 #[inline]
 pub(crate) fn eq7_skip_and_lead_over(qs: impl Iterator<Item = usize>, rate: impl Fn(usize) -> f64, excess: impl Fn(usize) -> f64, max_skip: u32) -> (u32, f64) {
     let mut s = 0.0;
@@ -40,10 +20,14 @@ pub(crate) fn eq7_skip_and_lead_over(qs: impl Iterator<Item = usize>, rate: impl
     for q in qs {
         let e = excess(q);
         lead = lead.max(e);
+        // A path that is not faster adds nothing (`+ 0.0` leaves the sum as it is), so its
+        // rate is not computed.
         if e > 0.0 {
             s += rate(q) * e;
         }
     }
+    // `s as u64` is `s.floor() as u64` for every float (negatives and NaN give 0 either way)
+    // without the `floor` library call.
     ((s as u64).min(max_skip as u64) as u32, lead)
 }
 
@@ -63,6 +47,12 @@ pub(crate) fn bits(mut m: u64) -> impl Iterator<Item = usize> {
 mod tests {
     use super::*;
 
+    /// Eq 7 as written, over every other path: the reference the sender's sparse pass is held to.
+    fn eq7_skip(p: usize, n: usize, rate: impl Fn(usize) -> f64, excess: impl Fn(usize) -> f64, max_skip: u32) -> u32 {
+        let s: f64 = (0..n).filter(|&q| q != p).map(|q| rate(q) * excess(q)).sum();
+        (s.floor() as u64).min(max_skip as u64) as u32
+    }
+
     #[test]
     fn summing_only_the_later_paths_gives_the_same_skip() {
         let d: [f64; 4] = [20.0, 10.0, 35.0, 20.0];
@@ -70,7 +60,7 @@ mod tests {
         for p in 0..4 {
             let full = eq7_skip(p, 4, |q| r[q], |q| (d[p] - d[q]).max(0.0), 4096);
             let later: u64 = (0..4).filter(|&q| d[p] > d[q]).fold(0, |m, q| m | 1 << q);
-            let sparse = eq7_skip_over(bits(later), |q| r[q], |q| (d[p] - d[q]).max(0.0), 4096);
+            let (sparse, _) = eq7_skip_and_lead_over(bits(later), |q| r[q], |q| (d[p] - d[q]).max(0.0), 4096);
             assert_eq!(full, sparse, "path {p}");
         }
         assert_eq!(bits(0b1010_0001).collect::<Vec<_>>(), vec![0, 5, 7]);
@@ -86,10 +76,13 @@ mod tests {
             for p in 0..n {
                 let later: u64 = (0..n).filter(|&q| d[p] > d[q]).fold(0, |m, q| m | 1 << q);
                 let excess = |q: usize| (d[p] - d[q]).max(0.0);
-                let skip = eq7_skip_over(bits(later), |q| r[q], excess, 64);
-                let lead = bits(later).map(excess).fold(0.0, f64::max);
-                let (skip1, lead1) = eq7_skip_and_lead_over(bits(later), |q| r[q], excess, 64);
-                assert_eq!((skip, lead.to_bits()), (skip1, lead1.to_bits()));
+                let skip = eq7_skip(p, n, |q| r[q], excess, 64);
+                let lead = (0..n).filter(|&q| q != p).map(excess).fold(0.0, f64::max);
+                for (skip1, lead1) in
+                    [eq7_skip_and_lead_over(bits(later), |q| r[q], excess, 64), eq7_skip_and_lead_over((0..n).filter(|&q| q != p), |q| r[q], excess, 64)]
+                {
+                    assert_eq!((skip, lead.to_bits()), (skip1, lead1.to_bits()));
+                }
             }
         }
     }
