@@ -25,6 +25,7 @@
 //! `kinds`, `topology_kinds`, `fields`; `sweep` → `run`, `plot`; `compare` → `sweep`, `report`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
 //! `fields`.
 
+pub mod alloc_policy;
 pub mod bench;
 pub mod build;
 pub mod compare;

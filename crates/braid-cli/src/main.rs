@@ -208,6 +208,8 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    // Large buffers come from and go back to the operating system (`alloc_policy`).
+    braid_cli::alloc_policy::large_buffers_from_the_os();
     let cli = Cli::parse();
     let Some(cmd) = cli.cmd else {
         use clap::CommandFactory;

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use braid_core::Time;
 
-use crate::sim::{merge_partitions, Remote, RunEnd, Sim};
+use crate::sim::{merge_partitions, Messages, RunEnd, Sim};
 use crate::topology::{NodeKind, Topology};
 
 /// The smallest spacing of synchronisation boundaries, in simulated time ([`sync_quantum`]).
@@ -189,7 +189,7 @@ impl SpinBarrier {
 struct Shared {
     n: usize,
     /// `[parity][src][dst]`.
-    slots: Vec<Mutex<Vec<Remote>>>,
+    slots: Vec<Mutex<Messages>>,
     /// `[parity][partition]`.
     contrib: Vec<Mutex<Contrib>>,
     barrier: SpinBarrier,
@@ -205,7 +205,7 @@ struct Shared {
 }
 
 impl Shared {
-    fn slot(&self, parity: usize, src: usize, dst: usize) -> &Mutex<Vec<Remote>> {
+    fn slot(&self, parity: usize, src: usize, dst: usize) -> &Mutex<Messages> {
         &self.slots[(parity * self.n + src) * self.n + dst]
     }
 }
@@ -307,7 +307,7 @@ impl ParallelSim {
         let threads = self.threads.clamp(1, n);
         let shared = Shared {
             n,
-            slots: (0..2 * n * n).map(|_| Mutex::new(Vec::new())).collect(),
+            slots: (0..2 * n * n).map(|_| Mutex::new(Messages::default())).collect(),
             contrib: (0..2 * n).map(|_| Mutex::new(Contrib::default())).collect(),
             barrier: SpinBarrier { n: threads, count: AtomicUsize::new(0), generation: AtomicUsize::new(0) },
             failed: AtomicBool::new(false),
@@ -412,7 +412,7 @@ fn worker(
     let lock = |p: usize| sims[p].lock().unwrap_or_else(|e| e.into_inner());
     let mut st = WorkerStats::default();
     let mut parity = 0usize;
-    let mut inbox: Vec<Remote> = Vec::new();
+    let mut inbox = Messages::default();
     let mut boundary: Option<Time> = None;
     let mut last_mark = (0u64, 0u64);
     let mut progress_at = Time::ZERO;

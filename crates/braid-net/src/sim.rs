@@ -48,7 +48,7 @@ pub use crate::endpoints::{Conn, Flow, Host, MessageCounters};
 type FastKeys = std::hash::BuildHasherDefault<braid_proto::routing::flow_cache::KeyHasher>;
 pub use crate::path::PathInfo;
 pub use crate::sampling::SampleConfig;
-pub use partition::{merge_partitions, Remote};
+pub use partition::{merge_partitions, Messages, Remote};
 pub use switch::ecn_mark_probability;
 
 /// An event. Small and `Copy`; packets travel as handles.

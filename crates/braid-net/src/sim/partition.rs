@@ -22,20 +22,73 @@ use braid_core::{IntStack, NodeId, Packet, PktId, PortId, Time};
 
 use super::{Ev, Sim};
 
-/// An event for another partition: the event, its time and its key's sequence part, and for an
-/// arrival the packet itself (with its INT stack).
+/// An event for another partition: a packet arriving over a cut link, or a PFC frame toward a
+/// port of it, with its time and its key's sequence part. 88 bytes: a window of inter-DC traffic
+/// waits in these until the window ends (BENCHMARKS.md, "the allocator's threshold for large
+/// buffers"), so a packet's INT stack, which few carry, travels beside it in [`Messages`].
 #[derive(Clone, Debug)]
 pub struct Remote {
     /// When it happens.
     pub at: Time,
     /// The sequence part of its key ([`braid_core::EventQueue::reserve_seq`] at the sender).
     pub seq: u64,
-    /// The event (`Arrive`'s packet handle is rewritten on arrival).
-    pub ev: Ev,
-    /// The arriving packet (`Arrive` only).
+    /// The arriving packet (an arrival only).
     pub pkt: Packet,
-    /// Its INT stack, if it carries one (boxed: few packets carry one).
-    pub int: Option<Box<IntStack>>,
+    /// The port: the one an arriving packet was sent on, the one a PFC frame pauses or resumes.
+    pub port: u32,
+    /// What it is ([`Remote::ARRIVAL`], [`Remote::ARRIVAL_INT`], or [`Remote::pfc`]).
+    kind: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Remote>() == 88, "a message is a packet and 24 bytes");
+
+impl Remote {
+    /// A packet arriving over the link of `port`.
+    const ARRIVAL: u32 = 0;
+    /// A packet with an INT stack: its stack is the next one of its buffer's [`Messages`].
+    const ARRIVAL_INT: u32 = 1;
+    /// A PFC frame: `PFC | class << 8 | pause << 16`.
+    const PFC: u32 = 2;
+
+    fn pfc(class: u8, pause: bool) -> u32 {
+        Self::PFC | (class as u32) << 8 | (pause as u32) << 16
+    }
+
+    /// The event it is at its destination (an arrival's packet handle is set when it is stored).
+    pub fn event(&self) -> Ev {
+        match self.kind & 0xFF {
+            Self::ARRIVAL | Self::ARRIVAL_INT => Ev::Arrive { pkt: 0, port: self.port },
+            _ => Ev::Pfc { port: self.port, class: (self.kind >> 8) as u8, pause: self.kind >> 16 != 0 },
+        }
+    }
+}
+
+/// Messages for one partition, in the order they were sent, and the INT stacks of the arrivals
+/// that carry one, in the same order.
+#[derive(Clone, Debug, Default)]
+pub struct Messages {
+    list: Vec<Remote>,
+    ints: Vec<IntStack>,
+}
+
+impl Messages {
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+    /// None.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+    /// The messages, in the order they were sent.
+    pub fn iter(&self) -> impl Iterator<Item = &Remote> {
+        self.list.iter()
+    }
+    /// Move all of `other`'s messages behind these.
+    pub fn append(&mut self, other: &mut Messages) {
+        self.list.append(&mut other.list);
+        self.ints.append(&mut other.ints);
+    }
 }
 
 /// A drained message buffer of more than this many messages is freed rather than kept for the
@@ -53,7 +106,7 @@ pub(crate) struct Part {
     /// Per port: its far end belongs to another partition.
     pub port_remote: Vec<bool>,
     /// Messages for each partition, in the order they were sent.
-    pub outbox: Vec<Vec<Remote>>,
+    pub outbox: Vec<Messages>,
     /// Whether flows remained, anywhere, at the last synchronisation boundary (what timers and
     /// sampling ask instead of the global count of completed flows).
     pub open: bool,
@@ -91,7 +144,7 @@ impl Sim {
             own_node: owner.iter().map(|&o| o == me).collect(),
             owner,
             port_remote,
-            outbox: vec![Vec::new(); n_parts],
+            outbox: vec![Messages::default(); n_parts],
             open: !self.flows.is_empty(),
             loss_log: Vec::new(),
             virtual_events: 0,
@@ -176,29 +229,32 @@ impl Sim {
             return false;
         }
         let pk = *self.pkts.get(pkt.0);
-        let int = match self.take_int(pkt) {
-            0 => None,
-            i => {
-                let s = Box::new(*self.ints.get(i - 1));
-                self.ints.free(i - 1);
-                Some(s)
-            }
-        };
-        self.pkts.free(pkt.0);
+        let int = self.take_int(pkt);
         let part = self.part.as_mut().expect("checked");
         let dst = part.owner[self.ports[port.idx()].peer.idx()] as usize;
-        part.outbox[dst].push(Remote { at, seq, ev: Ev::Arrive { pkt: 0, port: port.0 }, pkt: pk, int });
+        let out = &mut part.outbox[dst];
+        let kind = if int == 0 {
+            Remote::ARRIVAL
+        } else {
+            out.ints.push(*self.ints.get(int - 1));
+            self.ints.free(int - 1);
+            Remote::ARRIVAL_INT
+        };
+        out.list.push(Remote { at, seq, pkt: pk, port: port.0, kind });
+        self.pkts.free(pkt.0);
         true
     }
 
-    /// Schedule `ev` at `at` for `node`: here, or as a message to its partition.
-    pub(super) fn push_for(&mut self, at: Time, ev: Ev, node: NodeId) {
+    /// Send a PFC frame reaching `port` at `at` (PAUSE or RESUME of `class`) to `node`, the
+    /// port's node: scheduled here, or a message to its partition.
+    pub(super) fn push_pfc_for(&mut self, at: Time, port: PortId, class: u8, pause: bool, node: NodeId) {
         match &mut self.part {
             Some(p) if p.owner[node.idx()] != p.me => {
                 let seq = self.q.reserve_seq();
-                p.outbox[p.owner[node.idx()] as usize].push(Remote { at, seq, ev, pkt: Packet::default(), int: None });
+                let kind = Remote::pfc(class, pause);
+                p.outbox[p.owner[node.idx()] as usize].list.push(Remote { at, seq, pkt: Packet::default(), port: port.0, kind });
             }
-            _ => self.q.push(at, ev),
+            _ => self.q.push(at, Ev::Pfc { port: port.0, class, pause }),
         }
     }
 
@@ -212,36 +268,43 @@ impl Sim {
     /// Take in messages from other partitions. Arrivals join their port's wire queue as a local
     /// transmission does (one link's arrivals come in order), so only each link's head arrival
     /// sits in the event queue.
-    pub fn accept_remote(&mut self, msgs: &mut Vec<Remote>) {
-        for m in msgs.drain(..) {
+    pub fn accept_remote(&mut self, msgs: &mut Messages) {
+        let mut ints = msgs.ints.drain(..);
+        for m in msgs.list.drain(..) {
             debug_assert!(m.at >= self.q.now(), "a message from the past: the lookahead was broken");
-            match m.ev {
-                Ev::Arrive { port, .. } => {
+            match m.kind {
+                Remote::ARRIVAL | Remote::ARRIVAL_INT => {
                     let id = self.pkts.alloc(m.pkt);
-                    if let Some(s) = m.int {
-                        let int = self.ints.alloc(*s) + 1;
+                    if m.kind == Remote::ARRIVAL_INT {
+                        let s = ints.next().expect("an arrival with an INT stack has one in its buffer");
+                        let int = self.ints.alloc(s) + 1;
                         self.set_int(PktId(id), int);
                     }
-                    let p = &self.ports[port as usize];
+                    let p = &self.ports[m.port as usize];
                     debug_assert!(!p.wire_head || p.wire.tail() < (m.at, m.seq), "arrivals of one link out of order");
-                    self.put_on_wire(PortId(port), m.at, m.seq, id);
+                    self.put_on_wire(PortId(m.port), m.at, m.seq, id);
                 }
-                e => self.q.push_with_seq(m.at, m.seq, e),
+                _ => self.q.push_with_seq(m.at, m.seq, m.event()),
             }
         }
+        debug_assert!(ints.next().is_none(), "an INT stack without its arrival");
+        drop(ints);
         // The buffer circulates (outbox → slot → a worker's inbox → slot → outbox) and would keep
         // the capacity of the busiest window for the whole run in each of its places: long
         // windows (milliseconds of inter-DC traffic) made these buffers most of a parallel run's
         // memory. A large drained buffer is freed; small ones are kept to spare short windows
         // the allocations.
-        if msgs.capacity() > KEEP_MESSAGES {
-            *msgs = Vec::new();
+        if msgs.list.capacity() > KEEP_MESSAGES {
+            msgs.list = Vec::new();
+        }
+        if msgs.ints.capacity() > KEEP_MESSAGES {
+            msgs.ints = Vec::new();
         }
     }
 
     /// The messages for partition `dst` sent since the last call (handed over without a copy
     /// when `into` is empty, as it is when its reader has taken the previous ones).
-    pub fn take_outbox(&mut self, dst: usize, into: &mut Vec<Remote>) {
+    pub fn take_outbox(&mut self, dst: usize, into: &mut Messages) {
         if let Some(p) = &mut self.part {
             if into.is_empty() {
                 std::mem::swap(into, &mut p.outbox[dst]);
@@ -254,7 +317,7 @@ impl Sim {
     /// The earliest time at which something is pending here: an event in the queue or a message
     /// not yet handed over.
     pub fn next_pending(&self) -> Option<Time> {
-        let msgs = self.part.iter().flat_map(|p| p.outbox.iter().flatten()).map(|m| m.at).min();
+        let msgs = self.part.iter().flat_map(|p| p.outbox.iter().flat_map(|m| m.iter())).map(|m| m.at).min();
         match (self.q.peek_time(), msgs) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

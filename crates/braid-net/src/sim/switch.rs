@@ -7,7 +7,7 @@
 use braid_core::packet::flags;
 use braid_core::{Arena, IntHop, IntStack, NodeId, Packet, PacketKind, PktId, PortId, Rng, Time};
 
-use super::{Ev, Sim};
+use super::Sim;
 use crate::config::{NetConfig, CLASS_CONTROL, CLASS_DATA, NUM_CLASSES};
 use crate::port::Port;
 use crate::stats::{DropReason, SimStats};
@@ -183,7 +183,7 @@ impl Sim {
             self.ports[ingress.idx()].pause_sent[c] = true;
             let t = self.pfc_arrival(now, ingress);
             let up = self.ports[ingress.idx()].node;
-            self.push_for(t, Ev::Pfc { port: ingress.0, class: c as u8, pause: true }, up);
+            self.push_pfc_for(t, ingress, c as u8, true, up);
             self.stats.pfc_pauses_sent += 1;
         }
     }
@@ -277,7 +277,7 @@ impl Sim {
                     self.ports[ing.idx()].pause_sent[c] = false;
                     let t = self.pfc_arrival(self.q.now(), ing);
                     let up = self.ports[ing.idx()].node;
-                    self.push_for(t, Ev::Pfc { port: ing.0, class: c as u8, pause: false }, up);
+                    self.push_pfc_for(t, ing, c as u8, false, up);
                     self.stats.pfc_resumes_sent += 1;
                 }
             }
