@@ -120,7 +120,8 @@ fn bad_inter_dc_spraying_knobs() {
 #[test]
 fn links_lists_the_topology_when_the_faults_do_not_load() {
     let text = format!("{GOOD}\n[[faults]]\nat = \"1us\"\nnodes = [\"host0\"]\nchange = \"down\"\n");
-    let (code, err, _) = braid_run("bad-fault-node", &text, &[]);
+    let (code, err, out) = braid_run("bad-fault-node", &text, &[]);
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no node is named `host0`") && err.contains("braid links"), "{err}");
     let d = tmpdir("links-bad-fault");
@@ -131,4 +132,5 @@ fn links_lists_the_topology_when_the_faults_do_not_load() {
     assert!(o.status.success(), "{err}");
     assert!(out.starts_with("link,a,a_name,b,b_name,rate_bps,delay_ns\n0,0,h0,"), "{out}");
     assert!(err.contains("[[faults]]") && err.contains("no node is named `host0`"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
 }

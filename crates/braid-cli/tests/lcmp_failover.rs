@@ -2,7 +2,8 @@
 //! middle of a run; the flows cached on it move to other candidates at their next packet, no
 //! packet is ever queued on the down port, and every flow completes.
 
-use std::path::{Path, PathBuf};
+mod scratch;
+use std::path::Path;
 
 use braid_cli::run::run;
 use braid_cli::scenario::parse;
@@ -13,11 +14,8 @@ fn data(p: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(p).to_string_lossy().into_owned()
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("braid-lcmp-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> scratch::TmpDir {
+    scratch::TmpDir::new("lcmp", name)
 }
 
 /// 16 flows of 20 MB from DC1's hosts (0–15) to DC8's (112–127), all at time 0.

@@ -3,6 +3,7 @@
 //! RTTs (the artifact truncates the 8-DC maximum BDP to 32 bits), DCI and intra-DC buffers, and the
 //! artifact's ideal ("standalone") FCT.
 
+mod scratch;
 use std::path::Path;
 
 use braid_cli::build::build;
@@ -14,9 +15,12 @@ fn data(p: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(p).to_string_lossy().into_owned()
 }
 
-fn scenario(topo: &str, flows: &str, cc: &str) -> braid_cli::scenario::Scenario {
-    let dir = std::env::temp_dir().join(format!("braid-lcmp-net-{}-{}", std::process::id(), flows.len()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// The scenario, and the scratch folder holding its flow file (read when the scenario is built;
+/// removed when the folder is dropped).
+fn scenario(topo: &str, flows: &str, cc: &str) -> (braid_cli::scenario::Scenario, scratch::TmpDir) {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = scratch::TmpDir::new("lcmp-net", &n.to_string());
     let f = dir.join("flows.csv");
     std::fs::write(&f, flows).unwrap();
     let text = format!(
@@ -45,21 +49,21 @@ file = "{file}"
         topo = data(topo),
         file = f.display()
     );
-    parse(&text, Path::new("."), &[], None).unwrap_or_else(|e| panic!("{e}"))
+    (parse(&text, Path::new("."), &[], None).unwrap_or_else(|e| panic!("{e}")), dir)
 }
 
 /// `docs/lcmp.md`, network settings: Kmin/Kmax 25G 100/400 KB, 40G 160/640, 100G 400/1600, 200G
 /// 800/3200, 400G 1600/6400 (×1000 B); DCI buffers 128 MiB, intra-DC 32 MiB.
 #[test]
 fn ecn_thresholds_and_buffers_per_link_rate() {
-    let sc = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
+    let (sc, _dir) = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
     let (sim, _) = build(&sc).unwrap();
     let table = [(25u64, 100_000u64, 400_000u64), (100, 400_000, 1_600_000), (200, 800_000, 3_200_000), (400, 1_600_000, 6_400_000)];
     for (g, kmin, kmax) in table {
         let p = sim.ports().iter().find(|p| p.rate.bps() == g * 1_000_000_000).unwrap_or_else(|| panic!("a {g} G port"));
         assert_eq!((p.kmin, p.kmax), (kmin, kmax), "{g} G");
     }
-    let sc40 = scenario("data/topologies/lcmp-8dc-poscor.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
+    let (sc40, _dir40) = scenario("data/topologies/lcmp-8dc-poscor.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
     let (sim40, _) = build(&sc40).unwrap();
     let p = sim40.ports().iter().find(|p| p.rate.bps() == 40_000_000_000).unwrap();
     assert_eq!((p.kmin, p.kmax), (160_000, 640_000));
@@ -79,7 +83,7 @@ fn ecn_thresholds_and_buffers_per_link_rate() {
 #[test]
 fn windows_are_64_bit_over_long_haul_rtts() {
     for cc in ["dcqcn", "hpcc", "timely", "dctcp"] {
-        let sc = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n32,64,1MB,0\n0,112,1MB,0\n", cc);
+        let (sc, _dir) = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n32,64,1MB,0\n0,112,1MB,0\n", cc);
         let (sim, _) = build(&sc).unwrap();
         for c in 0..sim.conns().len() {
             let w = sim.with_sender(c, |s| s.window_bytes()).expect("a sender to build");
@@ -94,12 +98,12 @@ fn windows_are_64_bit_over_long_haul_rtts() {
 /// (size + ⌈size/1000⌉ · 48) · 8 / 25 Gb/s. On posCor the same path is 40 G.
 #[test]
 fn artifact_ideal_fct() {
-    let sc = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n0,112,1000000,0\n", "dcqcn");
+    let (sc, _dir) = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n0,112,1000000,0\n", "dcqcn");
     let (sim, _) = build(&sc).unwrap();
     let got = sim.artifact_ideal_fct(0, 112, 1_000_000, 1000, 48).unwrap();
     let base = 2 * 10_006_000 + 4 * 80 + 2 * 20 + 2 * 320;
     assert_eq!(got, Time::from_ns(base + 1_048_000 * 8 / 25));
-    let sc = scenario("data/topologies/lcmp-8dc-poscor.topo", "src,dst,size,start\n0,112,1000000,0\n", "dcqcn");
+    let (sc, _dir) = scenario("data/topologies/lcmp-8dc-poscor.topo", "src,dst,size,start\n0,112,1000000,0\n", "dcqcn");
     let (sim, _) = build(&sc).unwrap();
     let got = sim.artifact_ideal_fct(0, 112, 1_000_000, 1000, 48).unwrap();
     let base = 2 * 10_006_000 + 4 * 80 + 2 * 20 + 2 * 200;
@@ -117,7 +121,7 @@ fn artifact_ideal_fct() {
 /// saturation point resolved to 256 ms (the longest candidate, 200 ms via DC3).
 #[test]
 fn control_plane_path_table() {
-    let sc = scenario("data/topologies/lcmp-8dc-poscor.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
+    let (sc, _dir) = scenario("data/topologies/lcmp-8dc-poscor.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
     let (mut sim, _) = build(&sc).unwrap();
     let dci1 = braid_core::NodeId::from_idx(sim.topo().nodes.iter().position(|n| n.name == "dci176").unwrap());
     assert_eq!(sim.routing().lcmp_of(dci1).unwrap().max_delay(), Time::from_ms(256));

@@ -6,6 +6,7 @@
 //! (`runs.csv`, each run's `flows.csv`, `queues.csv`, `slowdown_bins.csv`); and where the quick run
 //! is large enough to show it, the direction of the paper's claim (named in each test).
 
+mod scratch;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,11 +17,8 @@ fn braid() -> Command {
     Command::new(env!("CARGO_BIN_EXE_braid"))
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("braid-repro-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> scratch::TmpDir {
+    scratch::TmpDir::new("repro-test", name)
 }
 
 fn plans() -> PathBuf {
@@ -29,7 +27,7 @@ fn plans() -> PathBuf {
 
 /// Run `braid repro ID --quick` and check that every figure of the plan has non-empty PNG and
 /// SVG files and that the report exists.
-fn quick(id: &str) -> PathBuf {
+fn quick(id: &str) -> scratch::TmpDir {
     let out = tmp(id);
     let o = braid().args(["repro", id, "--quick", "--quiet", "--plans"]).arg(plans()).arg("--out").arg(&out).output().unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
@@ -280,7 +278,6 @@ fn repro_quick_braid_cc_incast() {
             assert!(p99(low) < p99(deep), "queue p99: {low} {} B vs {deep} {} B", p99(low), p99(deep));
         }
     }
-    let _ = std::fs::remove_dir_all(out);
 }
 
 #[test]
@@ -303,7 +300,6 @@ fn repro_quick_rondo_fig4() {
     }
     // MP-RDMA at 15 µs: the paper measures 124–153 packets; at least that order here.
     assert!(r.at(&[("case", "MP-RDMA"), ("topology.extra_delay", "15us")], "nic_ood_max") >= 100.0);
-    let _ = std::fs::remove_dir_all(out);
 }
 
 #[test]
@@ -329,7 +325,6 @@ fn repro_quick_rondo_fig10() {
         }
         assert_eq!(point(&speedup, &panel, "speedup", "ECMP"), 1.0);
     }
-    let _ = std::fs::remove_dir_all(out);
 }
 
 #[test]
@@ -370,7 +365,6 @@ fn repro_quick_rondo_fig19() {
     let ood = figure(&out, "ood");
     assert!(ood.iter().all(|p| p.3 >= 0.0 && p.3 <= max), "drawn OOD above the run's maximum {max}");
     assert!(max < 40.0, "Rondo's NIC-level OOD reached {max}");
-    let _ = std::fs::remove_dir_all(out);
 }
 
 #[test]
@@ -403,7 +397,6 @@ fn repro_quick_rondo_fig27() {
     let late: f64 =
         q.rows.iter().filter(|r| (700_000.0..1_000_000.0).contains(&r[qt].parse::<f64>().unwrap())).map(|r| r[qb].parse::<f64>().unwrap()).fold(0.0, f64::max);
     assert!(late < 20_000.0, "queue {late} B late in the drop");
-    let _ = std::fs::remove_dir_all(out);
 }
 
 #[test]
@@ -419,7 +412,6 @@ fn repro_quick_lcmp_fig11() {
         let (full, rm) = (r.at(&[("case", "full")], col), r.at(&[("case", "rm-alpha")], col));
         assert!(rm > full, "{col}: full {full}, rm-alpha {rm}");
     }
-    let _ = std::fs::remove_dir_all(out);
 }
 
 #[test]
@@ -439,5 +431,4 @@ fn repro_quick_lcmp_fig5_poisson() {
             assert!(lcmp < o, "{col}: LCMP {lcmp}, {other} {o}");
         }
     }
-    let _ = std::fs::remove_dir_all(out);
 }

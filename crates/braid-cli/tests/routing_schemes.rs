@@ -2,7 +2,8 @@
 //! DCI on the 8-DC posCor network (ECMP, UCMP, WCMP, weighted UCMP, both LCMP profiles), RoCE
 //! adaptive routing on a leaf-spine, determinism, and the `[routing]` table's errors.
 
-use std::path::{Path, PathBuf};
+mod scratch;
+use std::path::Path;
 
 use braid_cli::run::{run, RunResult};
 use braid_cli::scenario::parse;
@@ -12,11 +13,8 @@ fn data(p: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(p).to_string_lossy().into_owned()
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("braid-routing-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> scratch::TmpDir {
+    scratch::TmpDir::new("routing", name)
 }
 
 /// 96 flows of 20 KB from DC1's hosts to DC8's, one every 2 ms (queues empty at each decision).
