@@ -5,8 +5,8 @@
 //! freed: then it raises that threshold to the freed block's size (up to 32 MiB) and serves later
 //! requests of up to that size from its heaps. A run that frees and regrows large buffers —
 //! the message buffers between partitions of a parallel run (`docs/parallel.md`) grow to
-//! hundreds of megabytes over milliseconds-long windows of inter-DC traffic and are released
-//! after each — then leaves them scattered over its heaps, where freed pages stay resident. On
+//! megabytes each over milliseconds-long windows of inter-DC traffic and are released after
+//! each — then leaves them scattered over its heaps, where freed pages stay resident. On
 //! LCMP Fig 5 with `--threads 2` that was 637 MB peak against 513 MB with the threshold held at
 //! 128 KiB (BENCHMARKS.md, "the allocator's threshold for large buffers"). Holding it fixed
 //! (setting it turns the adjustment off) makes every large buffer a mapping of its own, returned
