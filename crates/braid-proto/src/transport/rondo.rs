@@ -147,8 +147,9 @@
 //!   (0.27 %; paper, Fig 16: 0.05 %). The loss-recovery delay is the same (16.4 vs 16.4 µs).
 //! - **How many logical paths** (`paths`; the paper's prototype uses four, §5, and its
 //!   simulations do not say): by default one per equal-cost physical path between the flow's
-//!   two hosts, at least 4 and at most 16 (`paths = "auto"`): 16 between pods of the §6.2.1
-//!   Clos and of Fig 22's fat-trees, 4 inside a pod and on the testbed. ARCC is fair per logical
+//!   two hosts, at least 4 and at most 64 (`paths = "auto"`, [`MAX_AUTO_PATHS`]): 16 between
+//!   pods of the §6.2.1 Clos, 25–64 between pods of Fig 22's fat-trees (k = 10–16), 4 inside a
+//!   pod and on the testbed. ARCC is fair per logical
 //!   path (Prop 1), not per flow: four logical paths ECMP-hashed onto sixteen physical ones
 //!   collide, and a flow whose paths met the hot links keeps a smaller share. Measured on the
 //!   all-to-all of Fig 22 (k = 6, 8 peers per host): the slowest flow took 859 µs with 4 paths,
@@ -157,7 +158,10 @@
 //!   logical than physical paths cover them more evenly but raise the OOD where delays differ:
 //!   the leaf-spine with one slow spine (4 physical paths) gave p99 OOD 75 / 136 / 202 with 4 /
 //!   8 / 16 logical paths at about the same JCT. A number sets it (`paths = 4` keeps the
-//!   prototype's); the cap of 16 under `"auto"` is fixed.
+//!   prototype's); the cap under `"auto"` is fixed. It was 16 until 2026-12-03: on Fig 22's
+//!   all-to-all (8 peers per host) a flow then used 16 of the 25–64 paths between pods, and the
+//!   job took 771 / 817 / 865 / 856 µs at k = 10 / 12 / 14 / 16; with one logical path per
+//!   physical path it takes 769 / 740 / 741 / 741 µs (NIC-level OOD p99 13–22 against 21–32).
 //! - **`cc = "swift"`** (the "per-path Swift" ablation of Fig 21): each path runs
 //!   [`crate::cc::Swift`] (initial window one flow BDP split over the paths) instead of ARCC; the
 //!   pacer, path selection and scheduler are unchanged; probing is unavailable (it needs ARCC's
@@ -186,7 +190,7 @@ mod select;
 pub mod unsent;
 
 pub use arcc::{AlphaSide, ArccParams, ArccPath};
-pub use config::{Amount, PathSelection, RelTime, RondoConfig, AUTO_PATHS_PER_PHYSICAL, DEFAULT_W0_PKTS, MIN_AUTO_PATHS};
+pub use config::{Amount, PathSelection, RelTime, RondoConfig, AUTO_PATHS_PER_PHYSICAL, DEFAULT_W0_PKTS, MAX_AUTO_PATHS, MIN_AUTO_PATHS};
 pub use rrps::{RrpsConfig, RrpsSender};
 
 use std::collections::VecDeque;

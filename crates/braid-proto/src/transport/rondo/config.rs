@@ -71,8 +71,9 @@ pub struct RondoConfig {
     pub paths: u16,
     /// `paths = "auto"` (the default): [`AUTO_PATHS_PER_PHYSICAL`] logical path per equal-cost
     /// physical path between the flow's two hosts ([`FlowEnv::equal_cost_paths`]), at least
-    /// [`MIN_AUTO_PATHS`] (the four of the paper's prototype, §5) and at most `paths` (16): 16
-    /// between pods of the paper's Clos (§6.2.1), 4 inside a pod. See the module docs.
+    /// [`MIN_AUTO_PATHS`] (the four of the paper's prototype, §5) and at most `paths`
+    /// ([`MAX_AUTO_PATHS`]): 16 between pods of the paper's Clos (§6.2.1), 4 inside a pod, 25–64
+    /// between pods of Fig 22's fat-trees. See the module docs.
     pub paths_auto: bool,
     /// `path_selection`: `"deficit"` (default) or `"random"`.
     pub path_selection: PathSelection,
@@ -194,6 +195,15 @@ pub const DEFAULT_W0_PKTS: f64 = 4.0;
 /// spread over when a failure or a hash collision takes one.
 pub const MIN_AUTO_PATHS: u32 = 4;
 
+/// The most logical paths `paths = "auto"` gives a flow (one per equal-cost physical path up to
+/// this many): 64, every path between pods of the largest fat-tree of the paper's Fig 22
+/// (k = 16), as §6.2.1 gives a flow as many logical paths as there are equal-cost paths. The cap
+/// was 16 until 2026-12-03. On Fig 22's all-to-all a flow then spread over 16 of the 25–64
+/// paths between pods, and the slowest flows took 817–865 µs at k = 12–16 where every path gives
+/// 740–741 (EXPERIMENTS.md, Fig 22's row). Flows of more than 32 logical paths start their
+/// scheduler at the stability gate, not from arrival-aligned first samples (module docs).
+pub const MAX_AUTO_PATHS: u16 = 64;
+
 /// The most logical paths a flow may have (`paths = N`).
 pub const MAX_PATHS: usize = 256;
 
@@ -220,7 +230,7 @@ impl RondoConfig {
             cc,
             recovery,
             header_bytes,
-            paths: 16,
+            paths: MAX_AUTO_PATHS,
             paths_auto: true,
             path_selection: PathSelection::Deficit,
             scheduler: true,
