@@ -313,6 +313,19 @@ impl PathState {
     fn window(&self) -> f64 {
         self.w + self.probe.extra
     }
+
+    /// Its sending rate `R_p` of Eq 7 (packets per second): the window over the smoothed RTT.
+    #[inline]
+    fn rate_pps(&self) -> f64 {
+        self.window() / self.srtt_s.max(1e-12)
+    }
+
+    /// Whether its forward-delay estimate is stable: sampled, and the last `k` samples within
+    /// `stable_tol` of it (the scheduler's gate, §4.3).
+    #[inline]
+    fn is_stable(&self, k: u32) -> bool {
+        self.fwd_n > 0 && self.stable >= k
+    }
 }
 
 /// A Rondo flow's sender. See the module docs.
@@ -724,7 +737,7 @@ impl RondoSender {
             // not once per pair: the same quotients, so the same skips bit for bit.
             let mut rates = [0.0f64; MAX_ALIGNED_PATHS];
             for (r, ps) in rates.iter_mut().zip(&self.paths) {
-                *r = ps.window() / ps.srtt_s.max(1e-12);
+                *r = ps.rate_pps();
             }
             // Only the rows whose inputs changed since the last evaluation: a delay sample
             // moves the differences of its own path's pairs, an ACK the rate of its path.
@@ -750,11 +763,11 @@ impl RondoSender {
         }
     }
 
-    /// Whether path `ps`'s forward-delay estimate is stable: sampled, and the last
-    /// `stable_samples` samples within `stable_tol` of it.
+    /// Whether path `ps`'s forward-delay estimate is stable ([`PathState::is_stable`] with
+    /// `stable_samples`).
     #[inline]
     fn path_is_stable(&self, ps: &PathState) -> bool {
-        ps.fwd_n > 0 && ps.stable >= self.cfg_stable_samples.max(1)
+        ps.is_stable(self.cfg_stable_samples.max(1))
     }
 
     /// A delay sample went into the start-up tables: with `startup_skips = "per-sample"` (the
@@ -788,7 +801,7 @@ impl RondoSender {
             &mut on_heap
         };
         for (r, ps) in rates.iter_mut().zip(&self.paths) {
-            *r = ps.window() / ps.srtt_s.max(1e-12);
+            *r = ps.rate_pps();
         }
         for p in 0..n {
             let paths = &self.paths;
@@ -1274,7 +1287,7 @@ impl SenderOps for RondoSender {
                 al.add_data(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
             }
             let k = self.cfg_stable_samples.max(1);
-            let was_stable = ps.fwd_n > 0 && ps.stable >= k;
+            let was_stable = ps.is_stable(k);
             if ps.fwd_n == 0 {
                 ps.fwd_s = d;
                 ps.stable = 1;
@@ -1287,7 +1300,7 @@ impl SenderOps for RondoSender {
                 ps.fwd_s += self.cfg_delay_gain * (d - ps.fwd_s);
             }
             ps.fwd_n = ps.fwd_n.saturating_add(1);
-            let is_stable = ps.stable >= k;
+            let is_stable = ps.is_stable(k);
             if is_stable != was_stable {
                 if is_stable {
                     self.stable_paths += 1;
