@@ -357,9 +357,12 @@ pub struct RondoSender {
     skip_expiry: bool,
     /// [`RondoConfig::startup_skips_per_sample`].
     startup_skips_per_sample: bool,
-    /// When the unsent PSNs below each frontier were first passed over: `(f, t)` = a packet sent
-    /// at `t` took PSN `f − 1` while PSNs below it were unsent, the highest so far. The first
-    /// entry whose `f` exceeds the smallest unsent PSN dates it (`skip_expiry`).
+    /// How long the unsent PSNs below each frontier may wait (`skip_expiry`): `(f, d)` = a packet
+    /// on path `r` took PSN `f − 1` while PSNs below it were unsent, the highest so far, and
+    /// those PSNs are overdue after `d` = then + twice `r`'s lead (the interval its reservation
+    /// is meant for). Frontiers and deadlines both increase from front to back (a mark whose
+    /// deadline a later one undercuts is dropped: every PSN it covers the later one covers too),
+    /// so the front's deadline is the smallest unsent PSN's.
     hole_marks: VecDeque<(u32, Time)>,
     cfg_max_skip: u32,
     probing: bool,
@@ -458,30 +461,39 @@ impl RondoSender {
     }
 
     /// The skip a new-data packet on path `p` takes now: Eq 7's, unless the smallest unsent
-    /// PSN has already waited more than twice `p`'s lead over the fastest path for a faster path
-    /// to carry it (`skip_expiry`; the faster paths use a reservation over about one lead): the
-    /// faster paths are then not sending, so it goes now.
+    /// PSN is overdue (`skip_expiry`): it has waited more than twice the lead of the path that
+    /// passed it over for a faster path to carry it (the faster paths use a reservation over
+    /// about one lead). The faster paths are then not sending, so it goes now.
     #[inline]
     fn effective_skip(&self, now: Time, p: usize) -> u32 {
         if !self.sched_on {
             return 0;
         }
         let ps = &self.paths[p];
-        if ps.skip > 0 && self.skip_expiry && self.hole_marks.front().is_some_and(|&(_, t)| (now - t).secs_f64() > 2.0 * ps.skip_lead_s) {
+        if ps.skip > 0 && self.skip_expiry && self.hole_marks.front().is_some_and(|&(_, due)| now > due) {
             return 0;
         }
         ps.skip
     }
 
-    /// Track how long the smallest unsent PSN has been passed over, after new data `psn` was
-    /// taken while `lowest` was the smallest unsent PSN, before it is sent (`skip_expiry` only):
-    /// the recovery's highest PSN sent + 1 is still the frontier `psn` may pass.
+    /// Track how long the smallest unsent PSN may still wait, after new data `psn` was taken on
+    /// path `p` while `lowest` was the smallest unsent PSN, before it is sent (`skip_expiry`
+    /// only): the recovery's highest PSN sent + 1 is still the frontier `psn` may pass.
+    ///
+    /// The wait allowed is the passing path's lead, not the lead of the path that would take
+    /// the PSN over: on Fig 13's delay scenario a path 40 µs slower than the fastest passes a
+    /// PSN that its faster paths fill about 40 µs later, and a path 20 µs slower, allowed twice
+    /// its own 20 µs, took it over first and delivered it 20 µs late (NIC-level OOD ≈ 200).
     #[inline]
-    fn note_hole(&mut self, now: Time, psn: u32, lowest: u32) {
+    fn note_hole(&mut self, now: Time, p: usize, psn: u32, lowest: u32) {
         if psn != lowest && psn + 1 > self.core.rec.max_sent() {
-            self.hole_marks.push_back((psn + 1, now));
+            let due = now + Time::from_secs_f64(2.0 * self.paths[p].skip_lead_s);
+            while self.hole_marks.back().is_some_and(|&(_, d)| d >= due) {
+                self.hole_marks.pop_back();
+            }
+            self.hole_marks.push_back((psn + 1, due));
         }
-        // Marks at or below the smallest unsent PSN date no waiting PSN any more.
+        // Marks at or below the smallest unsent PSN cover no waiting PSN any more.
         let low = self.unsent.lowest();
         while self.hole_marks.front().is_some_and(|&(f, _)| f <= low) {
             self.hole_marks.pop_front();
@@ -1171,7 +1183,7 @@ impl SenderOps for RondoSender {
                         }
                         self.unsent.mark_sent(psn);
                         if self.skip_expiry {
-                            self.note_hole(now, psn, lowest);
+                            self.note_hole(now, p, psn, lowest);
                         }
                         self.core.rec.set_next_new(self.unsent.lowest());
                         (psn, false)
