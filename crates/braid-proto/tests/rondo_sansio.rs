@@ -378,13 +378,13 @@ fn a_skipped_psn_waits_no_longer_than_the_paths_lead() {
     assert!(expired.max_ood_steady * 2 <= kept.max_ood_steady, "kept {} expired {}", kept.max_ood_steady, expired.max_ood_steady);
 }
 
-/// A PSN that the slowest path passed over waits about that path's lead for the faster paths,
-/// and a path of intermediate delay does not take it over before then: its own lead is shorter,
-/// and carried on it the PSN arrives that much later than its neighbours (Fig 13's delay
-/// scenario, paths 20 and 40 µs slower than the fastest: NIC-level OOD ≈ R̄ × 20 µs all along
-/// when the taking path's lead was the allowance).
+/// A PSN that the slowest path passed over is left to the faster paths, which reach it about
+/// that path's lead later, and not taken over by a path of intermediate delay: carried there it
+/// arrives that much later than its neighbours (Fig 13's delay scenario, paths 20 and 40 µs
+/// slower than the fastest: NIC-level OOD ≈ R̄ × 20 µs all along while expiry timed a PSN's wait
+/// from the pass instead of from when it became the smallest unsent PSN).
 #[test]
-fn a_psn_passed_over_by_the_slowest_path_waits_its_lead() {
+fn a_psn_passed_over_by_the_slowest_path_is_left_to_the_faster_ones() {
     // Three 25 Gb/s paths of 5, 25 and 45 µs one way: R̄ = 75 Gb/s ≈ 8.8 packets/µs, so a PSN
     // the middle path takes over arrives ≈ 176 packets late.
     let paths = [(25, 5), (25, 25), (25, 45)];
@@ -395,6 +395,6 @@ fn a_psn_passed_over_by_the_slowest_path_waits_its_lead() {
     assert_eq!(expired.delivered, expired.total);
     println!("max OOD in steady state: expiry {}, reservations kept {} (R̄ × 20 µs = {theory:.0})", expired.max_ood_steady, kept.max_ood_steady);
     // Discrete, ACK-clocked sending leaves a few packets either way (28 with and without expiry);
-    // with the middle path allowed twice its own lead, expiry gave 181.
+    // timed from the pass, expiry gave 181.
     assert!((expired.max_ood_steady as f64) <= 0.2 * theory, "max OOD {}", expired.max_ood_steady);
 }

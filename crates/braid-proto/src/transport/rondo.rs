@@ -295,8 +295,8 @@ struct PathState {
     /// `(skip + 1)`-th smallest unsent PSN.
     skip: u32,
     /// How much later than on the fastest path a packet sent now on this path arrives, in
-    /// seconds: the lead that justifies the skip, and how long a skipped PSN may wait for a
-    /// faster path (`skip_expiry`).
+    /// seconds: the lead that justifies the skip, and half of how long the smallest unsent PSN
+    /// may wait for a faster path before this one takes it (`skip_expiry`).
     skip_lead_s: f64,
     /// Window in packets (mirrors the controller).
     w: f64,
@@ -357,13 +357,9 @@ pub struct RondoSender {
     skip_expiry: bool,
     /// [`RondoConfig::startup_skips_per_sample`].
     startup_skips_per_sample: bool,
-    /// How long the unsent PSNs below each frontier may wait (`skip_expiry`): `(f, d)` = a packet
-    /// on path `r` took PSN `f − 1` while PSNs below it were unsent, the highest so far, and
-    /// those PSNs are overdue after `d` = then + twice `r`'s lead (the interval its reservation
-    /// is meant for). Frontiers and deadlines both increase from front to back (a mark whose
-    /// deadline a later one undercuts is dropped: every PSN it covers the later one covers too),
-    /// so the front's deadline is the smallest unsent PSN's.
-    hole_marks: VecDeque<(u32, Time)>,
+    /// When the smallest unsent PSN became the smallest: the last time a packet took the
+    /// smallest (or the flow began; `skip_expiry`).
+    lowest_since: Time,
     cfg_max_skip: u32,
     probing: bool,
     probe_rate_unsent: bool,
@@ -461,42 +457,33 @@ impl RondoSender {
     }
 
     /// The skip a new-data packet on path `p` takes now: Eq 7's, unless the smallest unsent
-    /// PSN is overdue (`skip_expiry`): it has waited more than twice the lead of the path that
-    /// passed it over for a faster path to carry it (the faster paths use a reservation over
-    /// about one lead). The faster paths are then not sending, so it goes now.
+    /// PSN has been the smallest for more than twice `p`'s lead over the fastest path
+    /// (`skip_expiry`): the paths with no skip, which take the smallest unsent PSN whenever they
+    /// send, have then stopped sending, so it goes now.
     #[inline]
     fn effective_skip(&self, now: Time, p: usize) -> u32 {
         if !self.sched_on {
             return 0;
         }
         let ps = &self.paths[p];
-        if ps.skip > 0 && self.skip_expiry && self.hole_marks.front().is_some_and(|&(_, due)| now > due) {
+        if ps.skip > 0 && self.skip_expiry && (now - self.lowest_since).secs_f64() > 2.0 * ps.skip_lead_s {
             return 0;
         }
         ps.skip
     }
 
-    /// Track how long the smallest unsent PSN may still wait, after new data `psn` was taken on
-    /// path `p` while `lowest` was the smallest unsent PSN, before it is sent (`skip_expiry`
-    /// only): the recovery's highest PSN sent + 1 is still the frontier `psn` may pass.
+    /// New data `psn` was taken while `lowest` was the smallest unsent PSN (`skip_expiry`
+    /// only): when it was the smallest, the next one starts waiting now.
     ///
-    /// The wait allowed is the passing path's lead, not the lead of the path that would take
-    /// the PSN over: on Fig 13's delay scenario a path 40 µs slower than the fastest passes a
-    /// PSN that its faster paths fill about 40 µs later, and a path 20 µs slower, allowed twice
-    /// its own 20 µs, took it over first and delivered it 20 µs late (NIC-level OOD ≈ 200).
+    /// The wait is timed from when a PSN became the smallest unsent, not from when a slower
+    /// path first passed it over: a PSN that a path 40 µs slower than the fastest passes over
+    /// is normally reached by the faster paths about 40 µs later, and timed from that pass, a
+    /// path 20 µs slower (allowed twice its own lead) took it over first and delivered it 20 µs
+    /// late — on Fig 13's delay scenario a NIC-level OOD of about R̄ × 20 µs ≈ 200 all run.
     #[inline]
-    fn note_hole(&mut self, now: Time, p: usize, psn: u32, lowest: u32) {
-        if psn != lowest && psn + 1 > self.core.rec.max_sent() {
-            let due = now + Time::from_secs_f64(2.0 * self.paths[p].skip_lead_s);
-            while self.hole_marks.back().is_some_and(|&(_, d)| d >= due) {
-                self.hole_marks.pop_back();
-            }
-            self.hole_marks.push_back((psn + 1, due));
-        }
-        // Marks at or below the smallest unsent PSN cover no waiting PSN any more.
-        let low = self.unsent.lowest();
-        while self.hole_marks.front().is_some_and(|&(f, _)| f <= low) {
-            self.hole_marks.pop_front();
+    fn note_lowest(&mut self, now: Time, psn: u32, lowest: u32) {
+        if psn == lowest {
+            self.lowest_since = now;
         }
     }
 
@@ -842,7 +829,6 @@ impl RondoSender {
         self.samples = Vec::new();
         self.deficits = Deficits::new(0);
         self.open_scratch = Vec::new();
-        self.hole_marks = VecDeque::new();
     }
 
     /// Unfold the paths (the flow starts, or a driver calls in before `begin`): the same state
@@ -1054,7 +1040,7 @@ impl Transport for RondoSender {
             t_bound: if cfg.rtt_bound && fenv.longest_path_rtt > Time::ZERO { fenv.longest_path_rtt.max(t_env) } else { Time::MAX },
             skip_expiry: cfg.skip_expiry,
             startup_skips_per_sample: cfg.startup_skips_per_sample,
-            hole_marks: VecDeque::new(),
+            lowest_since: start,
             cfg_max_skip: cfg.max_skip_pkts(env, mtu),
             probing: cfg.probing,
             probe_rate_unsent: cfg.probe_rate_unsent,
@@ -1183,7 +1169,7 @@ impl SenderOps for RondoSender {
                         }
                         self.unsent.mark_sent(psn);
                         if self.skip_expiry {
-                            self.note_hole(now, p, psn, lowest);
+                            self.note_lowest(now, psn, lowest);
                         }
                         self.core.rec.set_next_new(self.unsent.lowest());
                         (psn, false)
