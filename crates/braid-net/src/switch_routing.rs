@@ -494,6 +494,46 @@ impl SwitchRouting {
 }
 
 impl SwitchRouting {
+    /// Whether `scheme` caches every first decision of a packet of this kind (the LCMP
+    /// artifact's flow cache, UCMP's with `routing.ucmp_cache`): such schemes see single next
+    /// hops too.
+    #[inline(always)]
+    fn caches_all(&self, scheme: RoutingKind, is_data: bool) -> bool {
+        (scheme.is_lcmp() && (is_data || self.params.lcmp.cache_every)) || (scheme == RoutingKind::Ucmp && self.params.ucmp_cache)
+    }
+
+    /// [`SwitchRouting::select_egress`]'s decision where it needs only the next-hop tables and
+    /// the switches' hash seeds — no port state, no clock, no cache: a destination without a
+    /// route, a single next hop, ECMP (without `routing.max_delay_spread`), entropy-indexed and
+    /// path-index routing. `None` when the decision needs the full view. The driver asks this
+    /// first, so the common case does not assemble a [`RouteView`] (BENCHMARKS.md).
+    #[inline(always)]
+    pub fn egress_without_view(&self, routes: &Routes, host_of_node: &[u32], hash_seed: &[u32], node: NodeId, pk: &Packet) -> Option<Option<PortId>> {
+        let scheme = if self.scheme_node[node.idx()] { self.kind } else { RoutingKind::Ecmp };
+        let is_data = matches!(pk.kind, PacketKind::Data | PacketKind::Probe);
+        if self.caches_all(scheme, is_data) {
+            return None;
+        }
+        let hops = routes.next_hops(node, host_of_node[pk.dst.idx()]);
+        let n = hops.len();
+        match n {
+            0 => return Some(None),
+            1 => return Some(Some(hops[0])),
+            _ => {}
+        }
+        let egress = match scheme {
+            RoutingKind::Ecmp if self.params.lcmp.max_delay_spread.filter(|_| scheme == self.kind).is_none() => {
+                let (sip, dip) = (node_ip(pk.src.0), node_ip(pk.dst.0));
+                let (sport, dport) = self.hash_ports(pk.entropy, is_data);
+                hops[ecmp_hash(sip, dip, sport, dport, hash_seed[node.idx()]) as usize % n]
+            }
+            RoutingKind::EntropyIndexed => hops[pk.entropy as usize % n],
+            RoutingKind::PathIndex => hops[(path_index(pk.entropy) as usize / self.path_divisor[node.idx()] as usize) % n],
+            _ => return None,
+        };
+        Some(Some(egress))
+    }
+
     /// Pick the egress of `pk` at switch `node` (it arrived over `ingress`); `None` when the
     /// destination is unreachable. `rng` is the switch's random stream (adaptive routing's
     /// tie-breaks). Called by the driver's forwarding for every packet at a switch.
@@ -508,9 +548,7 @@ impl SwitchRouting {
         if n == 0 {
             return None;
         }
-        // Schemes that cache every first decision (the artifact's) see single next hops too.
-        let caches_all = (scheme.is_lcmp() && (is_data || self.params.lcmp.cache_every)) || (scheme == RoutingKind::Ucmp && self.params.ucmp_cache);
-        if n == 1 && !caches_all {
+        if n == 1 && !self.caches_all(scheme, is_data) {
             return Some(hops[0]);
         }
         let seed = v.hash_seed[node.idx()];

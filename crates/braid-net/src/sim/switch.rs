@@ -33,16 +33,21 @@ impl Sim {
         let pk = self.pkts.get_mut(pkt.0);
         pk.ingress = ingress.0;
         pk.hops = pk.hops.saturating_add(1);
-        let view = RouteView {
-            now,
-            ports: &self.ports,
-            node_ports: &self.node_ports,
-            routes: &self.routes,
-            host_of_node: &self.host_of_node,
-            hash_seed: &self.hash_seed,
-            buffer_cap: &self.buffer_cap,
+        let chosen = match self.routing.egress_without_view(&self.routes, &self.host_of_node, &self.hash_seed, node, self.pkts.get(pkt.0)) {
+            Some(decided) => decided,
+            None => {
+                let view = RouteView {
+                    now,
+                    ports: &self.ports,
+                    node_ports: &self.node_ports,
+                    routes: &self.routes,
+                    host_of_node: &self.host_of_node,
+                    hash_seed: &self.hash_seed,
+                    buffer_cap: &self.buffer_cap,
+                };
+                self.routing.select_egress(&view, node, self.pkts.get(pkt.0), ingress, &mut self.node_rng[node.idx()])
+            }
         };
-        let chosen = self.routing.select_egress(&view, node, self.pkts.get(pkt.0), ingress, &mut self.node_rng[node.idx()]);
         let Some(egress) = chosen else {
             self.drop_packet(now, pkt, DropReason::NoRoute);
             return;
