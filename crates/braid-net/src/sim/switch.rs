@@ -374,3 +374,58 @@ pub(super) fn class_limits(cfg: &NetConfig) -> [u64; NUM_CLASSES] {
     }
     limits
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RoutingMode;
+    use crate::topo::clos::{fat_tree, FatTreeParams};
+
+    /// Where forwarding decides without the route view, it decides as the full decision does:
+    /// every switch of a k = 4 fat-tree, packets to every host, data and ACKs, many entropies,
+    /// under each routing scheme (the fast path answers for some, defers for the others).
+    #[test]
+    fn the_decision_without_the_view_is_the_full_decision() {
+        let kinds = [RoutingMode::Ecmp, RoutingMode::EntropyIndexed, RoutingMode::PathIndex, RoutingMode::Ucmp, RoutingMode::Adaptive, RoutingMode::Lcmp];
+        let mut rng = Rng::new(5);
+        for kind in kinds {
+            let topo = fat_tree(&FatTreeParams { k: 4, ..FatTreeParams::default() }).expect("k = 4 fat-tree");
+            let mut sim = Sim::new(topo, NetConfig { routing: kind, ..NetConfig::default() }, 1);
+            let hosts: Vec<NodeId> = sim.hosts.iter().map(|h| h.node).collect();
+            let (mut fast, mut full) = (0, 0);
+            for node in (0..sim.is_host.len()).map(NodeId::from_idx).filter(|n| !sim.is_host[n.idx()]) {
+                for &dst in &hosts {
+                    for _ in 0..8 {
+                        let src = hosts[rng.below(hosts.len() as u64) as usize];
+                        let pkt_kind = if rng.below(2) == 0 { PacketKind::Data } else { PacketKind::Ack };
+                        let pk = Packet { kind: pkt_kind, src, dst, entropy: rng.below(1 << 16) as u16, size_bytes: 1064, ..Packet::default() };
+                        full += 1;
+                        let Some(decided) = sim.routing.egress_without_view(&sim.routes, &sim.host_of_node, &sim.hash_seed, node, &pk) else {
+                            continue;
+                        };
+                        fast += 1;
+                        let view = RouteView {
+                            now: Time::ZERO,
+                            ports: &sim.ports,
+                            node_ports: &sim.node_ports,
+                            routes: &sim.routes,
+                            host_of_node: &sim.host_of_node,
+                            hash_seed: &sim.hash_seed,
+                            buffer_cap: &sim.buffer_cap,
+                        };
+                        let ingress = sim.node_ports[node.idx()][0];
+                        let chosen = sim.routing.select_egress(&view, node, &pk, ingress, &mut sim.node_rng[node.idx()]);
+                        assert_eq!(decided, chosen, "{kind:?}, {pkt_kind:?} at node {} to {}", node.0, dst.0);
+                    }
+                }
+            }
+            // ECMP-like schemes decide every packet without the view; the others only where one
+            // next hop leaves nothing to choose (LCMP's data packets go to its flow cache).
+            println!("{kind:?}: {fast} of {full} decided without the view");
+            assert!(fast > 0);
+            if matches!(kind, RoutingMode::Ecmp | RoutingMode::EntropyIndexed | RoutingMode::PathIndex) {
+                assert_eq!(fast, full);
+            }
+        }
+    }
+}
