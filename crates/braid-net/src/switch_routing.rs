@@ -505,21 +505,31 @@ impl SwitchRouting {
     /// [`SwitchRouting::select_egress`]'s decision where it needs only the next-hop tables and
     /// the switches' hash seeds — no port state, no clock, no cache: a destination without a
     /// route, a single next hop, ECMP (without `routing.max_delay_spread`), entropy-indexed and
-    /// path-index routing. `None` when the decision needs the full view. The driver asks this
-    /// first, so the common case does not assemble a [`RouteView`] (BENCHMARKS.md).
+    /// path-index routing. `Err(next hops)` when the decision needs the full view: the driver
+    /// then hands those next hops to [`SwitchRouting::select_egress`], so the route is looked up
+    /// once. The driver asks this first, so the common case does not assemble a [`RouteView`]
+    /// (BENCHMARKS.md).
     #[inline(always)]
-    pub fn egress_without_view(&self, routes: &Routes, host_of_node: &[u32], hash_seed: &[u32], node: NodeId, pk: &Packet) -> Option<Option<PortId>> {
+    pub fn egress_without_view<'r>(
+        &self,
+        routes: &'r Routes,
+        host_of_node: &[u32],
+        hash_seed: &[u32],
+        node: NodeId,
+        pk: &Packet,
+    ) -> Result<Option<PortId>, &'r [PortId]> {
         let scheme = if self.scheme_node[node.idx()] { self.kind } else { RoutingKind::Ecmp };
         let is_data = matches!(pk.kind, PacketKind::Data | PacketKind::Probe);
-        if self.caches_all(scheme, is_data) {
-            return None;
-        }
         let hops = routes.next_hops(node, host_of_node[pk.dst.idx()]);
         let n = hops.len();
-        match n {
-            0 => return Some(None),
-            1 => return Some(Some(hops[0])),
-            _ => {}
+        if n == 0 {
+            return Ok(None);
+        }
+        if self.caches_all(scheme, is_data) {
+            return Err(hops);
+        }
+        if n == 1 {
+            return Ok(Some(hops[0]));
         }
         let egress = match scheme {
             RoutingKind::Ecmp if self.params.lcmp.max_delay_spread.filter(|_| scheme == self.kind).is_none() => {
@@ -529,19 +539,21 @@ impl SwitchRouting {
             }
             RoutingKind::EntropyIndexed => hops[pk.entropy as usize % n],
             RoutingKind::PathIndex => hops[(path_index(pk.entropy) as usize / self.path_divisor[node.idx()] as usize) % n],
-            _ => return None,
+            _ => return Err(hops),
         };
-        Some(Some(egress))
+        Ok(Some(egress))
     }
 
-    /// Pick the egress of `pk` at switch `node` (it arrived over `ingress`); `None` when the
-    /// destination is unreachable. `rng` is the switch's random stream (adaptive routing's
-    /// tie-breaks). Called by the driver's forwarding for every packet at a switch.
+    /// Pick the egress of `pk` at switch `node` (it arrived over `ingress`) among its next hops
+    /// `hops` (`v.routes`' set toward its destination); `None` when the destination is
+    /// unreachable. `rng` is the switch's random stream (adaptive routing's tie-breaks). The
+    /// driver's forwarding calls it for every packet at a switch that
+    /// [`SwitchRouting::egress_without_view`] does not decide.
     #[inline]
-    pub fn select_egress(&mut self, v: &RouteView, node: NodeId, pk: &Packet, ingress: PortId, rng: &mut Rng) -> Option<PortId> {
+    pub fn select_egress(&mut self, v: &RouteView, node: NodeId, pk: &Packet, hops: &[PortId], ingress: PortId, rng: &mut Rng) -> Option<PortId> {
         let (src, dst, entropy, kind, size) = (pk.src, pk.dst, pk.entropy, pk.kind, pk.size_bytes);
         let dst_host = v.host_of_node[dst.idx()];
-        let hops = v.routes.next_hops(node, dst_host);
+        debug_assert_eq!(hops, v.routes.next_hops(node, dst_host), "next hops not the routes' set");
         let n = hops.len();
         let scheme = if self.scheme_node[node.idx()] { self.kind } else { RoutingKind::Ecmp };
         let is_data = matches!(kind, PacketKind::Data | PacketKind::Probe);

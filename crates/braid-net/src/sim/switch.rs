@@ -34,8 +34,8 @@ impl Sim {
         pk.ingress = ingress.0;
         pk.hops = pk.hops.saturating_add(1);
         let chosen = match self.routing.egress_without_view(&self.routes, &self.host_of_node, &self.hash_seed, node, self.pkts.get(pkt.0)) {
-            Some(decided) => decided,
-            None => {
+            Ok(decided) => decided,
+            Err(hops) => {
                 let view = RouteView {
                     now,
                     ports: &self.ports,
@@ -45,7 +45,7 @@ impl Sim {
                     hash_seed: &self.hash_seed,
                     buffer_cap: &self.buffer_cap,
                 };
-                self.routing.select_egress(&view, node, self.pkts.get(pkt.0), ingress, &mut self.node_rng[node.idx()])
+                self.routing.select_egress(&view, node, self.pkts.get(pkt.0), hops, ingress, &mut self.node_rng[node.idx()])
             }
         };
         let Some(egress) = chosen else {
@@ -400,7 +400,7 @@ mod tests {
                         let pkt_kind = if rng.below(2) == 0 { PacketKind::Data } else { PacketKind::Ack };
                         let pk = Packet { kind: pkt_kind, src, dst, entropy: rng.below(1 << 16) as u16, size_bytes: 1064, ..Packet::default() };
                         full += 1;
-                        let Some(decided) = sim.routing.egress_without_view(&sim.routes, &sim.host_of_node, &sim.hash_seed, node, &pk) else {
+                        let Ok(decided) = sim.routing.egress_without_view(&sim.routes, &sim.host_of_node, &sim.hash_seed, node, &pk) else {
                             continue;
                         };
                         fast += 1;
@@ -414,7 +414,8 @@ mod tests {
                             buffer_cap: &sim.buffer_cap,
                         };
                         let ingress = sim.node_ports[node.idx()][0];
-                        let chosen = sim.routing.select_egress(&view, node, &pk, ingress, &mut sim.node_rng[node.idx()]);
+                        let hops = sim.routes.next_hops(node, sim.host_of_node[dst.idx()]);
+                        let chosen = sim.routing.select_egress(&view, node, &pk, hops, ingress, &mut sim.node_rng[node.idx()]);
                         assert_eq!(decided, chosen, "{kind:?}, {pkt_kind:?} at node {} to {}", node.0, dst.0);
                     }
                 }
