@@ -104,7 +104,11 @@
 //!   identical paths differ by microseconds), data with data and probe with probe (probes carry a
 //!   timestamp request, so a long path's first probe ACK gives its delay before its first data
 //!   echo). A difference counts once it exceeds its pair's arrival gap. Skips follow each new
-//!   pairing at once until the gate opens; from then on the EWMA estimates as before. Measured
+//!   pairing at once until the gate opens, from the first pair measured on (a path not yet
+//!   compared is left out of the others' sums: its echo is later, so it is the slower one); a
+//!   path with no data echo yet whose window reopens (cumulative ACKs carried back by faster
+//!   paths) takes at least the skip its missing echo bounds ([`RondoSender`]'s
+//!   `unmeasured_skip`). From the gate on, the EWMA estimates as before. Measured
 //!   (EXPERIMENTS.md, Rondo under heterogeneity): four-path max OOD 68 / 31 / 55 / 99 at ΔD = 10 / 15 / 20 / 25 µs (132 / 188 /
 //!   249 / 303 without the scheduler), 32-to-1 incast still 0, testbed +10 µs mean OOD 2.9 (4.9
 //!   with `"stable"`).
@@ -436,9 +440,12 @@ impl RondoSender {
     /// range check, set only with `network.max_outstanding_psn` or `max_outstanding_reads`, is
     /// out of line.
     #[inline(always)]
-    fn open(&self, p: usize, new_data: bool) -> f64 {
+    fn open(&self, now: Time, p: usize, new_data: bool) -> f64 {
         let ps = &self.paths[p];
         if new_data && self.sched_on && ps.skip > 0 && ps.skip >= self.unsent.remaining() {
+            return 0.0;
+        }
+        if new_data && self.sched_on && ps.fwd_n == 0 && self.aligned.is_some() && self.scheduled_skip(now, p).0 >= self.unsent.remaining() {
             return 0.0;
         }
         if new_data && self.core.rec.config().psn_limit.is_set() && !self.psn_in_range(ps) {
@@ -465,11 +472,55 @@ impl RondoSender {
         if !self.sched_on {
             return 0;
         }
-        let ps = &self.paths[p];
-        if ps.skip > 0 && self.skip_expiry && (now - self.lowest_since).secs_f64() > 2.0 * ps.skip_lead_s {
+        let (skip, lead_s) = self.scheduled_skip(now, p);
+        if skip > 0 && self.skip_expiry && (now - self.lowest_since).secs_f64() > 2.0 * lead_s {
             return 0;
         }
-        ps.skip
+        skip
+    }
+
+    /// Eq 7's skip of path `p` and its lead: the scheduler's, and at start-up, for a path with
+    /// no data echo yet, at least the lower bound its missing echo gives ([`Self::unmeasured_skip`]).
+    #[inline]
+    fn scheduled_skip(&self, now: Time, p: usize) -> (u32, f64) {
+        let ps = &self.paths[p];
+        if ps.fwd_n == 0 && self.aligned.is_some() {
+            let bound = self.unmeasured_skip(now, p);
+            if bound.0 > ps.skip {
+                return bound;
+            }
+        }
+        (ps.skip, ps.skip_lead_s)
+    }
+
+    /// At start-up, a lower bound of the skip (and lead) of a path `p` with no data echo yet: its
+    /// cumulative ACKs, carried back by faster paths, can open its window before its own first
+    /// echo returns. Its oldest timestamped packet has then waited `now − sent` without an echo,
+    /// so its round trip exceeds the shortest measured one by at least `waited − RTT_min`. With
+    /// a path's extra delay the same both ways (a longer link is longer in both directions, and
+    /// ACKs return on the logical path of their data) half of that is one way: `D_p ≥ D_min +
+    /// (waited − RTT_min) / 2`, and Eq 7 is taken with that lower bound against the measured
+    /// paths' forward-delay estimates. Without a measured path, or before the wait exceeds the
+    /// shortest round trip, it takes no skip, as before any difference is known.
+    #[cold]
+    #[inline(never)]
+    fn unmeasured_skip(&self, now: Time, p: usize) -> (u32, f64) {
+        let Some(&(_, sent)) = self.paths[p].ts_pending.front() else { return (0, 0.0) };
+        let waited_s = now.saturating_sub(sent).secs_f64();
+        let measured = |q: usize| q != p && self.paths[q].fwd_n > 0 && self.paths[q].rtt_seeded;
+        let n = self.paths.len();
+        let (mut d_min_s, mut rtt_min_s) = (f64::INFINITY, f64::INFINITY);
+        let mut later = 0u64;
+        for q in (0..n.min(64)).filter(|&q| measured(q)) {
+            d_min_s = d_min_s.min(self.paths[q].fwd_s);
+            rtt_min_s = rtt_min_s.min(self.paths[q].min_rtt.secs_f64());
+            later |= 1 << q;
+        }
+        if later == 0 || waited_s <= rtt_min_s {
+            return (0, 0.0);
+        }
+        let d_p_s = d_min_s + 0.5 * (waited_s - rtt_min_s);
+        eq7_skip_and_lead_over(bits(later), |q| self.paths[q].rate_pps(), |q| (d_p_s - self.paths[q].fwd_s).max(0.0), self.cfg_max_skip)
     }
 
     /// New data `psn` was taken while `lowest` was the smallest unsent PSN (`skip_expiry`
@@ -488,20 +539,20 @@ impl RondoSender {
     }
 
     /// Some path is open for the next transmission (a queued retransmission goes first).
-    fn any_open(&self) -> bool {
+    fn any_open(&self, now: Time) -> bool {
         let new_data = !self.core.rec.has_retx();
-        (0..self.paths.len()).any(|p| self.open(p, new_data) > 0.0)
+        (0..self.paths.len()).any(|p| self.open(now, p, new_data) > 0.0)
     }
 
     /// Path of the next transmission (deficit or random), new data or a retransmission; `None`
     /// when every window is closed.
-    fn choose_path(&mut self, new_data: bool) -> Option<usize> {
+    fn choose_path(&mut self, now: Time, new_data: bool) -> Option<usize> {
         let mut open = std::mem::take(&mut self.open_scratch);
         open.clear();
         let mut sum = 0.0;
         let mut count = 0usize;
         for p in 0..self.paths.len() {
-            let o = self.open(p, new_data);
+            let o = self.open(now, p, new_data);
             if o > 0.0 {
                 sum += o;
                 count += 1;
@@ -1152,12 +1203,12 @@ impl SenderOps for RondoSender {
         if self.unsent.remaining() == 0 && !self.core.rec.has_retx() {
             return None;
         }
-        if self.pacer.allows(now) && self.any_open() {
+        if self.pacer.allows(now) && self.any_open(now) {
             let retx = self.core.rec.next_retx();
             if retx.is_some() || self.unsent.remaining() > 0 {
                 // A stale queued retransmission may have vanished: then new data, which the
                 // tail rule may hold back.
-                let p = self.choose_path(retx.is_none())?;
+                let p = self.choose_path(now, retx.is_none())?;
                 let (psn, is_retx) = match retx {
                     Some(r) => (r, true),
                     None => {
@@ -1226,7 +1277,7 @@ impl SenderOps for RondoSender {
             // call to `poll_transmit` then unfolds and decides.
             return self.pacer.next_tx_at.max(now);
         }
-        let data = if self.any_open() { self.pacer.next_tx_at.max(now) } else { Time::MAX };
+        let data = if self.any_open(now) { self.pacer.next_tx_at.max(now) } else { Time::MAX };
         let probe = if self.in_probe_phase(now) { self.probe_next_at.max(now) } else { Time::MAX };
         data.min(probe)
     }

@@ -245,8 +245,9 @@ pub struct StartupDelays {
     pub data: AlignedDelays,
     /// Pairs of probe echoes.
     pub probe: AlignedDelays,
-    /// [`StartupDelays::check_ready`] has been found true (it stays true: pairings are only added).
-    ready_seen: bool,
+    /// Bit `p`: path `p` has been compared with another path, by data or by probes (set once,
+    /// since pairings are only added; at most 64 paths).
+    compared: u64,
     /// `later[p]`: bit `q` set ⇔ [`StartupDelays::resolved_excess`]`(p, q) > 0` — the paths a
     /// packet on `p` arrives later than, the only terms of Eq 7 for `p` that are not zero
     /// (kept as pairings are added; at most 64 paths).
@@ -269,7 +270,7 @@ impl StartupDelays {
         StartupDelays {
             data: AlignedDelays::new(n),
             probe: AlignedDelays::new(n),
-            ready_seen: false,
+            compared: 0,
             later: vec![0; n],
             excess: vec![0.0; n * n],
             dirty_rows: 0,
@@ -294,6 +295,9 @@ impl StartupDelays {
     /// estimate).
     fn refresh_later(&mut self, p: usize, paired: u64) {
         let n = self.later.len();
+        if paired != 0 {
+            self.compared |= paired | (1 << p);
+        }
         for q in scheduler_bits(paired) {
             debug_assert!(q != p && q < n);
             for (a, b) in [(p, q), (q, p)] {
@@ -347,14 +351,17 @@ impl StartupDelays {
         self.later[p]
     }
 
-    /// Every path has been compared with another, by data or by probes — remembered once true
-    /// (pairings are only added) so that later calls cost nothing: the scan is `O(n²)` and the
-    /// scheduler asks on every delay sample.
-    pub fn check_ready(&mut self) -> bool {
-        if !self.ready_seen {
-            self.ready_seen = self.data.ready_with(&self.probe);
-        }
-        self.ready_seen
+    /// Some pair of paths has been compared, by data or by probes: Eq 7 can then be evaluated
+    /// from the differences known. A path compared with none is left out of the others' sums
+    /// until it is: its first echo is later than theirs, so it is (by round trip) the slower
+    /// one, and the slower path of a pair adds nothing to the faster one's skip.
+    pub fn check_ready(&self) -> bool {
+        self.compared != 0
+    }
+
+    /// Whether path `p` has been compared with another path yet.
+    pub fn compared(&self, p: usize) -> bool {
+        p < 64 && self.compared & (1 << p) != 0
     }
 
     /// `D_p − D_q` beyond its error bound, from data pairs when they exist, else probe pairs.
