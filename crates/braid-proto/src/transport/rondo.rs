@@ -448,18 +448,18 @@ impl RondoSender {
         if new_data && self.sched_on && ps.fwd_n == 0 && self.aligned.is_some() && self.scheduled_skip(now, p).0 >= self.unsent.remaining() {
             return 0.0;
         }
-        if new_data && self.core.rec.config().psn_limit.is_set() && !self.psn_in_range(ps) {
+        if new_data && self.core.rec.config().psn_limit.is_set() && !self.psn_in_range(now, p) {
             return 0.0;
         }
         (ps.window() - self.inflight(p) as f64).max(0.0)
     }
 
-    /// The RNIC's PSN range (Appendix A): the PSN a new-data packet on path `ps` would take
+    /// The RNIC's PSN range (Appendix A): the PSN a new-data packet on path `p` would take
     /// must be in it.
     #[cold]
     #[inline(never)]
-    fn psn_in_range(&self, ps: &PathState) -> bool {
-        let k = if self.sched_on { ps.skip } else { 0 };
+    fn psn_in_range(&self, now: Time, p: usize) -> bool {
+        let k = if self.sched_on { self.scheduled_skip(now, p).0 } else { 0 };
         self.unsent.nth(k).is_some_and(|psn| self.core.rec.psn_allowed(psn))
     }
 
@@ -777,7 +777,7 @@ impl RondoSender {
             // not read again.
             self.release_startup_tables();
             self.set_skips(|ps, p, q| (ps[p].fwd_s - ps[q].fwd_s).max(0.0));
-        } else if !self.sched_stable && self.aligned.as_mut().is_some_and(|a| a.check_ready()) {
+        } else if !self.sched_stable && self.aligned.as_ref().is_some_and(|a| a.check_ready()) {
             // Until the gate first opens: the arrival-aligned differences ([`aligned`]), which a
             // queue shared by all paths does not move.
             self.sched_on = true;

@@ -359,11 +359,6 @@ impl StartupDelays {
         self.compared != 0
     }
 
-    /// Whether path `p` has been compared with another path yet.
-    pub fn compared(&self, p: usize) -> bool {
-        p < 64 && self.compared & (1 << p) != 0
-    }
-
     /// `D_p − D_q` beyond its error bound, from data pairs when they exist, else probe pairs.
     pub fn resolved_excess(&self, p: usize, q: usize) -> f64 {
         self.excess[p * self.later.len() + q]
