@@ -467,6 +467,24 @@ mod tests {
         assert_ne!(s.rows_to_recompute(&[1.5, 2.0, 4.0]) & 0b100, 0);
     }
 
+    /// The start-up skips need one compared pair, not every path: a path whose first echo is
+    /// still on its way (here path 2, never sampled) is the slower one by round trip and adds
+    /// nothing to the others' skips; the pair measured sets the slower path's skip at once.
+    #[test]
+    fn skips_start_from_the_first_pair_compared() {
+        let mut s = StartupDelays::new(3);
+        s.add_data(0, 10.0e-6, 6.0e-6, 1e-6);
+        assert!(!s.check_ready(), "one sample compares nothing");
+        s.add_data(1, 10.2e-6, 26.0e-6, 1e-6);
+        assert!(s.check_ready(), "paths 0 and 1 were compared; path 2 has no sample yet");
+        let rates = [1e9, 1e9, 1e9];
+        let (skip1, lead1) = s.skip_and_lead(1, &rates, u32::MAX);
+        assert_eq!(skip1, 20_000, "path 1 leaves the 20 µs path 0 delivers first");
+        assert!((lead1 - 20.0e-6).abs() < 1e-12);
+        assert_eq!(s.skip_and_lead(0, &rates, u32::MAX).0, 0);
+        assert_eq!(s.skip_and_lead(2, &rates, u32::MAX).0, 0, "an unmeasured path has no row");
+    }
+
     #[test]
     fn a_persistent_delay_difference_is_found_from_aligned_arrivals() {
         let mut a = AlignedDelays::new(2);
