@@ -8,7 +8,7 @@
 //! - [`topology_kinds`]: the topology kinds, one parser each, and their registry.
 //! - [`build`]: scenario → simulator with senders and receivers.
 //! - [`run`]: run and write `summary.json`, `flows.csv`, time series.
-//! - [`bench`]: the fixed benchmark scenarios of `braid bench`.
+//! - [`bench`](mod@bench): the fixed benchmark scenarios of `braid bench`.
 //! - [`sweep`]: `braid sweep PLAN.toml` — grids of overrides × seeds in parallel, `runs.csv`.
 //! - [`compare`]: `braid compare SCENARIO --vary …` — variants side by side in one table (a sweep
 //!   without a plan file).

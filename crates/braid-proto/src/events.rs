@@ -104,7 +104,7 @@ pub struct FlowEnv {
     pub size_bytes: u64,
     /// `None`: the sender sends one message of `size_bytes`. `Some(n)`: it is a persistent
     /// connection that starts empty and carries the messages posted on it
-    /// ([`super::Sender::post_message`]); `n` is how many it is expected to carry.
+    /// ([`crate::transport::Sender::post_message`]); `n` is how many it is expected to carry.
     pub connection_messages: Option<u32>,
     /// How many equal-cost physical paths join the flow's two hosts (0: unknown); transports
     /// that size their logical paths by the topology read it (Rondo's `paths = "auto"`).

@@ -11,7 +11,7 @@
 //!
 //! Both need sizes and cumulative values non-decreasing, and the last cumulative value equal to
 //! 1 (100 %) — anything else is an error, never silently renormalised. At most [`MAX_CDF_POINTS`]
-//! points, sizes at most [`MAX_FLOW_BYTES`](crate::MAX_FLOW_BYTES). A first point with a positive
+//! points, sizes at most [`MAX_FLOW_BYTES`]. A first point with a positive
 //! cumulative value is a point mass at that size.
 //!
 //! Sampling is inverse-transform with linear interpolation inside the segment that contains the

@@ -43,7 +43,7 @@
 //!
 //! Bounds (all three formats): at most [`MAX_FLOWS`](crate::MAX_FLOWS) flows, declared or listed
 //! (a header count above it is an error before any flow is read); sizes at most
-//! [`MAX_FLOW_BYTES`](crate::MAX_FLOW_BYTES); starts at most [`MAX_START`](crate::MAX_START).
+//! [`MAX_FLOW_BYTES`]; starts at most [`MAX_START`].
 //! Host indices are not bounded here: [`Workload::validate`] checks them against the topology.
 //!
 //! Writers for the Braid CSV and the HPCC format are provided ([`write_braid_csv`], [`write_hpcc`]).

@@ -307,7 +307,7 @@ pub(crate) struct Shared {
     pub rto_marked: Vec<u32>,
 }
 
-/// Per-flow loss-recovery state: the shared scoreboard and RTO ([`Shared`]) and the scheme's
+/// Per-flow loss-recovery state: the shared scoreboard and RTO (`Shared`) and the scheme's
 /// loss detector.
 #[derive(Clone, Debug)]
 pub struct Recovery {

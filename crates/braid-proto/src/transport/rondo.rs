@@ -40,7 +40,7 @@
 //!   `skip_p = ⌊Σ_{p'≠p} (W_p'/RTT_p')·max(D_p − D_p', 0)⌋`; a new-data transmission on `p`
 //!   carries the `(skip_p + 1)`-th smallest unsent PSN ([`unsent::UnsentSet`]). Retransmissions
 //!   go before new data and keep their PSN.
-//! - **Loss recovery** (§2.2, §6.2.5): the shared [`Recovery`] — Early Recovery with a 4-packet
+//! - **Loss recovery** (§2.2, §6.2.5): the shared [`Recovery`](crate::recovery::Recovery) — Early Recovery with a 4-packet
 //!   threshold by default, per packet and confirmed on the packet's own path
 //!   ([`RecoveryConfig::er_path_confirm`]; `er_mode = "per-packet"` for the paper's literal rule,
 //!   `"episode"` for the shared episode form), or any selective scheme by

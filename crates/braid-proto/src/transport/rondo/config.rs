@@ -70,7 +70,7 @@ pub struct RondoConfig {
     /// `paths`: logical paths per flow (1 to 256), or with `paths_auto` the most a flow takes.
     pub paths: u16,
     /// `paths = "auto"` (the default): [`AUTO_PATHS_PER_PHYSICAL`] logical path per equal-cost
-    /// physical path between the flow's two hosts ([`FlowEnv::equal_cost_paths`]), at least
+    /// physical path between the flow's two hosts ([`FlowEnv::equal_cost_paths`](crate::events::FlowEnv::equal_cost_paths)), at least
     /// [`MIN_AUTO_PATHS`] (the four of the paper's prototype, §5) and at most `paths`
     /// ([`MAX_AUTO_PATHS`]): 16 between pods of the paper's Clos (§6.2.1), 4 inside a pod, 25–64
     /// between pods of Fig 22's fat-trees. See the module docs.
