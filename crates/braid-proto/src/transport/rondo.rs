@@ -441,13 +441,13 @@ impl RondoSender {
     /// out of line.
     #[inline(always)]
     fn open(&self, now: Time, p: usize, new_data: bool) -> f64 {
+        if new_data && self.sched_on {
+            let skip = self.scheduled_skip(now, p).0;
+            if skip > 0 && skip >= self.unsent.remaining() {
+                return 0.0;
+            }
+        }
         let ps = &self.paths[p];
-        if new_data && self.sched_on && ps.skip > 0 && ps.skip >= self.unsent.remaining() {
-            return 0.0;
-        }
-        if new_data && self.sched_on && ps.fwd_n == 0 && self.aligned.is_some() && self.scheduled_skip(now, p).0 >= self.unsent.remaining() {
-            return 0.0;
-        }
         if new_data && self.core.rec.config().psn_limit.is_set() && !self.psn_in_range(now, p) {
             return 0.0;
         }
@@ -507,20 +507,21 @@ impl RondoSender {
     fn unmeasured_skip(&self, now: Time, p: usize) -> (u32, f64) {
         let Some(&(_, sent)) = self.paths[p].ts_pending.front() else { return (0, 0.0) };
         let waited_s = now.saturating_sub(sent).secs_f64();
-        let measured = |q: usize| q != p && self.paths[q].fwd_n > 0 && self.paths[q].rtt_seeded;
-        let n = self.paths.len();
+        // The start-up tables exist only for at most `MAX_ALIGNED_PATHS` paths: a bit set holds them.
         let (mut d_min_s, mut rtt_min_s) = (f64::INFINITY, f64::INFINITY);
-        let mut later = 0u64;
-        for q in (0..n.min(64)).filter(|&q| measured(q)) {
-            d_min_s = d_min_s.min(self.paths[q].fwd_s);
-            rtt_min_s = rtt_min_s.min(self.paths[q].min_rtt.secs_f64());
-            later |= 1 << q;
+        let mut measured = 0u64;
+        for (q, qs) in self.paths.iter().enumerate().take(MAX_ALIGNED_PATHS) {
+            if q != p && qs.fwd_n > 0 && qs.rtt_seeded {
+                d_min_s = d_min_s.min(qs.fwd_s);
+                rtt_min_s = rtt_min_s.min(qs.min_rtt.secs_f64());
+                measured |= 1 << q;
+            }
         }
-        if later == 0 || waited_s <= rtt_min_s {
+        if measured == 0 || waited_s <= rtt_min_s {
             return (0, 0.0);
         }
         let d_p_s = d_min_s + 0.5 * (waited_s - rtt_min_s);
-        eq7_skip_and_lead_over(bits(later), |q| self.paths[q].rate_pps(), |q| (d_p_s - self.paths[q].fwd_s).max(0.0), self.cfg_max_skip)
+        eq7_skip_and_lead_over(bits(measured), |q| self.paths[q].rate_pps(), |q| (d_p_s - self.paths[q].fwd_s).max(0.0), self.cfg_max_skip)
     }
 
     /// New data `psn` was taken while `lowest` was the smallest unsent PSN (`skip_expiry`

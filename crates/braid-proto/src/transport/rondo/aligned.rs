@@ -215,14 +215,11 @@ impl AlignedDelays {
         paired
     }
 
-    /// Every path has been compared with at least one other, here or in `other`.
-    pub fn ready_with(&self, other: &AlignedDelays) -> bool {
-        (0..self.n).all(|p| (0..self.n).any(|q| q != p && (self.known(p, q) || other.known(p, q))))
-    }
-
-    /// Every path has been compared with at least one other.
-    pub fn ready(&self) -> bool {
-        self.ready_with(self)
+    /// Every path has been compared with at least one other (the tests' check; the start-up
+    /// scheduler needs one pair, [`StartupDelays::check_ready`]).
+    #[cfg(test)]
+    fn ready(&self) -> bool {
+        (0..self.n).all(|p| (0..self.n).any(|q| q != p && self.known(p, q)))
     }
 
     /// A difference of `p` and `q` has been measured.
@@ -245,9 +242,9 @@ pub struct StartupDelays {
     pub data: AlignedDelays,
     /// Pairs of probe echoes.
     pub probe: AlignedDelays,
-    /// Bit `p`: path `p` has been compared with another path, by data or by probes (set once,
-    /// since pairings are only added; at most 64 paths).
-    compared: u64,
+    /// Some pair of paths has been compared, by data or by probes (set once: pairings are only
+    /// added).
+    compared_any: bool,
     /// `later[p]`: bit `q` set ⇔ [`StartupDelays::resolved_excess`]`(p, q) > 0` — the paths a
     /// packet on `p` arrives later than, the only terms of Eq 7 for `p` that are not zero
     /// (kept as pairings are added; at most 64 paths).
@@ -270,7 +267,7 @@ impl StartupDelays {
         StartupDelays {
             data: AlignedDelays::new(n),
             probe: AlignedDelays::new(n),
-            compared: 0,
+            compared_any: false,
             later: vec![0; n],
             excess: vec![0.0; n * n],
             dirty_rows: 0,
@@ -295,9 +292,7 @@ impl StartupDelays {
     /// estimate).
     fn refresh_later(&mut self, p: usize, paired: u64) {
         let n = self.later.len();
-        if paired != 0 {
-            self.compared |= paired | (1 << p);
-        }
+        self.compared_any |= paired != 0;
         for q in scheduler_bits(paired) {
             debug_assert!(q != p && q < n);
             for (a, b) in [(p, q), (q, p)] {
@@ -356,7 +351,7 @@ impl StartupDelays {
     /// until it is: its first echo is later than theirs, so it is (by round trip) the slower
     /// one, and the slower path of a pair adds nothing to the faster one's skip.
     pub fn check_ready(&self) -> bool {
-        self.compared != 0
+        self.compared_any
     }
 
     /// `D_p − D_q` beyond its error bound, from data pairs when they exist, else probe pairs.
