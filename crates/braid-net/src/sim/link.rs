@@ -13,7 +13,20 @@ use crate::stats::DropReason;
 
 impl Sim {
     /// Start the next transmission on `port` if it is idle and has something to send.
+    ///
+    /// The common call, a packet queued behind a transmission whose end is already scheduled,
+    /// returns here without entering [`Sim::pump_port`] (no call, no register saves).
+    #[inline(always)]
     pub(super) fn pump(&mut self, now: Time, port: PortId) {
+        let p = &self.ports[port.idx()];
+        if p.busy_until > now && p.txdone_pending {
+            return;
+        }
+        self.pump_port(now, port);
+    }
+
+    /// [`Sim::pump`] past its early return.
+    fn pump_port(&mut self, now: Time, port: PortId) {
         let p = &mut self.ports[port.idx()];
         if p.busy_until > now {
             if !p.txdone_pending {
@@ -100,6 +113,7 @@ impl Sim {
 
     /// `pkt` reached the far end of `port`: schedule the next packet on the wire, then hand it to
     /// the host or switch there.
+    #[inline(always)]
     pub(super) fn on_arrive(&mut self, now: Time, pkt: PktId, port: PortId) {
         self.stats.packet_hops += 1;
         let p = &mut self.ports[port.idx()];
