@@ -260,6 +260,7 @@ impl Sim {
     /// `pkt` of class `c` has just been taken out of `port`'s queue: release its bytes from the
     /// queue, the switch's shared buffer and the PFC ingress accounting (a RESUME goes upstream
     /// when the ingress drops below XON).
+    #[inline(always)]
     fn release(&mut self, port: PortId, c: usize, pkt: PktId) {
         let p = &mut self.ports[port.idx()];
         let node = p.node;
@@ -268,24 +269,30 @@ impl Sim {
         if !self.is_host[node.idx()] {
             self.buffer_used[node.idx()] -= size;
             if self.cfg.pfc.enabled && c == CLASS_DATA as usize {
-                let ing = PortId(self.pkts.get(pkt.0).ingress);
-                let resume = match &mut self.mmu {
-                    Some(mmu) => mmu.on_release(node, ing, c, size, &mut self.ports[ing.idx()].ingress_bytes[c]),
-                    None => {
-                        let ip = &mut self.ports[ing.idx()];
-                        ip.ingress_bytes[c] -= size;
-                        let in_bytes = ip.ingress_bytes[c];
-                        in_bytes <= self.xoff_threshold(node).saturating_sub(self.cfg.pfc.resume_offset_bytes)
-                    }
-                };
-                if resume && self.ports[ing.idx()].pause_sent[c] {
-                    self.ports[ing.idx()].pause_sent[c] = false;
-                    let t = self.pfc_arrival(self.q.now(), ing);
-                    let up = self.ports[ing.idx()].node;
-                    self.push_pfc_for(t, ing, c as u8, false, up);
-                    self.stats.pfc_resumes_sent += 1;
-                }
+                self.release_ingress(node, c, size, pkt);
             }
+        }
+    }
+
+    /// The PFC part of [`Sim::release`]: `size` bytes of lossless class `c` that came in with
+    /// `pkt` left switch `node`'s ingress accounting; a RESUME goes upstream below XON.
+    fn release_ingress(&mut self, node: NodeId, c: usize, size: u64, pkt: PktId) {
+        let ing = PortId(self.pkts.get(pkt.0).ingress);
+        let resume = match &mut self.mmu {
+            Some(mmu) => mmu.on_release(node, ing, c, size, &mut self.ports[ing.idx()].ingress_bytes[c]),
+            None => {
+                let ip = &mut self.ports[ing.idx()];
+                ip.ingress_bytes[c] -= size;
+                let in_bytes = ip.ingress_bytes[c];
+                in_bytes <= self.xoff_threshold(node).saturating_sub(self.cfg.pfc.resume_offset_bytes)
+            }
+        };
+        if resume && self.ports[ing.idx()].pause_sent[c] {
+            self.ports[ing.idx()].pause_sent[c] = false;
+            let t = self.pfc_arrival(self.q.now(), ing);
+            let up = self.ports[ing.idx()].node;
+            self.push_pfc_for(t, ing, c as u8, false, up);
+            self.stats.pfc_resumes_sent += 1;
         }
     }
 
