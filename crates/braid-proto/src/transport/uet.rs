@@ -247,14 +247,16 @@ impl Reps {
             self.cycle = self.cycle.wrapping_add(1);
             return self.buf[idx];
         }
-        let o = self.oldest();
-        for k in 0..self.len {
-            let idx = (o + k) % self.buf.len();
+        // From the oldest entry on, wrapping by a compare rather than a division per entry.
+        let cap = self.buf.len();
+        let mut idx = self.oldest();
+        for _ in 0..self.len {
             if self.fresh[idx] {
                 self.fresh[idx] = false;
                 self.recycled += 1;
                 return self.buf[idx];
             }
+            idx = if idx + 1 == cap { 0 } else { idx + 1 };
         }
         self.random += 1;
         rng.below(self.n as u64) as u16
