@@ -45,8 +45,8 @@ impl Sim {
         }
         let rr = host.rr % n;
         let mut earliest = Time::MAX;
-        // Round robin from `rr`, wrapping by a compare rather than a division per flow (a
-        // host of an inter-DC run asks hundreds of rate-limited flows per packet).
+        // Round robin from `rr`, wrapping by a compare rather than a 64-bit division per flow
+        // asked (LCMP Fig 5 asks about three per packet-hop).
         let mut idx = if rr == 0 { n - 1 } else { rr - 1 };
         for _ in 0..n {
             idx = if idx + 1 == n { 0 } else { idx + 1 };
