@@ -25,15 +25,14 @@ impl Sim {
         self.pump_port(now, port);
     }
 
-    /// [`Sim::pump`] past its early return.
+    /// [`Sim::pump`] past its early return: a busy port here has no `TxDone` scheduled yet.
     fn pump_port(&mut self, now: Time, port: PortId) {
         let p = &mut self.ports[port.idx()];
         if p.busy_until > now {
-            if !p.txdone_pending {
-                p.txdone_pending = true;
-                let t = p.busy_until;
-                self.q.push(t, Ev::TxDone { port: port.0 });
-            }
+            debug_assert!(!p.txdone_pending, "pump returns early when the TxDone is scheduled");
+            p.txdone_pending = true;
+            let t = p.busy_until;
+            self.q.push(t, Ev::TxDone { port: port.0 });
             return;
         }
         if !p.up {
