@@ -398,6 +398,13 @@ pub struct RondoSender {
     /// Paths the start-up scheduler's estimate is to be built for when the flow starts (0: none,
     /// or already released).
     aligned_paths: usize,
+    /// Bit `p`: path `p`'s skip and lead are not stored yet. With `startup_skips_per_sample`
+    /// (the default) a start-up evaluation of Eq 7 only takes the paths' rates and marks every
+    /// row, and a row is evaluated when first read ([`Self::skip_of`]): a sample that pairs with
+    /// many paths moves many rows, and most are moved again by the next sample before a
+    /// transmission reads them. The inputs cannot change unnoticed in between, since every
+    /// change of the start-up tables is followed at once by such an evaluation.
+    skips_pending: u64,
     /// Whether the completed one-message flow has released its per-path state.
     paths_released: bool,
     /// Until the flow starts: its paths folded into one (they differ only in their entropy,
@@ -438,20 +445,25 @@ impl RondoSender {
     ///
     /// Always inlined (it runs for every path on every transmission decision); the RNIC's PSN
     /// range check, set only with `network.max_outstanding_psn` or `max_outstanding_reads`, is
-    /// out of line.
+    /// out of line. A closed window is tested first: the skip is then not read (it would not
+    /// change the answer), so a path's pending skip is evaluated only once its window opens.
     #[inline(always)]
     fn open(&self, now: Time, p: usize, new_data: bool) -> f64 {
+        let ps = &self.paths[p];
+        let room = (ps.window() - self.inflight(p) as f64).max(0.0);
+        if room <= 0.0 {
+            return room;
+        }
         if new_data && self.sched_on {
             let skip = self.scheduled_skip(now, p).0;
             if skip > 0 && skip >= self.unsent.remaining() {
                 return 0.0;
             }
         }
-        let ps = &self.paths[p];
         if new_data && self.core.rec.config().psn_limit.is_set() && !self.psn_in_range(now, p) {
             return 0.0;
         }
-        (ps.window() - self.inflight(p) as f64).max(0.0)
+        room
     }
 
     /// The RNIC's PSN range (Appendix A): the PSN a new-data packet on path `p` would take
@@ -483,14 +495,61 @@ impl RondoSender {
     /// no data echo yet, at least the lower bound its missing echo gives ([`Self::unmeasured_skip`]).
     #[inline]
     fn scheduled_skip(&self, now: Time, p: usize) -> (u32, f64) {
-        let ps = &self.paths[p];
-        if ps.fwd_n == 0 && self.aligned.is_some() {
+        let own = self.skip_of(p);
+        if self.paths[p].fwd_n == 0 && self.aligned.is_some() {
             let bound = self.unmeasured_skip(now, p);
-            if bound.0 > ps.skip {
+            if bound.0 > own.0 {
                 return bound;
             }
         }
-        (ps.skip, ps.skip_lead_s)
+        own
+    }
+
+    /// Path `p`'s Eq 7 skip and lead as the scheduler last set them (evaluated now if pending,
+    /// [`Self::skips_pending`]).
+    #[inline]
+    fn skip_of(&self, p: usize) -> (u32, f64) {
+        let ps = &self.paths[p];
+        if p < 64 && self.skips_pending & (1 << p) != 0 {
+            self.pending_skip(p)
+        } else {
+            (ps.skip, ps.skip_lead_s)
+        }
+    }
+
+    /// A pending row of Eq 7 evaluated from the start-up tables, as the evaluation that named it
+    /// would have (the lead is stored only with `skip_expiry`).
+    #[inline(never)]
+    fn pending_skip(&self, p: usize) -> (u32, f64) {
+        let Some(al) = &self.aligned else { unreachable!("skips are pending only while the start-up tables exist") };
+        let (skip, lead_s) = al.skip_and_lead_at_last_rates(p, self.cfg_max_skip);
+        (skip, if self.skip_expiry { lead_s } else { self.paths[p].skip_lead_s })
+    }
+
+    /// Store the pending skips of the paths whose windows are open (the only ones a
+    /// transmission decision reads, [`Self::open`]).
+    fn settle_open_skips(&mut self) {
+        for p in bits(self.skips_pending) {
+            if self.paths[p].window() - self.inflight(p) as f64 > 0.0 {
+                self.settle_skip(p);
+            }
+        }
+    }
+
+    /// Store path `p`'s pending skip and lead.
+    fn settle_skip(&mut self, p: usize) {
+        let (skip, lead_s) = self.pending_skip(p);
+        let ps = &mut self.paths[p];
+        ps.skip = skip;
+        ps.skip_lead_s = lead_s;
+        self.skips_pending &= !(1 << p);
+    }
+
+    /// Store every pending skip (before the start-up tables go).
+    fn settle_all_skips(&mut self) {
+        for p in bits(self.skips_pending) {
+            self.settle_skip(p);
+        }
     }
 
     /// At start-up, a lower bound of the skip (and lead) of a path `p` with no data echo yet: its
@@ -790,26 +849,35 @@ impl RondoSender {
             for (r, ps) in rates.iter_mut().zip(&self.paths) {
                 *r = ps.rate_pps();
             }
-            // Only the rows whose inputs changed since the last evaluation: a delay sample
-            // moves the differences of its own path's pairs, an ACK the rate of its path.
-            let stale = al.rows_to_recompute(&rates[..n]);
-            // Only the paths a packet on `p` arrives later than contribute (the others' terms
-            // are zero): kept as a bit set by the start-up estimate. One pass over them gives
-            // both the skip and the lead `skip_expiry` reads.
-            for p in bits(stale) {
-                let (skip, lead_s) = al.skip_and_lead(p, &rates[..n], self.cfg_max_skip);
-                let ps = &mut self.paths[p];
-                ps.skip = skip;
-                if self.skip_expiry {
-                    ps.skip_lead_s = lead_s;
+            if self.startup_skips_per_sample {
+                // Every change of the tables is followed by this evaluation: each row is
+                // evaluated when first read (`skips_pending`), with these rates.
+                al.set_rates(&rates[..n]);
+                self.skips_pending = if n >= 64 { u64::MAX } else { (1 << n) - 1 };
+            } else {
+                // Only the rows whose inputs changed since the last evaluation: a delay sample
+                // moves the differences of its own path's pairs, an ACK the rate of its path.
+                let stale = al.rows_to_recompute(&rates[..n]);
+                // Only the paths a packet on `p` arrives later than contribute (the others'
+                // terms are zero): kept as a bit set by the start-up estimate. One pass over
+                // them gives both the skip and the lead `skip_expiry` reads.
+                for p in bits(stale) {
+                    let (skip, lead_s) = al.skip_and_lead(p, &rates[..n], self.cfg_max_skip);
+                    let ps = &mut self.paths[p];
+                    ps.skip = skip;
+                    if self.skip_expiry {
+                        ps.skip_lead_s = lead_s;
+                    }
                 }
             }
-            // Debug builds check that the rows left alone are what evaluating them gives.
+            // Debug builds check that every row is what evaluating it now gives.
             #[cfg(debug_assertions)]
             for p in 0..n {
+                let Some(al) = self.aligned.as_ref() else { unreachable!("checked") };
                 let (skip, lead_s) = al.skip_and_lead(p, &rates[..n], self.cfg_max_skip);
-                debug_assert_eq!(self.paths[p].skip, skip, "path {p}'s skip is stale");
-                debug_assert!(!self.skip_expiry || self.paths[p].skip_lead_s.to_bits() == lead_s.to_bits(), "path {p}'s lead is stale");
+                let (have, have_lead) = self.skip_of(p);
+                debug_assert_eq!(have, skip, "path {p}'s skip is stale");
+                debug_assert!(!self.skip_expiry || have_lead.to_bits() == lead_s.to_bits(), "path {p}'s lead is stale");
             }
         }
     }
@@ -832,6 +900,7 @@ impl RondoSender {
 
     /// Release the start-up scheduler's tables for good.
     fn release_startup_tables(&mut self) {
+        self.settle_all_skips();
         self.aligned = None;
         self.aligned_paths = 0;
     }
@@ -876,6 +945,7 @@ impl RondoSender {
 
     /// Free the per-path state: the paths, their samples, deficits and scratch.
     fn drop_path_state(&mut self) {
+        self.skips_pending = 0;
         self.paths = Vec::new();
         self.stable_paths = 0;
         self.samples = Vec::new();
@@ -918,6 +988,8 @@ impl RondoSender {
         if !self.keep_samples {
             return;
         }
+        // The samples show each path's skip: the pending ones are evaluated for them.
+        self.settle_all_skips();
         let wire = (self.core.msg.mtu_bytes + self.header_bytes) as f64;
         for (i, ps) in self.paths.iter().enumerate() {
             let (rate, q) = match &ps.cc {
@@ -1117,6 +1189,7 @@ impl Transport for RondoSender {
             folded: None,
             n_paths: n,
             keep_samples: true,
+            skips_pending: 0,
             aligned_paths: if cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS { n } else { 0 },
             startup_sched: cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS,
             rng: Rng::new(seed),
@@ -1203,6 +1276,9 @@ impl SenderOps for RondoSender {
         }
         if self.unsent.remaining() == 0 && !self.core.rec.has_retx() {
             return None;
+        }
+        if self.skips_pending != 0 {
+            self.settle_open_skips();
         }
         if self.pacer.allows(now) && self.any_open(now) {
             let retx = self.core.rec.next_retx();

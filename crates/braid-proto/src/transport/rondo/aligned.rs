@@ -359,6 +359,22 @@ impl StartupDelays {
         self.excess[p * self.later.len() + q]
     }
 
+    /// Take `rates` as the rates every row is evaluated with from now on, all rows being due
+    /// (the lazy evaluation's form of [`StartupDelays::rows_to_recompute`]: a row whose inputs
+    /// did not change gives what it gave before).
+    pub fn set_rates(&mut self, rates: &[f64]) {
+        self.skip_rates.clear();
+        self.skip_rates.extend_from_slice(&rates[..self.later.len()]);
+        self.dirty_rows = 0;
+    }
+
+    /// [`StartupDelays::skip_and_lead`] with the rates [`StartupDelays::rows_to_recompute`] was
+    /// last given: a row it named, evaluated later, while the differences are still those it saw.
+    #[inline]
+    pub(crate) fn skip_and_lead_at_last_rates(&self, p: usize, max_skip: u32) -> (u32, f64) {
+        self.skip_and_lead(p, &self.skip_rates, max_skip)
+    }
+
     /// Eq 7's skip of path `p` and its lead over the fastest other path
     /// ([`eq7_skip_and_lead_over`]) from these differences and the paths' rates `rates`
     /// (packets per second, indexed by path): only the paths `p` arrives later than contribute.
