@@ -314,7 +314,8 @@ impl StartupDelays {
     /// the first time, then those whose differences changed since the last call and those that
     /// sum a rate that changed — every other row's inputs (its `later` bits, its differences,
     /// the rates it reads) are the bits it was last evaluated with, so its skip would come out
-    /// the same. Remembers `rates` for the next call.
+    /// the same. Remembers `rates` for the next call. (With `startup_skips = "per-update"`;
+    /// the default evaluates rows when read, [`StartupDelays::set_rates`].)
     pub fn rows_to_recompute(&mut self, rates: &[f64]) -> u64 {
         let n = self.later.len();
         let rates = &rates[..n];
