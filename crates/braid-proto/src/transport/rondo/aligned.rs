@@ -179,6 +179,9 @@ impl PairHistory {
 pub struct AlignedDelays {
     n: usize,
     rings: Vec<Ring>,
+    /// Per path: the latest arrival of any sample pushed (−∞ before the first). A new sample
+    /// arriving more than the alignment window after it cannot pair with that path.
+    latest_rx: Vec<f64>,
     /// `pairs[p·n + q]`: the recent pairings of `p` with `q` (`D_p − D_q`).
     pairs: Vec<PairHistory>,
 }
@@ -186,7 +189,7 @@ pub struct AlignedDelays {
 impl AlignedDelays {
     /// For `n` paths.
     pub fn new(n: usize) -> AlignedDelays {
-        AlignedDelays { n, rings: vec![Ring::new(); n], pairs: vec![PairHistory::default(); n * n] }
+        AlignedDelays { n, rings: vec![Ring::new(); n], latest_rx: vec![f64::NEG_INFINITY; n], pairs: vec![PairHistory::default(); n * n] }
     }
 
     /// A data packet on path `p` arrived at the receiver at `rx_s` after a one-way delay of
@@ -196,7 +199,10 @@ impl AlignedDelays {
     pub fn add(&mut self, p: usize, rx_s: f64, d_s: f64, align_s: f64) -> u64 {
         let mut paired = 0u64;
         for q in 0..self.n {
-            if q == p {
+            // Every sample of `q` arrived at or before `latest_rx[q]`, so when that is more than
+            // `align_s` before `rx_s` so is the nearest one, and the pairing below would fail
+            // its gap test (a float subtraction is monotone: the nearest gap is no smaller).
+            if q == p || rx_s - self.latest_rx[q] > align_s {
                 continue;
             }
             if let Some((rx_q, d_q)) = self.rings[q].nearest(rx_s) {
@@ -212,6 +218,7 @@ impl AlignedDelays {
             }
         }
         self.rings[p].push((rx_s, d_s));
+        self.latest_rx[p] = self.latest_rx[p].max(rx_s);
         paired
     }
 
@@ -418,6 +425,51 @@ mod tests {
         r.push((1.0e-6, 2.0e-6));
         assert!(!r.in_order);
         assert_eq!(r.nearest(1.1e-6), Some((1.0e-6, 2.0e-6)));
+    }
+
+    /// Pairing as §4.3's start-up estimate states it, with no shortcut: each other path's sample
+    /// of nearest arrival (by a scan over its last `RING`), kept when the gap is within the
+    /// window. [`AlignedDelays::add`] skips the paths whose latest arrival is already too far
+    /// back; the pairs and their estimates must come out the same, with samples out of order
+    /// too.
+    #[test]
+    fn skipping_paths_whose_latest_sample_is_too_old_pairs_the_same() {
+        let mut rng = braid_core::Rng::new(5);
+        for _ in 0..200 {
+            let n = 2 + rng.below(10) as usize;
+            let align_s = (1 + rng.below(8)) as f64 * 0.1e-6;
+            let mut a = AlignedDelays::new(n);
+            let mut rings: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n];
+            let mut reference = vec![PairHistory::default(); n * n];
+            let mut t = 0.0f64;
+            for _ in 0..300 {
+                t += rng.f64() * 0.3e-6;
+                // Now and then an echo of an earlier arrival (a driver that reorders).
+                let rx = if rng.below(10) == 0 { t - rng.f64() * 2e-6 } else { t };
+                let p = rng.below(n as u64) as usize;
+                let d = rng.f64() * 5e-6;
+                let mut want = 0u64;
+                for q in (0..n).filter(|&q| q != p) {
+                    let Some(&(rx_q, d_q)) = rings[q].iter().min_by(|x, y| (x.0 - rx).abs().total_cmp(&(y.0 - rx).abs())) else { continue };
+                    let gap = (rx - rx_q).abs();
+                    if gap <= align_s {
+                        let diff = d - d_q;
+                        reference[p * n + q].push(if diff > gap { diff } else { 0.0 });
+                        reference[q * n + p].push(if -diff > gap { -diff } else { 0.0 });
+                        want |= 1 << q;
+                    }
+                }
+                rings[p].push((rx, d));
+                if rings[p].len() > RING {
+                    rings[p].remove(0);
+                }
+                assert_eq!(a.add(p, rx, d, align_s), want);
+                for (i, r) in reference.iter().enumerate() {
+                    assert_eq!(a.pairs[i].count, r.count);
+                    assert_eq!(a.pairs[i].estimate.to_bits(), r.estimate.to_bits());
+                }
+            }
+        }
     }
 
     /// Refreshing only the pairs a sample paired with keeps every pair's estimate and the
