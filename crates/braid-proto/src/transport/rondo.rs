@@ -405,6 +405,10 @@ pub struct RondoSender {
     /// transmission reads them. The inputs cannot change unnoticed in between, since every
     /// change of the start-up tables is followed at once by such an evaluation.
     skips_pending: u64,
+    /// Debug builds: each row's skip and lead as an eager evaluation gave them when it was
+    /// marked pending; a later read must give the same ([`Self::pending_skip`]).
+    #[cfg(debug_assertions)]
+    eager_skips: Vec<(u32, f64)>,
     /// Whether the completed one-message flow has released its per-path state.
     paths_released: bool,
     /// Until the flow starts: its paths folded into one (they differ only in their entropy,
@@ -523,6 +527,11 @@ impl RondoSender {
     fn pending_skip(&self, p: usize) -> (u32, f64) {
         let Some(al) = &self.aligned else { unreachable!("skips are pending only while the start-up tables exist") };
         let (skip, lead_s) = al.skip_and_lead_at_last_rates(p, self.cfg_max_skip);
+        #[cfg(debug_assertions)]
+        {
+            let (want, want_lead) = self.eager_skips[p];
+            debug_assert!(skip == want && lead_s.to_bits() == want_lead.to_bits(), "path {p}'s pending skip changed since it was marked");
+        }
         (skip, if self.skip_expiry { lead_s } else { self.paths[p].skip_lead_s })
     }
 
@@ -545,7 +554,7 @@ impl RondoSender {
         self.skips_pending &= !(1 << p);
     }
 
-    /// Store every pending skip (before the start-up tables go).
+    /// Store every pending skip (before the path samples read them).
     fn settle_all_skips(&mut self) {
         for p in bits(self.skips_pending) {
             self.settle_skip(p);
@@ -870,14 +879,18 @@ impl RondoSender {
                     }
                 }
             }
-            // Debug builds check that every row is what evaluating it now gives.
+            // Debug builds check that every row is what evaluating it now gives, and keep that
+            // for the pending rows' later reads to be checked against.
             #[cfg(debug_assertions)]
-            for p in 0..n {
+            {
                 let Some(al) = self.aligned.as_ref() else { unreachable!("checked") };
-                let (skip, lead_s) = al.skip_and_lead(p, &rates[..n], self.cfg_max_skip);
-                let (have, have_lead) = self.skip_of(p);
-                debug_assert_eq!(have, skip, "path {p}'s skip is stale");
-                debug_assert!(!self.skip_expiry || have_lead.to_bits() == lead_s.to_bits(), "path {p}'s lead is stale");
+                self.eager_skips = (0..n).map(|p| al.skip_and_lead(p, &rates[..n], self.cfg_max_skip)).collect();
+                for p in 0..n {
+                    let (skip, lead_s) = self.eager_skips[p];
+                    let (have, have_lead) = self.skip_of(p);
+                    debug_assert_eq!(have, skip, "path {p}'s skip is stale");
+                    debug_assert!(!self.skip_expiry || have_lead.to_bits() == lead_s.to_bits(), "path {p}'s lead is stale");
+                }
             }
         }
     }
@@ -900,7 +913,10 @@ impl RondoSender {
 
     /// Release the start-up scheduler's tables for good.
     fn release_startup_tables(&mut self) {
-        self.settle_all_skips();
+        // Both callers replace the skips at once: the gate's evaluation writes every path's
+        // (`set_skips`), a finished flow drops its paths. The pending rows are not evaluated:
+        // the sample that opened the gate has already changed the tables they would read.
+        self.skips_pending = 0;
         self.aligned = None;
         self.aligned_paths = 0;
     }
@@ -1190,6 +1206,8 @@ impl Transport for RondoSender {
             n_paths: n,
             keep_samples: true,
             skips_pending: 0,
+            #[cfg(debug_assertions)]
+            eager_skips: Vec::new(),
             aligned_paths: if cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS { n } else { 0 },
             startup_sched: cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS,
             rng: Rng::new(seed),

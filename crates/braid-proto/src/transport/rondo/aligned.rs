@@ -376,8 +376,9 @@ impl StartupDelays {
         self.dirty_rows = 0;
     }
 
-    /// [`StartupDelays::skip_and_lead`] with the rates [`StartupDelays::rows_to_recompute`] was
-    /// last given: a row it named, evaluated later, while the differences are still those it saw.
+    /// [`StartupDelays::skip_and_lead`] with the rates last taken ([`StartupDelays::set_rates`]
+    /// or [`StartupDelays::rows_to_recompute`]): a row evaluated later than that, while the
+    /// differences are still those of that moment.
     #[inline]
     pub(crate) fn skip_and_lead_at_last_rates(&self, p: usize, max_skip: u32) -> (u32, f64) {
         self.skip_and_lead(p, &self.skip_rates, max_skip)
