@@ -355,7 +355,11 @@ fn have_tshark() -> bool {
 }
 
 /// Rondo's probes leave marked DSCP 1 for the switches' low-priority class, data unmarked
-/// (captured on the loopback with tshark; needs the capture privilege CI has as root).
+/// (captured on the loopback with tshark; needs the capture privilege CI has as root). Each
+/// captured datagram is classified by its own header (the kind byte of Braid's wire format), so
+/// the check is exact for every packet the capture holds. The capture need not hold them all:
+/// on a busy machine tshark's capture missed up to a third of a 100 ms burst (data and probes
+/// alike, measured against the sender's counts), so a count of every packet sent cannot be asked.
 #[test]
 fn probes_leave_marked_for_the_low_priority_class() {
     if !have_tshark() {
@@ -366,7 +370,8 @@ fn probes_leave_marked_for_the_low_priority_class() {
     let port = rx.addr.rsplit(':').next().unwrap().to_string();
     let filter = format!("udp dst port {port}");
     let mut cap = Command::new("tshark")
-        .args(["-l", "-i", "lo", "-B", "32", "-f", &filter, "-a", "duration:5", "-T", "fields", "-e", "ip.dsfield.dscp", "-e", "udp.length"])
+        .args(["-l", "-i", "lo", "-B", "32", "-f", &filter, "-a", "duration:5"])
+        .args(["-T", "fields", "-e", "ip.dsfield.dscp", "-e", "udp.length", "-e", "udp.payload"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -380,30 +385,31 @@ fn probes_leave_marked_for_the_low_priority_class() {
     std::thread::spawn(move || for _ in err.lines() {});
     let (code, out, serr) = send(&[&rx.addr, "--size", "2MB", "--rate", "1Gbps", "--json", "--quiet"]);
     assert_eq!(code, 0, "{serr}");
-    assert!(field(&out, "probes_sent") > 0.0, "{out}");
+    let (probes_sent, data_sent) = (field(&out, "probes_sent"), field(&out, "data_packets_sent"));
+    assert!(probes_sent > 0.0, "{out}");
     let _ = rx.finish(Duration::from_secs(20));
     // The capture stops by itself after its 5 s (`-a duration:5`) and prints every packet it
-    // took before exiting. It used to be killed half a second after the transfer: one CI run
-    // on a busy machine then counted 1,890 of the 2,000 data packets (probes carry no data, so
-    // every data packet leaves unmarked), lines not yet printed or packets the 2 MiB default
-    // capture buffer dropped. The buffer is 32 MiB here (`-B`).
+    // took before exiting.
     let text = String::from_utf8_lossy(&cap.wait_with_output().unwrap().stdout).into_owned();
     // Data and probes are 1000-byte payloads + 32 header + 8 UDP = 1040; control is smaller.
-    let (mut data, mut marked) = (0u32, 0u32);
+    // The wire header's fourth byte is the kind: 1 data, 2 probe.
+    let (mut data, mut probes) = (0u32, 0u32);
     for l in text.lines() {
         let mut f = l.split('\t');
-        let (dscp, len) = (f.next().unwrap_or(""), f.next().unwrap_or(""));
-        if len == "1040" {
-            match dscp {
-                "0" => data += 1,
-                "1" => marked += 1,
-                other => panic!("a full-size datagram with DSCP {other}"),
-            }
+        let (dscp, len, payload) = (f.next().unwrap_or(""), f.next().unwrap_or(""), f.next().unwrap_or("").replace(':', ""));
+        if len != "1040" {
+            continue;
+        }
+        match (payload.get(6..8), dscp) {
+            (Some("01"), "0") => data += 1,
+            (Some("02"), "1") => probes += 1,
+            (kind, dscp) => panic!("a full-size datagram of kind {kind:?} left with DSCP {dscp} (data must leave with 0, probes with 1)"),
         }
     }
-    assert!(data >= 2000, "{data} unmarked full-size datagrams captured (2 MB of data is 2000)");
-    assert!(marked > 0, "no probe was marked DSCP 1");
-    assert!((marked as f64) <= field(&out, "probes_sent"), "more marked datagrams ({marked}) than probes sent");
+    assert!(f64::from(data) <= data_sent && f64::from(probes) <= probes_sent, "captured more than was sent: {data} data, {probes} probes; {out}");
+    // Enough of each for the check to mean something (the capture held 63-100 % when measured).
+    assert!(f64::from(data) >= 0.25 * data_sent, "only {data} of {data_sent} data datagrams captured");
+    assert!(probes > 0, "no probe captured");
 }
 
 /// `braid emulate --select lcmp`: LCMP's decision core keeps every sender port off the two long,
