@@ -453,8 +453,7 @@ impl RondoSender {
     /// change the answer), so a path's pending skip is evaluated only once its window opens.
     #[inline(always)]
     fn open(&self, now: Time, p: usize, new_data: bool) -> f64 {
-        let ps = &self.paths[p];
-        let room = (ps.window() - self.inflight(p) as f64).max(0.0);
+        let room = self.room(p);
         if room <= 0.0 {
             return room;
         }
@@ -468,6 +467,12 @@ impl RondoSender {
             return 0.0;
         }
         room
+    }
+
+    /// Path `p`'s window less its data in flight, at least 0.
+    #[inline(always)]
+    fn room(&self, p: usize) -> f64 {
+        (self.paths[p].window() - self.inflight(p) as f64).max(0.0)
     }
 
     /// The RNIC's PSN range (Appendix A): the PSN a new-data packet on path `p` would take
@@ -522,7 +527,7 @@ impl RondoSender {
     }
 
     /// A pending row of Eq 7 evaluated from the start-up tables, as the evaluation that named it
-    /// would have (the lead is stored only with `skip_expiry`).
+    /// would have. (Without `skip_expiry` the lead is neither stored nor read.)
     #[inline(never)]
     fn pending_skip(&self, p: usize) -> (u32, f64) {
         let Some(al) = &self.aligned else { unreachable!("skips are pending only while the start-up tables exist") };
@@ -532,14 +537,14 @@ impl RondoSender {
             let (want, want_lead) = self.eager_skips[p];
             debug_assert!(skip == want && lead_s.to_bits() == want_lead.to_bits(), "path {p}'s pending skip changed since it was marked");
         }
-        (skip, if self.skip_expiry { lead_s } else { self.paths[p].skip_lead_s })
+        (skip, lead_s)
     }
 
     /// Store the pending skips of the paths whose windows are open (the only ones a
     /// transmission decision reads, [`Self::open`]).
     fn settle_open_skips(&mut self) {
         for p in bits(self.skips_pending) {
-            if self.paths[p].window() - self.inflight(p) as f64 > 0.0 {
+            if self.room(p) > 0.0 {
                 self.settle_skip(p);
             }
         }
@@ -548,10 +553,18 @@ impl RondoSender {
     /// Store path `p`'s pending skip and lead.
     fn settle_skip(&mut self, p: usize) {
         let (skip, lead_s) = self.pending_skip(p);
+        self.store_skip(p, skip, lead_s);
+        self.skips_pending &= !(1 << p);
+    }
+
+    /// Path `p`'s skip, and with `skip_expiry` (its only reader) its lead.
+    #[inline]
+    fn store_skip(&mut self, p: usize, skip: u32, lead_s: f64) {
         let ps = &mut self.paths[p];
         ps.skip = skip;
-        ps.skip_lead_s = lead_s;
-        self.skips_pending &= !(1 << p);
+        if self.skip_expiry {
+            ps.skip_lead_s = lead_s;
+        }
     }
 
     /// Store every pending skip (before the path samples read them).
@@ -862,7 +875,8 @@ impl RondoSender {
                 // Every change of the tables is followed by this evaluation: each row is
                 // evaluated when first read (`skips_pending`), with these rates.
                 al.set_rates(&rates[..n]);
-                self.skips_pending = if n >= 64 { u64::MAX } else { (1 << n) - 1 };
+                // At most `MAX_ALIGNED_PATHS` (32) paths have start-up tables.
+                self.skips_pending = (1u64 << n) - 1;
             } else {
                 // Only the rows whose inputs changed since the last evaluation: a delay sample
                 // moves the differences of its own path's pairs, an ACK the rate of its path.
@@ -871,12 +885,9 @@ impl RondoSender {
                 // terms are zero): kept as a bit set by the start-up estimate. One pass over
                 // them gives both the skip and the lead `skip_expiry` reads.
                 for p in bits(stale) {
+                    let Some(al) = self.aligned.as_ref() else { unreachable!("checked") };
                     let (skip, lead_s) = al.skip_and_lead(p, &rates[..n], self.cfg_max_skip);
-                    let ps = &mut self.paths[p];
-                    ps.skip = skip;
-                    if self.skip_expiry {
-                        ps.skip_lead_s = lead_s;
-                    }
+                    self.store_skip(p, skip, lead_s);
                 }
             }
             // Debug builds check that every row is what evaluating it now gives, and keep that
@@ -942,11 +953,7 @@ impl RondoSender {
         for p in 0..n {
             let paths = &self.paths;
             let (skip, lead_s) = eq7_skip_and_lead_over((0..n).filter(|&q| q != p), |q| rates[q], |q| excess(paths, p, q), self.cfg_max_skip);
-            let ps = &mut self.paths[p];
-            ps.skip = skip;
-            if self.skip_expiry {
-                ps.skip_lead_s = lead_s;
-            }
+            self.store_skip(p, skip, lead_s);
         }
     }
 

@@ -40,17 +40,21 @@ struct Ring {
     /// FIFO route, so this holds unless a driver reorders echoes): then [`Ring::nearest`]
     /// searches by bisection instead of scanning.
     in_order: bool,
+    /// The latest arrival of any sample pushed (−∞ before the first), including those the ring
+    /// has since dropped: no sample it holds arrived later.
+    latest_rx: f64,
 }
 
 impl Ring {
     fn new() -> Ring {
-        Ring { buf: [(0.0, 0.0); RING], len: 0, head: 0, in_order: true }
+        Ring { buf: [(0.0, 0.0); RING], len: 0, head: 0, in_order: true, latest_rx: f64::NEG_INFINITY }
     }
 
     fn push(&mut self, s: (f64, f64)) {
         if self.len > 0 && s.0 < self.buf[(self.head + RING - 1) % RING].0 {
             self.in_order = false;
         }
+        self.latest_rx = self.latest_rx.max(s.0);
         self.buf[self.head] = s;
         self.head = (self.head + 1) % RING;
         self.len = (self.len + 1).min(RING);
@@ -179,9 +183,6 @@ impl PairHistory {
 pub struct AlignedDelays {
     n: usize,
     rings: Vec<Ring>,
-    /// Per path: the latest arrival of any sample pushed (−∞ before the first). A new sample
-    /// arriving more than the alignment window after it cannot pair with that path.
-    latest_rx: Vec<f64>,
     /// `pairs[p·n + q]`: the recent pairings of `p` with `q` (`D_p − D_q`).
     pairs: Vec<PairHistory>,
 }
@@ -189,7 +190,7 @@ pub struct AlignedDelays {
 impl AlignedDelays {
     /// For `n` paths.
     pub fn new(n: usize) -> AlignedDelays {
-        AlignedDelays { n, rings: vec![Ring::new(); n], latest_rx: vec![f64::NEG_INFINITY; n], pairs: vec![PairHistory::default(); n * n] }
+        AlignedDelays { n, rings: vec![Ring::new(); n], pairs: vec![PairHistory::default(); n * n] }
     }
 
     /// A data packet on path `p` arrived at the receiver at `rx_s` after a one-way delay of
@@ -199,10 +200,10 @@ impl AlignedDelays {
     pub fn add(&mut self, p: usize, rx_s: f64, d_s: f64, align_s: f64) -> u64 {
         let mut paired = 0u64;
         for q in 0..self.n {
-            // Every sample of `q` arrived at or before `latest_rx[q]`, so when that is more than
-            // `align_s` before `rx_s` so is the nearest one, and the pairing below would fail
-            // its gap test (a float subtraction is monotone: the nearest gap is no smaller).
-            if q == p || rx_s - self.latest_rx[q] > align_s {
+            // Every sample of `q` arrived at or before its latest arrival, so when that is more
+            // than `align_s` before `rx_s` so is the nearest one, and the pairing below would
+            // fail its gap test (a float subtraction is monotone: the nearest gap is no smaller).
+            if q == p || rx_s - self.rings[q].latest_rx > align_s {
                 continue;
             }
             if let Some((rx_q, d_q)) = self.rings[q].nearest(rx_s) {
@@ -218,7 +219,6 @@ impl AlignedDelays {
             }
         }
         self.rings[p].push((rx_s, d_s));
-        self.latest_rx[p] = self.latest_rx[p].max(rx_s);
         paired
     }
 
