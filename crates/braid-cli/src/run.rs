@@ -160,7 +160,9 @@ pub fn partitioned(sc: &Scenario, first: Sim, threads: usize) -> Result<Parallel
     });
     let mut sims = vec![first];
     for r in rest {
-        sims.push(r.expect("built")?);
+        let mut sim = r.expect("built")?;
+        sim.share_tables_of(&sims[0]);
+        sims.push(sim);
     }
     ParallelSim::new(sims, owner, threads)
 }

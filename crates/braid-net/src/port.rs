@@ -40,8 +40,8 @@ pub struct Port {
     pub txdone_pending: bool,
     /// Classes paused by PFC from downstream.
     pub paused: [bool; NUM_CLASSES],
-    /// When each class's current pause began.
-    pub pause_started: [Time; NUM_CLASSES],
+    /// When the data class's current pause began (PFC pauses only the lossless data class).
+    pub pause_started: Time,
     /// Total time paused (summed over classes), in picoseconds.
     pub paused_ps: u64,
     /// PAUSE frames received.
@@ -56,11 +56,11 @@ pub struct Port {
     pub kmin: u64,
     /// ECN Kmax for this port (bytes).
     pub kmax: u64,
-    /// At the far end (a switch): bytes buffered there that arrived over this port, per class
-    /// (PFC ingress accounting).
-    pub ingress_bytes: [u64; NUM_CLASSES],
-    /// At the far end: a PAUSE is in force toward this port, per class.
-    pub pause_sent: [bool; NUM_CLASSES],
+    /// At the far end (a switch): bytes of the lossless data class buffered there that arrived
+    /// over this port (PFC ingress accounting; no other class is accounted).
+    pub ingress_bytes: u64,
+    /// At the far end: a PAUSE of the data class is in force toward this port.
+    pub pause_sent: bool,
     /// Packets on the wire behind the one whose arrival is scheduled ([`WireQueue`]: each with
     /// its arrival time and the event sequence number reserved when it started serialising). A
     /// link delivers in order, so only the head's arrival sits in the event queue; the reserved
@@ -88,7 +88,7 @@ impl Port {
             busy_until: Time::ZERO,
             txdone_pending: false,
             paused: [false; NUM_CLASSES],
-            pause_started: [Time::ZERO; NUM_CLASSES],
+            pause_started: Time::ZERO,
             paused_ps: 0,
             pauses_received: 0,
             tx_bytes: 0,
@@ -96,8 +96,8 @@ impl Port {
             tx_bytes_class: [0; NUM_CLASSES],
             kmin: 0,
             kmax: 0,
-            ingress_bytes: [0; NUM_CLASSES],
-            pause_sent: [false; NUM_CLASSES],
+            ingress_bytes: 0,
+            pause_sent: false,
             wire: WireQueue::default(),
             wire_head: false,
         }

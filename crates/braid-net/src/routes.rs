@@ -15,6 +15,7 @@
 
 use braid_core::{NodeId, PortId};
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 /// `Routes::table` entry: no route.
 const NONE: u32 = u32::MAX;
@@ -25,7 +26,7 @@ const LEAF: u32 = u32::MAX - 1;
 const STUB: u32 = u32::MAX;
 
 /// Next-hop sets for every (node, destination host).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Routes {
     /// Number of destination classes (the table's row width).
     n_classes: usize,
@@ -40,7 +41,9 @@ pub struct Routes {
     /// For a stub host: its switch and the set id of its one link (unused otherwise).
     stub_uplink: Vec<(NodeId, u32)>,
     /// `table[row * n_classes + class]` = index into `sets`, `NONE` when unreachable, or `LEAF`.
-    table: Vec<u32>,
+    /// The one part that grows with the network (rows × classes): shared, not copied, when the
+    /// tables are cloned (the partitions of a parallel run hold one copy).
+    table: Arc<[u32]>,
     /// `(start, len)` into `pool`.
     sets: Vec<(u32, u32)>,
     pool: Vec<PortId>,
@@ -213,7 +216,7 @@ impl Routes {
         r.host_class = host_class;
         r.node_row = node_row;
         r.stub_uplink = stub_uplink;
-        r.table = table;
+        r.table = table.into();
         r
     }
 

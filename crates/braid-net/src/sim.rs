@@ -26,6 +26,7 @@ mod receive;
 mod switch;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use braid_core::rng::stream;
 use braid_core::{Arena, EventQueue, FlowId, IntStack, LinkId, NodeId, Packet, PortId, Rate, Rng, Time};
@@ -144,8 +145,9 @@ type Candidates = (Vec<PathInfo>, Option<Rate>);
 pub struct Sim {
     /// Network parameters.
     cfg: NetConfig,
-    /// The topology it was built from.
-    topo: Topology,
+    /// The topology it was built from (one copy for all the partitions of a parallel run,
+    /// [`Sim::share_tables_of`]).
+    topo: Arc<Topology>,
     /// Event queue.
     q: EventQueue<Ev>,
     /// Packet arena.
@@ -184,11 +186,13 @@ pub struct Sim {
     hash_seed: Vec<u32>,
     /// Random streams per node (RED marking, tie-breaks).
     node_rng: Vec<Rng>,
-    /// Random streams per port (link loss).
+    /// Random streams per port (link loss): empty while no link loses packets
+    /// ([`link_loss_streams`] makes them when a loss is first set).
     port_rng: Vec<Rng>,
     /// Random streams per port for packet trimming (empty when `network.trim` is off).
     trim_rng: Vec<Rng>,
-    /// Next-hop tables.
+    /// Next-hop tables (a clone shares the table, so the partitions of a parallel run hold one
+    /// copy, [`Sim::share_tables_of`], until a link change makes a partition compute its own).
     routes: Routes,
     /// Switch-side routing: the scheme, LCMP routers, the control plane's path table.
     routing: SwitchRouting,
@@ -243,7 +247,7 @@ pub struct Sim {
     /// When the run last made progress (a byte delivered in order, a flow completed, or no flow
     /// active).
     progress_at: Time,
-    /// [`Sim::path_info`]'s paths, by (source, destination). This and the next two caches serve
+    /// [`Sim::path_info`]'s paths, by (source, destination). This and the next four caches serve
     /// the build (a flow's path environment and ideal FCT); [`Sim::prepare`] lets them go.
     path_cache: HashMap<(u32, u32), PathInfo, FastKeys>,
     /// [`Sim::path_info_at`]'s paths, by (source, destination, link events in effect).
@@ -351,7 +355,7 @@ impl Sim {
             pkt_int: Vec::new(),
             hash_seed: (0..n as u32).collect(),
             node_rng: (0..n as u64).map(|i| Rng::derive(seed, stream::SWITCH, i)).collect(),
-            port_rng: (0..n_ports as u64).map(|i| Rng::derive(seed, stream::LINK, i)).collect(),
+            port_rng: if cfg.loss_rate > 0.0 { link_loss_streams(seed, n_ports) } else { Vec::new() },
             trim_rng: if cfg.trim.enabled { (0..n_ports as u64).map(|i| Rng::derive(seed, stream::TRIM, i)).collect() } else { Vec::new() },
             buffer_used: vec![0; n],
             dt_share_in_integers: cfg.dt_alpha == 1.0 && buffer_cap.iter().all(|&c| c < 1 << 52),
@@ -396,7 +400,7 @@ impl Sim {
             foreign_live: (0, 0),
             notes: Vec::new(),
             cfg,
-            topo,
+            topo: Arc::new(topo),
         }
     }
 
@@ -766,6 +770,9 @@ impl Sim {
         self.path_cache = HashMap::default();
         self.path_cache_at = HashMap::default();
         self.candidates_at = HashMap::default();
+        // So did the ports' states they were computed over (one per port).
+        self.port_states_at = None;
+        self.live_port_states = None;
         for f in 0..self.flows.len() {
             let node = self.hosts[self.flows[f].src_host as usize].node;
             if self.flows[f].deps_left == 0 && self.owns(node) {
@@ -1168,6 +1175,17 @@ impl Sim {
     pub fn routes(&self) -> &Routes {
         &self.routes
     }
+    /// Use `other`'s topology and next-hop tables instead of this simulator's own copies: the
+    /// partitions of a parallel run, built from one scenario, hold the same ones, and one copy
+    /// serves them all (a partition that recomputes its routes after a link change takes its own
+    /// again). Panics if they differ: the build is not deterministic.
+    pub fn share_tables_of(&mut self, other: &Sim) {
+        assert!(*self.topo == *other.topo, "partitions built from one scenario have different topologies");
+        assert!(self.routes == other.routes, "partitions built from one scenario have different routes");
+        self.topo = Arc::clone(&other.topo);
+        // Held inline, not behind a pointer: `forward` reads them for every packet.
+        self.routes = other.routes.clone();
+    }
     /// Switch-side routing state and counters.
     pub fn routing(&self) -> &SwitchRouting {
         &self.routing
@@ -1241,6 +1259,13 @@ impl Sim {
     pub fn pull_counts(&self) -> (u64, u64) {
         self.hosts.iter().fold((0, 0), |(p, r), h| (p + h.pull_pacer.pulls_sent(), r + h.pull_pacer.rts_received()))
     }
+}
+
+/// The link-loss random stream of each of `n_ports` ports under the run's `seed`: made only once
+/// some link loses packets (a stream of 32 bytes per port is 12.6 MB on a k = 64 fat-tree), and
+/// the same streams whenever they are made, since nothing draws from them before.
+pub(crate) fn link_loss_streams(seed: u64, n_ports: usize) -> Vec<Rng> {
+    (0..n_ports as u64).map(|i| Rng::derive(seed, stream::LINK, i)).collect()
 }
 
 /// `pkt_int[h] = int`, growing `pkt_int` to slot `h` if it must (it stays empty while no packet

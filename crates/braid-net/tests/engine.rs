@@ -31,7 +31,7 @@ fn run_until(sim: &mut Sim, t: Time) {
 
 #[test]
 fn strict_priority_low_class_gets_only_the_leftover() {
-    let cfg = NetConfig { class_limit_bytes: [0; 4], ..NetConfig::default() };
+    let cfg = NetConfig { class_limit_bytes: [0; braid_net::config::NUM_CLASSES], ..NetConfig::default() };
     let mut sim = Sim::new(line(), cfg, 1);
     let size = 1000u32;
     let c = Rate::from_gbps(100);
@@ -103,4 +103,31 @@ fn event_order_is_deterministic() {
         (sim.events().popped(), sim.ports().iter().map(|p| p.tx_bytes).collect::<Vec<_>>(), sim.events().now())
     };
     assert_eq!(run(), run());
+}
+
+/// A link that starts losing packets by a scheduled change draws the same random stream as one
+/// that loses them from the start: the per-port loss streams are made only once some link loses
+/// packets, and nothing draws from them before (the same packets are lost either way).
+#[test]
+fn loss_set_by_a_link_change_draws_the_stream_a_loss_from_the_start_draws() {
+    use braid_net::config::{LinkChange, LinkEvent};
+    let lost = |cfg: NetConfig, events: &[LinkEvent]| {
+        let mut sim = Sim::new(line(), cfg, 7);
+        sim.add_link_events(events);
+        sim.prepare();
+        let mut t = Time::from_us(1);
+        for _ in 0..2_000 {
+            inject(&mut sim, t, PacketKind::Pull, CLASS_DATA, 1000);
+            t += Time::from_ns(100);
+        }
+        run_until(&mut sim, Time::from_ms(1));
+        let s = sim.stats();
+        (s.control_dropped, sim.ports()[2].tx_pkts)
+    };
+    let from_start = lost(NetConfig { loss_rate: 0.3, ..NetConfig::default() }, &[]);
+    let changes: Vec<LinkEvent> = (0..2).map(|link| LinkEvent { at: Time::ZERO, link, change: LinkChange::Loss(0.3) }).collect();
+    let by_change = lost(NetConfig::default(), &changes);
+    assert_eq!(by_change, from_start, "(packets lost, packets sent on sw→h1)");
+    let (dropped, sent) = from_start;
+    assert!(sent == 2_000 && (500..700).contains(&dropped), "about 30 % of 2,000 lost: {dropped} of {sent}");
 }

@@ -31,7 +31,7 @@ fn vee() -> Topology {
 fn cfg(trim: bool) -> NetConfig {
     let mut cfg = NetConfig::default();
     cfg.ecn.enabled = false;
-    cfg.class_limit_bytes = [0, LIMIT, 0, 0];
+    cfg.class_limit_bytes = [0, LIMIT, 0];
     cfg.trim.enabled = trim;
     cfg.trim.size_bytes = 64;
     cfg

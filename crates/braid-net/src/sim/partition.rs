@@ -110,9 +110,10 @@ pub(crate) struct Part {
     /// Whether flows remained, anywhere, at the last synchronisation boundary (what timers and
     /// sampling ask instead of the global count of completed flows).
     pub open: bool,
-    /// `(time, key sequence, flow·psn, lost)`: a data packet dropped (`true`), or a
-    /// retransmitted one delivered (`false`), for the loss-to-repair delay.
-    pub loss_log: Vec<(Time, u64, u64, bool)>,
+    /// `(time, key sequence, flow·psn | lost << 63)`: a data packet dropped (`lost`), or a
+    /// retransmitted one delivered, for the loss-to-repair delay ([`LOST_BIT`]; 24 bytes an
+    /// entry: a large run logs hundreds of thousands).
+    pub loss_log: Vec<(Time, u64, u64)>,
     /// The latest completion of a flow sent from here.
     pub last_completion: Time,
     /// Windows this partition has processed (every partition processes every window once).
@@ -130,6 +131,10 @@ pub(super) const ORIGIN_SAMPLE: u32 = 0;
 pub(super) const ORIGIN_ROUTING: u32 = 1;
 pub(super) const ORIGIN_LINK: u32 = 2;
 const VIRTUAL_ORIGINS: usize = 3;
+
+/// The bit of a loss-log entry's flow·psn key that marks a loss (clear: a repair). Flow numbers
+/// stay below 2^31, so the key never uses it.
+const LOST_BIT: u64 = 1 << 63;
 
 impl Sim {
     /// Make this simulator partition `me` of a parallel run: it owns the nodes `owner` maps to
@@ -417,7 +422,10 @@ impl Sim {
             None => {
                 self.lost_at.entry(key as u128).or_insert(now);
             }
-            Some(p) => p.loss_log.push((now, self.q.last_seq(), key, true)),
+            Some(p) => {
+                assert!(key & LOST_BIT == 0, "flow number above 2^31");
+                p.loss_log.push((now, self.q.last_seq(), key | LOST_BIT));
+            }
         }
     }
 
@@ -432,7 +440,7 @@ impl Sim {
                     self.stats.retx_delay_count += 1;
                 }
             }
-            Some(p) if pkt_flags & flags::RETX != 0 => p.loss_log.push((now, self.q.last_seq(), key, false)),
+            Some(p) if pkt_flags & flags::RETX != 0 => p.loss_log.push((now, self.q.last_seq(), key)),
             Some(_) => {}
         }
     }
@@ -534,8 +542,9 @@ pub fn merge_partitions(mut parts: Vec<Sim>) -> Sim {
     // The loss-to-repair delay, matched in event order as one queue's map does.
     log.sort_by_key(|e| (e.0, e.1));
     let mut lost: HashMap<u64, Time> = HashMap::new();
-    for (t, _, key, is_loss) in log {
-        if is_loss {
+    for (t, _, entry) in log {
+        let key = entry & !LOST_BIT;
+        if entry & LOST_BIT != 0 {
             lost.entry(key).or_insert(t);
         } else if let Some(t0) = lost.remove(&key) {
             m.stats.retx_delay_sum_ps += (t - t0).ps() as u128;

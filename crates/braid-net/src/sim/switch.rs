@@ -104,7 +104,7 @@ impl Sim {
         } else if let Some(mmu) = &self.mmu {
             if lossless {
                 let ing = PortId(pk.ingress);
-                (!mmu.admits(node, ing, c, size, self.ports[ing.idx()].ingress_bytes[c])).then_some(DropReason::BufferFull)
+                (!mmu.admits(node, ing, c, size, self.ports[ing.idx()].ingress_bytes)).then_some(DropReason::BufferFull)
             } else if c == CLASS_CONTROL as usize {
                 // The HPCC MMU does not account its highest-priority queue (ACKs with
                 // `network.ack_class = "control"`, PFC frames): always admitted.
@@ -176,16 +176,16 @@ impl Sim {
         }
         let ingress = PortId(pk.ingress);
         let pause = match &mut self.mmu {
-            Some(mmu) => mmu.on_admit(node, ingress, c, size, &mut self.ports[ingress.idx()].ingress_bytes[c]),
+            Some(mmu) => mmu.on_admit(node, ingress, c, size, &mut self.ports[ingress.idx()].ingress_bytes),
             None => {
                 let xoff = self.xoff_threshold(node);
                 let ip = &mut self.ports[ingress.idx()];
-                ip.ingress_bytes[c] += size;
-                ip.ingress_bytes[c] > xoff
+                ip.ingress_bytes += size;
+                ip.ingress_bytes > xoff
             }
         };
-        if pause && !self.ports[ingress.idx()].pause_sent[c] {
-            self.ports[ingress.idx()].pause_sent[c] = true;
+        if pause && !self.ports[ingress.idx()].pause_sent {
+            self.ports[ingress.idx()].pause_sent = true;
             let t = self.pfc_arrival(now, ingress);
             let up = self.ports[ingress.idx()].node;
             self.push_pfc_for(t, ingress, c as u8, true, up);
@@ -279,16 +279,16 @@ impl Sim {
     fn release_ingress(&mut self, node: NodeId, c: usize, size: u64, pkt: PktId) {
         let ing = PortId(self.pkts.get(pkt.0).ingress);
         let resume = match &mut self.mmu {
-            Some(mmu) => mmu.on_release(node, ing, c, size, &mut self.ports[ing.idx()].ingress_bytes[c]),
+            Some(mmu) => mmu.on_release(node, ing, c, size, &mut self.ports[ing.idx()].ingress_bytes),
             None => {
                 let ip = &mut self.ports[ing.idx()];
-                ip.ingress_bytes[c] -= size;
-                let in_bytes = ip.ingress_bytes[c];
+                ip.ingress_bytes -= size;
+                let in_bytes = ip.ingress_bytes;
                 in_bytes <= self.xoff_threshold(node).saturating_sub(self.cfg.pfc.resume_offset_bytes)
             }
         };
-        if resume && self.ports[ing.idx()].pause_sent[c] {
-            self.ports[ing.idx()].pause_sent[c] = false;
+        if resume && self.ports[ing.idx()].pause_sent {
+            self.ports[ing.idx()].pause_sent = false;
             let t = self.pfc_arrival(self.q.now(), ing);
             let up = self.ports[ing.idx()].node;
             self.push_pfc_for(t, ing, c as u8, false, up);
@@ -304,8 +304,10 @@ impl Sim {
         }
     }
 
-    /// A PAUSE or RESUME for class `c` reached `port`.
+    /// A PAUSE or RESUME for class `c` reached `port` (only the lossless data class is paused:
+    /// its ingress accounting is the only one that sends PFC frames).
     pub(super) fn on_pfc(&mut self, now: Time, port: PortId, c: usize, pause: bool) {
+        debug_assert_eq!(c, CLASS_DATA as usize, "PFC frames pause the data class only");
         // A host whose ACK queue sits under the data priority (`network.host_ack_pausable`)
         // stops its ACKs with its data.
         // (Only the data class's pause is counted; the resume below pumps both.)
@@ -316,12 +318,12 @@ impl Sim {
         if pause {
             if !p.paused[c] {
                 p.paused[c] = true;
-                p.pause_started[c] = now;
+                p.pause_started = now;
                 p.pauses_received += 1;
             }
         } else if p.paused[c] {
             p.paused[c] = false;
-            p.paused_ps += (now - p.pause_started[c]).ps();
+            p.paused_ps += (now - p.pause_started).ps();
             self.pump(now, port);
         }
     }
