@@ -71,6 +71,11 @@ pub struct Port {
     pub wire_head: bool,
 }
 
+// Every port of the network is held by the sequential run and by each partition of a parallel
+// one (393,216 ports on a k = 64 fat-tree): a field that makes a port larger is a choice to
+// measure (BENCHMARKS.md, "memory per port").
+const _: () = assert!(std::mem::size_of::<Port>() <= 320, "a port is at most 320 bytes");
+
 impl Port {
     /// A new idle port.
     pub fn new(node: NodeId, peer: NodeId, link: LinkId, rate: Rate, delay: Time) -> Port {
