@@ -10,7 +10,7 @@ use braid_core::Time;
 
 /// Number of priority classes per port. Class 0 is served first. Three are used (control,
 /// data, probes); every port holds a queue, byte counts and pause state per class, so a class
-/// nothing uses would cost every port about 70 bytes.
+/// nothing uses cost every port 64 bytes.
 pub const NUM_CLASSES: usize = 3;
 /// Class of ACKs, NAKs and other control packets.
 pub const CLASS_CONTROL: u8 = 0;
