@@ -332,6 +332,14 @@ impl PathState {
     }
 }
 
+/// What one pass over the paths' windows found ([`RondoSender::open_windows`]): the sum of the
+/// open windows (packets) and how many paths are open.
+#[derive(Clone, Copy, Debug)]
+struct OpenWindows {
+    sum: f64,
+    count: usize,
+}
+
 /// A Rondo flow's sender. See the module docs.
 #[derive(Clone, Debug)]
 pub struct RondoSender {
@@ -629,6 +637,13 @@ impl RondoSender {
     /// Path of the next transmission (deficit or random), new data or a retransmission; `None`
     /// when every window is closed.
     fn choose_path(&mut self, now: Time, new_data: bool) -> Option<usize> {
+        let open = self.open_windows(now, new_data);
+        self.pick_open(open)
+    }
+
+    /// Every path's open window for the next transmission (new data or a retransmission), kept
+    /// in `open_scratch` for [`RondoSender::pick_open`]: their sum and how many are open.
+    fn open_windows(&mut self, now: Time, new_data: bool) -> OpenWindows {
         let mut open = std::mem::take(&mut self.open_scratch);
         open.clear();
         let mut sum = 0.0;
@@ -641,6 +656,14 @@ impl RondoSender {
             }
             open.push(o);
         }
+        self.open_scratch = open;
+        OpenWindows { sum, count }
+    }
+
+    /// The path of the next transmission among the open windows [`RondoSender::open_windows`]
+    /// just found (deficit or random); `None` when none is open.
+    fn pick_open(&mut self, OpenWindows { sum, count }: OpenWindows) -> Option<usize> {
+        let open = std::mem::take(&mut self.open_scratch);
         let chosen = if count == 0 {
             None
         } else {
@@ -1305,12 +1328,16 @@ impl SenderOps for RondoSender {
         if self.skips_pending != 0 {
             self.settle_open_skips();
         }
-        if self.pacer.allows(now) && self.any_open(now) {
+        // Some path is open (`any_open`), found by the same pass that the path choice reads.
+        let new_data = !self.core.rec.has_retx();
+        let open = if self.pacer.allows(now) { self.open_windows(now, new_data) } else { OpenWindows { sum: 0.0, count: 0 } };
+        if open.count > 0 {
             let retx = self.core.rec.next_retx();
             if retx.is_some() || self.unsent.remaining() > 0 {
                 // A stale queued retransmission may have vanished: then new data, which the
-                // tail rule may hold back.
-                let p = self.choose_path(now, retx.is_none())?;
+                // tail rule may hold back (the windows are asked again, for new data). Taking
+                // a retransmission changes nothing a window reads.
+                let p = if retx.is_none() == new_data { self.pick_open(open) } else { self.choose_path(now, retx.is_none()) }?;
                 let (psn, is_retx) = match retx {
                     Some(r) => (r, true),
                     None => {
