@@ -423,6 +423,11 @@ pub struct RondoSender {
     /// `entropy + p`), so a run that builds every flow up front holds ~250 bytes of path state
     /// per waiting flow instead of ~4 KB ([`RondoSender::unfold_paths`]).
     folded: Option<Box<PathState>>,
+    /// The paths' base RTTs `T_p` are those of their current smallest RTTs (no path's smallest
+    /// RTT fell since [`RondoSender::refresh_base_rtts`] last computed them), and `best_rtt` is
+    /// the smallest of those.
+    base_rtts_current: bool,
+    best_rtt: Time,
     /// The number of logical paths (`paths.len()` once unfolded).
     n_paths: usize,
     /// The driver reads the path samples (`paths.csv`); when it does not, they are not kept.
@@ -737,7 +742,13 @@ impl RondoSender {
     /// Every path's base RTT `T_p` from the topology's hint and the smallest RTTs measured (see
     /// the module docs). Returns the smallest RTT measured on any path.
     fn refresh_base_rtts(&mut self) -> Time {
+        if self.base_rtts_current {
+            // No path's smallest RTT fell since they were computed: the same inputs.
+            return self.best_rtt;
+        }
+        self.base_rtts_current = true;
         let best = self.paths.iter().map(|p| p.min_rtt).min().unwrap_or(Time::MAX);
+        self.best_rtt = best;
         for ps in self.paths.iter_mut() {
             // Never below what the path has been measured to take: the topology's figure is a
             // hint, and one that is too short (links slower or longer than the driver knew)
@@ -992,6 +1003,7 @@ impl RondoSender {
     /// Free the per-path state: the paths, their samples, deficits and scratch.
     fn drop_path_state(&mut self) {
         self.skips_pending = 0;
+        self.base_rtts_current = false;
         self.paths = Vec::new();
         self.stable_paths = 0;
         self.samples = Vec::new();
@@ -1012,6 +1024,7 @@ impl RondoSender {
     #[inline(never)]
     fn unfold_paths_now(&mut self) {
         let Some(proto) = self.folded.take() else { return };
+        self.base_rtts_current = false;
         let n = self.n_paths;
         let e0 = proto.entropy;
         self.paths = (0..n)
@@ -1233,6 +1246,8 @@ impl Transport for RondoSender {
             aligned: None,
             paths_released: false,
             folded: None,
+            base_rtts_current: false,
+            best_rtt: Time::MAX,
             n_paths: n,
             keep_samples: true,
             skips_pending: 0,
@@ -1445,7 +1460,10 @@ impl SenderOps for RondoSender {
         ps.sample.on_data_ack(now, !ack.rx_buffer_full);
         let rtt = now.saturating_sub(ack.ts_sent);
         if rtt > Time::ZERO {
-            ps.min_rtt = ps.min_rtt.min(rtt);
+            if rtt < ps.min_rtt {
+                ps.min_rtt = rtt;
+                self.base_rtts_current = false;
+            }
             if !ps.rtt_seeded {
                 ps.rtt_seeded = true;
                 ps.srtt_s = rtt.secs_f64();
