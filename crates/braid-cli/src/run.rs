@@ -132,7 +132,8 @@ pub fn run_cancellable(sc: &Scenario, progress: bool, cancel: &AtomicBool, befor
 /// ([`braid_net::parallel`]): `first` is partition 0, the others are built again from the
 /// scenario (the build is deterministic). Each partition holds only the senders of its own hosts'
 /// connections ([`Sim::keep_own_senders`]).
-pub fn partitioned(sc: &Scenario, first: Sim, threads: usize) -> Result<ParallelSim, String> {
+pub fn partitioned(sc: &Scenario, mut first: Sim, threads: usize) -> Result<ParallelSim, String> {
+    first.release_build_caches();
     let wanted = sc.limits.partitions.unwrap_or_else(|| default_partitions(&sc.topology, threads));
     let (owner, n) = plan_partitions(&sc.topology, wanted);
     // The other partitions are built side by side (the build is deterministic).
@@ -150,8 +151,9 @@ pub fn partitioned(sc: &Scenario, first: Sim, threads: usize) -> Result<Parallel
                             sim.capture_link(braid_core::LinkId::from_idx(l as usize));
                         }
                         // Each partition drives only its own hosts' senders: the others go
-                        // now, before the next partition is built.
+                        // now, before the next partition is built, with the build's caches.
                         sim.keep_own_senders(owner_ref, me);
+                        sim.release_build_caches();
                         sim
                     }));
                 }

@@ -763,16 +763,22 @@ impl Sim {
         self.flows_done
     }
 
-    /// Schedule the initial events. Call once before [`Sim::run`].
-    pub fn prepare(&mut self) {
-        // The path caches served the build (one entry per host pair: most of a large
-        // all-to-all's memory until now); a later look recomputes.
+    /// Let the caches that served the build go: the paths of each host pair and their ideal
+    /// FCTs (one entry per host pair: most of a large all-to-all's memory until now) and the
+    /// ports' states they were computed over. A later look recomputes them. [`Sim::prepare`]
+    /// calls it; a parallel run's builder calls it as soon as a partition is built, so that
+    /// the partitions' caches do not all live at once.
+    pub fn release_build_caches(&mut self) {
         self.path_cache = HashMap::default();
         self.path_cache_at = HashMap::default();
         self.candidates_at = HashMap::default();
-        // So did the ports' states they were computed over (one per port).
         self.port_states_at = None;
         self.live_port_states = None;
+    }
+
+    /// Schedule the initial events. Call once before [`Sim::run`].
+    pub fn prepare(&mut self) {
+        self.release_build_caches();
         for f in 0..self.flows.len() {
             let node = self.hosts[self.flows[f].src_host as usize].node;
             if self.flows[f].deps_left == 0 && self.owns(node) {
