@@ -42,7 +42,7 @@ pub struct Port {
     pub paused: [bool; NUM_CLASSES],
     /// When the data class's current pause began (PFC pauses only the lossless data class).
     pub pause_started: Time,
-    /// Total time paused (summed over classes), in picoseconds.
+    /// Total time the data class was paused, in picoseconds.
     pub paused_ps: u64,
     /// PAUSE frames received.
     pub pauses_received: u64,

@@ -186,8 +186,8 @@ pub struct Sim {
     hash_seed: Vec<u32>,
     /// Random streams per node (RED marking, tie-breaks).
     node_rng: Vec<Rng>,
-    /// Random streams per port (link loss): empty while no link loses packets
-    /// ([`link_loss_streams`] makes them when a loss is first set).
+    /// Random streams per port (link loss): empty unless some link can lose packets, by
+    /// `network.loss_rate` or a scheduled loss change ([`Sim::add_link_events`]).
     port_rng: Vec<Rng>,
     /// Random streams per port for packet trimming (empty when `network.trim` is off).
     trim_rng: Vec<Rng>,
@@ -354,9 +354,9 @@ impl Sim {
             ints: Arena::new(),
             pkt_int: Vec::new(),
             hash_seed: (0..n as u32).collect(),
-            node_rng: (0..n as u64).map(|i| Rng::derive(seed, stream::SWITCH, i)).collect(),
-            port_rng: if cfg.loss_rate > 0.0 { link_loss_streams(seed, n_ports) } else { Vec::new() },
-            trim_rng: if cfg.trim.enabled { (0..n_ports as u64).map(|i| Rng::derive(seed, stream::TRIM, i)).collect() } else { Vec::new() },
+            node_rng: streams(seed, stream::SWITCH, n),
+            port_rng: if cfg.loss_rate > 0.0 { streams(seed, stream::LINK, n_ports) } else { Vec::new() },
+            trim_rng: if cfg.trim.enabled { streams(seed, stream::TRIM, n_ports) } else { Vec::new() },
             buffer_used: vec![0; n],
             dt_share_in_integers: cfg.dt_alpha == 1.0 && buffer_cap.iter().all(|&c| c < 1 << 52),
             class_limits: switch::class_limits(&cfg),
@@ -725,6 +725,11 @@ impl Sim {
         }
         // Stable: events at the same time keep the order they were given in.
         self.link_events.sort_by_key(|e| e.at);
+        // A link that will lose packets needs the per-port loss streams (32 bytes a port, 12.6 MB
+        // on a k = 64 fat-tree, so not made for runs without loss).
+        if self.port_rng.is_empty() && self.link_events.iter().any(|e| matches!(e.change, LinkChange::Loss(x) if x > 0.0)) {
+            self.port_rng = streams(self.master_seed, stream::LINK, self.ports.len());
+        }
         self.path_cache_at.clear();
         self.candidates_at.clear();
         self.port_states_at = None;
@@ -1267,11 +1272,11 @@ impl Sim {
     }
 }
 
-/// The link-loss random stream of each of `n_ports` ports under the run's `seed`: made only once
-/// some link loses packets (a stream of 32 bytes per port is 12.6 MB on a k = 64 fat-tree), and
-/// the same streams whenever they are made, since nothing draws from them before.
-pub(crate) fn link_loss_streams(seed: u64, n_ports: usize) -> Vec<Rng> {
-    (0..n_ports as u64).map(|i| Rng::derive(seed, stream::LINK, i)).collect()
+/// The random streams of `kind` ([`stream`]) for entities `0..n` (nodes or ports) under the
+/// run's `seed`: each a function of its index alone, so they are the same streams whenever they
+/// are made.
+fn streams(seed: u64, kind: u64, n: usize) -> Vec<Rng> {
+    (0..n as u64).map(|i| Rng::derive(seed, kind, i)).collect()
 }
 
 /// `pkt_int[h] = int`, growing `pkt_int` to slot `h` if it must (it stays empty while no packet

@@ -106,8 +106,8 @@ fn event_order_is_deterministic() {
 }
 
 /// A link that starts losing packets by a scheduled change draws the same random stream as one
-/// that loses them from the start: the per-port loss streams are made only once some link loses
-/// packets, and nothing draws from them before (the same packets are lost either way).
+/// that loses them from the start: the per-port loss streams are made only when some link can
+/// lose packets, and nothing draws from them before (the same packets are lost either way).
 #[test]
 fn loss_set_by_a_link_change_draws_the_stream_a_loss_from_the_start_draws() {
     use braid_net::config::{LinkChange, LinkEvent};

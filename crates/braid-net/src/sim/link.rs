@@ -200,11 +200,6 @@ impl Sim {
                 self.routing.on_link_change(ports, None, &self.ports);
             }
             LinkChange::Loss(x) => {
-                if x > 0.0 && self.port_rng.is_empty() {
-                    // No port drew from its stream yet (every loss was 0): the streams start here
-                    // exactly as if they had been made with the simulator.
-                    self.port_rng = super::link_loss_streams(self.master_seed, self.ports.len());
-                }
                 for &p in &ports {
                     self.ports[p.idx()].loss = x;
                 }

@@ -334,7 +334,7 @@ impl PathState {
 
 /// What one pass over the paths' windows found ([`RondoSender::open_windows`]): the sum of the
 /// open windows (packets) and how many paths are open.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct OpenWindows {
     sum: f64,
     count: usize,
@@ -1345,7 +1345,7 @@ impl SenderOps for RondoSender {
         }
         // Some path is open (`any_open`), found by the same pass that the path choice reads.
         let new_data = !self.core.rec.has_retx();
-        let open = if self.pacer.allows(now) { self.open_windows(now, new_data) } else { OpenWindows { sum: 0.0, count: 0 } };
+        let open = if self.pacer.allows(now) { self.open_windows(now, new_data) } else { OpenWindows::default() };
         if open.count > 0 {
             let retx = self.core.rec.next_retx();
             if retx.is_some() || self.unsent.remaining() > 0 {
