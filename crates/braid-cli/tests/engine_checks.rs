@@ -165,3 +165,62 @@ fn lossy_network_conserves_packets_and_delivers_everything() {
     }
     let _ = (Rate::from_gbps(1), Time::ZERO);
 }
+
+/// Arrivals over short links go straight into the event queue, arrivals over the others (and over
+/// links whose delay a fault changes) through the link's wire queue; both give an arrival the same
+/// event key, so a run is the same whichever links use which: every flow's completion, every
+/// counter and the number of events agree with a run where no link skips the wire queue.
+#[test]
+fn arrivals_straight_into_the_event_queue_change_nothing() {
+    let text = r#"
+name = "wire-modes"
+seed = 3
+[topology]
+kind = "fat-tree"
+k = 4
+[network]
+mtu = "1000B"
+ecn = true
+[transport]
+kind = "rondo"
+paths = 4
+[workload]
+kind = "permutation"
+size = "300KB"
+[[faults]]
+at = "5us"
+until = "60us"
+random_fraction = 0.2
+change = "delay"
+add_delay = "3us"
+[[faults]]
+at = "10us"
+until = "40us"
+random_fraction = 0.1
+change = "loss"
+loss = 0.02
+"#;
+    for sets in [&[][..], &["transport.kind=roce", "transport.cc=dcqcn", "network.pfc=true"][..]] {
+        let sc = scenario(text, sets);
+        let outcome = |direct: Option<Time>| {
+            let (mut sim, _) = braid_cli::build::build(&sc).unwrap();
+            sim.set_direct_arrivals(direct);
+            sim.prepare();
+            let direct_ports = sim.ports().iter().filter(|p| p.wire_direct).count();
+            assert_eq!(sim.run(None, &mut |_| true), braid_net::sim::RunEnd::AllFlowsComplete, "{sets:?}");
+            assert!(sim.conservation().is_ok(), "{sets:?}: {:?}", sim.conservation());
+            let s = sim.stats();
+            let finish: Vec<Option<Time>> = sim.flows().iter().map(|f| f.finish).collect();
+            let counters = (sim.events().popped(), s.packet_hops, s.ecn_marks, s.data_dropped, s.pfc_pauses_sent);
+            (direct_ports, finish, format!("{counters:?}"))
+        };
+        let (direct_ports, finish, counters) = outcome(Some(braid_net::sim::DIRECT_ARRIVAL_MAX_DELAY));
+        let (wire_ports, wire_finish, wire_counters) = outcome(None);
+        // A k = 4 fat-tree has 48 links (96 ports); the faults change the delay of a fifth of
+        // its 32 fabric links, which keep the wire queue.
+        assert!(direct_ports > 0 && direct_ports < 96, "{sets:?}: {direct_ports} direct ports");
+        assert_eq!(wire_ports, 0);
+        assert_eq!(finish, wire_finish, "{sets:?}: flow completions");
+        assert_eq!(counters, wire_counters, "{sets:?}: (events, packet-hops, ECN marks, drops, pauses)");
+    }
+}

@@ -69,6 +69,10 @@ pub struct Port {
     pub wire: WireQueue,
     /// The head packet's arrival is scheduled.
     pub wire_head: bool,
+    /// Every arrival over this link goes straight into the event queue, none into the wire queue
+    /// ([`crate::sim::Sim::prepare`] sets it for short links whose delay never changes, up to
+    /// [`crate::sim::DIRECT_ARRIVAL_MAX_DELAY`]). Arrivals keep the keys the wire queue gives them.
+    pub wire_direct: bool,
 }
 
 // Every port of the network is held by the sequential run and by each partition of a parallel
@@ -105,6 +109,7 @@ impl Port {
             pause_sent: false,
             wire: WireQueue::default(),
             wire_head: false,
+            wire_direct: false,
         }
     }
 

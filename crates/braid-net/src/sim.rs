@@ -52,6 +52,10 @@ pub use crate::sampling::SampleConfig;
 pub use partition::{merge_partitions, Messages, Remote};
 pub use switch::ecn_mark_probability;
 
+/// The longest link delay whose arrivals skip the wire queue ([`Sim::prepare`]): well inside
+/// the event calendar's horizon (16.8 µs), and few packets in flight per link.
+pub const DIRECT_ARRIVAL_MAX_DELAY: Time = Time::from_ps(10_000_000);
+
 /// An event. Small and `Copy`; packets travel as handles.
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
@@ -244,6 +248,9 @@ pub struct Sim {
     flows_started: usize,
     /// The progress watchdog's span (`None`: off).
     stall_timeout: Option<Time>,
+    /// Links of delay at most this put arrivals straight into the event queue (`None`: no link
+    /// does; [`Sim::set_direct_arrivals`]).
+    direct_arrival_max_delay: Option<Time>,
     /// When the run last made progress (a byte delivered in order, a flow completed, or no flow
     /// active).
     progress_at: Time,
@@ -387,6 +394,7 @@ impl Sim {
             all_flows_done: false,
             flows_started: 0,
             stall_timeout: None,
+            direct_arrival_max_delay: Some(DIRECT_ARRIVAL_MAX_DELAY),
             progress_at: Time::ZERO,
             path_cache: HashMap::default(),
             path_cache_at: HashMap::default(),
@@ -784,6 +792,7 @@ impl Sim {
     /// Schedule the initial events. Call once before [`Sim::run`].
     pub fn prepare(&mut self) {
         self.release_build_caches();
+        self.choose_wire_modes();
         for f in 0..self.flows.len() {
             let node = self.hosts[self.flows[f].src_host as usize].node;
             if self.flows[f].deps_left == 0 && self.owns(node) {
@@ -804,6 +813,35 @@ impl Sim {
         for (t, timer) in self.routing.initial_timers().into_iter().flatten() {
             self.q.push(t, Ev::Routing { timer });
         }
+    }
+
+    /// Which links put every arrival straight into the event queue ([`Port::wire_direct`]): those
+    /// of delay at most [`DIRECT_ARRIVAL_MAX_DELAY`] (or what [`Sim::set_direct_arrivals`] set)
+    /// that no scheduled change gives another delay.
+    /// Their arrivals are within the calendar's horizon, and a link's arrivals come in key order
+    /// (each transmission starts after the one before it ends), so the event queue holds them
+    /// with the keys they would have had from the wire queue, at no more than a few dozen
+    /// packets per link; a link whose delay changes keeps the wire queue, which delivers in
+    /// order when a shorter delay would let a packet overtake.
+    fn choose_wire_modes(&mut self) {
+        let mut delay_changes = vec![false; self.ports.len() / 2 + 1];
+        for e in &self.link_events {
+            if matches!(e.change, LinkChange::Delay(_)) {
+                delay_changes[e.link as usize] = true;
+            }
+        }
+        for (i, p) in self.ports.iter_mut().enumerate() {
+            debug_assert!(!p.wire_head, "choose_wire_modes: port {i} carries packets");
+            p.wire_direct = self.direct_arrival_max_delay.is_some_and(|max| p.delay <= max) && !delay_changes[i / 2];
+        }
+    }
+
+    /// Let links of delay at most `max_delay` put their arrivals straight into the event queue
+    /// instead of the wire queue (`None`: no link; the default is [`DIRECT_ARRIVAL_MAX_DELAY`]).
+    /// Call before [`Sim::prepare`]. Events keep the same keys either way, so outputs are the
+    /// same: only time and memory change (tests compare the two).
+    pub fn set_direct_arrivals(&mut self, max_delay: Option<Time>) {
+        self.direct_arrival_max_delay = max_delay;
     }
 
     /// Run until every flow completes, `stop` is reached, or no events remain. `progress` is

@@ -101,7 +101,9 @@ impl Sim {
     #[inline(always)]
     pub(super) fn put_on_wire(&mut self, port: PortId, at: Time, seq: u64, pkt: u32) {
         let p = &mut self.ports[port.idx()];
-        if p.wire_head {
+        if p.wire_direct {
+            self.q.push_with_seq(at, seq, Ev::Arrive { pkt, port: port.0 });
+        } else if p.wire_head {
             p.wire.push(at, seq, pkt);
         } else {
             p.wire_head = true;
@@ -118,9 +120,11 @@ impl Sim {
         let p = &mut self.ports[port.idx()];
         // The packet behind the arriving one is stored relative to it: this event's time and
         // sequence.
-        match p.wire.pop(now, self.q.last_seq()) {
-            Some((t, seq, next)) => self.q.push_with_seq(t, seq, Ev::Arrive { pkt: next, port: port.0 }),
-            None => p.wire_head = false,
+        if !p.wire_direct {
+            match p.wire.pop(now, self.q.last_seq()) {
+                Some((t, seq, next)) => self.q.push_with_seq(t, seq, Ev::Arrive { pkt: next, port: port.0 }),
+                None => p.wire_head = false,
+            }
         }
         let p = &self.ports[port.idx()];
         if !p.up {
