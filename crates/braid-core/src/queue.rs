@@ -47,15 +47,6 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// A ring bucket's entry: the event, and the next node of its bucket (or of the free list).
-/// The link sits in what would be the entry's padding, so a node is one 32-byte slot.
-#[derive(Clone, Copy)]
-struct Node<E> {
-    key: u128,
-    ev: E,
-    next: u32,
-}
-
 /// log2 of a calendar bucket's width in picoseconds (1.024 ns).
 const BUCKET_SHIFT: u32 = 10;
 /// Buckets in the calendar's ring (a power of two): its horizon is `N_BUCKETS` bucket widths.
@@ -81,8 +72,9 @@ struct Calendar<E> {
     /// Absolute index of the bucket `current` holds.
     cur: u64,
     current: Vec<Entry<E>>,
-    /// The node pool: entries, each with its successor in its bucket (or in the free list).
-    nodes: Vec<Node<E>>,
+    /// The node pool: entries, and each node's successor in its bucket (or in the free list).
+    nodes: Vec<Entry<E>>,
+    next: Vec<u32>,
     /// First free node, or `NIL`.
     free: u32,
     overflow: BinaryHeap<Entry<E>>,
@@ -100,6 +92,7 @@ impl<E: Copy> Calendar<E> {
             cur: 0,
             current: Vec::new(),
             nodes: Vec::new(),
+            next: Vec::new(),
             free: NIL,
             overflow: BinaryHeap::new(),
             len: 0,
@@ -137,16 +130,17 @@ impl<E: Copy> Calendar<E> {
     #[inline(always)]
     fn put_in_ring(&mut self, b: u64, e: Entry<E>) {
         let slot = (b & RING_MASK) as usize;
-        let node = Node { key: e.key, ev: e.ev, next: self.heads[slot] };
         let i = if self.free != NIL {
             let i = self.free;
-            self.free = self.nodes[i as usize].next;
-            self.nodes[i as usize] = node;
+            self.free = self.next[i as usize];
+            self.nodes[i as usize] = e;
             i
         } else {
-            self.nodes.push(node);
+            self.nodes.push(e);
+            self.next.push(NIL);
             (self.nodes.len() - 1) as u32
         };
+        self.next[i as usize] = self.heads[slot];
         self.heads[slot] = i;
         self.occupied[slot >> 6] |= 1 << (slot & 63);
     }
@@ -206,10 +200,9 @@ impl<E: Copy> Calendar<E> {
         let slot = (self.cur & RING_MASK) as usize;
         let mut i = std::mem::replace(&mut self.heads[slot], NIL);
         while i != NIL {
-            let node = &mut self.nodes[i as usize];
-            self.current.push(Entry { key: node.key, ev: node.ev });
-            let n = node.next;
-            node.next = self.free;
+            self.current.push(self.nodes[i as usize]);
+            let n = self.next[i as usize];
+            self.next[i as usize] = self.free;
             self.free = i;
             i = n;
         }
