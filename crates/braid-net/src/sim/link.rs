@@ -85,8 +85,9 @@ impl Sim {
             self.drop_packet(now, pkt, DropReason::LinkLoss);
             return;
         }
-        // Links deliver in order: only the head packet's arrival is in the event queue, the rest
-        // wait in the port's wire queue (far fewer heap entries on long or busy links).
+        // The arrival goes into the event queue now on a short link (`wire_direct`); on a long
+        // one only the head packet's is there, the rest wait in the port's wire queue (links
+        // deliver in order): far fewer calendar entries on long links.
         let at = now + ser + p.delay;
         let seq = self.q.reserve_seq();
         if self.send_if_remote(port, at, seq, pkt) {
@@ -96,8 +97,9 @@ impl Sim {
     }
 
     /// Put `pkt` on `port`'s link, arriving at `at` with the event sequence `seq` reserved for
-    /// it: the head's arrival goes into the event queue, a packet behind it into the wire queue
-    /// (a local transmission, or a packet from another partition of a parallel run).
+    /// it: its arrival goes into the event queue if the link is short ([`crate::port::Port::wire_direct`])
+    /// or `pkt` is the head, else into the wire queue (a local transmission, or a packet from
+    /// another partition of a parallel run).
     #[inline(always)]
     pub(super) fn put_on_wire(&mut self, port: PortId, at: Time, seq: u64, pkt: u32) {
         let p = &mut self.ports[port.idx()];
