@@ -121,10 +121,11 @@ impl Sim {
         self.stats.packet_hops += 1;
         let p = &mut self.ports[port.idx()];
         // The packet behind the arriving one is stored relative to it: this event's time and
-        // sequence.
+        // sequence. After a link's delay fell, the packet behind may be due before this one:
+        // links deliver in order, so it arrives now, right behind it.
         if !p.wire_direct {
             match p.wire.pop(now, self.q.last_seq()) {
-                Some((t, seq, next)) => self.q.push_with_seq(t, seq, Ev::Arrive { pkt: next, port: port.0 }),
+                Some((t, seq, next)) => self.q.push_with_seq(t.max(now), seq, Ev::Arrive { pkt: next, port: port.0 }),
                 None => p.wire_head = false,
             }
         }
