@@ -53,7 +53,8 @@ pub use partition::{merge_partitions, Messages, Remote};
 pub use switch::ecn_mark_probability;
 
 /// The longest link delay whose arrivals skip the wire queue ([`Sim::prepare`]): well inside
-/// the event calendar's horizon (16.8 µs), and few packets in flight per link.
+/// the event calendar's horizon (16.8 µs), so those arrivals stay in its ring, and at most 10 µs
+/// of a link's traffic in flight in the calendar (36 bytes a packet instead of the wire queue's 12).
 pub const DIRECT_ARRIVAL_MAX_DELAY: Time = Time::from_ps(10_000_000);
 
 /// An event. Small and `Copy`; packets travel as handles.
@@ -820,9 +821,8 @@ impl Sim {
     /// that no scheduled change gives another delay.
     /// Their arrivals are within the calendar's horizon, and a link's arrivals come in key order
     /// (each transmission starts after the one before it ends), so the event queue holds them
-    /// with the keys they would have had from the wire queue, at no more than a few dozen
-    /// packets per link; a link whose delay changes keeps the wire queue, which delivers in
-    /// order when a shorter delay would let a packet overtake.
+    /// with the keys they would have had from the wire queue; a link whose delay changes keeps
+    /// the wire queue, which delivers in order when a shorter delay would let a packet overtake.
     fn choose_wire_modes(&mut self) {
         let mut delay_changes = vec![false; self.ports.len() / 2 + 1];
         for e in &self.link_events {
