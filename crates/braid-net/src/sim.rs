@@ -824,7 +824,8 @@ impl Sim {
     /// with the keys they would have had from the wire queue; a link whose delay changes keeps
     /// the wire queue, which delivers in order when a shorter delay would let a packet overtake.
     fn choose_wire_modes(&mut self) {
-        let mut delay_changes = vec![false; self.ports.len() / 2 + 1];
+        // Link `l` joins ports `2l` and `2l + 1`.
+        let mut delay_changes = vec![false; self.topo.links.len()];
         for e in &self.link_events {
             if matches!(e.change, LinkChange::Delay(_)) {
                 delay_changes[e.link as usize] = true;

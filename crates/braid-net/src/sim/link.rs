@@ -103,15 +103,15 @@ impl Sim {
     #[inline(always)]
     pub(super) fn put_on_wire(&mut self, port: PortId, at: Time, seq: u64, pkt: u32) {
         let p = &mut self.ports[port.idx()];
-        if p.wire_direct {
-            self.q.push_with_seq(at, seq, Ev::Arrive { pkt, port: port.0 });
-        } else if p.wire_head {
-            p.wire.push(at, seq, pkt);
-        } else {
+        if !p.wire_direct {
+            if p.wire_head {
+                p.wire.push(at, seq, pkt);
+                return;
+            }
             p.wire_head = true;
             p.wire.set_head(at, seq);
-            self.q.push_with_seq(at, seq, Ev::Arrive { pkt, port: port.0 });
         }
+        self.q.push_with_seq(at, seq, Ev::Arrive { pkt, port: port.0 });
     }
 
     /// `pkt` reached the far end of `port`: schedule the next packet on the wire, then hand it to
