@@ -24,11 +24,14 @@
 # FCT p50 / p99 (us, nearest rank) of both are printed as the check that the two runs simulate the
 # same thing.
 #
+# BRAID=path/to/braid runs that binary instead of building target/release/braid (e.g. the
+# profile-guided build of scripts/build-pgo.sh, target/pgo/release/braid).
+#
 # Needs: bash, python3, cmake (apt-get install cmake, or pip install cmake), g++ or clang++.
 set -euo pipefail
 
 if [[ $# -lt 1 || $# -gt 2 ]]; then
-    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 src=$1
@@ -63,9 +66,15 @@ cmake --build "$scratch/build" --parallel --target htsim_uec >>"$scratch/cmake.l
 htsim=$(find "$scratch/build" -type f -name htsim_uec -perm -u+x | head -1)
 [[ -n "$htsim" ]] || { echo "error: htsim_uec not found after the build (see $scratch/cmake.log)" >&2; exit 1; }
 
-echo "== building Braid (release)" >&2
-(cd "$repo" && cargo build --release -q -p braid-cli)
-braid="$repo/target/release/braid"
+if [[ -n "${BRAID:-}" ]]; then
+    braid=$(cd "$(dirname "$BRAID")" && pwd)/$(basename "$BRAID")
+    [[ -x "$braid" ]] || { echo "error: BRAID=$BRAID is not an executable" >&2; exit 2; }
+    echo "== Braid: $braid" >&2
+else
+    echo "== building Braid (release)" >&2
+    (cd "$repo" && cargo build --release -q -p braid-cli)
+    braid="$repo/target/release/braid"
+fi
 
 echo "== connection matrices (htsim's generators, seed 1)" >&2
 gen="$scratch/sim/datacenter/connection_matrices"
