@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A profile-guided (PGO) release build of `braid`: the same code and the same outputs, laid out by
 # the compiler for the branches and calls a real run takes (BENCHMARKS.md, "2026-12-04 (session
-# 54)": about 10 % fewer instructions per packet-hop and 14-16 % less wall time on the benches).
+# 54)": 8-15 % fewer instructions per packet-hop, 10-18 % less wall time on the benches).
 #
 #   scripts/build-pgo.sh            # writes target/pgo/release/braid
 #
@@ -9,8 +9,8 @@
 # `examples/` with it (each writes its counts), then the release build that reads the merged
 # counts (target/pgo). Training on the shipped examples, not on `braid bench`'s scenarios, keeps
 # the bench figures honest: they measure scenarios the profile did not see. Takes 3-4 minutes on
-# two cores. Needs `llvm-profdata` of the compiler's own LLVM: the `llvm-tools` rustup component,
-# added here if it is missing.
+# two cores; `braid bench` of the result prints `build: release+pgo`. Needs `llvm-profdata` of
+# the compiler's own LLVM: the `llvm-tools` rustup component, added here if it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -31,7 +31,7 @@ rm -rf "$work"
 mkdir -p "$work/raw" "$work/out"
 
 echo "1/3 instrumented build (target/pgo-gen)" >&2
-RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$work/build-scripts" CARGO_TARGET_DIR="$repo/target/pgo-gen" \
+BRAID_BUILD_PGO=generate RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$work/build-scripts" CARGO_TARGET_DIR="$repo/target/pgo-gen" \
     cargo build --release -q -p braid-cli
 
 echo "2/3 training: every scenario in examples/" >&2
@@ -46,6 +46,6 @@ done
 "$profdata" merge -o "$work/braid.profdata" "$work"/raw/*.profraw
 
 echo "3/3 release build with the profile (target/pgo)" >&2
-RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$work/braid.profdata" CARGO_TARGET_DIR="$repo/target/pgo" \
+BRAID_BUILD_PGO=use RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$work/braid.profdata" CARGO_TARGET_DIR="$repo/target/pgo" \
     cargo build --release -q -p braid-cli
 echo "target/pgo/release/braid"

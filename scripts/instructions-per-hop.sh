@@ -8,7 +8,8 @@
 # BRAID: the binary (default: target/release/braid, built if missing). SCENARIO: names of
 # `braid bench` scenarios (default: (a) and (b) with RoCE, UET and Rondo). Prints one row per
 # scenario: instructions (`I refs`), packet-hops, events, instructions per packet-hop and per
-# event. Needs valgrind; a scenario takes 5 s to 2 min under it.
+# event, and the build measured (`release`, or `release+pgo` for scripts/build-pgo.sh's).
+# Needs valgrind; a scenario takes 5 s to 2 min under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +32,7 @@ if [ ${#scenarios[@]} -eq 0 ]; then
                b-permutation-k8-16MB b-permutation-k8-16MB-uet b-permutation-k8-16MB-rondo)
 fi
 
-printf '%-32s %16s %12s %12s %10s %10s\n' scenario instructions packet_hops events per_hop per_event
+printf '%-32s %16s %12s %12s %10s %10s  %s\n' scenario instructions packet_hops events per_hop per_event build
 for s in "${scenarios[@]}"; do
     out=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$braid" bench --child "$s" 2>&1) || {
         echo "error: $braid bench --child $s failed:" >&2
@@ -41,10 +42,11 @@ for s in "${scenarios[@]}"; do
     irefs=$(echo "$out" | sed -n 's/.*I *refs: *\([0-9,]*\).*/\1/p' | tr -d ,)
     hops=$(echo "$out" | sed -n 's/^BENCH .* hops=\([0-9]*\).*/\1/p')
     events=$(echo "$out" | sed -n 's/^BENCH .* events=\([0-9]*\).*/\1/p')
+    build=$(echo "$out" | sed -n 's/^BENCH .* build=\([^ ]*\).*/\1/p')
     if [ -z "$irefs" ] || [ -z "$hops" ] || [ "$hops" = 0 ]; then
         echo "error: no instruction count or packet-hops for $s (unknown scenario? see crates/braid-cli/src/bench.rs)" >&2
         exit 2
     fi
-    awk -v s="$s" -v i="$irefs" -v h="$hops" -v e="$events" \
-        'BEGIN { printf "%-32s %16.0f %12.0f %12.0f %10.0f %10.0f\n", s, i, h, e, i / h, i / e }'
+    awk -v s="$s" -v i="$irefs" -v h="$hops" -v e="$events" -v b="${build:-unknown}" \
+        'BEGIN { printf "%-32s %16.0f %12.0f %12.0f %10.0f %10.0f  %s\n", s, i, h, e, i / h, i / e, b }'
 done

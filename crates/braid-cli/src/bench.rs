@@ -82,7 +82,23 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Run one scenario in this process and print one machine-readable line.
+/// Which build the figures come from, printed with them so that figures of two builds are never
+/// compared by mistake: `debug` (not a speed figure), `release`, or the profile-guided build of
+/// `scripts/build-pgo.sh` (`release+pgo`; its instrumented first stage: `release+pgo-instrumented`),
+/// which names itself through `BRAID_BUILD_PGO` at compile time.
+pub fn build_label() -> &'static str {
+    if cfg!(debug_assertions) {
+        return "debug";
+    }
+    match option_env!("BRAID_BUILD_PGO") {
+        Some("use") => "release+pgo",
+        Some("generate") => "release+pgo-instrumented",
+        _ => "release",
+    }
+}
+
+/// Run one scenario in this process and print one machine-readable line (the parent of
+/// [`run_all`] reads it, and `scripts/instructions-per-hop.sh`), ending with the build.
 pub fn run_child(name: &str) -> ExitCode {
     let Some((_, _, text, sets)) = SCENARIOS.iter().chain(SCALE_SCENARIOS).find(|s| s.0 == name) else {
         eprintln!("error: unknown bench scenario `{name}`");
@@ -111,7 +127,7 @@ pub fn run_child(name: &str) -> ExitCode {
         _ => 0.0,
     };
     println!(
-        "BENCH {} sim_ns={} events={} hops={} wall_s={:.3} peak_kib={} flows={}/{} goodput_bps={} hosts={}",
+        "BENCH {} sim_ns={} events={} hops={} wall_s={:.3} peak_kib={} flows={}/{} goodput_bps={} hosts={} build={}",
         name,
         f("sim_time_ns"),
         f("events"),
@@ -122,6 +138,7 @@ pub fn run_child(name: &str) -> ExitCode {
         f("flows_total"),
         f("goodput_bps"),
         sc.topology.hosts().len(),
+        build_label(),
     );
     ExitCode::SUCCESS
 }
@@ -136,6 +153,7 @@ pub fn run_all(only: Option<&str>, scale: bool) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    println!("build: {}", build_label());
     println!(
         "{:<31} {:>10} {:>12} {:>12} {:>8} {:>12} {:>14} {:>9} {:>10}",
         "scenario", "sim time", "events", "pkt-hops", "wall s", "events/s", "pkt-hops/s", "peak MiB", "KiB/host"
