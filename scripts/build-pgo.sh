@@ -10,7 +10,7 @@
 # Three steps: an instrumented build (target/pgo-gen), a training run of every scenario in
 # `examples/` with it (each writes its counts), then the release build that reads the merged
 # counts (target/pgo). Training on the shipped examples, not on `braid bench`'s scenarios, keeps
-# the bench figures honest: they measure scenarios the profile did not see. Takes 3-4 minutes on
+# the bench figures honest: they measure scenarios the profile did not see. Takes about 3 minutes on
 # two cores; `braid bench` of the result prints `build: release+pgo`. Needs `llvm-profdata` of
 # the compiler's own LLVM: the `llvm-tools` rustup component, added here if it is missing.
 set -euo pipefail
