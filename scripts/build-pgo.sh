@@ -33,7 +33,7 @@ rm -rf "$work"
 mkdir -p "$work/raw" "$work/out"
 
 echo "1/3 instrumented build (target/pgo-gen)" >&2
-BRAID_BUILD_PGO=generate RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$work/build-scripts" CARGO_TARGET_DIR="$repo/target/pgo-gen" \
+RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$work/build-scripts" CARGO_TARGET_DIR="$repo/target/pgo-gen" \
     cargo build --release -q -p braid-cli
 
 echo "2/3 training: every scenario in examples/" >&2
@@ -48,6 +48,6 @@ done
 "$profdata" merge -o "$work/braid.profdata" "$work"/raw/*.profraw
 
 echo "3/3 release build with the profile (target/pgo)" >&2
-BRAID_BUILD_PGO=use RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$work/braid.profdata" CARGO_TARGET_DIR="$repo/target/pgo" \
+RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$work/braid.profdata" CARGO_TARGET_DIR="$repo/target/pgo" \
     cargo build --release -q -p braid-cli
 echo "target/pgo/release/braid"

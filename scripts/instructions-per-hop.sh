@@ -8,7 +8,8 @@
 # BRAID: the binary (default: target/release/braid, built if missing). SCENARIO: names of
 # `braid bench` scenarios (default: (a) and (b) with RoCE, UET and Rondo). Prints one row per
 # scenario: instructions (`I refs`), packet-hops, events, instructions per packet-hop and per
-# event, and the build measured (`release`, or `release+pgo` for scripts/build-pgo.sh's).
+# event, and the build measured (`release+inline1000` by default, `release+pgo` for
+# scripts/build-pgo.sh's; `braid bench`'s `build_label`).
 # Needs valgrind; a scenario takes 5 s to 2 min under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."

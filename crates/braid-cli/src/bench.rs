@@ -83,18 +83,14 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 /// Which build the figures come from, printed with them so that figures of two builds are never
-/// compared by mistake: `debug` (not a speed figure), `release`, or the profile-guided build of
-/// `scripts/build-pgo.sh` (`release+pgo`; its instrumented first stage: `release+pgo-instrumented`),
-/// which names itself through `BRAID_BUILD_PGO` at compile time.
-pub fn build_label() -> &'static str {
-    if cfg!(debug_assertions) {
-        return "debug";
-    }
-    match option_env!("BRAID_BUILD_PGO") {
-        Some("use") => "release+pgo",
-        Some("generate") => "release+pgo-instrumented",
-        _ => "release",
-    }
+/// compared by mistake: `debug` (not a speed figure) or `release`, followed by what the compiler
+/// was given (`build.rs`): `+pgo` for the profile-guided build of `scripts/build-pgo.sh`
+/// (`+pgo-instrumented` for its first stage) and `+inlineN` for the inliner threshold of
+/// `.cargo/config.toml` (absent when a `RUSTFLAGS` variable replaced it). The default build is
+/// `release+inline1000`.
+pub fn build_label() -> String {
+    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
+    format!("{profile}{}", env!("BRAID_BUILD_FLAGS"))
 }
 
 /// Run one scenario in this process and print one machine-readable line (the parent of
