@@ -24,14 +24,25 @@ use crate::time::Time;
 use dary_heap::QuaternaryHeap as BinaryHeap;
 use std::cmp::Ordering;
 
+/// A pending event and its key, (time in picoseconds, sequence): two words rather than one
+/// `u128`, so that an entry is 8-byte aligned and a ring node (an entry and its successor's
+/// index) fits 32 bytes.
 #[derive(Clone, Copy)]
 struct Entry<E> {
-    key: u128, // time in the high 64 bits, sequence in the low 64
+    t_ps: u64,
+    seq: u64,
     ev: E,
+}
+impl<E> Entry<E> {
+    /// The key as one number, for comparisons: time in the high 64 bits, sequence in the low 64.
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        ((self.t_ps as u128) << 64) | self.seq as u128
+    }
 }
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
+        self.key() == o.key()
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -43,7 +54,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key) // reversed: BinaryHeap is a max-heap
+        o.key().cmp(&self.key()) // reversed: BinaryHeap is a max-heap
     }
 }
 
@@ -53,11 +64,23 @@ const BUCKET_SHIFT: u32 = 10;
 const N_BUCKETS: usize = 16384;
 const RING_MASK: u64 = N_BUCKETS as u64 - 1;
 
-/// The bucket of a key: its time divided by the bucket width.
+/// The bucket of a time: the time divided by the bucket width.
 #[inline]
-fn bucket_of(key: u128) -> u64 {
-    (key >> (64 + BUCKET_SHIFT)) as u64
+fn bucket_of(t_ps: u64) -> u64 {
+    t_ps >> BUCKET_SHIFT
 }
+
+/// A ring node: an entry and the index of the next node of its bucket (or of the free list),
+/// side by side so that one bounds check and one 32-byte store place an event.
+#[derive(Clone, Copy)]
+struct Node<E> {
+    t_ps: u64,
+    seq: u64,
+    ev: E,
+    next: u32,
+}
+// An engine's event (a tag and two 32-bit words) with its key and link: 32 bytes, half a line.
+const _: () = assert!(std::mem::size_of::<Node<[u32; 3]>>() == 32);
 
 /// The calendar: the bucket being consumed (`current`, sorted by descending key), the ring of
 /// later buckets within the horizon (unsorted lists threaded through one pool of nodes, with a
@@ -72,9 +95,8 @@ struct Calendar<E> {
     /// Absolute index of the bucket `current` holds.
     cur: u64,
     current: Vec<Entry<E>>,
-    /// The node pool: entries, and each node's successor in its bucket (or in the free list).
-    nodes: Vec<Entry<E>>,
-    next: Vec<u32>,
+    /// The node pool: entries, each with its successor in its bucket (or in the free list).
+    nodes: Vec<Node<E>>,
     /// First free node, or `NIL`.
     free: u32,
     overflow: BinaryHeap<Entry<E>>,
@@ -92,7 +114,6 @@ impl<E: Copy> Calendar<E> {
             cur: 0,
             current: Vec::new(),
             nodes: Vec::new(),
-            next: Vec::new(),
             free: NIL,
             overflow: BinaryHeap::new(),
             len: 0,
@@ -101,7 +122,7 @@ impl<E: Copy> Calendar<E> {
 
     #[inline(always)]
     fn push(&mut self, e: Entry<E>) {
-        let b = bucket_of(e.key);
+        let b = bucket_of(e.t_ps);
         self.len += 1;
         // The common case: a later bucket within the horizon (`1 <= b - cur < N_BUCKETS`).
         if b.wrapping_sub(self.cur).wrapping_sub(1) < N_BUCKETS as u64 - 1 && !self.current.is_empty() {
@@ -120,7 +141,7 @@ impl<E: Copy> Calendar<E> {
             self.cur = b;
             self.current.push(e);
         } else if b <= self.cur {
-            let i = self.current.partition_point(|x| x.key > e.key);
+            let i = self.current.partition_point(|x| x.key() > e.key());
             self.current.insert(i, e);
         } else {
             self.overflow.push(e);
@@ -130,17 +151,17 @@ impl<E: Copy> Calendar<E> {
     #[inline(always)]
     fn put_in_ring(&mut self, b: u64, e: Entry<E>) {
         let slot = (b & RING_MASK) as usize;
+        let node = Node { t_ps: e.t_ps, seq: e.seq, ev: e.ev, next: self.heads[slot] };
         let i = if self.free != NIL {
             let i = self.free;
-            self.free = self.next[i as usize];
-            self.nodes[i as usize] = e;
+            let n = &mut self.nodes[i as usize];
+            self.free = n.next;
+            *n = node;
             i
         } else {
-            self.nodes.push(e);
-            self.next.push(NIL);
+            self.nodes.push(node);
             (self.nodes.len() - 1) as u32
         };
-        self.next[i as usize] = self.heads[slot];
         self.heads[slot] = i;
         self.occupied[slot >> 6] |= 1 << (slot & 63);
     }
@@ -186,29 +207,29 @@ impl<E: Copy> Calendar<E> {
     #[cold]
     fn advance(&mut self) {
         let ring_next = self.next_occupied();
-        let over_next = self.overflow.peek().map(|e| bucket_of(e.key));
+        let over_next = self.overflow.peek().map(|e| bucket_of(e.t_ps));
         self.cur = match (ring_next, over_next) {
             (Some(a), Some(b)) => a.min(b),
             (Some(a), None) => a,
             (None, Some(b)) => b,
             (None, None) => return,
         };
-        while self.overflow.peek().is_some_and(|e| bucket_of(e.key) - self.cur < N_BUCKETS as u64) {
+        while self.overflow.peek().is_some_and(|e| bucket_of(e.t_ps) - self.cur < N_BUCKETS as u64) {
             let e = self.overflow.pop().expect("peeked");
-            self.put_in_ring(bucket_of(e.key), e);
+            self.put_in_ring(bucket_of(e.t_ps), e);
         }
         let slot = (self.cur & RING_MASK) as usize;
         let mut i = std::mem::replace(&mut self.heads[slot], NIL);
         while i != NIL {
-            self.current.push(self.nodes[i as usize]);
-            let n = self.next[i as usize];
-            self.next[i as usize] = self.free;
+            let n = &mut self.nodes[i as usize];
+            self.current.push(Entry { t_ps: n.t_ps, seq: n.seq, ev: n.ev });
+            let next = std::mem::replace(&mut n.next, self.free);
             self.free = i;
-            i = n;
+            i = next;
         }
         self.occupied[slot >> 6] &= !(1 << (slot & 63));
         if self.current.len() > 1 {
-            self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
+            self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
         }
     }
 }
@@ -293,8 +314,8 @@ impl<E: Copy> EventQueue<E> {
     pub fn push(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
-        let key = ((at.ps() as u128) << 64) | self.next_seq() as u128;
-        self.cal.push(Entry { key, ev });
+        let seq = self.next_seq();
+        self.cal.push(Entry { t_ps: at.ps(), seq, ev });
     }
     /// Take the next insertion sequence number without scheduling anything yet. An event later
     /// pushed with [`EventQueue::push_with_seq`] and this number sorts among equal-time events as
@@ -308,15 +329,15 @@ impl<E: Copy> EventQueue<E> {
     pub fn push_with_seq(&mut self, at: Time, seq: u64, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
-        self.cal.push(Entry { key: ((at.ps() as u128) << 64) | seq as u128, ev });
+        self.cal.push(Entry { t_ps: at.ps(), seq, ev });
     }
     /// Pop the earliest event and advance the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let e = self.cal.pop()?;
-        let t = Time::from_ps((e.key >> 64) as u64);
+        let t = Time::from_ps(e.t_ps);
         self.now = t;
-        self.last_seq = e.key as u64;
+        self.last_seq = e.seq;
         self.popped += 1;
         Some((t, e.ev))
     }
@@ -324,7 +345,7 @@ impl<E: Copy> EventQueue<E> {
     /// its time; `None`, removing nothing, when the queue is empty or its earliest event is later.
     #[inline]
     pub fn pop_until(&mut self, stop: Time) -> Option<(Time, E)> {
-        if (self.cal.peek()?.key >> 64) as u64 > stop.ps() {
+        if self.cal.peek()?.t_ps > stop.ps() {
             return None;
         }
         self.pop()
@@ -337,7 +358,7 @@ impl<E: Copy> EventQueue<E> {
     }
     /// The time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.cal.peek().map(|e| Time::from_ps((e.key >> 64) as u64))
+        self.cal.peek().map(|e| Time::from_ps(e.t_ps))
     }
     /// Pending events.
     pub fn len(&self) -> usize {
