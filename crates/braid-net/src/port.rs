@@ -18,6 +18,11 @@ pub struct Port {
     pub node: NodeId,
     /// Node at the far end.
     pub peer: NodeId,
+    /// The far end's host index, or `u32::MAX` when it is a switch (the topology's fact, kept
+    /// here so an arrival needs no other table to know where it goes).
+    pub peer_host: u32,
+    /// The port's own node is a host (kept here for the same reason).
+    pub at_host: bool,
     /// The link this port is one direction of.
     pub link: LinkId,
     /// The port of the opposite direction (peer → node).
@@ -86,6 +91,8 @@ impl Port {
         Port {
             node,
             peer,
+            peer_host: u32::MAX,
+            at_host: false,
             link,
             reverse: PortId(u32::MAX),
             rate,

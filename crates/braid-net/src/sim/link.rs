@@ -26,7 +26,7 @@ impl Sim {
     }
 
     /// [`Sim::pump`] past its early return: a busy port here has no `TxDone` scheduled yet.
-    fn pump_port(&mut self, now: Time, port: PortId) {
+    pub(super) fn pump_port(&mut self, now: Time, port: PortId) {
         let p = &mut self.ports[port.idx()];
         if p.busy_until > now {
             debug_assert!(!p.txdone_pending, "pump returns early when the TxDone is scheduled");
@@ -38,7 +38,7 @@ impl Sim {
         if !p.up {
             return;
         }
-        let node = p.node;
+        let at_host = p.at_host;
         if let Some(c) = p.next_class() {
             let pkt = self.dequeue(port, c);
             self.transmit(now, port, pkt);
@@ -49,13 +49,13 @@ impl Sim {
                 self.pkts.prefetch(next.0);
             }
             // Hosts always come back (their flows may have more); switches when packets wait.
-            if !p.txdone_pending && (self.is_host[node.idx()] || p.next_class().is_some()) {
+            if !p.txdone_pending && (at_host || p.next_class().is_some()) {
                 p.txdone_pending = true;
                 let t = p.busy_until;
                 self.q.push(t, Ev::TxDone { port: port.0 });
             }
-        } else if self.is_host[node.idx()] {
-            let h = self.host_of_node[node.idx()];
+        } else if at_host {
+            let h = self.host_of_node[self.ports[port.idx()].node.idx()];
             if !self.ports[port.idx()].paused[CLASS_DATA as usize] {
                 self.host_pull(now, h, port);
             }
@@ -65,8 +65,8 @@ impl Sim {
     /// Start serialising `pkt` on the idle `port`: switch marking at dequeue, counters, capture,
     /// random loss, then onto the wire.
     pub(super) fn transmit(&mut self, now: Time, port: PortId, pkt: PktId) {
-        let is_switch = !self.is_host[self.ports[port.idx()].node.idx()];
         let p = &mut self.ports[port.idx()];
+        let is_switch = !p.at_host;
         let pk = self.pkts.get_mut(pkt.0);
         let size = pk.size_bytes as u64;
         if is_switch && pk.kind.is_forward() {
@@ -134,11 +134,10 @@ impl Sim {
             self.drop_packet(now, pkt, DropReason::LinkDown);
             return;
         }
-        let node = p.peer;
-        if self.is_host[node.idx()] {
-            self.host_receive(now, self.host_of_node[node.idx()], pkt);
+        if p.peer_host != u32::MAX {
+            self.host_receive(now, p.peer_host, pkt);
         } else {
-            self.forward(now, node, pkt, port);
+            self.forward(now, p.peer, pkt, port);
         }
     }
 

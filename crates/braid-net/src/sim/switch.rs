@@ -266,7 +266,7 @@ impl Sim {
         let node = p.node;
         let size = self.pkts.get(pkt.0).size_bytes as u64;
         p.q_bytes[c] -= size;
-        if !self.is_host[node.idx()] {
+        if !p.at_host {
             self.buffer_used[node.idx()] -= size;
             if self.cfg.pfc.enabled && c == CLASS_DATA as usize {
                 self.release_ingress(node, c, size, pkt);
