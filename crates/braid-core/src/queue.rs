@@ -24,20 +24,25 @@ use crate::time::Time;
 use dary_heap::QuaternaryHeap as BinaryHeap;
 use std::cmp::Ordering;
 
-/// A pending event and its key, (time in picoseconds, sequence): two words rather than one
-/// `u128`, so that an entry is 8-byte aligned and a ring node (an entry and its successor's
-/// index) fits 32 bytes.
+/// A pending event of the bucket being consumed or of the overflow heap, with its key as one
+/// number for comparisons: time in picoseconds in the high 64 bits, sequence in the low 64.
 #[derive(Clone, Copy)]
 struct Entry<E> {
-    t_ps: u64,
-    seq: u64,
+    key: u128,
     ev: E,
 }
 impl<E> Entry<E> {
-    /// The key as one number, for comparisons: time in the high 64 bits, sequence in the low 64.
+    #[inline(always)]
+    fn new(t_ps: u64, seq: u64, ev: E) -> Self {
+        Entry { key: ((t_ps as u128) << 64) | seq as u128, ev }
+    }
     #[inline(always)]
     fn key(&self) -> u128 {
-        ((self.t_ps as u128) << 64) | self.seq as u128
+        self.key
+    }
+    #[inline(always)]
+    fn t_ps(&self) -> u64 {
+        (self.key >> 64) as u64
     }
 }
 impl<E> PartialEq for Entry<E> {
@@ -70,8 +75,9 @@ fn bucket_of(t_ps: u64) -> u64 {
     t_ps >> BUCKET_SHIFT
 }
 
-/// A ring node: an entry and the index of the next node of its bucket (or of the free list),
-/// side by side so that one bounds check and one 32-byte store place an event.
+/// A ring node: an event, its key as two words (8-byte aligned, so the node fits 32 bytes) and
+/// the index of the next node of its bucket (or of the free list), side by side so that one
+/// bounds check and one 32-byte store place an event.
 #[derive(Clone, Copy)]
 struct Node<E> {
     t_ps: u64,
@@ -121,14 +127,14 @@ impl<E: Copy> Calendar<E> {
     }
 
     #[inline(always)]
-    fn push(&mut self, e: Entry<E>) {
-        let b = bucket_of(e.t_ps);
+    fn push(&mut self, t_ps: u64, seq: u64, ev: E) {
+        let b = bucket_of(t_ps);
         self.len += 1;
         // The common case: a later bucket within the horizon (`1 <= b - cur < N_BUCKETS`).
         if b.wrapping_sub(self.cur).wrapping_sub(1) < N_BUCKETS as u64 - 1 && !self.current.is_empty() {
-            self.put_in_ring(b, e);
+            self.put_in_ring(b, t_ps, seq, ev);
         } else {
-            self.push_rare(b, e);
+            self.push_rare(b, Entry::new(t_ps, seq, ev));
         }
     }
 
@@ -149,9 +155,9 @@ impl<E: Copy> Calendar<E> {
     }
 
     #[inline(always)]
-    fn put_in_ring(&mut self, b: u64, e: Entry<E>) {
+    fn put_in_ring(&mut self, b: u64, t_ps: u64, seq: u64, ev: E) {
         let slot = (b & RING_MASK) as usize;
-        let node = Node { t_ps: e.t_ps, seq: e.seq, ev: e.ev, next: self.heads[slot] };
+        let node = Node { t_ps, seq, ev, next: self.heads[slot] };
         let i = if self.free != NIL {
             let i = self.free;
             let n = &mut self.nodes[i as usize];
@@ -207,22 +213,23 @@ impl<E: Copy> Calendar<E> {
     #[cold]
     fn advance(&mut self) {
         let ring_next = self.next_occupied();
-        let over_next = self.overflow.peek().map(|e| bucket_of(e.t_ps));
+        let over_next = self.overflow.peek().map(|e| bucket_of(e.t_ps()));
         self.cur = match (ring_next, over_next) {
             (Some(a), Some(b)) => a.min(b),
             (Some(a), None) => a,
             (None, Some(b)) => b,
             (None, None) => return,
         };
-        while self.overflow.peek().is_some_and(|e| bucket_of(e.t_ps) - self.cur < N_BUCKETS as u64) {
+        while self.overflow.peek().is_some_and(|e| bucket_of(e.t_ps()) - self.cur < N_BUCKETS as u64) {
             let e = self.overflow.pop().expect("peeked");
-            self.put_in_ring(bucket_of(e.t_ps), e);
+            let t_ps = e.t_ps();
+            self.put_in_ring(bucket_of(t_ps), t_ps, e.key as u64, e.ev);
         }
         let slot = (self.cur & RING_MASK) as usize;
         let mut i = std::mem::replace(&mut self.heads[slot], NIL);
         while i != NIL {
             let n = &mut self.nodes[i as usize];
-            self.current.push(Entry { t_ps: n.t_ps, seq: n.seq, ev: n.ev });
+            self.current.push(Entry::new(n.t_ps, n.seq, n.ev));
             let next = std::mem::replace(&mut n.next, self.free);
             self.free = i;
             i = next;
@@ -315,7 +322,7 @@ impl<E: Copy> EventQueue<E> {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
         let seq = self.next_seq();
-        self.cal.push(Entry { t_ps: at.ps(), seq, ev });
+        self.cal.push(at.ps(), seq, ev);
     }
     /// Take the next insertion sequence number without scheduling anything yet. An event later
     /// pushed with [`EventQueue::push_with_seq`] and this number sorts among equal-time events as
@@ -329,15 +336,15 @@ impl<E: Copy> EventQueue<E> {
     pub fn push_with_seq(&mut self, at: Time, seq: u64, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         let at = at.max(self.now);
-        self.cal.push(Entry { t_ps: at.ps(), seq, ev });
+        self.cal.push(at.ps(), seq, ev);
     }
     /// Pop the earliest event and advance the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let e = self.cal.pop()?;
-        let t = Time::from_ps(e.t_ps);
+        let t = Time::from_ps(e.t_ps());
         self.now = t;
-        self.last_seq = e.seq;
+        self.last_seq = e.key as u64;
         self.popped += 1;
         Some((t, e.ev))
     }
@@ -345,7 +352,7 @@ impl<E: Copy> EventQueue<E> {
     /// its time; `None`, removing nothing, when the queue is empty or its earliest event is later.
     #[inline]
     pub fn pop_until(&mut self, stop: Time) -> Option<(Time, E)> {
-        if self.cal.peek()?.t_ps > stop.ps() {
+        if self.cal.peek()?.t_ps() > stop.ps() {
             return None;
         }
         self.pop()
@@ -358,7 +365,7 @@ impl<E: Copy> EventQueue<E> {
     }
     /// The time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.cal.peek().map(|e| Time::from_ps(e.t_ps))
+        self.cal.peek().map(|e| Time::from_ps(e.t_ps()))
     }
     /// Pending events.
     pub fn len(&self) -> usize {
