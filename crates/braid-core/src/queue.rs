@@ -75,17 +75,18 @@ fn bucket_of(t_ps: u64) -> u64 {
     t_ps >> BUCKET_SHIFT
 }
 
-/// A ring node: an event, its key as two words (8-byte aligned, so the node fits 32 bytes) and
-/// the index of the next node of its bucket (or of the free list), side by side so that one
-/// bounds check and one 32-byte store place an event.
+/// A ring node: an event and its key as two words, stored as they are pushed (no 128-bit key is
+/// built until the node leaves the ring). The link to the next node of its bucket is kept apart
+/// (`Calendar::next`): walking a bucket's list and the free list chases those links, and 4-byte
+/// links packed together miss the cache far less than links inside 32-byte nodes (with the link
+/// in the node, 1.7 % fewer instructions but 4–5 % more wall time on (b) Rondo, BENCHMARKS.md).
 #[derive(Clone, Copy)]
 struct Node<E> {
     t_ps: u64,
     seq: u64,
     ev: E,
-    next: u32,
 }
-// An engine's event (a tag and two 32-bit words) with its key and link: 32 bytes, half a line.
+// An engine's event (a tag and two 32-bit words) with its key: 32 bytes, half a line.
 const _: () = assert!(std::mem::size_of::<Node<[u32; 3]>>() == 32);
 
 /// The calendar: the bucket being consumed (`current`, sorted by descending key), the ring of
@@ -101,8 +102,9 @@ struct Calendar<E> {
     /// Absolute index of the bucket `current` holds.
     cur: u64,
     current: Vec<Entry<E>>,
-    /// The node pool: entries, each with its successor in its bucket (or in the free list).
+    /// The node pool, and each node's successor in its bucket (or in the free list).
     nodes: Vec<Node<E>>,
+    next: Vec<u32>,
     /// First free node, or `NIL`.
     free: u32,
     overflow: BinaryHeap<Entry<E>>,
@@ -120,6 +122,7 @@ impl<E: Copy> Calendar<E> {
             cur: 0,
             current: Vec::new(),
             nodes: Vec::new(),
+            next: Vec::new(),
             free: NIL,
             overflow: BinaryHeap::new(),
             len: 0,
@@ -157,17 +160,18 @@ impl<E: Copy> Calendar<E> {
     #[inline(always)]
     fn put_in_ring(&mut self, b: u64, t_ps: u64, seq: u64, ev: E) {
         let slot = (b & RING_MASK) as usize;
-        let node = Node { t_ps, seq, ev, next: self.heads[slot] };
+        let node = Node { t_ps, seq, ev };
         let i = if self.free != NIL {
             let i = self.free;
-            let n = &mut self.nodes[i as usize];
-            self.free = n.next;
-            *n = node;
+            self.free = self.next[i as usize];
+            self.nodes[i as usize] = node;
             i
         } else {
             self.nodes.push(node);
+            self.next.push(NIL);
             (self.nodes.len() - 1) as u32
         };
+        self.next[i as usize] = self.heads[slot];
         self.heads[slot] = i;
         self.occupied[slot >> 6] |= 1 << (slot & 63);
     }
@@ -228,9 +232,9 @@ impl<E: Copy> Calendar<E> {
         let slot = (self.cur & RING_MASK) as usize;
         let mut i = std::mem::replace(&mut self.heads[slot], NIL);
         while i != NIL {
-            let n = &mut self.nodes[i as usize];
+            let n = &self.nodes[i as usize];
             self.current.push(Entry::new(n.t_ps, n.seq, n.ev));
-            let next = std::mem::replace(&mut n.next, self.free);
+            let next = std::mem::replace(&mut self.next[i as usize], self.free);
             self.free = i;
             i = next;
         }

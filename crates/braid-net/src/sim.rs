@@ -115,7 +115,7 @@ pub enum Ev {
     },
 }
 
-// Twelve bytes: with its key and its link an event is a 32-byte node of the calendar's ring
+// Twelve bytes: with its key an event is a 32-byte node of the calendar's ring
 // (`braid_core::queue`).
 const _: () = assert!(std::mem::size_of::<Ev>() == 12, "an event is 12 bytes");
 
