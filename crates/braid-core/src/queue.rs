@@ -37,17 +37,13 @@ impl<E> Entry<E> {
         Entry { key: ((t_ps as u128) << 64) | seq as u128, ev }
     }
     #[inline(always)]
-    fn key(&self) -> u128 {
-        self.key
-    }
-    #[inline(always)]
     fn t_ps(&self) -> u64 {
         (self.key >> 64) as u64
     }
 }
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.key() == o.key()
+        self.key == o.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -59,7 +55,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        o.key().cmp(&self.key()) // reversed: BinaryHeap is a max-heap
+        o.key.cmp(&self.key) // reversed: BinaryHeap is a max-heap
     }
 }
 
@@ -150,7 +146,7 @@ impl<E: Copy> Calendar<E> {
             self.cur = b;
             self.current.push(e);
         } else if b <= self.cur {
-            let i = self.current.partition_point(|x| x.key() > e.key());
+            let i = self.current.partition_point(|x| x.key > e.key);
             self.current.insert(i, e);
         } else {
             self.overflow.push(e);
@@ -240,7 +236,7 @@ impl<E: Copy> Calendar<E> {
         }
         self.occupied[slot >> 6] &= !(1 << (slot & 63));
         if self.current.len() > 1 {
-            self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
+            self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
         }
     }
 }
