@@ -40,6 +40,10 @@ impl<E> Entry<E> {
     fn t_ps(&self) -> u64 {
         (self.key >> 64) as u64
     }
+    #[inline(always)]
+    fn seq(&self) -> u64 {
+        self.key as u64
+    }
 }
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
@@ -223,7 +227,7 @@ impl<E: Copy> Calendar<E> {
         while self.overflow.peek().is_some_and(|e| bucket_of(e.t_ps()) - self.cur < N_BUCKETS as u64) {
             let e = self.overflow.pop().expect("peeked");
             let t_ps = e.t_ps();
-            self.put_in_ring(bucket_of(t_ps), t_ps, e.key as u64, e.ev);
+            self.put_in_ring(bucket_of(t_ps), t_ps, e.seq(), e.ev);
         }
         let slot = (self.cur & RING_MASK) as usize;
         let mut i = std::mem::replace(&mut self.heads[slot], NIL);
@@ -344,7 +348,7 @@ impl<E: Copy> EventQueue<E> {
         let e = self.cal.pop()?;
         let t = Time::from_ps(e.t_ps());
         self.now = t;
-        self.last_seq = e.key as u64;
+        self.last_seq = e.seq();
         self.popped += 1;
         Some((t, e.ev))
     }

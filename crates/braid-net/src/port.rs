@@ -11,6 +11,9 @@ use crate::wire_queue::WireQueue;
 use braid_core::{LinkId, NodeId, PktId, PortId, Rate, Time};
 use std::collections::VecDeque;
 
+/// The host index of a node that is not a host (a switch).
+pub const NOT_A_HOST: u32 = u32::MAX;
+
 /// Run-time state of an egress port.
 #[derive(Clone, Debug)]
 pub struct Port {
@@ -18,8 +21,8 @@ pub struct Port {
     pub node: NodeId,
     /// Node at the far end.
     pub peer: NodeId,
-    /// The far end's host index, or `u32::MAX` when it is a switch (the topology's fact, kept
-    /// here so an arrival needs no other table to know where it goes).
+    /// The far end's host index, or [`NOT_A_HOST`] when it is a switch (the topology's fact,
+    /// kept here so an arrival needs no other table to know where it goes).
     pub peer_host: u32,
     /// The port's own node is a host (kept here for the same reason).
     pub at_host: bool,
@@ -91,7 +94,7 @@ impl Port {
         Port {
             node,
             peer,
-            peer_host: u32::MAX,
+            peer_host: NOT_A_HOST,
             at_host: false,
             link,
             reverse: PortId(u32::MAX),

@@ -34,7 +34,7 @@ use braid_proto::receiver::{Receiver, RxMode};
 use braid_proto::transport::{FlowEnv, PathSample, Sender, TransportSpec};
 
 use crate::config::{LinkChange, LinkEvent, NetConfig};
-use crate::port::Port;
+use crate::port::{Port, NOT_A_HOST};
 use crate::routes::{Graph, Routes};
 use crate::sampling::Samples;
 use crate::stats::{Histogram, PortQueueStats, SimStats};
@@ -312,7 +312,7 @@ impl Sim {
         }
         let is_host: Vec<bool> = topo.nodes.iter().map(|x| x.kind == NodeKind::Host).collect();
         let host_nodes = topo.hosts();
-        let mut host_of_node = vec![u32::MAX; n];
+        let mut host_of_node = vec![NOT_A_HOST; n];
         let mut hosts = Vec::with_capacity(host_nodes.len());
         for (i, &h) in host_nodes.iter().enumerate() {
             host_of_node[h.idx()] = i as u32;
@@ -984,8 +984,7 @@ impl Sim {
         match ev {
             Ev::Arrive { pkt, port } => self.on_arrive(now, braid_core::PktId(pkt), PortId(port)),
             Ev::TxDone { port } => {
-                let p = &mut self.ports[port as usize];
-                p.txdone_pending = false;
+                self.ports[port as usize].txdone_pending = false;
                 // `pump`'s early return cannot apply: nothing is scheduled for the port now.
                 self.pump_port(now, PortId(port));
             }

@@ -8,6 +8,7 @@ use braid_core::{NodeId, PacketKind, PktId, PortId, Rate, Time};
 use super::switch::mark_at_dequeue;
 use super::{Ev, Sim};
 use crate::config::{LinkChange, CLASS_DATA, NUM_CLASSES};
+use crate::port::NOT_A_HOST;
 use crate::routes::{Graph, Routes};
 use crate::stats::DropReason;
 
@@ -134,7 +135,7 @@ impl Sim {
             self.drop_packet(now, pkt, DropReason::LinkDown);
             return;
         }
-        if p.peer_host != u32::MAX {
+        if p.peer_host != NOT_A_HOST {
             self.host_receive(now, p.peer_host, pkt);
         } else {
             self.forward(now, p.peer, pkt, port);
