@@ -5,13 +5,17 @@
 //!
 //! It is a calendar queue (Brown, CACM 1988), not a general heap: almost every event of a packet
 //! network is a serialisation time or a link delay ahead of the present, so the near future is
-//! cut into a ring of fixed-width buckets (`BUCKET_SHIFT`, `N_BUCKETS`: 1.02 ns each, 16.8 µs in
-//! all). Scheduling appends to the event's bucket; the bucket being consumed is sorted once, when
-//! it is reached, and popped from its end; an event scheduled into it (or before it) is inserted
-//! in order. Events beyond the ring's horizon wait in a 4-ary heap and move into the ring as it
-//! turns. Ring buckets are lists threaded through one pool of nodes, so memory follows the events
-//! pending, not the busiest moment of each bucket. Every pop returns the least (time, sequence)
-//! key pending, exactly as a heap would, so the order of events, and every output, is the heap's.
+//! cut into a ring of `N_BUCKETS` buckets of one width (a power of two of picoseconds, 1.02 ns at
+//! the start). Scheduling appends to the event's bucket; the bucket being consumed is sorted once,
+//! when it is reached, and popped from its end; an event scheduled into it (or before it) is
+//! inserted in order. Events beyond the ring's horizon wait in a 4-ary heap and move into the ring
+//! as it turns. Ring buckets are lists threaded through one pool of nodes, so memory follows the
+//! events pending, not the busiest moment of each bucket. As in Brown's queue, the width follows
+//! the density of events: a network of a thousand hosts started together puts ~50 events in each
+//! 1-ns bucket, and sorting them was an eighth of all the work; the calendar halves its width when
+//! the buckets it consumes hold many events and doubles it when they hold few
+//! ([`Calendar::retune`]). Every pop returns the least (time, sequence) key pending, exactly as a
+//! heap would, whatever the width, so the order of events, and every output, is the heap's.
 //!
 //! With [`EventQueue::use_origin_keys`] the tie-break among equal times is instead (origin,
 //! that origin's own sequence): the caller names, before it schedules, which node the work
@@ -63,17 +67,19 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// log2 of a calendar bucket's width in picoseconds (1.024 ns).
-const BUCKET_SHIFT: u32 = 10;
+/// log2 of a calendar bucket's width in picoseconds at the start (1.024 ns), and the narrowest
+/// and widest it becomes (128 ps, 4.2 µs horizon; 4.1 ns, 134 µs horizon).
+const START_SHIFT: u32 = 10;
+const MIN_SHIFT: u32 = 7;
+const MAX_SHIFT: u32 = 12;
 /// Buckets in the calendar's ring (a power of two): its horizon is `N_BUCKETS` bucket widths.
-const N_BUCKETS: usize = 16384;
+const N_BUCKETS: usize = 32768;
 const RING_MASK: u64 = N_BUCKETS as u64 - 1;
-
-/// The bucket of a time: the time divided by the bucket width.
-#[inline]
-fn bucket_of(t_ps: u64) -> u64 {
-    t_ps >> BUCKET_SHIFT
-}
+/// The width is reconsidered after this many buckets consumed: halved when they held more than
+/// `DENSE_EVENTS` events each on average, doubled when fewer than `SPARSE_EVENTS`.
+const RETUNE_BUCKETS: u32 = 4096;
+const DENSE_EVENTS: u32 = 12;
+const SPARSE_EVENTS: u32 = 2;
 
 /// A ring node: an event and its key as two words, stored as they are pushed (no 128-bit key is
 /// built until the node leaves the ring). The link to the next node of its bucket is kept apart
@@ -109,6 +115,14 @@ struct Calendar<E> {
     free: u32,
     overflow: BinaryHeap<Entry<E>>,
     len: usize,
+    /// log2 of the bucket width in picoseconds.
+    shift: u32,
+    /// Buckets still to consume before the width is reconsidered, and the events the buckets
+    /// consumed since it last was held.
+    retune_in: u32,
+    window_events: u64,
+    /// Buckets consumed between reconsiderations of the width (`RETUNE_BUCKETS`; tests set less).
+    retune_every: u32,
 }
 
 /// No node.
@@ -126,12 +140,22 @@ impl<E: Copy> Calendar<E> {
             free: NIL,
             overflow: BinaryHeap::new(),
             len: 0,
+            shift: START_SHIFT,
+            retune_in: RETUNE_BUCKETS,
+            window_events: 0,
+            retune_every: RETUNE_BUCKETS,
         }
+    }
+
+    /// The bucket of a time: the time divided by the bucket width.
+    #[inline(always)]
+    fn bucket_of(&self, t_ps: u64) -> u64 {
+        t_ps >> self.shift
     }
 
     #[inline(always)]
     fn push(&mut self, t_ps: u64, seq: u64, ev: E) {
-        let b = bucket_of(t_ps);
+        let b = self.bucket_of(t_ps);
         self.len += 1;
         // The common case: a later bucket within the horizon (`1 <= b - cur < N_BUCKETS`).
         if b.wrapping_sub(self.cur).wrapping_sub(1) < N_BUCKETS as u64 - 1 && !self.current.is_empty() {
@@ -216,18 +240,21 @@ impl<E: Copy> Calendar<E> {
     /// overflow heap) current, bringing overflow events now within the horizon into the ring.
     #[cold]
     fn advance(&mut self) {
+        if self.retune_in == 0 {
+            self.retune();
+        }
         let ring_next = self.next_occupied();
-        let over_next = self.overflow.peek().map(|e| bucket_of(e.t_ps()));
+        let over_next = self.overflow.peek().map(|e| self.bucket_of(e.t_ps()));
         self.cur = match (ring_next, over_next) {
             (Some(a), Some(b)) => a.min(b),
             (Some(a), None) => a,
             (None, Some(b)) => b,
             (None, None) => return,
         };
-        while self.overflow.peek().is_some_and(|e| bucket_of(e.t_ps()) - self.cur < N_BUCKETS as u64) {
+        while self.overflow.peek().is_some_and(|e| self.bucket_of(e.t_ps()) - self.cur < N_BUCKETS as u64) {
             let e = self.overflow.pop().expect("peeked");
             let t_ps = e.t_ps();
-            self.put_in_ring(bucket_of(t_ps), t_ps, e.seq(), e.ev);
+            self.put_in_ring(self.bucket_of(t_ps), t_ps, e.seq(), e.ev);
         }
         let slot = (self.cur & RING_MASK) as usize;
         let mut i = std::mem::replace(&mut self.heads[slot], NIL);
@@ -239,8 +266,64 @@ impl<E: Copy> Calendar<E> {
             i = next;
         }
         self.occupied[slot >> 6] &= !(1 << (slot & 63));
+        self.retune_in -= 1;
+        self.window_events += self.current.len() as u64;
         if self.current.len() > 1 {
             self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
+        }
+    }
+
+    /// Between buckets (`current` empty), reconsider the width from the buckets consumed since
+    /// last time: halve it when they held more than `DENSE_EVENTS` events each, double it when
+    /// fewer than `SPARSE_EVENTS`, and then put every event of the ring back into the bucket of
+    /// the new width (or into the heap, beyond the new horizon). Rare: it costs a pass over the
+    /// pending events. The order of pops does not depend on the width.
+    #[cold]
+    #[inline(never)]
+    fn retune(&mut self) {
+        debug_assert!(self.current.is_empty());
+        let (buckets, events) = (self.retune_every, self.window_events);
+        self.retune_in = self.retune_every;
+        self.window_events = 0;
+        let shift = if events > DENSE_EVENTS as u64 * buckets as u64 && self.shift > MIN_SHIFT {
+            self.shift - 1
+        } else if events < SPARSE_EVENTS as u64 * buckets as u64 && self.shift < MAX_SHIFT {
+            self.shift + 1
+        } else {
+            return;
+        };
+        // Every pending event lies beyond the consumed bucket `cur`: at or after the start of
+        // bucket `cur + 1`, whose first picosecond names the consumed bucket of the new width
+        // (none before the first bucket of the new width has passed, or at the end of time).
+        let Some(start_ps) = (self.cur + 1).checked_mul(1 << self.shift) else {
+            return;
+        };
+        if start_ps >> shift == 0 {
+            return;
+        }
+        let mut pending: Vec<Entry<E>> = Vec::with_capacity(self.len - self.overflow.len());
+        for slot in 0..N_BUCKETS {
+            let mut i = std::mem::replace(&mut self.heads[slot], NIL);
+            while i != NIL {
+                let n = &self.nodes[i as usize];
+                pending.push(Entry::new(n.t_ps, n.seq, n.ev));
+                i = self.next[i as usize];
+            }
+        }
+        self.occupied.fill(0);
+        self.nodes.clear();
+        self.next.clear();
+        self.free = NIL;
+        self.shift = shift;
+        self.cur = (start_ps >> shift) - 1;
+        for e in pending {
+            let b = self.bucket_of(e.t_ps());
+            debug_assert!(b > self.cur, "a pending event lies beyond the consumed bucket");
+            if b - self.cur < N_BUCKETS as u64 {
+                self.put_in_ring(b, e.t_ps(), e.seq(), e.ev);
+            } else {
+                self.overflow.push(e);
+            }
         }
     }
 }
@@ -454,8 +537,15 @@ mod tests {
         use crate::rng::Rng;
         use std::collections::BTreeSet;
         let mut rng = Rng::new(11);
+        let mut shifts = BTreeSet::new();
         for case in 0..200u64 {
             let mut q = EventQueue::new();
+            // Half the cases reconsider the bucket width after every few buckets, so that it
+            // changes often, with events pending in the ring and the heap.
+            if case % 2 == 1 {
+                q.cal.retune_every = 1 + (case as u32 / 2) % 5;
+                q.cal.retune_in = q.cal.retune_every;
+            }
             let mut reference: BTreeSet<(u64, u64, u32)> = BTreeSet::new();
             let mut reserved: Vec<u64> = Vec::new();
             let mut id = 0u32;
@@ -467,7 +557,7 @@ mod tests {
                 let pushes = 3 + case % 4;
                 match rng.below(10) {
                     r if r < pushes => {
-                        let horizon = (N_BUCKETS as u64) << BUCKET_SHIFT;
+                        let horizon = (N_BUCKETS as u64) << q.cal.shift;
                         let dt = match rng.below(8) {
                             0 => 0,
                             1 => rng.below(1 << 12),
@@ -495,11 +585,15 @@ mod tests {
                     }
                 }
                 assert_eq!(q.len(), reference.len());
+                shifts.insert(q.cal.shift);
             }
+
             while let Some(want) = reference.pop_first() {
                 assert_eq!(q.pop().map(|(t, e)| (t.ps(), q.last_seq(), e)), Some(want), "case {case}");
             }
             assert!(q.pop().is_none() && q.is_empty());
         }
+        // The width was narrowed and widened along the way.
+        assert!(shifts.first() < Some(&START_SHIFT) && shifts.last() > Some(&START_SHIFT), "widths seen: {shifts:?}");
     }
 }
