@@ -7,6 +7,11 @@ use std::collections::HashMap;
 
 use braid_core::{NodeId, Rate, Time};
 
+/// A memo keyed by node id, one per path search: a multiplicative hash (keys are small
+/// integers; no random state is needed — nothing iterates these maps), not SipHash, which cost
+/// most of a search at 65,536 flows.
+type NodeMap<V> = HashMap<u32, V, std::hash::BuildHasherDefault<braid_proto::routing::flow_cache::KeyHasher>>;
+
 use crate::port::Port;
 use crate::routes::Routes;
 
@@ -79,17 +84,30 @@ pub fn multipath_ideal_fct(paths: &[PathInfo], rate: Rate, size_bytes: u64, mtu:
     Some(rate.tx_time(ahead) + tail)
 }
 
-/// Memo of [`best_from`]: per node, (bottleneck, delay, hops) of its best path to the destination.
-/// A best path from a node: (bottleneck rate, propagation delay, its hops' (rate, delay)).
-type BestFrom = (Rate, Time, Vec<(Rate, Time)>);
-type BestMemo = HashMap<u32, Option<BestFrom>>;
+/// A best path from a node: (bottleneck rate, propagation delay, the port its first hop leaves
+/// by; `usize::MAX` at the destination).
+type BestFrom = (Rate, Time, usize);
+/// Memo of [`best_from`], per node.
+type BestMemo = NodeMap<Option<BestFrom>>;
 
 /// The best path (see [`PathInfo`]) from node `src` to host `dst` (node `dst_node`) over the
 /// minimum-hop next hops of `routes`; `None` if unreachable.
 pub fn best_path(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
-    let mut memo = BestMemo::new();
-    let r = best_from(routes, &|i| PortState::of(&ports[i]), src, dst, dst_node, &mut memo)?;
-    Some(PathInfo { hops: r.2 })
+    best_path_with(routes, &|i| PortState::of(&ports[i]), src, dst, dst_node)
+}
+
+/// [`best_path`] reading port `i`'s state as `port_fn(i)`: the search, then the hops of the
+/// chosen ports from `src` on.
+fn best_path_with<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
+    let mut memo = BestMemo::default();
+    let mut first = best_from(routes, port_fn, src, dst, dst_node, &mut memo)?.2;
+    let mut hops = Vec::new();
+    while first != usize::MAX {
+        let port = port_fn(first);
+        hops.push((port.rate, port.delay));
+        first = if port.peer == dst_node { usize::MAX } else { memo[&port.peer.0].expect("a chosen hop leads to the destination").2 };
+    }
+    Some(PathInfo { hops })
 }
 
 /// What [`best_path_over`] reads of a port: where it leads, its rate and delay, and whether it is
@@ -117,18 +135,17 @@ impl PortState {
 /// [`best_path`] over port states `ports` (indexed like the simulator's ports); ports that are
 /// down are not taken.
 pub fn best_path_over(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
-    let mut memo = BestMemo::new();
-    let r = best_from(routes, &|i| ports[i], src, dst, dst_node, &mut memo)?;
-    Some(PathInfo { hops: r.2 })
+    best_path_with(routes, &|i| ports[i], src, dst, dst_node)
 }
 
-/// The best path from `node`, reading port `i`'s state as `port_fn(i)`.
+/// The best path from `node`, reading port `i`'s state as `port_fn(i)`: the first next hop
+/// whose path has the largest bottleneck, then the smallest delay.
 fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: NodeId, dst: u32, dst_node: NodeId, memo: &mut BestMemo) -> Option<BestFrom> {
     if node == dst_node {
-        return Some((Rate(u64::MAX), Time::ZERO, Vec::new()));
+        return Some((Rate(u64::MAX), Time::ZERO, usize::MAX));
     }
     if let Some(m) = memo.get(&node.0) {
-        return m.clone();
+        return *m;
     }
     let mut best: Option<BestFrom> = None;
     for &p in routes.next_hops(node, dst) {
@@ -136,7 +153,7 @@ fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: Node
         if !port.up {
             continue;
         }
-        if let Some((r, d, mut hops)) = best_from(routes, port_fn, port.peer, dst, dst_node, memo) {
+        if let Some((r, d, _)) = best_from(routes, port_fn, port.peer, dst, dst_node, memo) {
             let r2 = r.min(port.rate);
             let d2 = d + port.delay;
             let better = match &best {
@@ -144,12 +161,11 @@ fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: Node
                 Some((br, bd, _)) => r2 > *br || (r2 == *br && d2 < *bd),
             };
             if better {
-                hops.insert(0, (port.rate, port.delay));
-                best = Some((r2, d2, hops));
+                best = Some((r2, d2, p.idx()));
             }
         }
     }
-    memo.insert(node.0, best.clone());
+    memo.insert(node.0, best);
     best
 }
 
@@ -187,7 +203,7 @@ fn fold_min_hop<T: Copy, F: Fn(usize) -> PortState>(
         step: &'a dyn Fn(Option<T>, PortState, T) -> Option<T>,
     }
     impl<T: Copy, F: Fn(usize) -> PortState> Fold<'_, T, F> {
-        fn walk(&self, node: NodeId, memo: &mut HashMap<u32, Option<T>>) -> Option<T> {
+        fn walk(&self, node: NodeId, memo: &mut NodeMap<Option<T>>) -> Option<T> {
             if node == self.dst_node {
                 return Some(self.at_dst);
             }
@@ -208,7 +224,7 @@ fn fold_min_hop<T: Copy, F: Fn(usize) -> PortState>(
             acc
         }
     }
-    Fold { routes, port_fn, dst, dst_node, at_dst, step }.walk(node, &mut HashMap::new())
+    Fold { routes, port_fn, dst, dst_node, at_dst, step }.walk(node, &mut NodeMap::default())
 }
 
 /// The most distinct candidate paths [`candidate_paths`] keeps per node.
@@ -220,19 +236,22 @@ pub const MAX_CANDIDATES: usize = 64;
 /// paths are one; at most [`MAX_CANDIDATES`] are kept per node (the ones with the widest
 /// bottleneck, then the smallest delay). Empty when unreachable.
 pub fn candidate_paths(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Vec<PathInfo> {
+    /// A node's distinct hop lists to the destination, found once per node (`memo`: its index
+    /// in `found`; the destination's is `found[0]`, the one empty list) and read in place.
     fn from(
         routes: &Routes,
         ports: &[PortState],
         node: NodeId,
         dst: u32,
         dst_node: NodeId,
-        memo: &mut HashMap<u32, Vec<Vec<(Rate, Time)>>>,
-    ) -> Vec<Vec<(Rate, Time)>> {
+        memo: &mut NodeMap<usize>,
+        found: &mut Vec<Vec<Vec<(Rate, Time)>>>,
+    ) -> usize {
         if node == dst_node {
-            return vec![Vec::new()];
+            return 0;
         }
-        if let Some(m) = memo.get(&node.0) {
-            return m.clone();
+        if let Some(&m) = memo.get(&node.0) {
+            return m;
         }
         let mut out: Vec<Vec<(Rate, Time)>> = Vec::new();
         for &p in routes.next_hops(node, dst) {
@@ -240,10 +259,15 @@ pub fn candidate_paths(routes: &Routes, ports: &[PortState], src: NodeId, dst: u
             if !port.up {
                 continue;
             }
-            for mut suffix in from(routes, ports, port.peer, dst, dst_node, memo) {
-                suffix.insert(0, (port.rate, port.delay));
-                if !out.contains(&suffix) {
-                    out.push(suffix);
+            let beyond = from(routes, ports, port.peer, dst, dst_node, memo, found);
+            for rest in &found[beyond] {
+                // Compared before it is built: the hop in front, then the rest.
+                let dup = out.iter().any(|h| h.len() == rest.len() + 1 && h[0] == (port.rate, port.delay) && h[1..] == rest[..]);
+                if !dup {
+                    let mut hops = Vec::with_capacity(rest.len() + 1);
+                    hops.push((port.rate, port.delay));
+                    hops.extend_from_slice(rest);
+                    out.push(hops);
                 }
             }
         }
@@ -256,10 +280,13 @@ pub fn candidate_paths(routes: &Routes, ports: &[PortState], src: NodeId, dst: u
             out.sort_by_key(key);
             out.truncate(MAX_CANDIDATES);
         }
-        memo.insert(node.0, out.clone());
-        out
+        found.push(out);
+        memo.insert(node.0, found.len() - 1);
+        found.len() - 1
     }
-    from(routes, ports, src, dst, dst_node, &mut HashMap::new()).into_iter().map(|hops| PathInfo { hops }).collect()
+    let mut found = vec![vec![Vec::new()]];
+    let at = from(routes, ports, src, dst, dst_node, &mut NodeMap::default(), &mut found);
+    std::mem::take(&mut found[at]).into_iter().map(|hops| PathInfo { hops }).collect()
 }
 
 /// The largest rate at which node `src` can send to host `dst` (node `dst_node`) over every
@@ -361,7 +388,7 @@ pub fn equal_cost_paths(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, 
 /// Integer nanoseconds, as the artifact computes it. `None` if unreachable.
 #[allow(clippy::too_many_arguments)]
 pub fn artifact_ideal_fct(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, d_node: NodeId, size: u64, payload: u32, header: u32) -> Option<Time> {
-    let mut memo: HashMap<u32, Option<(u64, u64, u64)>> = HashMap::new();
+    let mut memo = NodeMap::default();
     let (delay_ns, bw, tx_ns) = min_delay_path(routes, ports, src, dst, d_node, payload as u64, &mut memo)?;
     let payload = payload.max(1) as u64;
     let total = size + size.div_ceil(payload) * header as u64;
@@ -378,7 +405,7 @@ pub fn artifact_ideal_fct(routes: &Routes, ports: &[Port], src: NodeId, dst: u32
 pub fn ns3_max_rtt_bdp(routes: &Routes, ports: &[Port], hosts: &[NodeId], payload: u32, wrap: bool) -> (Time, u64) {
     let (mut max_rtt, mut max_bdp) = (0u64, 0u64);
     for (d, &d_node) in hosts.iter().enumerate() {
-        let mut memo: HashMap<u32, Option<(u64, u64, u64)>> = HashMap::new();
+        let mut memo = NodeMap::default();
         for &s_node in hosts {
             if s_node == d_node {
                 continue;
@@ -403,7 +430,7 @@ fn min_delay_path(
     d: u32,
     d_node: NodeId,
     payload: u64,
-    memo: &mut HashMap<u32, Option<(u64, u64, u64)>>,
+    memo: &mut NodeMap<Option<(u64, u64, u64)>>,
 ) -> Option<(u64, u64, u64)> {
     if x == d_node {
         return Some((0, u64::MAX, 0));
