@@ -3,14 +3,76 @@
 //! artifact's "standalone" ideal FCT (the LCMP paper's FCT-slowdown metric, §5). Pure functions
 //! of the routes and ports.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use braid_core::{NodeId, Rate, Time};
 
-/// A memo keyed by node id, one per path search: a multiplicative hash (keys are small
-/// integers; no random state is needed — nothing iterates these maps), not SipHash, which cost
-/// most of a search at 65,536 flows.
-type NodeMap<V> = HashMap<u32, V, std::hash::BuildHasherDefault<braid_proto::routing::flow_cache::KeyHasher>>;
+/// A search's memo over node ids, kept from one search to the next: a stamp per node says
+/// whether its value belongs to the current search, so a search starts at no cost and looks a
+/// node up by index. Each flow of a scenario runs several searches at set-up (its best path, its
+/// candidate paths, its longest base RTT) and one more for the outputs (the LCMP artifact's
+/// ideal FCT); with a map built per search, they cost minutes at 65,536 hosts.
+struct NodeMemo<V> {
+    stamp: Vec<u32>,
+    val: Vec<V>,
+    search: u32,
+}
+
+impl<V: Copy + Default> NodeMemo<V> {
+    const fn new() -> Self {
+        NodeMemo { stamp: Vec::new(), val: Vec::new(), search: 0 }
+    }
+    /// Start a search over `n_nodes` nodes: every node unknown.
+    fn begin(&mut self, n_nodes: usize) {
+        if self.stamp.len() < n_nodes {
+            self.stamp.resize(n_nodes, 0);
+            self.val.resize(n_nodes, V::default());
+        }
+        self.search = self.search.wrapping_add(1);
+        if self.search == 0 {
+            self.stamp.fill(0);
+            self.search = 1;
+        }
+    }
+    #[inline]
+    fn get(&self, node: NodeId) -> Option<V> {
+        (self.stamp[node.idx()] == self.search).then(|| self.val[node.idx()])
+    }
+    #[inline]
+    fn insert(&mut self, node: NodeId, v: V) {
+        self.stamp[node.idx()] = self.search;
+        self.val[node.idx()] = v;
+    }
+}
+
+/// The searches' memos and [`candidate_paths`]' stores, one set per thread, reused.
+struct Scratch {
+    best: NodeMemo<Option<BestFrom>>,
+    candidates: NodeMemo<u32>,
+    delay: NodeMemo<Option<(u64, u64, u64)>>,
+    fold_time: NodeMemo<Option<Time>>,
+    fold_count: NodeMemo<Option<u64>>,
+    paths: CandidateStore,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = const {
+        RefCell::new(Scratch {
+            best: NodeMemo::new(),
+            candidates: NodeMemo::new(),
+            delay: NodeMemo::new(),
+            fold_time: NodeMemo::new(),
+            fold_count: NodeMemo::new(),
+            paths: CandidateStore { lists: Vec::new(), paths: Vec::new(), hops: Vec::new(), beyond: Vec::new() },
+        })
+    };
+}
+
+/// Run `f` with this thread's scratch.
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    SCRATCH.with_borrow_mut(f)
+}
 
 use crate::port::Port;
 use crate::routes::Routes;
@@ -88,7 +150,7 @@ pub fn multipath_ideal_fct(paths: &[PathInfo], rate: Rate, size_bytes: u64, mtu:
 /// by; `usize::MAX` at the destination).
 type BestFrom = (Rate, Time, usize);
 /// Memo of [`best_from`], per node.
-type BestMemo = NodeMap<Option<BestFrom>>;
+type BestMemo = NodeMemo<Option<BestFrom>>;
 
 /// The best path (see [`PathInfo`]) from node `src` to host `dst` (node `dst_node`) over the
 /// minimum-hop next hops of `routes`; `None` if unreachable.
@@ -99,15 +161,18 @@ pub fn best_path(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, dst_nod
 /// [`best_path`] reading port `i`'s state as `port_fn(i)`: the search, then the hops of the
 /// chosen ports from `src` on.
 fn best_path_with<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
-    let mut memo = BestMemo::default();
-    let mut first = best_from(routes, port_fn, src, dst, dst_node, &mut memo)?.2;
-    let mut hops = Vec::new();
-    while first != usize::MAX {
-        let port = port_fn(first);
-        hops.push((port.rate, port.delay));
-        first = if port.peer == dst_node { usize::MAX } else { memo[&port.peer.0].expect("a chosen hop leads to the destination").2 };
-    }
-    Some(PathInfo { hops })
+    with_scratch(|s| {
+        let memo = &mut s.best;
+        memo.begin(routes.n_nodes());
+        let mut first = best_from(routes, port_fn, src, dst, dst_node, memo)?.2;
+        let mut hops = Vec::new();
+        while first != usize::MAX {
+            let port = port_fn(first);
+            hops.push((port.rate, port.delay));
+            first = if port.peer == dst_node { usize::MAX } else { memo.get(port.peer).flatten().expect("a chosen hop leads to the destination").2 };
+        }
+        Some(PathInfo { hops })
+    })
 }
 
 /// What [`best_path_over`] reads of a port: where it leads, its rate and delay, and whether it is
@@ -144,8 +209,8 @@ fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: Node
     if node == dst_node {
         return Some((Rate(u64::MAX), Time::ZERO, usize::MAX));
     }
-    if let Some(m) = memo.get(&node.0) {
-        return *m;
+    if let Some(m) = memo.get(node) {
+        return m;
     }
     let mut best: Option<BestFrom> = None;
     for &p in routes.next_hops(node, dst) {
@@ -165,7 +230,7 @@ fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: Node
             }
         }
     }
-    memo.insert(node.0, best);
+    memo.insert(node, best);
     best
 }
 
@@ -175,9 +240,11 @@ fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: Node
 /// longer or slower (a delayed link, the testbed's paths). A transport that measures its paths'
 /// round trips can read a measured excess beyond it as queueing, not propagation.
 pub fn longest_base_rtt(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId, data_wire_bytes: u64, ack_bytes: u64) -> Option<Time> {
-    fold_min_hop(routes, &|i| ports[i], src, dst, dst_node, Time::ZERO, &|worst: Option<Time>, port, rest| {
-        let rtt = rest + Time::from_ps(port.delay.ps() * 2) + port.rate.tx_time(data_wire_bytes) + port.rate.tx_time(ack_bytes);
-        Some(worst.map_or(rtt, |w| w.max(rtt)))
+    with_scratch(|s| {
+        fold_min_hop(routes, &|i| ports[i], src, dst, dst_node, Time::ZERO, &mut s.fold_time, &|worst: Option<Time>, port, rest| {
+            let rtt = rest + Time::from_ps(port.delay.ps() * 2) + port.rate.tx_time(data_wire_bytes) + port.rate.tx_time(ack_bytes);
+            Some(worst.map_or(rtt, |w| w.max(rtt)))
+        })
     })
 }
 
@@ -185,13 +252,15 @@ pub fn longest_base_rtt(routes: &Routes, ports: &[PortState], src: NodeId, dst: 
 /// node: the destination's value is `at_dst`; a node's is `step` applied in turn over its next
 /// hops that are up and lead to a value (`step(acc, port, value beyond the port)`, `acc` starting
 /// at `None`). `None` where no next hop leads anywhere. Port `i`'s state is `port_fn(i)`.
-fn fold_min_hop<T: Copy, F: Fn(usize) -> PortState>(
+#[allow(clippy::too_many_arguments)]
+fn fold_min_hop<T: Copy + Default, F: Fn(usize) -> PortState>(
     routes: &Routes,
     port_fn: &F,
     node: NodeId,
     dst: u32,
     dst_node: NodeId,
     at_dst: T,
+    memo: &mut NodeMemo<Option<T>>,
     step: &dyn Fn(Option<T>, PortState, T) -> Option<T>,
 ) -> Option<T> {
     struct Fold<'a, T, F> {
@@ -202,13 +271,13 @@ fn fold_min_hop<T: Copy, F: Fn(usize) -> PortState>(
         at_dst: T,
         step: &'a dyn Fn(Option<T>, PortState, T) -> Option<T>,
     }
-    impl<T: Copy, F: Fn(usize) -> PortState> Fold<'_, T, F> {
-        fn walk(&self, node: NodeId, memo: &mut NodeMap<Option<T>>) -> Option<T> {
+    impl<T: Copy + Default, F: Fn(usize) -> PortState> Fold<'_, T, F> {
+        fn walk(&self, node: NodeId, memo: &mut NodeMemo<Option<T>>) -> Option<T> {
             if node == self.dst_node {
                 return Some(self.at_dst);
             }
-            if let Some(m) = memo.get(&node.0) {
-                return *m;
+            if let Some(m) = memo.get(node) {
+                return m;
             }
             let mut acc = None;
             for &p in self.routes.next_hops(node, self.dst) {
@@ -220,11 +289,12 @@ fn fold_min_hop<T: Copy, F: Fn(usize) -> PortState>(
                     acc = (self.step)(acc, port, beyond);
                 }
             }
-            memo.insert(node.0, acc);
+            memo.insert(node, acc);
             acc
         }
     }
-    Fold { routes, port_fn, dst, dst_node, at_dst, step }.walk(node, &mut NodeMap::default())
+    memo.begin(routes.n_nodes());
+    Fold { routes, port_fn, dst, dst_node, at_dst, step }.walk(node, memo)
 }
 
 /// The most distinct candidate paths [`candidate_paths`] keeps per node.
@@ -236,57 +306,100 @@ pub const MAX_CANDIDATES: usize = 64;
 /// paths are one; at most [`MAX_CANDIDATES`] are kept per node (the ones with the widest
 /// bottleneck, then the smallest delay). Empty when unreachable.
 pub fn candidate_paths(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Vec<PathInfo> {
-    /// A node's distinct hop lists to the destination, found once per node (`memo`: its index
-    /// in `found`; the destination's is `found[0]`, the one empty list) and read in place.
-    fn from(
-        routes: &Routes,
-        ports: &[PortState],
-        node: NodeId,
-        dst: u32,
-        dst_node: NodeId,
-        memo: &mut NodeMap<usize>,
-        found: &mut Vec<Vec<Vec<(Rate, Time)>>>,
-    ) -> usize {
+    with_scratch(|s| {
+        s.candidates.begin(routes.n_nodes());
+        s.paths.clear();
+        let at = s.paths.from(routes, ports, src, dst, dst_node, &mut s.candidates);
+        let (first, n) = s.paths.lists[at as usize];
+        (first..first + n).map(|i| PathInfo { hops: s.paths.path(i).to_vec() }).collect()
+    })
+}
+
+/// [`candidate_paths`]' store for one search: each node's distinct hop lists to the destination
+/// (`lists[i]`: a run of `paths`, the node's index `i` in `candidates`' memo), each path a run
+/// of `hops`. List 0 is the destination's: one empty path.
+struct CandidateStore {
+    lists: Vec<(u32, u32)>,
+    paths: Vec<(u32, u32)>,
+    hops: Vec<(Rate, Time)>,
+    /// The lists beyond a node's next hops while its own is built (a stack over the recursion).
+    beyond: Vec<(u32, u32)>,
+}
+
+impl CandidateStore {
+    fn clear(&mut self) {
+        self.lists.clear();
+        self.paths.clear();
+        self.hops.clear();
+        self.beyond.clear();
+        self.paths.push((0, 0));
+        self.lists.push((0, 1));
+    }
+
+    fn path(&self, i: u32) -> &[(Rate, Time)] {
+        let (at, n) = self.paths[i as usize];
+        &self.hops[at as usize..(at + n) as usize]
+    }
+
+    /// The index of `node`'s list, found once per node: the lists beyond its next hops that are
+    /// up, in order, each of their paths behind the hop unless an equal path is already in the
+    /// list; the widest and then shortest `MAX_CANDIDATES` when there are more.
+    fn from(&mut self, routes: &Routes, ports: &[PortState], node: NodeId, dst: u32, dst_node: NodeId, memo: &mut NodeMemo<u32>) -> u32 {
         if node == dst_node {
             return 0;
         }
-        if let Some(&m) = memo.get(&node.0) {
+        if let Some(m) = memo.get(node) {
             return m;
         }
-        let mut out: Vec<Vec<(Rate, Time)>> = Vec::new();
+        // First every list beyond (the recursion appends to the store), then this node's own
+        // paths, appended together.
+        let mark = self.beyond.len();
         for &p in routes.next_hops(node, dst) {
             let port = ports[p.idx()];
-            if !port.up {
-                continue;
+            if port.up {
+                let list = self.from(routes, ports, port.peer, dst, dst_node, memo);
+                self.beyond.push((p.idx() as u32, list));
             }
-            let beyond = from(routes, ports, port.peer, dst, dst_node, memo, found);
-            for rest in &found[beyond] {
-                // Compared before it is built: the hop in front, then the rest.
-                let dup = out.iter().any(|h| h.len() == rest.len() + 1 && h[0] == (port.rate, port.delay) && h[1..] == rest[..]);
+        }
+        let first = self.paths.len() as u32;
+        for k in mark..self.beyond.len() {
+            let (p, list) = self.beyond[k];
+            let hop = (ports[p as usize].rate, ports[p as usize].delay);
+            let (lf, ln) = self.lists[list as usize];
+            for rest in lf..lf + ln {
+                let (ra, rn) = self.paths[rest as usize];
+                let rest_hops = ra as usize..(ra + rn) as usize;
+                let dup = (first..self.paths.len() as u32).any(|q| {
+                    let h = self.path(q);
+                    h.len() == rn as usize + 1 && h[0] == hop && h[1..] == self.hops[rest_hops.clone()]
+                });
                 if !dup {
-                    let mut hops = Vec::with_capacity(rest.len() + 1);
-                    hops.push((port.rate, port.delay));
-                    hops.extend_from_slice(rest);
-                    out.push(hops);
+                    let at = self.hops.len() as u32;
+                    self.hops.push(hop);
+                    self.hops.extend_from_within(rest_hops);
+                    self.paths.push((at, rn + 1));
                 }
             }
         }
-        if out.len() > MAX_CANDIDATES {
-            let key = |h: &Vec<(Rate, Time)>| {
+        self.beyond.truncate(mark);
+        let mut n = self.paths.len() as u32 - first;
+        if n as usize > MAX_CANDIDATES {
+            let hops = &self.hops;
+            let key = |&(at, len): &(u32, u32)| {
+                let h = &hops[at as usize..(at + len) as usize];
                 let b = h.iter().map(|x| x.0).min().unwrap_or(Rate(0));
                 let d = h.iter().fold(Time::ZERO, |a, x| a + x.1);
                 (std::cmp::Reverse(b), d)
             };
-            out.sort_by_key(key);
-            out.truncate(MAX_CANDIDATES);
+            self.paths[first as usize..].sort_by_key(key);
+            self.paths.truncate(first as usize + MAX_CANDIDATES);
+            n = MAX_CANDIDATES as u32;
         }
-        found.push(out);
-        memo.insert(node.0, found.len() - 1);
-        found.len() - 1
+        self.lists.push((first, n));
+        let i = self.lists.len() as u32 - 1;
+        memo.insert(node, i);
+        i
     }
-    let mut found = vec![vec![Vec::new()]];
-    let at = from(routes, ports, src, dst, dst_node, &mut NodeMap::default(), &mut found);
-    std::mem::take(&mut found[at]).into_iter().map(|hops| PathInfo { hops }).collect()
 }
 
 /// The largest rate at which node `src` can send to host `dst` (node `dst_node`) over every
@@ -376,8 +489,12 @@ pub fn multipath_rate(routes: &Routes, ports: &[PortState], src: NodeId, dst: u3
 /// allow (in a Clos, the product of the up-link fan-outs; 16 between ToRs of different pods of
 /// the Rondo paper's topology). Saturates at `u64::MAX`.
 pub fn equal_cost_paths(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, dst_node: NodeId) -> u64 {
-    fold_min_hop(routes, &|i| PortState::of(&ports[i]), src, dst, dst_node, 1u64, &|n: Option<u64>, _, beyond| Some(n.unwrap_or(0).saturating_add(beyond)))
+    with_scratch(|s| {
+        fold_min_hop(routes, &|i| PortState::of(&ports[i]), src, dst, dst_node, 1u64, &mut s.fold_count, &|n: Option<u64>, _, beyond| {
+            Some(n.unwrap_or(0).saturating_add(beyond))
+        })
         .unwrap_or(0)
+    })
 }
 
 /// The LCMP artifact's ideal ("standalone") FCT of a flow of `size` bytes from node `src` to host
@@ -388,8 +505,10 @@ pub fn equal_cost_paths(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, 
 /// Integer nanoseconds, as the artifact computes it. `None` if unreachable.
 #[allow(clippy::too_many_arguments)]
 pub fn artifact_ideal_fct(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, d_node: NodeId, size: u64, payload: u32, header: u32) -> Option<Time> {
-    let mut memo = NodeMap::default();
-    let (delay_ns, bw, tx_ns) = min_delay_path(routes, ports, src, dst, d_node, payload as u64, &mut memo)?;
+    let (delay_ns, bw, tx_ns) = with_scratch(|s| {
+        s.delay.begin(routes.n_nodes());
+        min_delay_path(routes, ports, src, dst, d_node, payload as u64, &mut s.delay)
+    })?;
     let payload = payload.max(1) as u64;
     let total = size + size.div_ceil(payload) * header as u64;
     let base = 2 * delay_ns + tx_ns;
@@ -404,8 +523,9 @@ pub fn artifact_ideal_fct(routes: &Routes, ports: &[Port], src: NodeId, dst: u32
 /// Returns `(max RTT, max BDP bytes)`.
 pub fn ns3_max_rtt_bdp(routes: &Routes, ports: &[Port], hosts: &[NodeId], payload: u32, wrap: bool) -> (Time, u64) {
     let (mut max_rtt, mut max_bdp) = (0u64, 0u64);
+    let mut memo = NodeMemo::new();
     for (d, &d_node) in hosts.iter().enumerate() {
-        let mut memo = NodeMap::default();
+        memo.begin(routes.n_nodes());
         for &s_node in hosts {
             if s_node == d_node {
                 continue;
@@ -430,13 +550,13 @@ fn min_delay_path(
     d: u32,
     d_node: NodeId,
     payload: u64,
-    memo: &mut NodeMap<Option<(u64, u64, u64)>>,
+    memo: &mut NodeMemo<Option<(u64, u64, u64)>>,
 ) -> Option<(u64, u64, u64)> {
     if x == d_node {
         return Some((0, u64::MAX, 0));
     }
-    if let Some(m) = memo.get(&x.0) {
-        return *m;
+    if let Some(m) = memo.get(x) {
+        return m;
     }
     let mut best: Option<(u64, u64, u64)> = None;
     for &p in routes.next_hops(x, d) {
@@ -453,6 +573,177 @@ fn min_delay_path(
             }
         }
     }
-    memo.insert(x.0, best);
+    memo.insert(x, best);
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routes::Graph;
+    use braid_core::{PortId, Rng};
+
+    /// The searches as they were first written, a map per search and the hop lists copied at
+    /// every step: the definitions the reused memos and the flat store must agree with.
+    mod reference {
+        use super::*;
+
+        pub fn candidate_paths(
+            routes: &Routes,
+            ports: &[PortState],
+            node: NodeId,
+            dst: u32,
+            dst_node: NodeId,
+            memo: &mut HashMap<u32, Vec<Vec<(Rate, Time)>>>,
+        ) -> Vec<Vec<(Rate, Time)>> {
+            if node == dst_node {
+                return vec![Vec::new()];
+            }
+            if let Some(m) = memo.get(&node.0) {
+                return m.clone();
+            }
+            let mut out: Vec<Vec<(Rate, Time)>> = Vec::new();
+            for &p in routes.next_hops(node, dst) {
+                let port = ports[p.idx()];
+                if !port.up {
+                    continue;
+                }
+                for mut suffix in candidate_paths(routes, ports, port.peer, dst, dst_node, memo) {
+                    suffix.insert(0, (port.rate, port.delay));
+                    if !out.contains(&suffix) {
+                        out.push(suffix);
+                    }
+                }
+            }
+            if out.len() > MAX_CANDIDATES {
+                out.sort_by_key(|h| (std::cmp::Reverse(h.iter().map(|x| x.0).min().unwrap_or(Rate(0))), h.iter().fold(Time::ZERO, |a, x| a + x.1)));
+                out.truncate(MAX_CANDIDATES);
+            }
+            memo.insert(node.0, out.clone());
+            out
+        }
+
+        pub type Best = Option<(Rate, Time, Vec<(Rate, Time)>)>;
+
+        pub fn best_from(routes: &Routes, ports: &[PortState], node: NodeId, dst: u32, dst_node: NodeId, memo: &mut HashMap<u32, Best>) -> Best {
+            if node == dst_node {
+                return Some((Rate(u64::MAX), Time::ZERO, Vec::new()));
+            }
+            if let Some(m) = memo.get(&node.0) {
+                return m.clone();
+            }
+            let mut best: Best = None;
+            for &p in routes.next_hops(node, dst) {
+                let port = ports[p.idx()];
+                if !port.up {
+                    continue;
+                }
+                if let Some((r, d, mut hops)) = best_from(routes, ports, port.peer, dst, dst_node, memo) {
+                    let (r2, d2) = (r.min(port.rate), d + port.delay);
+                    if best.as_ref().is_none_or(|(br, bd, _)| r2 > *br || (r2 == *br && d2 < *bd)) {
+                        hops.insert(0, (port.rate, port.delay));
+                        best = Some((r2, d2, hops));
+                    }
+                }
+            }
+            memo.insert(node.0, best.clone());
+            best
+        }
+
+        /// The number of minimum-hop paths over ports that are up.
+        pub fn count(routes: &Routes, ports: &[PortState], node: NodeId, dst: u32, dst_node: NodeId) -> Option<u64> {
+            if node == dst_node {
+                return Some(1);
+            }
+            let mut acc = None;
+            for &p in routes.next_hops(node, dst) {
+                if ports[p.idx()].up {
+                    if let Some(n) = count(routes, ports, ports[p.idx()].peer, dst, dst_node) {
+                        acc = Some(acc.unwrap_or(0) + n);
+                    }
+                }
+            }
+            acc
+        }
+    }
+
+    /// A layered network: hosts under the switches of the first and last of four full layers
+    /// (widths 1 to 9 between them), links of random rates and delays, some ports down after the
+    /// routes are built (as a link event leaves them). Up to 81 distinct paths between the outer
+    /// layers, so that candidate lists are cut to `MAX_CANDIDATES`.
+    fn layered(rng: &mut Rng) -> (Vec<Vec<PortId>>, Vec<PortState>, Vec<bool>, Vec<NodeId>) {
+        let widths = [1 + rng.below(3) as usize, 1 + rng.below(9) as usize, 1 + rng.below(9) as usize, 1 + rng.below(3) as usize];
+        let hosts_per_leaf = 1 + rng.below(3) as usize;
+        let mut layers: Vec<Vec<usize>> = Vec::new();
+        let mut n = 0;
+        for &w in &widths {
+            layers.push((n..n + w).collect());
+            n += w;
+        }
+        let leaves: Vec<usize> = layers[0].iter().chain(&layers[3]).copied().collect();
+        let n_hosts = leaves.len() * hosts_per_leaf;
+        let mut node_ports = vec![Vec::new(); n + n_hosts];
+        let mut ports: Vec<PortState> = Vec::new();
+        let mut link = |node_ports: &mut Vec<Vec<PortId>>, a: usize, b: usize, rng: &mut Rng| {
+            let rate = Rate::from_gbps([10, 25, 40, 100][rng.below(4) as usize]);
+            let delay = Time::from_ns(500 * (1 + rng.below(3)));
+            for (x, y) in [(a, b), (b, a)] {
+                node_ports[x].push(PortId::from_idx(ports.len()));
+                ports.push(PortState { peer: NodeId::from_idx(y), rate, delay, up: true });
+            }
+        };
+        for l in 0..3 {
+            for &a in &layers[l] {
+                for &b in &layers[l + 1] {
+                    link(&mut node_ports, a, b, rng);
+                }
+            }
+        }
+        let mut is_host = vec![false; n + n_hosts];
+        let mut hosts = Vec::new();
+        for (i, &leaf) in leaves.iter().enumerate() {
+            for j in 0..hosts_per_leaf {
+                let h = n + i * hosts_per_leaf + j;
+                is_host[h] = true;
+                hosts.push(NodeId::from_idx(h));
+                link(&mut node_ports, h, leaf, rng);
+            }
+        }
+        (node_ports, ports, is_host, hosts)
+    }
+
+    #[test]
+    fn searches_agree_with_their_first_definitions() {
+        let mut rng = Rng::new(5);
+        let mut cut = 0;
+        for case in 0..120 {
+            let (node_ports, mut ports, is_host, hosts) = layered(&mut rng);
+            let port_peer: Vec<NodeId> = ports.iter().map(|p| p.peer).collect();
+            let port_up = vec![true; ports.len()];
+            let routes =
+                Routes::compute(&Graph { node_ports: &node_ports, port_peer: &port_peer, is_host: &is_host, port_up: &port_up, ns3_order: false }, &hosts);
+            // Some links go down after the routes are built (both ports).
+            for l in 0..ports.len() / 2 {
+                if rng.below(12) == 0 {
+                    ports[2 * l].up = false;
+                    ports[2 * l + 1].up = false;
+                }
+            }
+            for (d, &d_node) in hosts.iter().enumerate() {
+                for &s_node in &hosts {
+                    let want = reference::candidate_paths(&routes, &ports, s_node, d as u32, d_node, &mut HashMap::new());
+                    let got: Vec<Vec<(Rate, Time)>> = candidate_paths(&routes, &ports, s_node, d as u32, d_node).into_iter().map(|p| p.hops).collect();
+                    assert_eq!(got, want, "case {case}: candidate paths {s_node:?} -> {d_node:?}");
+                    cut += (want.len() == MAX_CANDIDATES) as u32;
+                    let want = reference::best_from(&routes, &ports, s_node, d as u32, d_node, &mut HashMap::new()).map(|b| b.2);
+                    assert_eq!(best_path_over(&routes, &ports, s_node, d as u32, d_node).map(|p| p.hops), want, "case {case}: best path");
+                    let count = fold_min_hop(&routes, &|i| ports[i], s_node, d as u32, d_node, 1u64, &mut NodeMemo::new(), &|n: Option<u64>, _, b| {
+                        Some(n.unwrap_or(0) + b)
+                    });
+                    assert_eq!(count, reference::count(&routes, &ports, s_node, d as u32, d_node), "case {case}: path count");
+                }
+            }
+        }
+        assert!(cut > 0, "no candidate list was cut to MAX_CANDIDATES");
+    }
 }

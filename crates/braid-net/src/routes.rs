@@ -220,6 +220,11 @@ impl Routes {
         r
     }
 
+    /// Number of nodes the tables cover (every node of the topology).
+    pub fn n_nodes(&self) -> usize {
+        self.node_row.len()
+    }
+
     /// Number of destination classes (the width of a node's row).
     pub fn n_classes(&self) -> usize {
         self.n_classes
