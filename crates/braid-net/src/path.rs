@@ -74,6 +74,19 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     SCRATCH.with_borrow_mut(f)
 }
 
+/// Let this thread's search memos and stores go (they are sized by the largest network searched;
+/// the next search builds them again).
+pub fn release_scratch() {
+    with_scratch(|s| {
+        s.best = NodeMemo::new();
+        s.candidates = NodeMemo::new();
+        s.delay = NodeMemo::new();
+        s.fold_time = NodeMemo::new();
+        s.fold_count = NodeMemo::new();
+        s.paths = CandidateStore { lists: Vec::new(), paths: Vec::new(), hops: Vec::new(), beyond: Vec::new() };
+    })
+}
+
 use crate::port::Port;
 use crate::routes::Routes;
 
@@ -152,13 +165,7 @@ type BestFrom = (Rate, Time, usize);
 /// Memo of [`best_from`], per node.
 type BestMemo = NodeMemo<Option<BestFrom>>;
 
-/// The best path (see [`PathInfo`]) from node `src` to host `dst` (node `dst_node`) over the
-/// minimum-hop next hops of `routes`; `None` if unreachable.
-pub fn best_path(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
-    best_path_with(routes, &|i| PortState::of(&ports[i]), src, dst, dst_node)
-}
-
-/// [`best_path`] reading port `i`'s state as `port_fn(i)`: the search, then the hops of the
+/// [`best_path_over`] reading port `i`'s state as `port_fn(i)`: the search, then the hops of the
 /// chosen ports from `src` on.
 fn best_path_with<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
     with_scratch(|s| {
@@ -197,8 +204,9 @@ impl PortState {
     }
 }
 
-/// [`best_path`] over port states `ports` (indexed like the simulator's ports); ports that are
-/// down are not taken.
+/// The best path (see [`PathInfo`]) from node `src` to host `dst` (node `dst_node`) over the
+/// minimum-hop next hops of `routes`, reading port states `ports` (indexed like the simulator's
+/// ports); ports that are down are not taken. `None` if unreachable.
 pub fn best_path_over(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
     best_path_with(routes, &|i| ports[i], src, dst, dst_node)
 }
@@ -488,9 +496,9 @@ pub fn multipath_rate(routes: &Routes, ports: &[PortState], src: NodeId, dst: u3
 /// `dst_node`) over links that are up: the number of distinct port sequences the next-hop tables
 /// allow (in a Clos, the product of the up-link fan-outs; 16 between ToRs of different pods of
 /// the Rondo paper's topology). Saturates at `u64::MAX`.
-pub fn equal_cost_paths(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, dst_node: NodeId) -> u64 {
+pub fn equal_cost_paths(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> u64 {
     with_scratch(|s| {
-        fold_min_hop(routes, &|i| PortState::of(&ports[i]), src, dst, dst_node, 1u64, &mut s.fold_count, &|n: Option<u64>, _, beyond| {
+        fold_min_hop(routes, &|i| ports[i], src, dst, dst_node, 1u64, &mut s.fold_count, &|n: Option<u64>, _, beyond| {
             Some(n.unwrap_or(0).saturating_add(beyond))
         })
         .unwrap_or(0)
