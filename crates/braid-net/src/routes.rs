@@ -14,7 +14,7 @@
 //! numbering of set ids differs, and nothing observable depends on it.
 
 use braid_core::{NodeId, PortId};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// `Routes::table` entry: no route.
@@ -104,10 +104,44 @@ impl Graph<'_> {
 /// Interns next-hop sets: equal sets share one id.
 struct SetPool<'r> {
     r: &'r mut Routes,
-    dedup: HashMap<Vec<PortId>, u32>,
+    dedup: HashMap<Vec<PortId>, u32, std::hash::BuildHasherDefault<SetHasher>>,
+}
+
+/// The set pool's hash: multiplicative, a word at a time (SipHash was a fifth of building a
+/// k = 64 fat-tree's tables). The pool is only looked up, never iterated, so set ids do not
+/// depend on it.
+#[derive(Default)]
+struct SetHasher(u64);
+
+impl std::hash::Hasher for SetHasher {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 31)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
 }
 
 impl SetPool<'_> {
+    /// The ports of set `id`.
+    fn get(&self, id: u32) -> &[PortId] {
+        let (s, l) = self.r.sets[id as usize];
+        &self.r.pool[s as usize..(s + l) as usize]
+    }
+
     fn intern(&mut self, set: &[PortId]) -> u32 {
         if let Some(&id) = self.dedup.get(set) {
             return id;
@@ -125,7 +159,7 @@ impl Routes {
     pub fn compute(g: &Graph, hosts: &[NodeId]) -> Routes {
         let n = g.node_ports.len();
         let mut r = Routes { host_node: hosts.to_vec(), host_leaf_set: vec![NONE; hosts.len()], ..Routes::default() };
-        let mut pool = SetPool { r: &mut r, dedup: HashMap::new() };
+        let mut pool = SetPool { r: &mut r, dedup: HashMap::default() };
         // Rows and stubs.
         let mut node_row = vec![STUB; n];
         let mut stub_uplink = vec![(NodeId(0), NONE); n];
@@ -163,16 +197,26 @@ impl Routes {
         let nc = roots.len();
         let mut table = vec![NONE; rows as usize * nc];
         let mut dist = vec![u32::MAX; n];
-        let mut q = VecDeque::new();
+        // The breadth-first queue: every node reached, in order (`head`: the next to expand).
+        let mut q: Vec<usize> = Vec::new();
         let mut buf = Vec::new();
+        // The nodes with a row, in order, and the set each row took for the class before (a
+        // switch's up-links are its set toward most classes: compared, not hashed).
+        let row_nodes: Vec<usize> = (0..n).filter(|&u| node_row[u] != STUB).collect();
+        let mut last_set = vec![NONE; rows as usize];
         // Reverse adjacency: for BFS from the destination we need, for each node v, the nodes u
         // with a port u→v. Links are bidirectional, so the far ends of v's own ports suffice.
         for (c, &root) in roots.iter().enumerate() {
-            dist.iter_mut().for_each(|d| *d = u32::MAX);
+            for &u in &q {
+                dist[u] = u32::MAX;
+            }
             dist[root.idx()] = 0;
             q.clear();
-            q.push_back(root.idx());
-            while let Some(v) = q.pop_front() {
+            q.push(root.idx());
+            let mut head = 0;
+            while head < q.len() {
+                let v = q[head];
+                head += 1;
                 if g.is_host[v] && v != root.idx() {
                     continue; // hosts do not forward
                 }
@@ -181,15 +225,17 @@ impl Routes {
                         continue;
                     }
                     let u = g.port_peer[p.idx()].idx();
-                    if dist[u] == u32::MAX {
+                    // A stub host (no row) is never a next hop but toward itself, and its class
+                    // starts at its leaf: it need not be reached.
+                    if dist[u] == u32::MAX && node_row[u] != STUB {
                         dist[u] = dist[v] + 1;
-                        q.push_back(u);
+                        q.push(u);
                     }
                 }
             }
-            for u in 0..n {
+            for &u in &row_nodes {
                 let row = node_row[u];
-                if row == STUB || dist[u] == u32::MAX {
+                if dist[u] == u32::MAX {
                     continue;
                 }
                 let slot = c * rows as usize + row as usize;
@@ -214,7 +260,14 @@ impl Routes {
                 if g.ns3_order {
                     buf.sort_by_key(|&p| g.ns3_rank(p));
                 }
-                table[slot] = pool.intern(&buf);
+                let last = last_set[row as usize];
+                table[slot] = if last != NONE && pool.get(last) == &buf[..] {
+                    last
+                } else {
+                    let id = pool.intern(&buf);
+                    last_set[row as usize] = id;
+                    id
+                };
             }
         }
         r.n_classes = nc;
@@ -296,6 +349,7 @@ impl Routes {
 mod tests {
     use super::*;
     use braid_core::Rng;
+    use std::collections::VecDeque;
 
     /// The tables as one breadth-first search per destination host computes them, every node a
     /// row: the definition the class tables must agree with.
