@@ -587,7 +587,6 @@ mod tests {
                 assert_eq!(q.len(), reference.len());
                 shifts.insert(q.cal.shift);
             }
-
             while let Some(want) = reference.pop_first() {
                 assert_eq!(q.pop().map(|(t, e)| (t.ps(), q.last_seq(), e)), Some(want), "case {case}");
             }

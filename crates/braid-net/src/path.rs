@@ -1,18 +1,22 @@
 //! Path maths over the routing tables: the best path between two hosts ([`PathInfo`]: its base
 //! RTT and the ideal FCT of a message alone on it, the denominator of FCT slowdown) and the LCMP
 //! artifact's "standalone" ideal FCT (the LCMP paper's FCT-slowdown metric, §5). Pure functions
-//! of the routes and ports.
+//! of the routes and ports; the searches keep their memos in a per-thread scratch between calls
+//! (nothing of one search is read by the next).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
 use braid_core::{NodeId, Rate, Time};
 
+use crate::port::Port;
+use crate::routes::Routes;
+
 /// A search's memo over node ids, kept from one search to the next: a stamp per node says
 /// whether its value belongs to the current search, so a search starts at no cost and looks a
 /// node up by index. Each flow of a scenario runs several searches at set-up (its best path, its
-/// candidate paths, its longest base RTT) and one more for the outputs (the LCMP artifact's
-/// ideal FCT); with a map built per search, they cost minutes at 65,536 hosts.
+/// candidate paths, its path count, its longest base RTT) and one more for the outputs (the LCMP
+/// artifact's ideal FCT); with a map built per search, they cost minutes at 65,536 hosts.
 struct NodeMemo<V> {
     stamp: Vec<u32>,
     val: Vec<V>,
@@ -86,9 +90,6 @@ pub fn release_scratch() {
         s.paths = CandidateStore { lists: Vec::new(), paths: Vec::new(), hops: Vec::new(), beyond: Vec::new() };
     })
 }
-
-use crate::port::Port;
-use crate::routes::Routes;
 
 /// The best path between two hosts: the minimum-hop path with the largest bottleneck rate, and
 /// among those the smallest propagation delay.
