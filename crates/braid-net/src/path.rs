@@ -166,23 +166,6 @@ type BestFrom = (Rate, Time, usize);
 /// Memo of [`best_from`], per node.
 type BestMemo = NodeMemo<Option<BestFrom>>;
 
-/// [`best_path_over`] reading port `i`'s state as `port_fn(i)`: the search, then the hops of the
-/// chosen ports from `src` on.
-fn best_path_with<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
-    with_scratch(|s| {
-        let memo = &mut s.best;
-        memo.begin(routes.n_nodes());
-        let mut first = best_from(routes, port_fn, src, dst, dst_node, memo)?.2;
-        let mut hops = Vec::new();
-        while first != usize::MAX {
-            let port = port_fn(first);
-            hops.push((port.rate, port.delay));
-            first = if port.peer == dst_node { usize::MAX } else { memo.get(port.peer).flatten().expect("a chosen hop leads to the destination").2 };
-        }
-        Some(PathInfo { hops })
-    })
-}
-
 /// What [`best_path_over`] reads of a port: where it leads, its rate and delay, and whether it is
 /// up. A copy, so that the path can be computed for the network as a scenario's link events will
 /// have changed it (see `Sim::path_info_at`).
@@ -207,14 +190,26 @@ impl PortState {
 
 /// The best path (see [`PathInfo`]) from node `src` to host `dst` (node `dst_node`) over the
 /// minimum-hop next hops of `routes`, reading port states `ports` (indexed like the simulator's
-/// ports); ports that are down are not taken. `None` if unreachable.
+/// ports); ports that are down are not taken. `None` if unreachable. The search, then the hops
+/// of the chosen ports from `src` on.
 pub fn best_path_over(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
-    best_path_with(routes, &|i| ports[i], src, dst, dst_node)
+    with_scratch(|s| {
+        let memo = &mut s.best;
+        memo.begin(routes.n_nodes());
+        let mut first = best_from(routes, ports, src, dst, dst_node, memo)?.2;
+        let mut hops = Vec::new();
+        while first != usize::MAX {
+            let port = ports[first];
+            hops.push((port.rate, port.delay));
+            first = if port.peer == dst_node { usize::MAX } else { memo.get(port.peer).flatten().expect("a chosen hop leads to the destination").2 };
+        }
+        Some(PathInfo { hops })
+    })
 }
 
-/// The best path from `node`, reading port `i`'s state as `port_fn(i)`: the first next hop
-/// whose path has the largest bottleneck, then the smallest delay.
-fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: NodeId, dst: u32, dst_node: NodeId, memo: &mut BestMemo) -> Option<BestFrom> {
+/// The best path from `node`: the first next hop whose path has the largest bottleneck, then
+/// the smallest delay.
+fn best_from(routes: &Routes, ports: &[PortState], node: NodeId, dst: u32, dst_node: NodeId, memo: &mut BestMemo) -> Option<BestFrom> {
     if node == dst_node {
         return Some((Rate(u64::MAX), Time::ZERO, usize::MAX));
     }
@@ -223,11 +218,11 @@ fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: Node
     }
     let mut best: Option<BestFrom> = None;
     for &p in routes.next_hops(node, dst) {
-        let port = port_fn(p.idx());
+        let port = ports[p.idx()];
         if !port.up {
             continue;
         }
-        if let Some((r, d, _)) = best_from(routes, port_fn, port.peer, dst, dst_node, memo) {
+        if let Some((r, d, _)) = best_from(routes, ports, port.peer, dst, dst_node, memo) {
             let r2 = r.min(port.rate);
             let d2 = d + port.delay;
             let better = match &best {
@@ -250,7 +245,7 @@ fn best_from<F: Fn(usize) -> PortState>(routes: &Routes, port_fn: &F, node: Node
 /// round trips can read a measured excess beyond it as queueing, not propagation.
 pub fn longest_base_rtt(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId, data_wire_bytes: u64, ack_bytes: u64) -> Option<Time> {
     with_scratch(|s| {
-        fold_min_hop(routes, &|i| ports[i], src, dst, dst_node, Time::ZERO, &mut s.fold_time, &|worst: Option<Time>, port, rest| {
+        fold_min_hop(routes, ports, src, dst, dst_node, Time::ZERO, &mut s.fold_time, &|worst: Option<Time>, port, rest| {
             let rtt = rest + Time::from_ps(port.delay.ps() * 2) + port.rate.tx_time(data_wire_bytes) + port.rate.tx_time(ack_bytes);
             Some(worst.map_or(rtt, |w| w.max(rtt)))
         })
@@ -260,11 +255,11 @@ pub fn longest_base_rtt(routes: &Routes, ports: &[PortState], src: NodeId, dst: 
 /// A fold over the minimum-hop paths from `node` to host `dst` (node `dst_node`), memoised per
 /// node: the destination's value is `at_dst`; a node's is `step` applied in turn over its next
 /// hops that are up and lead to a value (`step(acc, port, value beyond the port)`, `acc` starting
-/// at `None`). `None` where no next hop leads anywhere. Port `i`'s state is `port_fn(i)`.
+/// at `None`). `None` where no next hop leads anywhere.
 #[allow(clippy::too_many_arguments)]
-fn fold_min_hop<T: Copy + Default, F: Fn(usize) -> PortState>(
+fn fold_min_hop<T: Copy + Default>(
     routes: &Routes,
-    port_fn: &F,
+    ports: &[PortState],
     node: NodeId,
     dst: u32,
     dst_node: NodeId,
@@ -272,15 +267,15 @@ fn fold_min_hop<T: Copy + Default, F: Fn(usize) -> PortState>(
     memo: &mut NodeMemo<Option<T>>,
     step: &dyn Fn(Option<T>, PortState, T) -> Option<T>,
 ) -> Option<T> {
-    struct Fold<'a, T, F> {
+    struct Fold<'a, T> {
         routes: &'a Routes,
-        port_fn: &'a F,
+        ports: &'a [PortState],
         dst: u32,
         dst_node: NodeId,
         at_dst: T,
         step: &'a dyn Fn(Option<T>, PortState, T) -> Option<T>,
     }
-    impl<T: Copy + Default, F: Fn(usize) -> PortState> Fold<'_, T, F> {
+    impl<T: Copy + Default> Fold<'_, T> {
         fn walk(&self, node: NodeId, memo: &mut NodeMemo<Option<T>>) -> Option<T> {
             if node == self.dst_node {
                 return Some(self.at_dst);
@@ -290,7 +285,7 @@ fn fold_min_hop<T: Copy + Default, F: Fn(usize) -> PortState>(
             }
             let mut acc = None;
             for &p in self.routes.next_hops(node, self.dst) {
-                let port = (self.port_fn)(p.idx());
+                let port = self.ports[p.idx()];
                 if !port.up {
                     continue;
                 }
@@ -303,7 +298,7 @@ fn fold_min_hop<T: Copy + Default, F: Fn(usize) -> PortState>(
         }
     }
     memo.begin(routes.n_nodes());
-    Fold { routes, port_fn, dst, dst_node, at_dst, step }.walk(node, memo)
+    Fold { routes, ports, dst, dst_node, at_dst, step }.walk(node, memo)
 }
 
 /// The most distinct candidate paths [`candidate_paths`] keeps per node.
@@ -499,10 +494,8 @@ pub fn multipath_rate(routes: &Routes, ports: &[PortState], src: NodeId, dst: u3
 /// the Rondo paper's topology). Saturates at `u64::MAX`.
 pub fn equal_cost_paths(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> u64 {
     with_scratch(|s| {
-        fold_min_hop(routes, &|i| ports[i], src, dst, dst_node, 1u64, &mut s.fold_count, &|n: Option<u64>, _, beyond| {
-            Some(n.unwrap_or(0).saturating_add(beyond))
-        })
-        .unwrap_or(0)
+        fold_min_hop(routes, ports, src, dst, dst_node, 1u64, &mut s.fold_count, &|n: Option<u64>, _, beyond| Some(n.unwrap_or(0).saturating_add(beyond)))
+            .unwrap_or(0)
     })
 }
 
@@ -746,9 +739,8 @@ mod tests {
                     cut += (want.len() == MAX_CANDIDATES) as u32;
                     let want = reference::best_from(&routes, &ports, s_node, d as u32, d_node, &mut HashMap::new()).map(|b| b.2);
                     assert_eq!(best_path_over(&routes, &ports, s_node, d as u32, d_node).map(|p| p.hops), want, "case {case}: best path");
-                    let count = fold_min_hop(&routes, &|i| ports[i], s_node, d as u32, d_node, 1u64, &mut NodeMemo::new(), &|n: Option<u64>, _, b| {
-                        Some(n.unwrap_or(0) + b)
-                    });
+                    let count =
+                        fold_min_hop(&routes, &ports, s_node, d as u32, d_node, 1u64, &mut NodeMemo::new(), &|n: Option<u64>, _, b| Some(n.unwrap_or(0) + b));
                     assert_eq!(count, reference::count(&routes, &ports, s_node, d as u32, d_node), "case {case}: path count");
                 }
             }

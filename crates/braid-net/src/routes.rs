@@ -104,35 +104,9 @@ impl Graph<'_> {
 /// Interns next-hop sets: equal sets share one id.
 struct SetPool<'r> {
     r: &'r mut Routes,
-    dedup: HashMap<Vec<PortId>, u32, std::hash::BuildHasherDefault<SetHasher>>,
-}
-
-/// The set pool's hash: multiplicative, a word at a time (SipHash was a fifth of building a
-/// k = 64 fat-tree's tables). The pool is only looked up, never iterated, so set ids do not
-/// depend on it.
-#[derive(Default)]
-struct SetHasher(u64);
-
-impl std::hash::Hasher for SetHasher {
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 31)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for c in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u32(&mut self, x: u32) {
-        self.write_u64(x as u64);
-    }
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
+    /// The flow cache's seedless multiplicative hash (SipHash was a fifth of building a k = 64
+    /// fat-tree's tables); the pool is only looked up, so set ids do not depend on it.
+    dedup: HashMap<Vec<PortId>, u32, std::hash::BuildHasherDefault<braid_proto::routing::flow_cache::KeyHasher>>,
 }
 
 impl SetPool<'_> {

@@ -17,7 +17,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use braid_core::Time;
 
-/// A fast multiplicative hasher for the 128-bit flow keys (keys are already well mixed).
+/// A fast multiplicative hasher for the 128-bit flow keys (keys are already well mixed), also
+/// used for the simulator's other maps that are only looked up, never iterated (its path caches,
+/// its routing tables' set pool): seedless, so runs are deterministic.
 #[derive(Default, Clone, Copy)]
 pub struct KeyHasher(u64);
 
@@ -31,6 +33,14 @@ impl Hasher for KeyHasher {
         for &b in bytes {
             self.write_u64(b as u64);
         }
+    }
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
     }
     #[inline]
     fn write_u64(&mut self, x: u64) {
