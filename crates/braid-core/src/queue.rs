@@ -200,9 +200,14 @@ impl<E: Copy> Calendar<E> {
         self.occupied[slot >> 6] |= 1 << (slot & 63);
     }
 
+    /// Pop the least event if its time is at most `stop_ps`.
     #[inline]
-    fn pop(&mut self) -> Option<Entry<E>> {
-        let e = self.current.pop()?;
+    fn pop_until(&mut self, stop_ps: u64) -> Option<Entry<E>> {
+        let e = *self.current.last()?;
+        if e.t_ps() > stop_ps {
+            return None;
+        }
+        self.current.pop();
         self.len -= 1;
         if self.current.is_empty() && self.len > 0 {
             self.advance();
@@ -428,21 +433,18 @@ impl<E: Copy> EventQueue<E> {
     /// Pop the earliest event and advance the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let e = self.cal.pop()?;
-        let t = Time::from_ps(e.t_ps());
-        self.now = t;
-        self.last_seq = e.seq();
-        self.popped += 1;
-        Some((t, e.ev))
+        self.pop_until(Time::MAX)
     }
     /// Pop the earliest event if it is due by `stop` (its time ≤ `stop`), advancing the clock to
     /// its time; `None`, removing nothing, when the queue is empty or its earliest event is later.
     #[inline]
     pub fn pop_until(&mut self, stop: Time) -> Option<(Time, E)> {
-        if self.cal.peek()?.t_ps() > stop.ps() {
-            return None;
-        }
-        self.pop()
+        let e = self.cal.pop_until(stop.ps())?;
+        let t = Time::from_ps(e.t_ps());
+        self.now = t;
+        self.last_seq = e.seq();
+        self.popped += 1;
+        Some((t, e.ev))
     }
     /// The next event to pop, if any (the engine prefetches what it names; an event scheduled
     /// before the next pop may still come first).
