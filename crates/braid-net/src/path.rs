@@ -60,17 +60,22 @@ struct Scratch {
     paths: CandidateStore,
 }
 
-thread_local! {
-    static SCRATCH: RefCell<Scratch> = const {
-        RefCell::new(Scratch {
+impl Scratch {
+    /// Empty memos and stores (they grow with the first search).
+    const fn new() -> Self {
+        Scratch {
             best: NodeMemo::new(),
             candidates: NodeMemo::new(),
             delay: NodeMemo::new(),
             fold_time: NodeMemo::new(),
             fold_count: NodeMemo::new(),
             paths: CandidateStore { lists: Vec::new(), paths: Vec::new(), hops: Vec::new(), beyond: Vec::new() },
-        })
-    };
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = const { RefCell::new(Scratch::new()) };
 }
 
 /// Run `f` with this thread's scratch.
@@ -81,14 +86,7 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
 /// Let this thread's search memos and stores go (they are sized by the largest network searched;
 /// the next search builds them again).
 pub fn release_scratch() {
-    with_scratch(|s| {
-        s.best = NodeMemo::new();
-        s.candidates = NodeMemo::new();
-        s.delay = NodeMemo::new();
-        s.fold_time = NodeMemo::new();
-        s.fold_count = NodeMemo::new();
-        s.paths = CandidateStore { lists: Vec::new(), paths: Vec::new(), hops: Vec::new(), beyond: Vec::new() };
-    })
+    with_scratch(|s| *s = Scratch::new())
 }
 
 /// The best path between two hosts: the minimum-hop path with the largest bottleneck rate, and
@@ -257,7 +255,7 @@ pub fn longest_base_rtt(routes: &Routes, ports: &[PortState], src: NodeId, dst: 
 /// hops that are up and lead to a value (`step(acc, port, value beyond the port)`, `acc` starting
 /// at `None`). `None` where no next hop leads anywhere.
 #[allow(clippy::too_many_arguments)]
-fn fold_min_hop<T: Copy + Default>(
+fn fold_min_hop<T: Copy>(
     routes: &Routes,
     ports: &[PortState],
     node: NodeId,
@@ -275,7 +273,7 @@ fn fold_min_hop<T: Copy + Default>(
         at_dst: T,
         step: &'a dyn Fn(Option<T>, PortState, T) -> Option<T>,
     }
-    impl<T: Copy + Default> Fold<'_, T> {
+    impl<T: Copy> Fold<'_, T> {
         fn walk(&self, node: NodeId, memo: &mut NodeMemo<Option<T>>) -> Option<T> {
             if node == self.dst_node {
                 return Some(self.at_dst);
