@@ -181,6 +181,14 @@ pub struct RondoConfig {
     /// calculations … periodically off the critical path"). Past the gate skips are per update
     /// either way.
     pub startup_skips_per_sample: bool,
+    /// `paths_per_physical`: logical paths per equal-cost physical path under `paths = "auto"`
+    /// (default [`AUTO_PATHS_PER_PHYSICAL`]).
+    pub paths_per_physical: u32,
+    /// `w0_per = "physical-path"`: `W0` is the initial window of each *physical* path, shared by
+    /// the logical paths a flow has per physical path (each starts at `W0 / k` with `k` logical
+    /// paths per physical path), so that a flow's first window, and Prop 2's `N_S·W0` term, do not
+    /// grow with its logical paths; `"logical-path"` (default): each logical path starts at `W0`.
+    pub w0_per_physical: bool,
 }
 
 /// The initial window per path with capacity probing, in packets (`w0` unset): "a few MTU" (§4.2.2).
@@ -259,6 +267,8 @@ impl RondoConfig {
             rtt_bound: false,
             skip_expiry: true,
             startup_skips_per_sample: true,
+            paths_per_physical: AUTO_PATHS_PER_PHYSICAL,
+            w0_per_physical: false,
         })
     }
 
@@ -268,16 +278,22 @@ impl RondoConfig {
         if !self.paths_auto || equal_cost == 0 {
             return self.paths;
         }
-        equal_cost.saturating_mul(AUTO_PATHS_PER_PHYSICAL).clamp(MIN_AUTO_PATHS.min(self.paths as u32), self.paths as u32) as u16
+        equal_cost.saturating_mul(self.paths_per_physical).clamp(MIN_AUTO_PATHS.min(self.paths as u32), self.paths as u32) as u16
     }
 
     /// The initial window per path in packets of `mtu` bytes for a flow of `n` logical paths
     /// (see [`RondoConfig::w0`]).
-    pub fn initial_window_pkts(&self, env: &CcEnv, mtu: u32, n: u16) -> f64 {
-        match self.w0 {
+    pub fn initial_window_pkts(&self, env: &CcEnv, mtu: u32, n: u16, equal_cost: u32) -> f64 {
+        let per_path = match self.w0 {
             Some(a) => a.packets(mtu),
             None if self.probing => DEFAULT_W0_PKTS,
-            None => (env.bdp_bytes() as f64 / mtu.max(1) as f64 / n.max(1) as f64).max(1.0),
+            None => return (env.bdp_bytes() as f64 / mtu.max(1) as f64 / n.max(1) as f64).max(1.0),
+        };
+        if self.w0_per_physical && equal_cost > 0 && n as u32 > equal_cost {
+            // k logical paths per physical path share its W0, none below one packet.
+            (per_path * equal_cost as f64 / n as f64).max(1.0)
+        } else {
+            per_path
         }
     }
 
@@ -351,6 +367,8 @@ impl RondoConfig {
         "rtt_bound",
         "skip_expiry",
         "startup_skips",
+        "paths_per_physical",
+        "w0_per",
     ];
 
     /// Read the `[transport]` knobs of `tc` (on top of [`RondoConfig::defaults`]); errors name
@@ -418,6 +436,14 @@ impl RondoConfig {
                     "rtt_bound" => c.rtt_bound = v.as_bool()?,
                     "skip_expiry" => c.skip_expiry = v.as_bool()?,
                     "startup_skips" => c.startup_skips_per_sample = one_of(v.as_str()?, &[("per-sample", true), ("per-update", false)])?,
+                    "paths_per_physical" => {
+                        let n = v.as_u64()?;
+                        if n == 0 || n > MAX_PATHS as u64 {
+                            return Err(format!("must be between 1 and {MAX_PATHS}, got {n}"));
+                        }
+                        c.paths_per_physical = n as u32;
+                    }
+                    "w0_per" => c.w0_per_physical = one_of(v.as_str()?, &[("logical-path", false), ("physical-path", true)])?,
                     _ => return Err(format!("unknown field for transport `rondo` (known: {})", Self::KNOBS.join(", "))),
                 }
                 Ok(())
@@ -443,5 +469,36 @@ impl RondoConfig {
             );
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recovery::RecoveryKind;
+
+    fn cfg() -> RondoConfig {
+        RondoConfig::defaults(CcConfig::new(CcKind::Arcc), RecoveryConfig::new(RecoveryKind::EarlyRecovery), 64).unwrap()
+    }
+
+    /// `paths = "auto"` gives `paths_per_physical` logical paths per equal-cost path, at least
+    /// four and at most `paths`; `w0_per = "physical-path"` keeps a flow's first window at `W0` per
+    /// physical path however many logical paths share it (Prop 2's `N_S·W0`), never below a packet.
+    #[test]
+    fn logical_paths_per_physical_path_and_their_first_window() {
+        let env = CcEnv::reference_100g();
+        let mut c = cfg();
+        assert_eq!((c.paths_for(1), c.paths_for(4), c.paths_for(16), c.paths_for(100)), (4, 4, 16, 64));
+        c.paths_per_physical = 4;
+        assert_eq!((c.paths_for(1), c.paths_for(4), c.paths_for(16)), (4, 16, 64));
+        // Each logical path starts at W0 = 4 MTU unless the physical path's W0 is shared.
+        assert_eq!(c.initial_window_pkts(&env, 1000, 16, 4), 4.0);
+        c.w0_per_physical = true;
+        let first = |c: &RondoConfig, eq: u32| c.paths_for(eq) as f64 * c.initial_window_pkts(&env, 1000, c.paths_for(eq), eq);
+        assert_eq!(first(&c, 4), 16.0, "four physical paths: 4 x W0 in all");
+        assert_eq!(first(&c, 16), 64.0);
+        // One physical path under four logical ones: a packet each, not a quarter of W0.
+        assert_eq!(c.initial_window_pkts(&env, 1000, 4, 1), 1.0);
+        assert_eq!(c.initial_window_pkts(&env, 1000, 4, 0), 4.0, "equal-cost count unknown: W0 per logical path");
     }
 }
