@@ -13,6 +13,7 @@
 //! - [`compare`]: `braid compare SCENARIO --vary …` — variants side by side in one table (a sweep
 //!   without a plan file).
 //! - [`repro`]: `braid repro ID` — paper figures from plan files in `repro/`.
+//! - [`evaluate`]: `braid evaluate PAPER` — the evaluation table from the plans' `[[check]]`s.
 //! - [`plot`]: figures (PNG + SVG, embedded font) from sweep results and run time series:
 //!   plan schema, runs.csv queries, figure building and rendering in separate modules.
 //! - [`report`]: `braid report DIR` — a self-contained `index.html`.
@@ -22,13 +23,14 @@
 //! - [`table`]: readers for Braid's own `summary.json` and CSV files.
 //!
 //! Module dependencies form no cycle: `run` → `routing_out`, `pcap`, `offered_load`, `build` → `scenario` →
-//! `kinds`, `topology_kinds`, `fields`; `sweep` → `run`, `plot`; `compare` → `sweep`, `report`; `repro` → `sweep`, `plot`, `report`; `plot` → `table`,
+//! `kinds`, `topology_kinds`, `fields`; `sweep` → `run`, `plot`; `compare` → `sweep`, `report`; `repro` → `sweep`, `plot`, `report`, `evaluate`; `evaluate` → `repro`, `plot`; `plot` → `table`,
 //! `fields`.
 
 pub mod alloc_policy;
 pub mod bench;
 pub mod build;
 pub mod compare;
+pub mod evaluate;
 pub mod fields;
 pub mod kinds;
 pub mod offered_load;

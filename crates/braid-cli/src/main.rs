@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use braid_cli::{bench, plot, report, repro, run, scenario, sweep, udp};
+use braid_cli::{bench, evaluate, plot, report, repro, run, scenario, sweep, udp};
 
 /// The verbs, grouped, with one example each (`braid`, `braid --help`).
 const OVERVIEW: &str = "\
@@ -26,6 +26,8 @@ Run and compare:
 Reproduce the papers:
   repro     a paper figure from repro/<id>.toml: runs, figures, report (--list shows all)
               braid repro rondo-fig4 --quick
+  evaluate  a paper's evaluation table (claim, Braid's numbers, class) from the repro folders
+              braid evaluate rondo --from out/repro
 
 Inspect:
   plot      draw the time series of a run (queues, OOD, goodput, paths) as PNG + SVG
@@ -162,6 +164,29 @@ enum Cmd {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Override a field in every run, before the plan's own overrides (repeatable): the model
+        /// with one open choice made the other way, e.g. --set routing.kind=path-index.
+        #[arg(long = "set", value_name = "TABLE.FIELD=VALUE")]
+        sets: Vec<String>,
+    },
+    /// Print a paper's evaluation table (figure, claim, Braid's numbers, class) from its repro
+    /// plans' output folders.
+    Evaluate {
+        /// The paper: `rondo` or `lcmp` (plans `repro/<paper>-*.toml` that have [[check]]s).
+        paper: String,
+        /// The folder holding the plans' output folders, `<ID>/` (default: out/repro).
+        #[arg(long, default_value = "out/repro")]
+        from: PathBuf,
+        /// A further folder of the same plans run with one choice made the other way (`braid
+        /// repro ID --set …`): one more class column (repeatable).
+        #[arg(long)]
+        alt: Vec<PathBuf>,
+        /// Read the quick versions (`<ID>-quick/`).
+        #[arg(long)]
+        quick: bool,
+        /// The folder of plan files (default: repro/ here or above, else the source tree's).
+        #[arg(long)]
+        plans: Option<PathBuf>,
     },
     /// Draw the time series a run recorded (queues.csv, ood.csv, goodput.csv, …) as PNG and SVG.
     Plot {
@@ -293,7 +318,8 @@ fn main() -> ExitCode {
             }
         }
         Cmd::Sweep { plan, out, jobs, quiet } => cmd_sweep(&plan, out, jobs, quiet),
-        Cmd::Repro { id, list, out, quick, jobs, plans, quiet } => cmd_repro(id, list, out, quick, jobs, plans, quiet),
+        Cmd::Repro { id, list, out, quick, jobs, plans, quiet, sets } => cmd_repro(id, list, out, quick, jobs, plans, quiet, sets),
+        Cmd::Evaluate { paper, from, alt, quick, plans } => cmd_evaluate(&paper, &from, &alt, quick, plans),
         Cmd::Plot { run_dir } => match plot::plot_run_dir(&run_dir) {
             Ok(files) if files.is_empty() => fail(&format!("{}: no time series (*.csv with a time_ns column) or flows.csv to draw", run_dir.display())),
             Ok(files) => {
@@ -403,7 +429,43 @@ fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usi
     }
 }
 
-fn cmd_repro(id: Option<String>, list: bool, out: Option<PathBuf>, quick: bool, jobs: Option<usize>, plans: Option<PathBuf>, quiet: bool) -> ExitCode {
+/// `braid evaluate PAPER`: the table on stdout, each problem (a plan not run, a folder run with
+/// other settings) on stderr; exit 1 when there is a problem, so that a table with holes is never
+/// taken for a whole one.
+fn cmd_evaluate(paper: &str, from: &std::path::Path, alts: &[PathBuf], quick: bool, plans: Option<PathBuf>) -> ExitCode {
+    let dir = repro::plans_dir(plans.as_deref());
+    let all = match evaluate::plans_of(&dir, paper) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    for a in std::iter::once(&from.to_path_buf()).chain(alts) {
+        if !a.is_dir() {
+            return fail(&format!("`{}` is not a folder (it should hold the plans' output folders, `<ID>/`)", a.display()));
+        }
+    }
+    let t = evaluate::table(&all, from, alts, quick);
+    print!("{}", t.text);
+    for p in &t.problems {
+        eprintln!("warning: {p}");
+    }
+    if t.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cmd_repro(
+    id: Option<String>,
+    list: bool,
+    out: Option<PathBuf>,
+    quick: bool,
+    jobs: Option<usize>,
+    plans: Option<PathBuf>,
+    quiet: bool,
+    sets: Vec<String>,
+) -> ExitCode {
     let dir = repro::plans_dir(plans.as_deref());
     if list || id.is_none() {
         let all = match repro::list(&dir) {
@@ -452,7 +514,7 @@ fn cmd_repro(id: Option<String>, list: bool, out: Option<PathBuf>, quick: bool, 
         Err(e) => return fail(&e),
     };
     let out = out.unwrap_or_else(|| PathBuf::from("out/repro").join(if quick { format!("{id}-quick") } else { id.clone() }));
-    match repro::run(&rp, &repro::Options { out: out.clone(), quick, jobs, progress: !quiet }) {
+    match repro::run(&rp, &repro::Options { out: out.clone(), quick, jobs, progress: !quiet, sets }) {
         Ok(o) => {
             for (name, cap) in &o.captions {
                 println!("fig-{name}:");

@@ -18,7 +18,7 @@ use crate::plot::{build_figure, write_figure, FigureSpec, Results};
 use crate::sweep::{self, Plan};
 
 /// Top-level keys of a repro plan besides the sweep keys.
-pub const REPRO_KEYS: &[&str] = &["id", "paper", "title", "claim", "notes", "quick", "figure"];
+pub const REPRO_KEYS: &[&str] = &["id", "paper", "title", "claim", "notes", "quick", "figure", "model", "model_changes", "check"];
 
 /// A parsed repro plan.
 #[derive(Clone, Debug)]
@@ -39,6 +39,14 @@ pub struct ReproPlan {
     pub quick: Option<Table>,
     /// Figures to draw.
     pub figures: Vec<FigureSpec>,
+    /// `model`: the network profile every run of the plan keeps (`rondo-sim` for the Rondo
+    /// evaluation); `None`: no model is enforced.
+    pub model: Option<String>,
+    /// `[model_changes]`: the model's fields this figure changes, each with the paper's words
+    /// that change it (field, quote).
+    pub model_changes: Vec<(String, String)>,
+    /// `[[check]]`: the claims the evaluation table classes from this plan's runs.
+    pub checks: Vec<crate::evaluate::Check>,
 }
 
 /// Whether a plan can run in this build.
@@ -120,7 +128,104 @@ impl ReproPlan {
             }
             Some(_) => return Err("`figure` must be an array of tables ([[figure]])".into()),
         }
-        Ok(ReproPlan { id, paper: s("paper", true)?, title: s("title", true)?, claim: s("claim", true)?, notes: s("notes", false)?, plan, quick, figures })
+        let model = match t.get("model") {
+            None => None,
+            Some(Value::String(m)) => {
+                crate::profile::check(Some(m)).map_err(|e| format!("`model`: {e}"))?;
+                Some(m.clone())
+            }
+            Some(o) => return Err(format!("`model` must be a profile name (string), got {o}")),
+        };
+        let mut model_changes = Vec::new();
+        match t.get("model_changes") {
+            None => {}
+            Some(Value::Table(c)) => {
+                let Some(m) = &model else { return Err("`model_changes` needs `model`".into()) };
+                let known = crate::profile::fields(m);
+                for (k, v) in c {
+                    let quote = v
+                        .as_str()
+                        .filter(|q| !q.trim().is_empty())
+                        .ok_or_else(|| format!("`model_changes.\"{k}\"` must be the paper's words that change it (a string)"))?;
+                    if !known.contains(k) {
+                        return Err(format!("`model_changes.\"{k}\"`: `{k}` is not a field of the `{m}` model (its fields: {})", known.join(", ")));
+                    }
+                    model_changes.push((k.clone(), quote.to_string()));
+                }
+            }
+            Some(_) => return Err("`model_changes` must be a table of field = \"the paper's words\"".into()),
+        }
+        let checks = match t.get("check") {
+            None => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    c.as_table()
+                        .ok_or_else(|| format!("`check[{i}]` must be a table ([[check]])"))
+                        .and_then(|c| crate::evaluate::Check::from_table(c, &format!("check[{i}]")))
+                })
+                .collect::<Result<Vec<_>, String>>()?,
+            Some(_) => return Err("`check` must be an array of tables ([[check]])".into()),
+        };
+        Ok(ReproPlan {
+            id,
+            paper: s("paper", true)?,
+            title: s("title", true)?,
+            claim: s("claim", true)?,
+            notes: s("notes", false)?,
+            plan,
+            quick,
+            figures,
+            model,
+            model_changes,
+            checks,
+        })
+    }
+
+    /// The fields a run may give a value other than the model's: the figure's own
+    /// `model_changes`, what `[quick]` scales down (in a quick run), and `extra` (the
+    /// alternatives a sensitivity run sets on the command line).
+    fn allowed_changes(&self, quick: bool, extra: &[String]) -> Vec<String> {
+        let mut ok: Vec<String> = self.model_changes.iter().map(|(k, _)| k.clone()).collect();
+        if let (true, Some(q)) = (quick, &self.quick) {
+            for part in ["set", "grid"] {
+                if let Some(Value::Table(t)) = q.get(part) {
+                    ok.extend(t.keys().cloned());
+                }
+            }
+        }
+        ok.extend(extra.iter().cloned());
+        ok
+    }
+
+    /// Check that every run keeps the plan's `model`: it runs that network profile, and each field
+    /// it gives a value other than the profile's is one the figure's text changes
+    /// (`model_changes`), one `[quick]` scales down (quick runs), or one in `extra`. The error
+    /// names every run and field that does not.
+    pub fn check_model(&self, runs: &[sweep::RunSpec], scenarios: &[crate::scenario::Scenario], quick: bool, extra: &[String]) -> Result<(), String> {
+        let Some(model) = &self.model else { return Ok(()) };
+        let ok = self.allowed_changes(quick, extra);
+        let mut bad: Vec<String> = Vec::new();
+        for (r, sc) in runs.iter().zip(scenarios) {
+            if &sc.profile != model {
+                bad.push(format!("run `{}` runs network.profile = \"{}\", not the plan's model `{model}`", r.name, sc.profile));
+                continue;
+            }
+            let off: Vec<&String> = sc.profile_overrides.iter().filter(|f| !ok.contains(f)).collect();
+            if !off.is_empty() {
+                bad.push(format!("run `{}` changes {}", r.name, off.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")));
+            }
+        }
+        if bad.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "{}: {} run(s) leave the `{model}` model without the figure's text saying so (a change the paper's text makes goes in the plan's [model_changes] with its words): {}",
+            self.id,
+            bad.len(),
+            bad.join("; ")
+        ))
     }
 
     /// The plan with the `[quick]` changes applied.
@@ -290,6 +395,9 @@ pub struct Options {
     pub jobs: Option<usize>,
     /// Progress bar.
     pub progress: bool,
+    /// `--set table.field=value` for every run, applied before the plan's own overrides (a
+    /// sensitivity run: the model with one open choice made the other way).
+    pub sets: Vec<String>,
 }
 
 /// What `braid repro` produced.
@@ -310,20 +418,32 @@ pub struct Outcome {
 /// Run a repro plan: validate, sweep, draw, report. `Err` with exit code 2 semantics is
 /// returned as `Err((2, msg))` for plans that cannot run in this build or bad input.
 pub fn run(rp: &ReproPlan, opt: &Options) -> Result<Outcome, (u8, String)> {
-    let plan = if opt.quick { rp.quick_plan().map_err(|e| (2, format!("{}: {e}", rp.id)))? } else { rp.plan.clone() };
+    let mut plan = if opt.quick { rp.quick_plan().map_err(|e| (2, format!("{}: {e}", rp.id)))? } else { rp.plan.clone() };
+    let mut cli_fields = Vec::new();
+    let mut cli_sets = Vec::new();
+    for s in &opt.sets {
+        let (k, raw) = s.split_once('=').ok_or_else(|| (2, format!("--set `{s}`: expected table.field=value")))?;
+        let val = format!("v = {}", raw.trim()).parse::<Table>().ok().and_then(|mut t| t.remove("v")).unwrap_or(Value::String(raw.trim().to_string()));
+        cli_fields.push(k.trim().to_string());
+        cli_sets.push((k.trim().to_string(), val));
+    }
+    cli_sets.append(&mut plan.set);
+    plan.set = cli_sets;
     let st = status(&plan);
     if st != Status::Ready {
         return Err((2, format!("{}: cannot run in this build: {}", rp.id, st.text())));
     }
     let runs = plan.expand();
     let scenarios = sweep::load_all(&runs).map_err(|e| (2, e))?;
+    rp.check_model(&runs, &scenarios, opt.quick, &cli_fields).map_err(|e| (2, e))?;
     let sw = sweep::execute(&plan, &runs, scenarios, &sweep::Options { out: opt.out.clone(), jobs: opt.jobs, progress: opt.progress }).map_err(|e| (1, e))?;
     let meta = format!(
-        "# Written by `braid repro`.\nid = {:?}\nquick = {}\nbraid_version = {:?}\nseeds = {:?}\n",
+        "# Written by `braid repro`.\nid = {:?}\nquick = {}\nbraid_version = {:?}\nseeds = {:?}\nsets = {:?}\n",
         rp.id,
         opt.quick,
         env!("CARGO_PKG_VERSION"),
-        plan.seeds
+        plan.seeds,
+        opt.sets
     );
     fs::write(opt.out.join("repro.toml"), meta).map_err(|e| (1, format!("cannot write repro.toml: {e}")))?;
     let res = Results::load(&opt.out).map_err(|e| (1, e))?;

@@ -85,6 +85,10 @@ pub struct Scenario {
     /// Warnings about the scenario itself (a profile field it overrides, …), printed on stderr
     /// and recorded in `summary.json`'s `warnings`.
     pub notes: Vec<String>,
+    /// The `network.profile` in use (`braid` when none is named).
+    pub profile: String,
+    /// The fields (`table.field`) this scenario gives a value other than its profile's.
+    pub profile_overrides: Vec<String>,
 }
 
 /// A flow group's own transport: `[groups.<name>.transport]`, a table of the same form as
@@ -196,6 +200,8 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     let group_splits = select_group_kinds(&mut root, &group_file_kinds, sets)?;
     let conflicts = crate::profile::apply(&mut root)?;
     let mut notes = profile_conflicts(&root, &conflicts, sets)?;
+    let profile_overrides: Vec<String> = conflicts.iter().map(|c| c.field.clone()).collect();
+    let profile = root.get("network").and_then(|n| n.get("profile")).and_then(toml::Value::as_str).unwrap_or("braid").to_string();
     let [topo_k, tr_k, rt_k, wl_k] = [0, 1, 2, 3].map(|i| &splits[i].active);
     let resolved_toml = kinds::dropped_note(&splits) + &toml::to_string(&root).unwrap_or_default();
     let f = Fields::new("", &root);
@@ -267,7 +273,25 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     if net.reorder_buffer_bytes < net.mtu_bytes as u64 {
         return Err(format!("`network.reorder_buffer` ({} B) is smaller than one packet (mtu {} B)", net.reorder_buffer_bytes, net.mtu_bytes));
     }
-    Ok(Scenario { name, seed, stop, topology, topology_kind, net, transport, workload, connections, groups, output, link_events, limits, resolved_toml, notes })
+    Ok(Scenario {
+        name,
+        seed,
+        stop,
+        topology,
+        topology_kind,
+        net,
+        transport,
+        workload,
+        connections,
+        groups,
+        output,
+        link_events,
+        limits,
+        resolved_toml,
+        notes,
+        profile,
+        profile_overrides,
+    })
 }
 
 /// What a profile's fields that the scenario overrides mean (`network.profile`,

@@ -432,3 +432,132 @@ fn repro_quick_lcmp_fig5_poisson() {
         }
     }
 }
+
+/// The Rondo evaluation's plans (§6.2–6.4 and the appendix) all run on one network model,
+/// `rondo-sim`: every run of every plan, as resolved, has the model's steering (the switches hash
+/// a flow's logical paths, AR routing adaptively), 32 MiB switch buffers, PFC on and the model's
+/// ECN thresholds, and changes no other model field unless its plan quotes the paper's words for
+/// it. A per-figure setting that leaves the model is refused with the field named.
+#[test]
+fn rondo_evaluation_plans_keep_the_one_model() {
+    let eval: Vec<String> = [10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 23, 25, 26, 27].iter().map(|n| format!("rondo-fig{n}")).collect();
+    let mut seen = 0;
+    for p in braid_cli::repro::list(&plans()).unwrap() {
+        let p = p.unwrap();
+        if !eval.contains(&p.id) {
+            assert!(p.model.is_none() || p.id.starts_with("rondo-"), "{}: only Rondo plans use the rondo-sim model", p.id);
+            continue;
+        }
+        seen += 1;
+        assert_eq!(p.model.as_deref(), Some("rondo-sim"), "{}", p.id);
+        assert!(!p.checks.is_empty(), "{}: the evaluation table needs its [[check]]s", p.id);
+        for (field, quote) in &p.model_changes {
+            assert!(quote.contains('§') && quote.contains('"'), "{}: `{field}` must quote the paper with its section: {quote}", p.id);
+        }
+        let runs = p.plan.expand();
+        let scenarios = braid_cli::sweep::load_all(&runs).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        p.check_model(&runs, &scenarios, false, &[]).unwrap_or_else(|e| panic!("{e}"));
+        for (r, sc) in runs.iter().zip(&scenarios) {
+            let what = format!("{} run `{}`", p.id, r.name);
+            assert_eq!(sc.profile, "rondo-sim", "{what}");
+            let ar = r.case.as_deref() == Some("AR");
+            let routing = format!("{:?}", sc.net.routing);
+            assert_eq!(routing.starts_with("Adaptive"), ar, "{what}: routing {routing}");
+            if !ar {
+                assert!(routing.starts_with("Ecmp"), "{what}: logical paths are hashed in the model, routing {routing}");
+            }
+            assert_eq!(sc.net.switch_buffer_bytes, 32 << 20, "{what}");
+            assert!(sc.net.pfc.enabled, "{what}");
+            assert_eq!(sc.net.ecn, braid_net::config::EcnConfig::default(), "{what}");
+            if !r.params.iter().any(|(k, _)| k == "network.reorder_buffer") {
+                assert_eq!(sc.net.reorder_buffer_bytes, 1_200_000, "{what}");
+            }
+        }
+        // A per-figure choice made in the plan is refused, naming the field.
+        let mut leaky = p.clone();
+        leaky.plan.set.push(("network.buffer".into(), toml::Value::String("3MB".into())));
+        let runs = leaky.plan.expand();
+        let scenarios = braid_cli::sweep::load_all(&runs).unwrap();
+        let e = leaky.check_model(&runs, &scenarios, false, &[]).unwrap_err();
+        assert!(e.contains("`network.buffer`") && e.contains("[model_changes]"), "{e}");
+        // The same choice given on the command line (a sensitivity run) is allowed.
+        leaky.check_model(&runs, &scenarios, false, &["network.buffer".into()]).unwrap();
+    }
+    assert_eq!(seen, eval.len());
+}
+
+/// `braid evaluate rondo` prints the evaluation table from the plans' output folders: its columns
+/// are fixed, every check of every plan is a row, a plan not run is named on stderr (exit 1),
+/// and the numbers and classes are those the runs give: recomputed here from `runs.csv` and
+/// `flows.csv` for Fig 10's "fastest or within 1 %" and Fig 17's Jain index.
+#[test]
+fn evaluation_table_is_printed_from_the_runs() {
+    let root = tmp("evaluate");
+    for id in ["rondo-fig10", "rondo-fig17"] {
+        let o = braid().args(["repro", id, "--quick", "--quiet", "--plans"]).arg(plans()).arg("--out").arg(root.join(format!("{id}-quick"))).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = braid().args(["evaluate", "rondo", "--quick", "--plans"]).arg(plans()).arg("--from").arg(&*root).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "plans not run make the table incomplete: {err}");
+    assert!(err.contains("rondo-fig11: not run"), "{err}");
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("| figure | claim | paper | Braid (the model) | rule | class |"));
+    let rows: Vec<Vec<String>> = lines.skip(1).map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect()).collect();
+    let n_checks: usize = braid_cli::evaluate::plans_of(&plans(), "rondo").unwrap().iter().map(|p| p.checks.len()).sum();
+    assert_eq!(rows.len(), n_checks, "{out}");
+    assert!(rows.iter().all(|r| r.len() == 6 && ["match", "direction", "miss", "not run"].contains(&r[5].as_str())), "{out}");
+    // Fig 10, "fastest or within 1 %": recompute from runs.csv.
+    let runs = Csv::read(&root.join("rondo-fig10-quick/runs.csv")).unwrap();
+    let col = |n: &str| runs.col(n).unwrap();
+    let mut groups: BTreeMap<(String, String), Vec<(String, f64)>> = BTreeMap::new();
+    for r in &runs.rows {
+        groups
+            .entry((r[col("scenario")].clone(), r[col("topology.oversubscription")].clone()))
+            .or_default()
+            .push((r[col("case")].clone(), r[col("sim_time_ns")].parse().unwrap()));
+    }
+    let best = groups
+        .values()
+        .filter(|cases| {
+            let rondo = cases.iter().find(|c| c.0 == "Rondo").unwrap().1;
+            let other = cases.iter().filter(|c| c.0 != "Rondo").map(|c| c.1).fold(f64::INFINITY, f64::min);
+            rondo <= other * 1.01
+        })
+        .count();
+    let fastest = rows.iter().find(|r| r[0] == "Fig 10" && r[1].starts_with("Rondo the fastest")).unwrap();
+    assert!(fastest[3].starts_with(&format!("best in {best} of {}:", groups.len())), "{fastest:?}");
+    let class = if best >= 4 {
+        "match"
+    } else if best >= 1 {
+        "direction"
+    } else {
+        "miss"
+    };
+    assert_eq!(fastest[5], class, "{fastest:?}");
+    // Fig 17: Jain's index of size / FCT over Rondo's flows.
+    let f17 = Csv::read(&root.join("rondo-fig17-quick/runs.csv")).unwrap();
+    let run = f17.rows.iter().find(|r| r[f17.col("case").unwrap()] == "Rondo").unwrap()[f17.col("run").unwrap()].clone();
+    let flows = Csv::read(&root.join("rondo-fig17-quick/runs").join(run).join("flows.csv")).unwrap();
+    let x: Vec<f64> = flows
+        .rows
+        .iter()
+        .map(|r| r[flows.col("size_bytes").unwrap()].parse::<f64>().unwrap() / r[flows.col("fct_ns").unwrap()].parse::<f64>().unwrap())
+        .collect();
+    let jain = x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>());
+    let row = rows.iter().find(|r| r[0] == "Fig 17").unwrap();
+    assert_eq!(row[3], format!("{jain:.3}"), "{row:?}");
+    assert_eq!(
+        row[5],
+        if jain >= 0.99 {
+            "match"
+        } else if jain >= 0.95 {
+            "direction"
+        } else {
+            "miss"
+        }
+    );
+    // Plans not run are rows too, classed `not run`.
+    assert!(rows.iter().any(|r| r[0] == "Fig 11" && r[5] == "not run"), "{out}");
+}

@@ -31,8 +31,10 @@ fn run_repro(file: &str, sets: &[&str]) -> RunResult {
     r
 }
 
-/// The steering of the Fig 10, 22 and 23 plans: a flow's logical paths take the equal-cost paths
-/// one to one (`docs/rondo.md`, "Which physical path"); Figs 11 and 12 hash.
+/// Logical paths placed on the equal-cost paths one to one (`docs/rondo.md`, "Which physical
+/// path"): the evaluation model hashes them, and its sensitivity table shows every figure placed
+/// too (EXPERIMENTS.md, "The Rondo evaluation"); the signatures below that name it are checked
+/// on that alternative.
 const BY_INDEX: &str = "routing.kind=\"path-index\"";
 
 fn num(r: &RunResult, key: &str) -> f64 {
@@ -98,11 +100,11 @@ fn fig22_all_to_all_ecmp_is_about_three_times_slower() {
     }
 }
 
-/// Fig 12, Cache Follower at 80 % load (0.5 ms of arrivals instead of 2 ms): with the scenario's
-/// 3 MB switch buffer PFC pauses the fabric and UET reorders by hundreds of packets, as the
-/// paper's baselines do, while Rondo, whose queues stay short, does not; with Braid's default
-/// 32 MB buffer no pause happens and UET hardly reorders — the buffer is what recreates the
-/// figure's regime (EXPERIMENTS.md, "Fig 12 and the switch buffer").
+/// Fig 12, Cache Follower at 80 % load (0.5 ms of arrivals instead of 2 ms): with 3 MB switch
+/// buffers PFC pauses the fabric and UET reorders by hundreds of packets, as the paper's
+/// baselines do, while Rondo, whose queues stay short, does not; with the evaluation model's
+/// 32 MiB no pause happens and UET hardly reorders — the switch buffer, a choice the paper leaves
+/// open, decides the figure's regime (EXPERIMENTS.md, "The Rondo evaluation", its 3 MB column).
 #[test]
 fn fig12_cache_follower_baselines_reorder_by_hundreds_under_pfc() {
     let sets = ["workload.cdf=\"cachefollower\"", "workload.load=0.8", "workload.duration=\"0.5ms\""];
@@ -114,11 +116,12 @@ fn fig12_cache_follower_baselines_reorder_by_hundreds_under_pfc() {
         let r = run_repro("rondo-clos-cdf.toml", &all);
         (num(&r, "nic_ood_max"), num(&r, "pfc_pauses"))
     };
-    let (uet, uet_pauses) = run("uet", &[]);
-    let (rondo, _) = run("rondo", &[]);
-    let (uet_deep, deep_pauses) = run("uet", &["network.buffer=\"32MB\""]);
+    let shallow = "network.buffer=\"3MB\"";
+    let (uet, uet_pauses) = run("uet", &[shallow]);
+    let (rondo, _) = run("rondo", &[shallow]);
+    let (uet_deep, deep_pauses) = run("uet", &[]);
     eprintln!(
-        "Cache Follower 80 %: max NIC-level OOD UET {uet} ({uet_pauses} PAUSEs), Rondo {rondo}; UET with 32 MB buffers {uet_deep} ({deep_pauses} PAUSEs)"
+        "Cache Follower 80 %, 3 MB buffers: max NIC-level OOD UET {uet} ({uet_pauses} PAUSEs), Rondo {rondo}; UET with the model's 32 MiB {uet_deep} ({deep_pauses} PAUSEs)"
     );
     assert!((273.0..=2556.0).contains(&uet), "UET's max NIC-level OOD {uet}, calibrated range 273..2556 (the paper's 546-1278)");
     assert!(uet_pauses > 0.0, "the 3 MB buffer should pause the fabric");
@@ -127,7 +130,8 @@ fn fig12_cache_follower_baselines_reorder_by_hundreds_under_pfc() {
 }
 
 /// Fig 23 at its worst setting (`Tu` = 0.25 base RTT, τq = 0.04 max base RTT; the plan's 4 MB
-/// permutation with logical paths placed one to one): Rondo's maximum NIC-level OOD stays within
+/// permutation, with logical paths placed one to one: hashed, the model's full run reaches the
+/// maximum its row of the evaluation table gives): Rondo's maximum NIC-level OOD stays within
 /// the paper's 18–36 (measured 17). With every reservation of a skip kept until a faster path
 /// sends (`skip_expiry = false`) a PSN waited there while that path's window was full and the
 /// maximum was 45 (EXPERIMENTS.md, "Skipped PSNs that wait").

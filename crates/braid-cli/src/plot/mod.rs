@@ -25,7 +25,7 @@ pub mod schema;
 
 pub use compose::build_figure;
 pub use figure::{figure_csv, fmt_si, BarGroup, Body, Figure, Line, Panel};
-pub use query::{expand_template, series_from_csv, to_unit, NamedLines, Results};
+pub use query::{eval_number, expand_template, series_from_csv, to_unit, NamedLines, Results};
 pub use render::{figure_size, init_font, write_figure, FONT_FAMILY};
 pub use run_dir::plot_run_dir;
 pub use schema::{Agg, FigureSpec, Kind};

@@ -41,6 +41,17 @@ impl Results {
             .collect()
     }
 
+    /// A run's value of a runs.csv column, a ratio `a/b` of two, or a `flows:` metric of its
+    /// `flows.csv`, as a number.
+    pub fn number(&self, row: &[String], col: &str) -> Option<f64> {
+        cell_num(self, row, col)
+    }
+
+    /// A cell of a run by column name.
+    pub fn text<'a>(&'a self, row: &'a [String], col: &str) -> Option<&'a str> {
+        self.cell(row, col)
+    }
+
     /// Rows of successful runs matching `filter` exactly.
     pub fn rows(&self, filter: &[(String, String)]) -> Vec<&Vec<String>> {
         let f: Vec<(String, Vec<String>)> = filter.iter().map(|(k, v)| (k.clone(), vec![v.clone()])).collect();
@@ -141,6 +152,9 @@ fn cell_num(res: &Results, row: &[String], col: &str) -> Option<f64> {
     if let Some(m) = col.strip_prefix("flows:") {
         return flow_metric(res, row, m);
     }
+    if let Some(m) = col.strip_prefix("paths:") {
+        return paths_metric(res, row, m);
+    }
     if res.runs.col(col).is_none() {
         if let Some((a, b)) = col.split_once('/') {
             let a: f64 = res.cell(row, a.trim())?.trim().parse().ok()?;
@@ -149,6 +163,46 @@ fn cell_num(res: &Results, row: &[String], col: &str) -> Option<f64> {
         }
     }
     res.cell(row, col)?.trim().parse().ok()
+}
+
+/// A per-run metric computed from the run's `paths.csv` (`output.paths`): `paths:jain(from=T,to=T)`
+/// is Jain's index of the flows' throughputs between two times (durations with units), a flow's
+/// throughput being the sum of its paths' ACK-rate estimates averaged over the samples in
+/// `[from, to)`, over the flows sampled there.
+fn paths_metric(res: &Results, row: &[String], m: &str) -> Option<f64> {
+    let (name, args) = m.split_once('(')?;
+    if name.trim() != "jain" {
+        return None;
+    }
+    let mut from = 0.0;
+    let mut to = f64::INFINITY;
+    for kv in args.trim_end_matches(')').split(',') {
+        let (k, v) = kv.split_once('=')?;
+        let ns = braid_core::units::parse_duration(v.trim()).ok()?.ps() as f64 / 1e3;
+        match k.trim() {
+            "from" => from = ns,
+            "to" => to = ns,
+            _ => return None,
+        }
+    }
+    let run = res.cell(row, "run")?;
+    let csv = Csv::read(&res.dir.join("runs").join(run).join("paths.csv")).ok()?;
+    let (t, f, r) = (csv.col("time_ns")?, csv.col("flow")?, csv.col("ack_rate_bps")?);
+    let mut per_flow: BTreeMap<u64, f64> = BTreeMap::new();
+    let mut samples: BTreeMap<u64, std::collections::BTreeSet<u64>> = BTreeMap::new();
+    for row in &csv.rows {
+        let time: f64 = row.get(t)?.parse().ok()?;
+        if time < from || time >= to {
+            continue;
+        }
+        let flow: u64 = row.get(f)?.parse().ok()?;
+        *per_flow.entry(flow).or_default() += row.get(r)?.parse::<f64>().ok()?;
+        samples.entry(flow).or_default().insert(time as u64);
+    }
+    let x: Vec<f64> = per_flow.iter().map(|(fl, sum)| sum / samples[fl].len().max(1) as f64).collect();
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    (s2 > 0.0).then(|| s * s / (x.len() as f64 * s2))
 }
 
 /// A per-run metric computed from the run's `flows.csv`: `flows:NAME` or `flows:NAME(col=value,…)`
@@ -388,6 +442,16 @@ pub fn expand_template(t: &str, res: &Results) -> String {
 }
 
 fn eval_placeholder(p: &str, res: &Results) -> String {
+    match eval_number(p, res, &[]) {
+        Some(v) => fmt_si(v),
+        None => "n/a".into(),
+    }
+}
+
+/// The number a `column[key=value,…]:agg` expression (a caption placeholder's body) gives over
+/// the successful runs of `res` that also match `extra` (`None`: no run matches, or none has
+/// the column). `agg` is `mean` (default), `min`, `max` or `sum`.
+pub fn eval_number(p: &str, res: &Results, extra: &[(String, String)]) -> Option<f64> {
     let (body, how) = match p.rsplit_once(':') {
         Some((b, h)) if ["mean", "min", "max", "sum"].contains(&h.trim()) => (b, h.trim()),
         _ => (p, "mean"),
@@ -400,11 +464,13 @@ fn eval_placeholder(p: &str, res: &Results) -> String {
         }
         None => (body.trim(), Vec::new()),
     };
+    let mut filter = filter;
+    filter.extend(extra.iter().filter(|(k, _)| !filter.iter().any(|(f, _)| f == k)).cloned().collect::<Vec<_>>());
     let vals: Vec<f64> = res.rows(&filter).iter().filter_map(|r| cell_num(res, r, colname)).collect();
     if vals.is_empty() {
-        return "n/a".into();
+        return None;
     }
-    fmt_si(agg(&vals, how))
+    Some(agg(&vals, how))
 }
 
 #[cfg(test)]
