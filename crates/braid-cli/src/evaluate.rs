@@ -229,6 +229,9 @@ pub struct Outcome {
     pub class: String,
     /// Braid's numbers, as printed.
     pub braid: String,
+    /// The number the class rests on, short (`2 of 6`, the worst group's value), for the
+    /// alternatives' columns.
+    pub short: String,
 }
 
 fn fmt(v: f64) -> String {
@@ -273,7 +276,7 @@ pub fn classify(check: &Check, res: &Results) -> Outcome {
         Rule::Best { y, case, by, filter, against, higher, within, match_groups, direction_groups } => {
             let gs = groups(res, by, filter);
             if gs.is_empty() {
-                return Outcome { class: "not run".into(), braid: "no successful run".into() };
+                return Outcome { class: "not run".into(), braid: "no successful run".into(), short: String::new() };
             }
             let mut counted = 0;
             let mut parts = Vec::new();
@@ -334,7 +337,11 @@ pub fn classify(check: &Check, res: &Results) -> Outcome {
             } else {
                 "miss"
             };
-            Outcome { class: class.into(), braid: format!("best in {counted} of {}: {}", gs.len(), parts.join("; ")) }
+            Outcome {
+                class: class.into(),
+                braid: format!("best in {counted} of {}: {}", gs.len(), parts.join("; ")),
+                short: format!("{counted} of {}", gs.len()),
+            }
         }
         Rule::Value { value, per, by, matches, direction } => {
             let gs = if by.is_empty() { vec![Vec::new()] } else { groups(res, by, &[]) };
@@ -357,7 +364,7 @@ pub fn classify(check: &Check, res: &Results) -> Outcome {
                 }
             }
             if vals.len() < gs.len() || vals.is_empty() {
-                return Outcome { class: "not run".into(), braid: parts.join("; ") };
+                return Outcome { class: "not run".into(), braid: parts.join("; "), short: String::new() };
             }
             let class = if vals.iter().all(|x| matches.holds(*x)) {
                 "match"
@@ -366,7 +373,12 @@ pub fn classify(check: &Check, res: &Results) -> Outcome {
             } else {
                 "miss"
             };
-            Outcome { class: class.into(), braid: parts.join("; ") }
+            // The worst group against the match bound.
+            let worst =
+                vals.iter()
+                    .copied()
+                    .fold(if matches.at_most { f64::NEG_INFINITY } else { f64::INFINITY }, |w, x| if matches.at_most { w.max(x) } else { w.min(x) });
+            Outcome { class: class.into(), braid: parts.join("; "), short: format!("{}{}", fmt(worst), check.unit) }
         }
     }
 }
@@ -412,8 +424,9 @@ fn folder_of(root: &Path, id: &str, quick: bool) -> PathBuf {
 }
 
 /// Build the evaluation table of `plans` from `main` (the model's runs) and `alts` (the same
-/// plans with one choice made the other way). Every check of every plan is a row; a plan
-/// without checks is named in the problems.
+/// plans with one choice made the other way). Every check of every plan is a row (a plan without
+/// checks has none); a plan whose folder is missing from `main` or an alternative, or holds a
+/// quick run where a full one is read (or the reverse), is named in the problems.
 pub fn table(plans: &[ReproPlan], main: &Path, alts: &[PathBuf], quick: bool) -> Evaluation {
     let mut out = Evaluation::default();
     let mut alt_names: Vec<String> = Vec::new();
@@ -421,9 +434,14 @@ pub fn table(plans: &[ReproPlan], main: &Path, alts: &[PathBuf], quick: bool) ->
         // The column's name: the overrides its folders were run with (the same in each).
         let mut sets: Option<Vec<String>> = None;
         for p in plans {
-            let f = Folder::read(&folder_of(a, &p.id, quick));
+            let dir = folder_of(a, &p.id, quick);
+            let f = Folder::read(&dir);
             if f.results.is_none() {
+                out.problems.push(format!("{}: not run in {} (no {})", p.id, a.display(), dir.join("runs.csv").display()));
                 continue;
+            }
+            if f.quick.is_some_and(|q| q != quick) {
+                out.problems.push(format!("{}: {} is a {} run", p.id, dir.display(), if quick { "full" } else { "quick" }));
             }
             match &sets {
                 None => sets = Some(f.sets.clone()),
@@ -481,7 +499,7 @@ pub fn table(plans: &[ReproPlan], main: &Path, alts: &[PathBuf], quick: bool) ->
         for c in &p.checks {
             let o = match &res {
                 Some(r) => classify(c, r),
-                None => Outcome { class: "not run".into(), braid: String::new() },
+                None => Outcome { class: "not run".into(), braid: String::new(), short: String::new() },
             };
             let _ = write!(
                 w,
@@ -496,9 +514,13 @@ pub fn table(plans: &[ReproPlan], main: &Path, alts: &[PathBuf], quick: bool) ->
             for r in &alt_res {
                 let a = match r {
                     Some(r) => classify(c, r),
-                    None => Outcome { class: "not run".into(), braid: String::new() },
+                    None => Outcome { class: "not run".into(), braid: String::new(), short: String::new() },
                 };
-                let _ = write!(w, " {} |", a.class);
+                if a.short.is_empty() {
+                    let _ = write!(w, " {} |", a.class);
+                } else {
+                    let _ = write!(w, " {} ({}) |", a.class, a.short.trim());
+                }
             }
             w.push('\n');
         }

@@ -560,4 +560,13 @@ fn evaluation_table_is_printed_from_the_runs() {
     );
     // Plans not run are rows too, classed `not run`.
     assert!(rows.iter().any(|r| r[0] == "Fig 11" && r[5] == "not run"), "{out}");
+    // An alternative folder adds a class column per row: the same runs give the same classes.
+    let o = braid().args(["evaluate", "rondo", "--quick", "--plans"]).arg(plans()).arg("--from").arg(&*root).arg("--alt").arg(&*root).output().unwrap();
+    let alt = String::from_utf8_lossy(&o.stdout);
+    let alt_rows: Vec<Vec<String>> = alt.lines().skip(2).map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect()).collect();
+    assert_eq!(alt_rows.len(), rows.len());
+    for (a, r) in alt_rows.iter().zip(&rows) {
+        assert_eq!(a.len(), 7, "{a:?}");
+        assert!(a[6].starts_with(&r[5]), "the alternative's class {:?} against {:?}", a[6], r[5]);
+    }
 }

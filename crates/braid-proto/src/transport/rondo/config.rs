@@ -205,18 +205,18 @@ pub const MIN_AUTO_PATHS: u32 = 4;
 
 /// The most logical paths `paths = "auto"` gives a flow (one per equal-cost physical path up to
 /// this many): 64, every path between pods of the largest fat-tree of the paper's Fig 22
-/// (k = 16), as §6.2.1 gives a flow as many logical paths as there are equal-cost paths. The cap
-/// was 16 until 2026-12-03. On Fig 22's all-to-all a flow then spread over 16 of the 25–64
-/// paths between pods, and the slowest flows took 817–865 µs at k = 12–16 where every path gives
-/// 740–741 (EXPERIMENTS.md, Fig 22's row). Flows of more than 32 logical paths start their
-/// scheduler at the stability gate, not from arrival-aligned first samples (module docs).
+/// (k = 16), as §6.2.1 gives a flow as many logical paths as there are equal-cost paths. With a
+/// cap of 16 a flow of Fig 22's all-to-all spread over 16 of its 25–64 paths between pods, and
+/// the slowest flows took 817–865 µs at k = 12–16 where every path gives 740–741 (placed one to
+/// one). Flows of more than 32 logical paths start their scheduler at the stability gate, not
+/// from arrival-aligned first samples (module docs).
 pub const MAX_AUTO_PATHS: u16 = 64;
 
 /// The most logical paths a flow may have (`paths = N`).
 pub const MAX_PATHS: usize = 256;
 
 /// Logical paths per physical path under `paths = "auto"`. More cover the physical paths more
-/// evenly under ECMP (four onto four leave one unused two times in three) but raise the OOD where
+/// evenly under ECMP (four hashed onto four leave at least one unused nine times in ten) but raise the OOD where
 /// path delays differ; one per physical path is the measured compromise (module docs).
 pub const AUTO_PATHS_PER_PHYSICAL: u32 = 1;
 
