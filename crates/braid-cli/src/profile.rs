@@ -99,8 +99,9 @@ pub const NS3_HPCC: &[Entry] = &[
 /// The `rondo-sim` profile: the network model of every figure of the Rondo paper's simulations
 /// (§6.2–6.4 and the appendix). Stated by §6.2.1: the Clos, its rates, the reorder buffer and
 /// ARCC's parameters. Open in the paper and chosen once (docs/rondo.md, "The evaluation's
-/// network model"): the link delay, MTU and header; steering (the prototype puts each logical
-/// path on its own UDP source port and the switches hash it, §5: `routing.kind = "ecmp"`); the
+/// network model"): the link delay, MTU and header; steering (the transport puts each logical
+/// path on its own UDP source port, Appendix D, and the simulated switches hash it as they do
+/// every baseline's: `routing.kind = "ecmp"`); the
 /// switch buffer (32 MiB shared, the ns-3 HPCC fork's default, as the paper's ns-3 simulations
 /// would have); PFC on with its dynamic threshold; ECN at 400 KB / 1.6 MB at 100 Gb/s, scaled
 /// with the rate (the fork's 100 Gb/s thresholds); `W0` = 4 MTU per logical path; capacity probes
@@ -137,8 +138,8 @@ pub const RONDO_SIM: &[Entry] = &[
     ("network", "pmax", "0.2", When::Always),
     ("network", "ecn_scale_with_rate", "true", When::Always),
     ("network", "probe_queue_limit", "\"64KiB\"", When::Always),
-    // Open: how a logical path reaches a physical path (§5: one UDP source port per logical path,
-    // hashed by the switches).
+    // Open: how a logical path reaches a physical path (Appendix D: one UDP source port per
+    // logical path; hashed by the switches, as every baseline's flows are).
     ("routing", "kind", "\"ecmp\"", When::Always),
     // §6.2.1: "Tu = 0.5 base_RTT, q0 = 3 MTU, τq = 0.04 max_base_RTT, ... α = 0.8, and γ = 0.5".
     ("transport", "tu", "0.5", When::Rondo),
