@@ -258,7 +258,7 @@ fn fmt(v: f64) -> String {
 fn groups(res: &Results, by: &[String], filter: &[(String, String)]) -> Vec<Vec<(String, String)>> {
     let mut out: Vec<Vec<(String, String)>> = Vec::new();
     for r in res.rows(filter) {
-        let g: Vec<(String, String)> = by.iter().map(|c| (c.clone(), res.text(r, c).unwrap_or("").to_string())).collect();
+        let g: Vec<(String, String)> = by.iter().map(|c| (c.clone(), res.cell(r, c).unwrap_or("").to_string())).collect();
         if !out.contains(&g) {
             out.push(g);
         }
@@ -285,7 +285,7 @@ pub fn classify(check: &Check, res: &Results) -> Outcome {
                 f.extend(g.iter().cloned());
                 let mut cases: Vec<String> = Vec::new();
                 for r in res.rows(&f) {
-                    let c = res.text(r, "case").unwrap_or("").to_string();
+                    let c = res.cell(r, "case").unwrap_or("").to_string();
                     if !cases.contains(&c) {
                         cases.push(c);
                     }

@@ -27,7 +27,8 @@ impl Results {
         Ok(Results { runs: Csv::read(&dir.join("runs.csv"))?, dir: dir.to_path_buf() })
     }
 
-    pub(super) fn cell<'a>(&'a self, row: &'a [String], col: &str) -> Option<&'a str> {
+    /// A cell of a run by column name.
+    pub fn cell<'a>(&'a self, row: &'a [String], col: &str) -> Option<&'a str> {
         self.runs.col(col).and_then(|c| row.get(c)).map(|s| s.as_str())
     }
 
@@ -45,11 +46,6 @@ impl Results {
     /// `flows.csv`, as a number.
     pub fn number(&self, row: &[String], col: &str) -> Option<f64> {
         cell_num(self, row, col)
-    }
-
-    /// A cell of a run by column name.
-    pub fn text<'a>(&'a self, row: &'a [String], col: &str) -> Option<&'a str> {
-        self.cell(row, col)
     }
 
     /// Rows of successful runs matching `filter` exactly.
