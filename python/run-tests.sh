@@ -2,7 +2,7 @@
 # The `braid` Python package's tests, from nothing: a fresh venv, `pip install <repo>` (maturin
 # builds crates/braid-py), the test tools, the reference `braid` binary, then pytest.
 #
-#   bash python/run-tests.sh [VENV]        # VENV defaults to /tmp/braid-venv-ci (recreated)
+#   bash python/run-tests.sh [VENV]        # VENV defaults to <target>/python-venv (recreated)
 #
 # Needs a CPython >= 3.9 with venv ($PYTHON, default python3), a Rust toolchain, and access to
 # PyPI and crates.io. Extra arguments after VENV go to pytest (e.g. -k sweep). Both builds share
@@ -10,10 +10,12 @@
 # once for the extension and the binary.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-venv="${1:-/tmp/braid-venv-ci}"
-shift || true
 python="${PYTHON:-python3}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
+# The venv lives in this checkout's own target folder: two checkouts on one machine never share
+# (or delete) each other's.
+venv="${1:-$CARGO_TARGET_DIR/python-venv}"
+shift || true
 export CARGO_INCREMENTAL=0
 export PYTHONDONTWRITEBYTECODE=1  # no __pycache__ in the source tree
 start=$(date +%s)

@@ -69,7 +69,7 @@ def test_bad_dict_scenarios(repo, tmp_path, monkeypatch):
     with pytest.raises(braid.ScenarioError, match=r"missing table \[transport\]"):
         braid.validate({"name": "x", "topology": {"kind": "leaf-spine"}})
     d = tomllib.loads((repo / QUICKSTART).read_text())
-    with pytest.raises(braid.ScenarioError, match="unknown field `colour`"):
+    with pytest.raises(braid.ScenarioError, match="unknown table or field `colour` at the top of the scenario"):
         braid.validate({**d, "colour": "blue"})
     with pytest.raises(braid.ScenarioError, match=r"transport\.roce\.frobnicate"):
         braid.validate({**d, "transport": {**d["transport"], "roce": {"frobnicate": 1}}})

@@ -96,6 +96,12 @@ pub struct Outcome {
     pub table: String,
     /// Runs that failed: (run, message).
     pub failed: Vec<(String, String)>,
+    /// Runs made now.
+    pub ran: usize,
+    /// Runs reused: complete in the folder with the same resolved scenario.
+    pub reused: usize,
+    /// Run folders of an earlier comparison in the same folder, not in this one: removed.
+    pub removed: Vec<String>,
     /// Figure errors.
     pub figure_errors: Vec<String>,
 }
@@ -242,7 +248,7 @@ pub fn plan_text(scenario: &Path, out: &Path, vary: &[(String, Vec<Value>)], cas
     t.push_str(&format!("title = {}\n", toml_str(&format!("braid compare: {stem}"))));
     t.push_str(&format!(
         "note = {}\n",
-        toml_str("Lower JCT and slowdown are better; NIC OOD counts packets a receiver holds out of order (0 for single-path ECMP).")
+        toml_str("Lower JCT and slowdown are better; a single-path flow reorders only through a loss, a retransmission or a path change after a failure.")
     ));
     t.push_str(&format!("scenario = {}\n", toml_str(&rel.to_string_lossy())));
     if let Some(s) = seeds {
@@ -322,13 +328,26 @@ fn value_of(s: &[(String, String)], field: &str) -> Option<f64> {
     }
 }
 
-fn fmt_cell(v: Option<f64>) -> String {
+/// The decimals a value needs: none for a whole number, 1 from 100 up, 3 from 1, else 4.
+fn decimals(x: f64) -> usize {
+    match x.abs() {
+        _ if x == x.round() && x.abs() < 1e9 => 0,
+        a if a >= 100.0 => 1,
+        a if a >= 1.0 => 3,
+        _ => 4,
+    }
+}
+
+/// The decimals of a column: the most any of its values needs, so that one column has one
+/// format (never "67.500" above "241.5").
+fn column_decimals(rows: &[Row], i: usize) -> usize {
+    rows.iter().filter_map(|r| r.values[i]).map(decimals).max().unwrap_or(0)
+}
+
+fn fmt_cell(v: Option<f64>, decimals: usize) -> String {
     match v {
         None => "-".into(),
-        Some(x) if x == x.round() && x.abs() < 1e9 => format!("{x:.0}"),
-        Some(x) if x.abs() >= 100.0 => format!("{x:.1}"),
-        Some(x) if x.abs() >= 1.0 => format!("{x:.3}"),
-        Some(x) => format!("{x:.4}"),
+        Some(x) => format!("{x:.decimals$}"),
     }
 }
 
@@ -435,8 +454,12 @@ pub fn render(rows: &[Row], columns: &[Column], heading: &str, note: Option<&str
     });
     let seeds = rows.iter().map(|r| r.runs).max().unwrap_or(0);
     let label_w = rows.iter().map(|r| r.label.chars().count()).max().unwrap_or(0).max(heading.chars().count());
-    let widths: Vec<usize> =
-        columns.iter().enumerate().map(|(i, c)| rows.iter().map(|r| fmt_cell(r.values[i]).len()).max().unwrap_or(1).max(c.heading.chars().count())).collect();
+    let decs: Vec<usize> = (0..columns.len()).map(|i| column_decimals(rows, i)).collect();
+    let widths: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| rows.iter().map(|r| fmt_cell(r.values[i], decs[i]).len()).max().unwrap_or(1).max(c.heading.chars().count()))
+        .collect();
     let mut text = String::new();
     for g in &groups {
         if groups.len() > 1 {
@@ -450,8 +473,8 @@ pub fn render(rows: &[Row], columns: &[Column], heading: &str, note: Option<&str
         text.push('\n');
         for r in rows.iter().filter(|r| r.scenario == *g) {
             text.push_str(&format!("{:<label_w$}", r.label));
-            for (v, w) in r.values.iter().zip(&widths) {
-                text.push_str(&format!("  {:>w$}", fmt_cell(*v)));
+            for ((v, w), d) in r.values.iter().zip(&widths).zip(&decs) {
+                text.push_str(&format!("  {:>w$}", fmt_cell(*v, *d)));
             }
             if r.failed > 0 {
                 text.push_str(&format!("  ({} run(s) failed)", r.failed));
@@ -525,9 +548,23 @@ pub fn run(a: &Args) -> Result<Outcome, (u8, String)> {
         if let Some(s) = &a.seeds {
             parse_seeds_arg(s).map_err(bad)?;
         }
+        // The outermost folder this call creates (removed again if the comparison is refused).
+        let created = out.ancestors().take_while(|d| !d.as_os_str().is_empty() && !d.exists()).last().map(Path::to_path_buf);
         fs::create_dir_all(&out).map_err(|e| (1, format!("cannot create `{}`: {e}", out.display())))?;
         let p = out.join("plan.toml");
+        let earlier = fs::read(&p).ok();
         fs::write(&p, plan_text(&a.target, &out, &vary, &cases, a.seeds.as_deref())).map_err(|e| (1, format!("cannot write `{}`: {e}", p.display())))?;
+        // The plan is checked (every run's scenario) before anything else is written; a refused
+        // comparison leaves the folder as it found it.
+        let checked = Plan::load(&p).and_then(|plan| sweep::load_all(&plan.expand()).map(|_| ()));
+        if let Err(e) = checked {
+            match earlier {
+                Some(bytes) => drop(fs::write(&p, bytes)),
+                None if created.is_some() => drop(created.map(fs::remove_dir_all)),
+                None => drop(fs::remove_file(&p)),
+            }
+            return Err(bad(format!("{}: {e}", a.target.display())));
+        }
         p
     };
     let plan = Plan::load(&plan_path).map_err(bad)?;
@@ -552,12 +589,23 @@ pub fn run(a: &Args) -> Result<Outcome, (u8, String)> {
     let tp = out.join("compare.txt");
     fs::write(&tp, &table).map_err(|e| (1, format!("cannot write `{}`: {e}", tp.display())))?;
     crate::report::write_report(&out).map_err(|e| (1, e))?;
-    Ok(Outcome { out, table, failed: report.failed, figure_errors })
+    Ok(Outcome { out, table, failed: report.failed, ran: report.ran, reused: report.skipped, removed: report.removed, figure_errors })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_column_has_one_number_format() {
+        let col = Column { heading: "p99".into(), field: "x".into(), scale: 1.0, csv_name: "x".into() };
+        let row = |label: &str, v: f64| Row { scenario: "s".into(), scenario_path: "s".into(), label: label.into(), runs: 1, failed: 0, values: vec![Some(v)] };
+        let (text, _) = render(&[row("a", 67.5), row("b", 241.5), row("c", 3.0)], &[col], "variant", None);
+        assert!(text.contains(" 67.500") && text.contains("241.500") && text.contains("  3.000"), "{text}");
+        let col = Column { heading: "n".into(), field: "x".into(), scale: 1.0, csv_name: "x".into() };
+        let (text, _) = render(&[row("a", 12.0), row("b", 7.0)], &[col], "variant", None);
+        assert!(text.contains(" 12\n") && text.contains("  7\n"), "{text}");
+    }
 
     #[test]
     fn values_split_at_top_level_commas() {

@@ -175,9 +175,14 @@ impl<'a> Fields<'a> {
         let used = self.used.borrow();
         for k in self.table.keys() {
             if !used.contains(k) {
-                let mut msg = format!("unknown field `{}`", self.name(k));
+                let mut msg = if self.path.is_empty() {
+                    format!("unknown table or field `{k}` at the top of the scenario")
+                } else {
+                    format!("unknown field `{}`", self.name(k))
+                };
                 if !known.is_empty() {
-                    msg.push_str(&format!(" (known fields of `{}`: {})", self.path, known.join(", ")));
+                    let of = if self.path.is_empty() { "known" } else { &format!("known fields of `{}`", self.path) };
+                    msg.push_str(&format!(" ({of}: {})", known.join(", ")));
                 }
                 return Err(msg);
             }
@@ -197,6 +202,10 @@ pub fn to_knob(name: &str, v: &Value) -> Result<Knob, String> {
         Value::Array(a) if a.iter().all(|x| x.is_integer()) => {
             // Always with a trailing comma, so a one-element list is not read as a count.
             Knob::Str(a.iter().map(|x| format!("{x},")).collect::<String>())
+        }
+        // A table here is a sub-table no kind owns (a misspelt `[transport.rondo]`, say).
+        Value::Table(_) => {
+            return Err(format!("unknown sub-table `[{name}]` (a sub-table of a kind's knobs is named after the kind, e.g. `[transport.rondo]`)"))
         }
         other => return Err(format!("`{name}` must be a number, string or boolean, got {}", other.type_str())),
     })

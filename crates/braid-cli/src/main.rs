@@ -247,6 +247,12 @@ fn main() -> ExitCode {
             if let Some(n) = threads {
                 sets.push(format!("run.threads={n}"));
             }
+            // Whatever an earlier run left in the folder must not pass for this one, even when
+            // this one is refused: its outputs go first (nothing else is written on exit 2).
+            if let Err(e) = run::clear_run_outputs(&out) {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
             let sc = match scenario::load(&path, &sets, seed) {
                 Ok(s) => s,
                 Err(e) => return fail(&e),
@@ -254,8 +260,6 @@ fn main() -> ExitCode {
             for n in &sc.notes {
                 eprintln!("note: {n}");
             }
-            // A stale summary from an earlier run must not pass for this one.
-            let _ = std::fs::remove_file(out.join("summary.json"));
             let warn = |load: &braid_cli::offered_load::OfferedLoad| {
                 for w in load.warnings(5) {
                     eprintln!("{w}");
@@ -298,7 +302,16 @@ fn main() -> ExitCode {
             match braid_cli::compare::run(&args) {
                 Ok(o) => {
                     print!("{}", o.table);
-                    println!("runs.csv, compare.csv, figures and index.html in {}", o.out.display());
+                    println!(
+                        "{} runs ({} run now, {} reused: complete with the same resolved scenario); runs.csv, compare.csv, figures and index.html in {}",
+                        o.ran + o.reused,
+                        o.ran,
+                        o.reused,
+                        o.out.display()
+                    );
+                    if !o.removed.is_empty() {
+                        println!("removed {} run folder(s) not in this comparison: {}", o.removed.len(), o.removed.join(", "));
+                    }
                     for (n, e) in &o.failed {
                         eprintln!("error: run `{n}`: {e}");
                     }
@@ -390,7 +403,7 @@ fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usi
     match sweep::execute(&plan, &runs, scenarios, &sweep::Options { out: out.clone(), jobs, progress: !quiet }) {
         Ok(r) => {
             println!(
-                "{}: {} runs ({} run now, {} already complete), {} failed; results in {}",
+                "{}: {} runs ({} run now, {} reused: complete with the same resolved scenario), {} failed; results in {}",
                 plan_path.display(),
                 runs.len(),
                 r.ran,
@@ -398,6 +411,9 @@ fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usi
                 r.failed.len(),
                 out.join("runs.csv").display()
             );
+            if !r.removed.is_empty() {
+                println!("removed {} run folder(s) not in this plan: {}", r.removed.len(), r.removed.join(", "));
+            }
             for (n, e) in &r.failed {
                 eprintln!("error: run `{n}`: {e}");
             }
@@ -531,7 +547,15 @@ fn cmd_repro(
             for (n, e) in &o.figure_errors {
                 eprintln!("error: figure `{n}`: {e}");
             }
-            println!("{id}: {} runs ({} already complete); figures and index.html in {}", o.sweep.ran + o.sweep.skipped, o.sweep.skipped, out.display());
+            println!(
+                "{id}: {} runs ({} reused: complete with the same resolved scenario); figures and index.html in {}",
+                o.sweep.ran + o.sweep.skipped,
+                o.sweep.skipped,
+                out.display()
+            );
+            if !o.sweep.removed.is_empty() {
+                println!("removed {} run folder(s) not in this plan: {}", o.sweep.removed.len(), o.sweep.removed.join(", "));
+            }
             if o.sweep.failed.is_empty() && o.figure_errors.is_empty() {
                 ExitCode::SUCCESS
             } else {

@@ -1,7 +1,7 @@
 //! `braid report DIR`: a self-contained `DIR/index.html` that opens from disk with no server.
 //!
 //! For a sweep or repro folder it shows the plan's title and the paper's claim, every figure
-//! (`fig-*.png` inline as base64, with its SVG as a download link and its caption), the runs
+//! (`fig-*.png` inline as base64, its caption drawn in the image, its SVG and data as downloads), the runs
 //! table (`runs.csv`), the plan and scenario files, Braid's version and the seeds. For a single
 //! run folder (one with `summary.json` but no `runs.csv`) it shows the summary, the `plot-*`
 //! figures of `braid plot`, and `scenario.resolved.toml`. Nothing is loaded from elsewhere: no
@@ -86,16 +86,13 @@ fn table_html(csv: &Csv, max_rows: usize) -> String {
 fn figure_html(png: &Path) -> Result<String, String> {
     let data = fs::read(png).map_err(|e| format!("cannot read `{}`: {e}", png.display()))?;
     let name = png.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut h = format!("<figure id=\"{}\">\n<img alt=\"{}\" src=\"data:image/png;base64,{}\">\n", esc(&name), esc(&name), base64(&data));
-    let cap = fs::read_to_string(png.with_extension("txt")).unwrap_or_default();
-    let mut cap_lines = cap.lines();
-    let _title = cap_lines.next();
-    let rest: Vec<&str> = cap_lines.collect();
+    // The figure's title and caption are drawn in the image itself (and kept in `<stem>.txt`):
+    // the page shows them once, there, carries their text as the image's `alt` (for search and
+    // screen readers) and adds only the downloads.
+    let text = fs::read_to_string(png.with_extension("txt")).unwrap_or_default();
+    let alt = if text.trim().is_empty() { name.clone() } else { text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" — ") };
+    let mut h = format!("<figure id=\"{}\">\n<img alt=\"{}\" src=\"data:image/png;base64,{}\">\n", esc(&name), esc(&alt), base64(&data));
     h.push_str("<figcaption>");
-    if !rest.is_empty() {
-        h.push_str(&rest.iter().map(|l| esc(l)).collect::<Vec<_>>().join("<br>"));
-        h.push_str("<br>");
-    }
     let svg = png.with_extension("svg");
     if let Ok(s) = fs::read(&svg) {
         h.push_str(&format!("<a download=\"{n}.svg\" href=\"data:image/svg+xml;base64,{}\">SVG</a> · ", base64(&s), n = esc(&name)));
@@ -121,6 +118,9 @@ const CHECK_SCRIPT: &str = "<script>\nwindow.addEventListener('load', function (
 pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
     if !dir.is_dir() {
         return Err(format!("`{}` is not a folder", dir.display()));
+    }
+    if !dir.join("runs.csv").is_file() && !dir.join("summary.json").is_file() {
+        return Err(format!("`{}` holds no run: neither a run's summary.json nor a sweep's runs.csv (a refused run writes neither)", dir.display()));
     }
     let plan_text = fs::read_to_string(dir.join("plan.toml")).ok();
     let plan: Option<toml::Table> = plan_text.as_deref().and_then(|t| t.parse().ok());

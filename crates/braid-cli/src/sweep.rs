@@ -134,8 +134,11 @@ pub struct Options {
 pub struct Report {
     /// Runs executed now.
     pub ran: usize,
-    /// Runs skipped because their outputs were complete.
+    /// Runs skipped because their outputs were complete (their resolved scenario unchanged).
     pub skipped: usize,
+    /// Folders under `runs/` of runs no longer in the plan, removed so that the folder holds
+    /// this plan's runs only.
+    pub removed: Vec<String>,
     /// Runs that failed: (run name, message).
     pub failed: Vec<(String, String)>,
 }
@@ -471,6 +474,22 @@ pub fn is_complete(dir: &Path, sc: &Scenario) -> bool {
     dir.join("summary.json").is_file() && fs::read_to_string(dir.join("scenario.resolved.toml")).map(|t| t == sc.resolved_toml).unwrap_or(false)
 }
 
+/// Remove the folders under `runs_dir` that are not runs of this plan (an earlier plan's, written
+/// into the same `--out`), so that nothing there is read as this plan's; returns their names.
+fn remove_other_runs(runs_dir: &Path, runs: &[RunSpec]) -> Result<Vec<String>, String> {
+    let mut removed = Vec::new();
+    let Ok(entries) = fs::read_dir(runs_dir) else { return Ok(removed) };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.path().is_dir() && !runs.iter().any(|r| r.name == name) {
+            fs::remove_dir_all(e.path()).map_err(|err| format!("cannot remove `{}`, a run not in this plan: {err}", e.path().display()))?;
+            removed.push(name);
+        }
+    }
+    removed.sort();
+    Ok(removed)
+}
+
 /// Validate every run of a plan up front. Errors name the run.
 pub fn load_all(runs: &[RunSpec]) -> Result<Vec<Scenario>, String> {
     runs.iter().map(|r| load_run(r).map_err(|e| format!("run `{}`: {e}", r.name))).collect()
@@ -513,7 +532,7 @@ pub fn execute_cancellable(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenari
     fs::create_dir_all(&runs_dir).map_err(|e| format!("cannot create `{}`: {e}", runs_dir.display()))?;
     copy_inputs(plan, &opt.out)?;
     let mut pending = Vec::new();
-    let mut report = Report::default();
+    let mut report = Report { removed: remove_other_runs(&runs_dir, runs)?, ..Report::default() };
     for (r, sc) in runs.iter().zip(scenarios) {
         if is_complete(&runs_dir.join(&r.name), &sc) {
             report.skipped += 1;

@@ -367,7 +367,7 @@ pub fn recv_main(a: &RecvArgs) -> u8 {
             eprintln!("error: {e} within --idle-timeout {}", a.idle_timeout);
             3
         }
-        Err(e @ RecvError::Bind(_)) => {
+        Err(e @ RecvError::Bind(..)) => {
             eprintln!("error: {e}");
             2
         }

@@ -57,7 +57,7 @@ impl PathSpec {
             jitter: Time::ZERO,
             ecn_bytes: None,
         };
-        let mut has_rate = false;
+        let (mut has_rate, mut has_delay) = (false, false);
         for kv in s.split(',').filter(|x| !x.trim().is_empty()) {
             let (k, v) = kv.split_once('=').ok_or_else(|| format!("path `{s}`: `{kv}` is not key=value"))?;
             let (k, v) = (k.trim(), v.trim());
@@ -67,7 +67,10 @@ impl PathSpec {
                     p.rate = parse_rate(v).map_err(e)?;
                     has_rate = true;
                 }
-                "delay" => p.delay = parse_duration(v).map_err(e)?,
+                "delay" => {
+                    p.delay = parse_duration(v).map_err(e)?;
+                    has_delay = true;
+                }
                 "queue" => p.queue_bytes = parse_size(v).map_err(e)?,
                 "probe_queue" => p.probe_queue_bytes = parse_size(v).map_err(e)?,
                 "loss" => {
@@ -83,6 +86,9 @@ impl PathSpec {
         }
         if !has_rate || p.rate.bps() == 0 {
             return Err(format!("path `{s}`: needs a positive `rate=` (e.g. rate=100Mbps)"));
+        }
+        if !has_delay {
+            return Err(format!("path `{s}`: needs `delay=` (the one-way delay, e.g. delay=1ms; delay=0us for none)"));
         }
         Ok(p)
     }
@@ -447,6 +453,7 @@ mod tests {
         assert_eq!(p.queue_bytes, 64_000);
         assert_eq!(p.ecn_bytes, Some(32_000));
         assert!(PathSpec::parse("delay=1ms").unwrap_err().contains("rate"));
+        assert!(PathSpec::parse("rate=50Mbps").unwrap_err().contains("delay="));
         assert!(PathSpec::parse("rate=1Gbps,colour=red").unwrap_err().contains("colour"));
         assert!(PathSpec::parse("rate=1Gbps,loss=2").unwrap_err().contains("loss"));
     }

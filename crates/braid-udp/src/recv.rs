@@ -50,8 +50,8 @@ pub struct RecvResult {
 /// Why the receiver stopped.
 #[derive(Debug)]
 pub enum RecvError {
-    /// The address could not be bound.
-    Bind(io::Error),
+    /// The address could not be bound (the address, the reason).
+    Bind(SocketAddr, io::Error),
     /// A socket call failed.
     Io(io::Error),
     /// `once`: nothing arrived for the idle timeout (`Some`: a transfer had started and stalled).
@@ -61,7 +61,7 @@ pub enum RecvError {
 impl std::fmt::Display for RecvError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RecvError::Bind(e) => write!(f, "cannot listen: {e}"),
+            RecvError::Bind(a, e) => write!(f, "cannot listen on {a}: {e}"),
             RecvError::Io(e) => write!(f, "socket error: {e}"),
             RecvError::Idle(None) => write!(f, "no transfer arrived"),
             RecvError::Idle(Some(r)) => {
@@ -342,7 +342,7 @@ pub struct UdpReceiver {
 impl UdpReceiver {
     /// Bind the listening socket.
     pub fn bind(opts: RecvOptions) -> Result<UdpReceiver, RecvError> {
-        let sock = bind(opts.listen).map_err(RecvError::Bind)?;
+        let sock = bind(opts.listen).map_err(|e| RecvError::Bind(opts.listen, e))?;
         Ok(UdpReceiver { sock, opts })
     }
 

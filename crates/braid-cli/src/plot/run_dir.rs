@@ -13,6 +13,10 @@ use super::render::write_figure;
 use super::schema::Agg;
 use crate::table::{read_summary, Csv};
 
+/// The most lines a panel draws (the busiest entities); a panel that draws fewer than its file
+/// holds says so in its title ("the 8 busiest of 64 ports").
+const MAX_LINES: usize = 8;
+
 /// Entity columns recognised in time series files (one line per entity, busiest first).
 const ENTITY_COLUMNS: &[&str] = &["port", "host", "flow", "node", "link", "path", "peer", "job"];
 
@@ -60,11 +64,22 @@ pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
             .filter(|h| csv.numbers(h).is_some_and(|v| v.iter().any(|x| x.is_some())))
             .cloned()
             .collect();
+        // How many entities the file holds, so that a panel drawing fewer says so.
+        let entities = group.as_deref().and_then(|g| csv.col(g)).map(|c| {
+            let mut ids: Vec<&str> = csv.rows.iter().filter_map(|r| r.get(c).map(String::as_str)).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids.len()
+        });
         let mut panels = Vec::new();
         for v in &values {
-            let lines = series_from_csv(&csv, "time_ns", group.as_deref(), v, Agg::None, &[], Some("us"), 1.0, 8)?;
+            let lines = series_from_csv(&csv, "time_ns", group.as_deref(), v, Agg::None, &[], Some("us"), 1.0, MAX_LINES)?;
+            let title = match (entities, group.as_deref()) {
+                (Some(n), Some(g)) if n > lines.len() => format!("{v}: the {} busiest of {n} {g}s", lines.len()),
+                _ => v.clone(),
+            };
             panels.push(Panel {
-                title: v.clone(),
+                title,
                 x_label: "time (µs)".into(),
                 y_label: unit_label(v),
                 log_x: false,

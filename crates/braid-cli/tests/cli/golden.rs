@@ -6,7 +6,7 @@
 //!
 //! This is the project's determinism contract across refactors: the same scenario and seed give
 //! the same bytes. A change that is *meant* to change outputs re-blesses the fixture with
-//! `BRAID_BLESS=1 cargo test -p braid-cli --test golden` and says why in its commit.
+//! `BRAID_BLESS=1 cargo test -p braid-cli --test cli golden::` and says why in its commit.
 //!
 //! The scenarios are split into a few tests so that the two cores of CI run them side by side.
 
@@ -108,7 +108,7 @@ fn bless(labels: &[String], fresh: &BTreeMap<String, BTreeMap<String, String>>) 
     }
     let mut text = String::from(
         "# Golden output digests: scenario, file, FNV-1a 64 of its bytes (summary.json without wall-clock lines), length.\n\
-         # Regenerate with BRAID_BLESS=1 cargo test -p braid-cli --test golden, and say why in the commit.\n",
+         # Regenerate with BRAID_BLESS=1 cargo test -p braid-cli --test cli golden::, and say why in the commit.\n",
     );
     for (l, files) in &all {
         for (f, d) in files {

@@ -10,7 +10,7 @@ use braid_cli::run::{run, write_outputs};
 use braid_cli::scenario;
 use braid_metrics::Value;
 
-mod scratch;
+use crate::scratch;
 
 fn outputs(extra: &[&str]) -> (scratch::TmpDir, braid_cli::run::RunResult) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");

@@ -10,7 +10,7 @@
 //! Case counts are small so the whole file runs in about ten seconds in the test profile; set
 //! `PROPTEST_CASES` for more.
 
-#[path = "../../braid-net/tests/support/mutate.rs"]
+#[path = "../../../braid-net/tests/support/mutate.rs"]
 mod mutate;
 
 use braid_cli::build::build;

@@ -2,7 +2,7 @@
 //! DCI on the 8-DC posCor network (ECMP, UCMP, WCMP, weighted UCMP, both LCMP profiles), RoCE
 //! adaptive routing on a leaf-spine, determinism, and the `[routing]` table's errors.
 
-mod scratch;
+use crate::scratch;
 use std::path::Path;
 
 use braid_cli::run::{run, RunResult};

@@ -2,7 +2,7 @@
 //! middle of a run; the flows cached on it move to other candidates at their next packet, no
 //! packet is ever queued on the down port, and every flow completes.
 
-mod scratch;
+use crate::scratch;
 use std::path::Path;
 
 use braid_cli::run::run;

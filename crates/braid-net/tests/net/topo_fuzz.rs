@@ -8,7 +8,7 @@
 //!
 //! Case counts are small so the whole file runs in a few seconds; set `PROPTEST_CASES` for more.
 
-#[path = "support/mutate.rs"]
+#[path = "../support/mutate.rs"]
 mod mutate;
 
 use braid_net::topo::{self, ZooParams, MAX_LINKS, MAX_NODES};
@@ -16,10 +16,10 @@ use mutate::*;
 use proptest::prelude::*;
 use std::time::Instant;
 
-const TOPO_8DC: &str = include_str!("../../../data/topologies/lcmp-8dc.topo");
-const TOPO_13DC: &str = include_str!("../../../data/topologies/lcmp-13dc.topo");
-const ABILENE: &str = include_str!("data/zoo/Abilene.gml");
-const BSONET: &str = include_str!("data/zoo/BsonetEurope.gml");
+const TOPO_8DC: &str = include_str!("../../../../data/topologies/lcmp-8dc.topo");
+const TOPO_13DC: &str = include_str!("../../../../data/topologies/lcmp-13dc.topo");
+const ABILENE: &str = include_str!("../data/zoo/Abilene.gml");
+const BSONET: &str = include_str!("../data/zoo/BsonetEurope.gml");
 
 /// A two-DC network in the LCMP four-field form.
 const HPCC_2DC: &str = "\

@@ -1,8 +1,9 @@
-//! Nothing silently wrong: a run owns its output folder, every quantity needs its unit, faults
-//! name nodes, and a sweep resumes in its own folder. (The ns-3 profile and the flows an output
-//! leaves out: `tests/fct_artifact_rto.rs`; every repro plan's runs: `tests/repro_quick.rs`.)
+//! Nothing silently wrong: a run owns its output folder (a refused one leaves nothing of an
+//! earlier run), every quantity needs its unit, faults name nodes, and a sweep resumes in its own
+//! folder, says what it reused and removes runs not in its plan. (The ns-3 profile and the flows an output
+//! leaves out: `tests/baselines/fct_artifact_rto.rs`; every repro plan's runs: `tests/cli/repro_quick.rs`.)
 
-mod scratch;
+use crate::scratch;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -148,7 +149,46 @@ fn a_sweep_resumes_in_its_own_folder() {
     let o = braid(&["sweep", "c/plan.toml", "--quiet"], &d);
     assert!(o.status.success(), "{}", err(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("0 run now") && out.contains("2 already complete"), "{out}");
+    assert!(out.contains("0 run now") && out.contains("2 reused"), "{out}");
     assert!(!d.join("out").exists(), "the sweep wrote elsewhere than its folder");
     assert!(std::fs::metadata(d.join("c/runs.csv")).unwrap().modified().unwrap() >= before);
+}
+
+#[test]
+fn a_refused_command_leaves_nothing_that_passes_for_a_run() {
+    let d = scratch::TmpDir::new("silent", "refused");
+    std::fs::write(d.join("s.toml"), SMALL).unwrap();
+    // A run refused with exit 2 removes what an earlier run left in its folder, and writes nothing.
+    assert!(braid(&["run", "s.toml", "--out", "o", "--quiet"], &d).status.success());
+    assert!(d.join("o/summary.json").is_file() && d.join("o/flows.csv").is_file());
+    let o = braid(&["run", "s.toml", "--out", "o", "--quiet", "--set", "transport.kind=nonesuch"], &d);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    let left: Vec<String> = std::fs::read_dir(d.join("o")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(left.is_empty(), "a refused run left {left:?}");
+    // `braid report` on a folder with no run is refused, not an empty page.
+    let o = braid(&["report", "o"], &d);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("holds no run"), "{}", err(&o));
+    assert!(!d.join("o/index.html").exists());
+    // A comparison refused with exit 2 writes nothing: no folder, no plan.toml.
+    let o = braid(&["compare", "s.toml", "--vary", "transport.kind=roce,nonesuch", "--out", "x/c", "--quiet"], &d);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(!d.join("x").exists(), "a refused comparison created its folder");
+    // A second comparison into the same folder says what it reused and removes the runs of the
+    // first that are not in it.
+    let o = braid(&["compare", "s.toml", "--vary", "transport.cc=dcqcn,hpcc", "--out", "c", "--quiet"], &d);
+    assert!(o.status.success(), "{}", err(&o));
+    let o = braid(&["compare", "s.toml", "--vary", "transport.cc=dcqcn,timely", "--out", "c", "--quiet"], &d);
+    assert!(o.status.success(), "{}", err(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("1 run now, 1 reused"), "{out}");
+    assert!(out.contains("removed 1 run folder(s)"), "{out}");
+    let runs: Vec<String> = std::fs::read_dir(d.join("c/runs")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(!runs.iter().any(|r| r.contains("hpcc")), "{runs:?}");
+    // A refused comparison into an existing folder leaves its plan as it was.
+    let plan = std::fs::read_to_string(d.join("c/plan.toml")).unwrap();
+    let o = braid(&["compare", "s.toml", "--vary", "transport.kind=roce,nonesuch", "--out", "c", "--quiet"], &d);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert_eq!(std::fs::read_to_string(d.join("c/plan.toml")).unwrap(), plan);
 }

@@ -102,9 +102,13 @@ fn report_static_content() {
     let o = braid().args(["repro", "braid-cc-incast", "--quick", "--quiet", "--plans"]).arg(&plans).arg("--out").arg(&out).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
-    for needle in ["<img alt=\"fig-queue\" src=\"data:image/png;base64,", "Braid version", "seeds", "runs.csv", "cc-incast.toml", "plan.toml", "Paper:"] {
+    for needle in ["<figure id=\"fig-queue\">", "src=\"data:image/png;base64,", "Braid version", "seeds", "runs.csv", "cc-incast.toml", "plan.toml", "Paper:"] {
         assert!(html.contains(needle), "index.html lacks `{needle}`");
     }
+    // A figure's caption is drawn in its image and said once on the page (the image's alt text),
+    // never again under it.
+    let (figures, papers) = (html.matches("<figure ").count(), html.matches("Paper:").count());
+    assert!(papers >= 1 && papers <= figures, "{papers} captions naming the paper for {figures} figures");
     // Self-contained: nothing fetched from elsewhere.
     for bad in ["http://", "https://", "src=\"fig-", "<link "] {
         assert!(!html.contains(bad), "index.html refers to `{bad}`");

@@ -70,6 +70,31 @@ fn unknown_kind() {
 #[test]
 fn unknown_field() {
     expect_error("unknown-field", &GOOD.replace("spines = 1", "spines = 1\nspline = 3"), &[], "topology.spline");
+    // A misspelt table at the root names the root's tables, not "the fields of ``".
+    expect_error(
+        "unknown-root-table",
+        GOOD,
+        &["--set", "tranport.kind=uet"],
+        "unknown table or field `tranport` at the top of the scenario (known: name, seed, ",
+    );
+    // A misspelt kind's sub-table is named as one, not as a field of the wrong type.
+    expect_error("unknown-sub-table", &format!("{GOOD}\n[transport.rocee]\nx = 1\n"), &[], "unknown sub-table `[transport.rocee]`");
+}
+
+/// The real-packet commands name what is wrong too: a busy address, a path without its delay.
+#[test]
+fn real_packet_commands_name_the_address_and_the_missing_delay() {
+    let busy = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = busy.local_addr().unwrap().to_string();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid")).args(["recv", "--listen", &addr]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
+    let o =
+        Command::new(env!("CARGO_BIN_EXE_braid")).args(["emulate", "--listen", "127.0.0.1:0", "--forward", &addr, "--path", "rate=50Mbps"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("needs `delay=`"), "{err}");
 }
 
 #[test]

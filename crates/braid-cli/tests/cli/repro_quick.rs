@@ -6,7 +6,7 @@
 //! (`runs.csv`, each run's `flows.csv`, `queues.csv`, `slowdown_bins.csv`); and where the quick run
 //! is large enough to show it, the direction of the paper's claim (named in each test).
 
-mod scratch;
+use crate::scratch;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

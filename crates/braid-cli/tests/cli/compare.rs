@@ -13,7 +13,7 @@ fn braid() -> Command {
     c
 }
 
-mod scratch;
+use crate::scratch;
 use scratch::TmpDir;
 
 fn root() -> PathBuf {

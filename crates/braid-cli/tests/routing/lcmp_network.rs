@@ -3,7 +3,7 @@
 //! RTTs (the artifact truncates the 8-DC maximum BDP to 32 bits), DCI and intra-DC buffers, and the
 //! artifact's ideal ("standalone") FCT.
 
-mod scratch;
+use crate::scratch;
 use std::path::Path;
 
 use braid_cli::build::build;

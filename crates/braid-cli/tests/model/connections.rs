@@ -12,7 +12,7 @@
 //!   is left in flight, packets are conserved);
 //! - each group of a mixed run runs its own protocol, and the outputs name it.
 
-mod scratch;
+use crate::scratch;
 
 use std::path::Path;
 use std::process::Command;

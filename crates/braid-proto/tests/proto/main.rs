@@ -1,0 +1,7 @@
+//! Protocol logic without the simulator: loss recovery properties, Rondo sans-IO.
+//!
+//! One test binary (so that `cargo test` links the stack once per group, not once per file);
+//! each module is one subject, run alone with `cargo test -p braid-proto --test proto MODULE::`.
+
+mod recovery_props;
+mod rondo_sansio;
