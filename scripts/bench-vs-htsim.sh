@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Braid vs htsim, speed on identical scenarios (BENCHMARKS.md, "Braid vs htsim").
+# Braid vs htsim, speed on identical scenarios (BENCHMARKS.md, "Per core against htsim").
 #
 #   scripts/bench-vs-htsim.sh HTSIM_SRC [SCRATCH]
 #

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A profile-guided (PGO) release build of `braid`: the same code and the same outputs, laid out by
-# the compiler for the branches and calls a real run takes (BENCHMARKS.md,
-# measured 2026-12-04: 7-14 % fewer instructions per packet-hop and 5-7 % less wall time than the default
-# release build; `.cargo/config.toml`'s inliner threshold, which RUSTFLAGS here replace, adds
-# nothing on top of the profile).
+# the compiler for the branches and calls a real run takes (BENCHMARKS.md, "The profile-guided
+# build", measured 2026-12-04: 7-14 % fewer instructions per packet-hop and 5-7 % less wall time
+# than the default release build; `.cargo/config.toml`'s inliner threshold, which RUSTFLAGS here
+# replace, adds nothing on top of the profile).
 #
 #   scripts/build-pgo.sh            # writes target/pgo/release/braid
 #

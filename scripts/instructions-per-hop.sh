@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per packet-hop of `braid bench` scenarios, counted by cachegrind: the engine's
-# per-hop cost as a figure that does not move with the machine's load (BENCHMARKS.md records it
-# before and after each change to the hot path).
+# per-hop cost as a figure that does not move with the machine's load (today's figures:
+# BENCHMARKS.md, "Instructions per packet-hop").
 #
 #   scripts/instructions-per-hop.sh [BRAID] [SCENARIO ...]
 #

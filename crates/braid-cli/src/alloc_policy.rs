@@ -8,7 +8,7 @@
 //! megabytes each over milliseconds-long windows of inter-DC traffic and are released after
 //! each — then leaves them scattered over its heaps, where freed pages stay resident. On
 //! LCMP Fig 5 with `--threads 2` that was 637 MB peak against 513 MB with the threshold held at
-//! 128 KiB (BENCHMARKS.md, "the allocator's threshold for large buffers"). Holding it fixed
+//! 128 KiB (BENCHMARKS.md, "Memory of a parallel run"). Holding it fixed
 //! (setting it turns the adjustment off) makes every large buffer a mapping of its own, returned
 //! to the operating system when freed; small allocations are unaffected.
 

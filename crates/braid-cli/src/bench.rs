@@ -1,5 +1,5 @@
 //! `braid bench`: fixed scenarios that measure the simulator's speed, the same ones the best
-//! existing packet simulator is measured on here (htsim; BENCHMARKS.md):
+//! existing packet simulator is measured on here (htsim; BENCHMARKS.md, "Per core against htsim"):
 //! (a) permutation on a k=8 fat-tree (128 hosts, 100 Gb/s, 1 µs links, MTU 4 KB, one-BDP queues)
 //! with 2 MB flows; (b) the same with 16 MB flows; (c) 32-to-1 incast of 8 MB flows; (d)
 //! permutation on a 1024-host fat-tree (k=16) with 2 MB flows.

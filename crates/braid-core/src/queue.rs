@@ -85,7 +85,8 @@ const SPARSE_EVENTS: u32 = 2;
 /// built until the node leaves the ring). The link to the next node of its bucket is kept apart
 /// (`Calendar::next`): walking a bucket's list and the free list chases those links, and 4-byte
 /// links packed together miss the cache far less than links inside 32-byte nodes (with the link
-/// in the node, 1.7 % fewer instructions but 4–5 % more wall time on (b) Rondo, BENCHMARKS.md).
+/// in the node, 1.7 % fewer instructions but 4–5 % more wall time on (b) Rondo: BENCHMARKS.md,
+/// "Tried and not kept").
 #[derive(Clone, Copy)]
 struct Node<E> {
     t_ps: u64,

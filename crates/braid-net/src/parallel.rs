@@ -56,7 +56,8 @@ pub fn sync_quantum(topo: &Topology) -> Time {
 /// else each ToR/leaf switch (tier 1) with its hosts; units are dealt out largest first to the
 /// partition with the fewest hosts so far, and switches of no unit (Clos cores, spines above
 /// the leaves) round robin. (Weighting units by the workload's bytes, sent and received or
-/// along the datacenter chain, balanced the LCMP runs worse than host counts: BENCHMARKS.md.)
+/// along the datacenter chain, balanced the LCMP runs worse than host counts: BENCHMARKS.md,
+/// "Tried and not kept".)
 /// A topology with neither kind of unit is one partition.
 pub fn plan_partitions(topo: &Topology, n: usize) -> (Vec<u16>, usize) {
     let n = n.clamp(1, u16::MAX as usize);
@@ -124,8 +125,8 @@ pub fn plan_partitions(topo: &Topology, n: usize) -> (Vec<u16>, usize) {
 /// The partitions `threads` threads share unless the scenario says (`run.partitions`): on an
 /// inter-DC network a datacenter each, at most 8 per thread — the lookahead between
 /// datacenters is long, so more partitions cost few windows, and threads taking them largest
-/// first balance the load (BENCHMARKS.md) —; inside a datacenter, whose windows last a
-/// microsecond and where every extra cut adds messages, one per thread.
+/// first balance the load (BENCHMARKS.md, "One run on many cores") —; inside a datacenter, whose
+/// windows last a microsecond and where every extra cut adds messages, one per thread.
 pub fn default_partitions(topo: &Topology, threads: usize) -> usize {
     let threads = threads.max(1);
     if threads == 1 || !topo.nodes.iter().any(|x| x.kind == NodeKind::Dci) {

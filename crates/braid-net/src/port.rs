@@ -85,7 +85,7 @@ pub struct Port {
 
 // Every port of the network is held by the sequential run and by each partition of a parallel
 // one (393,216 ports on a k = 64 fat-tree): a field that makes a port larger is a choice to
-// measure (BENCHMARKS.md, "memory per port").
+// measure (BENCHMARKS.md, "Memory").
 const _: () = assert!(std::mem::size_of::<Port>() <= 320, "a port is at most 320 bytes");
 
 impl Port {

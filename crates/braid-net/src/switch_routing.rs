@@ -508,7 +508,7 @@ impl SwitchRouting {
     /// path-index routing. `Err(next hops)` when the decision needs the full view: the driver
     /// then hands those next hops to [`SwitchRouting::select_egress`], so the route is looked up
     /// once. The driver asks this first, so the common case does not assemble a [`RouteView`]
-    /// (BENCHMARKS.md).
+    /// (storing its seven slices to the stack before every decision).
     #[inline(always)]
     pub fn egress_without_view<'r>(
         &self,

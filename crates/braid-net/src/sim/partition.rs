@@ -24,8 +24,8 @@ use super::{Ev, Sim};
 
 /// An event for another partition: a packet arriving over a cut link, or a PFC frame toward a
 /// port of it, with its time and its key's sequence part. 88 bytes: a window of inter-DC traffic
-/// waits in these until the window ends (BENCHMARKS.md, "the allocator's threshold for large
-/// buffers"), so a packet's INT stack, which few carry, travels beside it in [`Messages`].
+/// waits in these until the window ends (BENCHMARKS.md, "Memory of a parallel run"), so a
+/// packet's INT stack, which few carry, travels beside it in [`Messages`].
 #[derive(Clone, Debug)]
 pub struct Remote {
     /// When it happens.

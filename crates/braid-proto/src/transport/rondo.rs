@@ -180,7 +180,7 @@
 //! the sender that drives them per packet and per update.
 //!
 //! Hot path: no allocation per packet in steady state (path state, rings and the unsent bitmap
-//! are sized up front or grow once; `tests/rondo_sansio.rs` counts allocations), no trait
+//! are sized up front or grow once; `tests/proto/rondo_sansio.rs` counts allocations), no trait
 //! objects; ARCC and the skips run once per path per `Tu`.
 
 pub mod aligned;
@@ -754,7 +754,7 @@ impl RondoSender {
             // Never below what the path has been measured to take: the topology's figure is a
             // hint, and one that is too short (links slower or longer than the driver knew)
             // would pin `W* = r̂·T_p + q` below the path's pipe, and the window, its ACK rate and
-            // the probing trigger would starve together (tests/rondo_invariants.rs).
+            // the probing trigger would starve together (tests/rondo/rondo_invariants.rs).
             // Nor above the longest path the topology has (`rtt_bound`): a measured excess
             // beyond it is queueing — a standing queue the path met when first measured, which
             // the floor would otherwise count as propagation for as long as the flow runs.
@@ -1531,7 +1531,7 @@ impl SenderOps for RondoSender {
             // (those are read for flows still sending). So the per-path state (~4 KB with 16
             // paths) is released with the start-up tables: a run holds path state for the
             // flows in progress, not for every flow it has finished (a million-flow all-to-all
-            // in pairwise rounds, BENCHMARKS.md).
+            // in pairwise rounds: BENCHMARKS.md, "Memory").
             self.release_startup_tables();
             self.paths_released = true;
             self.drop_path_state();
