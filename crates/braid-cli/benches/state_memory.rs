@@ -76,7 +76,11 @@ fn main() {
     );
     println!(
         "{:<8} {:>16} {:>22} {:>18} {:>22}",
-        "transport", "B per flow (build)", "peak data in flight (pkts)", "heap growth (MiB)", "B per in-flight packet"
+        "transport",
+        "B per flow (build)",
+        "peak data in flight (pkts)",
+        "heap growth (MiB)",
+        "B per in-flight packet"
     );
     for kind in ["roce", "uet", "rondo"] {
         let perm = scenario(kind, &[]);

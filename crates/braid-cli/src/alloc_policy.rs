@@ -39,7 +39,10 @@ mod tests {
     #[test]
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     fn glibc_takes_the_threshold_and_large_buffers_still_work() {
-        assert!(large_buffers_from_the_os(), "glibc refused M_MMAP_THRESHOLD = {MMAP_THRESHOLD_BYTES}");
+        assert!(
+            large_buffers_from_the_os(),
+            "glibc refused M_MMAP_THRESHOLD = {MMAP_THRESHOLD_BYTES}"
+        );
         // Setting it twice is harmless, and buffers across the threshold allocate, grow, shrink
         // and free as before.
         assert!(large_buffers_from_the_os());

@@ -47,33 +47,98 @@ pub const SCENARIOS: &[(&str, &str, &str, &[&str])] = &[
     ("d-permutation-k16-2MB", "permutation, k=16 fat-tree (1024 hosts), 2 MB flows", D, &[]),
     ("d-permutation-k16-2MB-uet", "(d) with UET", D, UET),
     ("d-permutation-k16-2MB-rondo", "(d) with Rondo", D, RONDO),
-    ("b-permutation-k8-16MB-t1", "(b) in the parallel engine on 1 thread (docs/parallel.md)", B, &["run.threads=1"]),
+    (
+        "b-permutation-k8-16MB-t1",
+        "(b) in the parallel engine on 1 thread (docs/parallel.md)",
+        B,
+        &["run.threads=1"],
+    ),
     ("b-permutation-k8-16MB-t2", "(b) on 2 threads (same outputs as -t1)", B, &["run.threads=2"]),
-    ("b-permutation-k8-16MB-rondo-t2", "(b) with Rondo on 2 threads", B, &["transport.kind=rondo", "run.threads=2"]),
+    (
+        "b-permutation-k8-16MB-rondo-t2",
+        "(b) with Rondo on 2 threads",
+        B,
+        &["transport.kind=rondo", "run.threads=2"],
+    ),
 ];
 
 /// The scale curve (`braid bench --scale`): (name, description, scenario text, `--set` overrides).
 pub const SCALE_SCENARIOS: &[(&str, &str, &str, &[&str])] = &[
     ("scale-permutation-k8", "1 MB permutation, k = 8 (128 hosts)", SCALE_PERM, &["topology.k=8"]),
-    ("scale-permutation-k8-t2", "the same on 2 threads", SCALE_PERM, &["topology.k=8", "run.threads=2"]),
+    (
+        "scale-permutation-k8-t2",
+        "the same on 2 threads",
+        SCALE_PERM,
+        &["topology.k=8", "run.threads=2"],
+    ),
     ("scale-permutation-k16", "k = 16 (1,024 hosts)", SCALE_PERM, &["topology.k=16"]),
-    ("scale-permutation-k16-t2", "the same on 2 threads", SCALE_PERM, &["topology.k=16", "run.threads=2"]),
+    (
+        "scale-permutation-k16-t2",
+        "the same on 2 threads",
+        SCALE_PERM,
+        &["topology.k=16", "run.threads=2"],
+    ),
     ("scale-permutation-k32", "k = 32 (8,192 hosts)", SCALE_PERM, &["topology.k=32"]),
-    ("scale-permutation-k32-t2", "the same on 2 threads", SCALE_PERM, &["topology.k=32", "run.threads=2"]),
+    (
+        "scale-permutation-k32-t2",
+        "the same on 2 threads",
+        SCALE_PERM,
+        &["topology.k=32", "run.threads=2"],
+    ),
     ("scale-permutation-k48", "k = 48 (27,648 hosts)", SCALE_PERM, &["topology.k=48"]),
-    ("scale-permutation-k48-t2", "the same on 2 threads", SCALE_PERM, &["topology.k=48", "run.threads=2"]),
+    (
+        "scale-permutation-k48-t2",
+        "the same on 2 threads",
+        SCALE_PERM,
+        &["topology.k=48", "run.threads=2"],
+    ),
     ("scale-permutation-k64", "k = 64 (65,536 hosts)", SCALE_PERM, &["topology.k=64"]),
-    ("scale-permutation-k64-t2", "the same on 2 threads", SCALE_PERM, &["topology.k=64", "run.threads=2"]),
-    ("scale-a2a-round-k8", "one pairwise all-to-all round of 1 MB, k = 8", SCALE_A2A, &["topology.k=8"]),
-    ("scale-a2a-round-k8-t2", "the same on 2 threads", SCALE_A2A, &["topology.k=8", "run.threads=2"]),
+    (
+        "scale-permutation-k64-t2",
+        "the same on 2 threads",
+        SCALE_PERM,
+        &["topology.k=64", "run.threads=2"],
+    ),
+    (
+        "scale-a2a-round-k8",
+        "one pairwise all-to-all round of 1 MB, k = 8",
+        SCALE_A2A,
+        &["topology.k=8"],
+    ),
+    (
+        "scale-a2a-round-k8-t2",
+        "the same on 2 threads",
+        SCALE_A2A,
+        &["topology.k=8", "run.threads=2"],
+    ),
     ("scale-a2a-round-k16", "k = 16", SCALE_A2A, &["topology.k=16"]),
-    ("scale-a2a-round-k16-t2", "the same on 2 threads", SCALE_A2A, &["topology.k=16", "run.threads=2"]),
+    (
+        "scale-a2a-round-k16-t2",
+        "the same on 2 threads",
+        SCALE_A2A,
+        &["topology.k=16", "run.threads=2"],
+    ),
     ("scale-a2a-round-k32", "k = 32", SCALE_A2A, &["topology.k=32"]),
-    ("scale-a2a-round-k32-t2", "the same on 2 threads", SCALE_A2A, &["topology.k=32", "run.threads=2"]),
+    (
+        "scale-a2a-round-k32-t2",
+        "the same on 2 threads",
+        SCALE_A2A,
+        &["topology.k=32", "run.threads=2"],
+    ),
     ("scale-a2a-round-k48", "k = 48", SCALE_A2A, &["topology.k=48"]),
-    ("scale-a2a-round-k48-t2", "the same on 2 threads", SCALE_A2A, &["topology.k=48", "run.threads=2"]),
+    (
+        "scale-a2a-round-k48-t2",
+        "the same on 2 threads",
+        SCALE_A2A,
+        &["topology.k=48", "run.threads=2"],
+    ),
     ("scale-a2a-round-k64", "k = 64", SCALE_A2A, &["topology.k=64"]),
-    ("scale-a2a-round-k64-t2", "the same on 2 threads", SCALE_A2A, &["topology.k=64", "run.threads=2"]),
+    (
+        "scale-a2a-round-k64-t2",
+        "the same on 2 threads",
+        SCALE_A2A,
+        &["topology.k=64", "run.threads=2"],
+    ),
 ];
 
 fn peak_rss_kib() -> Option<u64> {
@@ -96,7 +161,8 @@ pub fn build_label() -> String {
 /// Run one scenario in this process and print one machine-readable line (the parent of
 /// [`run_all`] reads it, and `scripts/instructions-per-hop.sh`), ending with the build.
 pub fn run_child(name: &str) -> ExitCode {
-    let Some((_, _, text, sets)) = SCENARIOS.iter().chain(SCALE_SCENARIOS).find(|s| s.0 == name) else {
+    let Some((_, _, text, sets)) = SCENARIOS.iter().chain(SCALE_SCENARIOS).find(|s| s.0 == name)
+    else {
         eprintln!("error: unknown bench scenario `{name}`");
         return ExitCode::from(2);
     };
@@ -152,7 +218,15 @@ pub fn run_all(only: Option<&str>, scale: bool) -> ExitCode {
     println!("build: {}", build_label());
     println!(
         "{:<31} {:>10} {:>12} {:>12} {:>8} {:>12} {:>14} {:>9} {:>10}",
-        "scenario", "sim time", "events", "pkt-hops", "wall s", "events/s", "pkt-hops/s", "peak MiB", "KiB/host"
+        "scenario",
+        "sim time",
+        "events",
+        "pkt-hops",
+        "wall s",
+        "events/s",
+        "pkt-hops/s",
+        "peak MiB",
+        "KiB/host"
     );
     let mut ok = true;
     for (name, _desc, _, _) in if scale { SCALE_SCENARIOS } else { SCENARIOS } {
@@ -216,8 +290,14 @@ mod tests {
     fn every_bench_scenario_parses() {
         for (name, _, text, sets) in SCENARIOS.iter().chain(SCALE_SCENARIOS) {
             let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-            let sc = scenario::parse(text, Path::new("."), &sets, None).unwrap_or_else(|e| panic!("{name}: {e}"));
-            if let Some(k) = name.split("-k").nth(1).and_then(|k| k.split('-').next()).and_then(|k| k.parse::<usize>().ok()) {
+            let sc = scenario::parse(text, Path::new("."), &sets, None)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            if let Some(k) = name
+                .split("-k")
+                .nth(1)
+                .and_then(|k| k.split('-').next())
+                .and_then(|k| k.parse::<usize>().ok())
+            {
                 if name.starts_with("scale-") {
                     assert_eq!(sc.topology.hosts().len(), k * k * k / 4, "{name}");
                 }

@@ -54,7 +54,8 @@ fn check_path_time(p: &PathInfo, bytes: u128, what: impl FnOnce() -> String) -> 
 /// `Err` unless the topology's routing tables are within [`MAX_ROUTE_WORK`].
 fn check_route_work(sc: &Scenario) -> Result<(), String> {
     let t = &sc.topology;
-    let (nodes, links, classes) = (t.nodes.len() as u64, t.links.len() as u64, t.destination_classes() as u64);
+    let (nodes, links, classes) =
+        (t.nodes.len() as u64, t.links.len() as u64, t.destination_classes() as u64);
     let work = classes.saturating_mul(nodes.saturating_add(links));
     if work > MAX_ROUTE_WORK {
         return Err(format!(
@@ -80,8 +81,10 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     }
     sim.sampling_mut().goodput_series = sc.output.goodput;
     let n_hosts = sim.n_hosts();
-    let groups: Vec<u32> = sim.hosts().iter().map(|h| sc.topology.nodes[h.node.idx()].group).collect();
-    let mut wl = sc.workload.generate(n_hosts, &groups, sc.seed).map_err(|e| format!("[workload] {e}"))?;
+    let groups: Vec<u32> =
+        sim.hosts().iter().map(|h| sc.topology.nodes[h.node.idx()].group).collect();
+    let mut wl =
+        sc.workload.generate(n_hosts, &groups, sc.seed).map_err(|e| format!("[workload] {e}"))?;
     if wl.flows.is_empty() {
         return Err("[workload] generates no flows".into());
     }
@@ -93,7 +96,11 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     let mtu = sc.net.mtu_bytes;
     for (i, f) in wl.flows.iter().enumerate() {
         if f.size_bytes.div_ceil(mtu.max(1) as u64) > u32::MAX as u64 {
-            return Err(format!("[workload] flow {i} of {} bytes needs more than {} packets of {mtu} bytes", f.size_bytes, u32::MAX));
+            return Err(format!(
+                "[workload] flow {i} of {} bytes needs more than {} packets of {mtu} bytes",
+                f.size_bytes,
+                u32::MAX
+            ));
         }
         if f.src as usize >= n_hosts || f.dst as usize >= n_hosts {
             return Err(format!(
@@ -125,7 +132,9 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             continue;
         }
         let (s, d) = (f.src, f.dst);
-        let p = sim.path_info_at(s, d, f.start).ok_or_else(|| format!("host {s} cannot reach host {d}: the topology has no path between them"))?;
+        let p = sim.path_info_at(s, d, f.start).ok_or_else(|| {
+            format!("host {s} cannot reach host {d}: the topology has no path between them")
+        })?;
         check_path_time(&p, wire as u128 + ack as u128, || format!("hosts {s} → {d}"))?;
         let rtt = p.base_rtt(wire, ack);
         max_rtt = max_rtt.max(rtt);
@@ -142,7 +151,13 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     for g in 0..n_groups {
         let name = wl.group_name(g as u16);
         let tc = sc.group_transport(name);
-        let at = |e: String| if g == 0 || std::ptr::eq(tc, &sc.transport) { format!("[transport] {e}") } else { format!("[groups.{name}.transport] {e}") };
+        let at = |e: String| {
+            if g == 0 || std::ptr::eq(tc, &sc.transport) {
+                format!("[transport] {e}")
+            } else {
+                format!("[groups.{name}.transport] {e}")
+            }
+        };
         let spec = braid_proto::transport::TransportSpec::from_config(tc).map_err(at)?;
         let rx_mode = Sim::rx_mode(tc.receiver_buffers(), tc.recovery.nak_interval);
         kits.push((spec, rx_mode, tc.recovery.ack_duplicates));
@@ -152,7 +167,11 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         sim.add_note(note);
     }
     if sc.net.routing == braid_net::config::RoutingMode::PathIndex
-        && sim.topo().nodes.iter().any(|n| n.kind != braid_net::topology::NodeKind::Host && n.tier == 0)
+        && sim
+            .topo()
+            .nodes
+            .iter()
+            .any(|n| n.kind != braid_net::topology::NodeKind::Host && n.tier == 0)
     {
         // Path-index routing reads one digit per switch tier; without tiers every switch reads
         // the same digit, as `entropy` does, and logical paths are not one per physical path.
@@ -178,7 +197,9 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         msgs[c] += 1;
         conn_pkts[c] += f.size_bytes.div_ceil(mtu as u64).max(1);
     }
-    if let Some(c) = (0..n_conns).find(|&c| conn_pkts[c] > braid_proto::transport::sender_core::MAX_PSNS) {
+    if let Some(c) =
+        (0..n_conns).find(|&c| conn_pkts[c] > braid_proto::transport::sender_core::MAX_PSNS)
+    {
         return Err(format!(
             "[workload] connection {c} (hosts {} → {}) carries {} packets of {mtu} bytes, more than fit 31-bit PSNs ({}); use `workload.connections = \"per-message\"`",
             wl.flows[first_msg[c] as usize].src,
@@ -243,12 +264,26 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         };
         let pkts = f.size_bytes.div_ceil(mtu as u64).max(1);
         let total_wire = f.size_bytes as u128 + pkts as u128 * sc.net.header_bytes as u128;
-        check_path_time(p, total_wire + wire as u128 + ack as u128, || format!("[workload] flow {i}"))?;
+        check_path_time(p, total_wire + wire as u128 + ack as u128, || {
+            format!("[workload] flow {i}")
+        })?;
         // A flow can use several paths at once if its transport sprays or the switches do.
-        let spray = kits[wl.group(i) as usize].0.is_multipath() || sc.net.routing == braid_net::config::RoutingMode::Adaptive;
+        let spray = kits[wl.group(i) as usize].0.is_multipath()
+            || sc.net.routing == braid_net::config::RoutingMode::Adaptive;
         let ideal = sim
-            .ideal_fct_at(f.src, f.dst, f.start, f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes, spray)
-            .unwrap_or_else(|| p.ideal_fct(f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes));
+            .ideal_fct_at(
+                f.src,
+                f.dst,
+                f.start,
+                f.size_bytes,
+                mtu,
+                sc.net.header_bytes,
+                sc.net.ack_bytes,
+                spray,
+            )
+            .unwrap_or_else(|| {
+                p.ideal_fct(f.size_bytes, mtu, sc.net.header_bytes, sc.net.ack_bytes)
+            });
         sim.add_flow(wl.conn(i), f.size_bytes, f.start, ideal, f.tag);
     }
     for (i, _) in wl.flows.iter().enumerate() {
@@ -256,10 +291,10 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             sim.add_dependency(FlowId(i as u32), FlowId(d));
         }
     }
-    let stall = sc
-        .limits
-        .stall_timeout
-        .unwrap_or_else(|| Time::from_ps(max_rtt.ps().saturating_mul(crate::scenario::DEFAULT_STALL_RTTS)).max(crate::scenario::MIN_STALL_TIMEOUT));
+    let stall = sc.limits.stall_timeout.unwrap_or_else(|| {
+        Time::from_ps(max_rtt.ps().saturating_mul(crate::scenario::DEFAULT_STALL_RTTS))
+            .max(crate::scenario::MIN_STALL_TIMEOUT)
+    });
     sim.set_stall_timeout(Some(stall));
     Ok((sim, wl))
 }
@@ -269,9 +304,15 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
 /// ACK can return, and a maximum RTO below it fires again and again however the timer backs off.
 fn rto_notes(sc: &Scenario, max_rtt: Time) -> Vec<String> {
     let mut out = Vec::new();
-    for (name, tc) in std::iter::once(("transport", &sc.transport)).chain(sc.groups.iter().map(|g| (g.name.as_str(), &g.transport))) {
+    for (name, tc) in std::iter::once(("transport", &sc.transport))
+        .chain(sc.groups.iter().map(|g| (g.name.as_str(), &g.transport)))
+    {
         let r = &tc.recovery;
-        let table = if name == "transport" { "transport".to_string() } else { format!("groups.{name}.transport") };
+        let table = if name == "transport" {
+            "transport".to_string()
+        } else {
+            format!("groups.{name}.transport")
+        };
         for (field, t) in [("rto_initial", r.rto_initial), ("rto_max", r.rto_max)] {
             if t < max_rtt {
                 out.push(format!(
@@ -289,7 +330,8 @@ fn rto_notes(sc: &Scenario, max_rtt: Time) -> Vec<String> {
 fn check_groups(sc: &Scenario, wl: &Workload) -> Result<(), String> {
     for g in &sc.groups {
         if !wl.group_names.contains(&g.name) {
-            let made: Vec<&str> = (0..wl.group_names.len().max(1)).map(|i| wl.group_name(i as u16)).collect();
+            let made: Vec<&str> =
+                (0..wl.group_names.len().max(1)).map(|i| wl.group_name(i as u16)).collect();
             eprintln!(
                 "warning: `[groups.{}]` configures a flow group this workload does not make (it makes: {}); its transport is not used",
                 g.name,
@@ -323,6 +365,8 @@ pub fn flow_entropies(sc: &Scenario, pairs: &[(u32, u32)]) -> Vec<u16> {
             })
             .collect()
     } else {
-        (0..pairs.len()).map(|i| entropy_from(&mut Rng::derive(sc.seed, stream::FLOW, i as u64))).collect()
+        (0..pairs.len())
+            .map(|i| entropy_from(&mut Rng::derive(sc.seed, stream::FLOW, i as u64)))
+            .collect()
     }
 }

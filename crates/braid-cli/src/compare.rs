@@ -140,12 +140,18 @@ pub fn split_values(s: &str) -> Vec<String> {
 /// A value as `--set` reads it: TOML if it parses, else a bare string.
 fn read_value(raw: &str) -> Value {
     let doc = format!("v = {raw}");
-    doc.parse::<Table>().ok().and_then(|mut t| t.remove("v")).unwrap_or_else(|| Value::String(raw.to_string()))
+    doc.parse::<Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| Value::String(raw.to_string()))
 }
 
 fn check_key(key: &str, what: &str) -> Result<(), String> {
-    let ok =
-        !key.is_empty() && key.contains('.') && key.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+    let ok = !key.is_empty()
+        && key.contains('.')
+        && key.split('.').all(|p| {
+            !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        });
     if ok {
         Ok(())
     } else {
@@ -155,7 +161,9 @@ fn check_key(key: &str, what: &str) -> Result<(), String> {
 
 /// Parse one `--vary table.field=v1,v2,…`.
 pub fn parse_vary(s: &str) -> Result<(String, Vec<Value>), String> {
-    let (k, vals) = s.split_once('=').ok_or_else(|| format!("--vary `{s}`: expected table.field=value1,value2,…"))?;
+    let (k, vals) = s
+        .split_once('=')
+        .ok_or_else(|| format!("--vary `{s}`: expected table.field=value1,value2,…"))?;
     let k = k.trim();
     check_key(k, &format!("--vary `{s}`"))?;
     let raw = split_values(vals);
@@ -182,14 +190,18 @@ pub fn parse_seeds_arg(s: &str) -> Result<Vec<u64>, String> {
 
 /// Parse one `--case 'LABEL: table.field=v; table.field=v'`.
 pub fn parse_case(s: &str) -> Result<(String, Vec<(String, Value)>), String> {
-    let (label, rest) = s.split_once(':').ok_or_else(|| format!("--case `{s}`: expected 'LABEL: table.field=value; …'"))?;
+    let (label, rest) = s
+        .split_once(':')
+        .ok_or_else(|| format!("--case `{s}`: expected 'LABEL: table.field=value; …'"))?;
     let label = label.trim();
     if label.is_empty() {
         return Err(format!("--case `{s}`: the label before `:` is empty"));
     }
     let mut sets = Vec::new();
     for part in rest.split(';').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part.split_once('=').ok_or_else(|| format!("--case `{label}`: `{part}` is not table.field=value"))?;
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| format!("--case `{label}`: `{part}` is not table.field=value"))?;
         check_key(k.trim(), &format!("--case `{label}`"))?;
         if v.trim().is_empty() {
             return Err(format!("--case `{label}`: `{}` has no value", k.trim()));
@@ -202,7 +214,11 @@ pub fn parse_case(s: &str) -> Result<(String, Vec<(String, Value)>), String> {
 /// `path` relative to the folder `base` (both made absolute first), with `..` where needed.
 pub fn relative_to(path: &Path, base: &Path) -> PathBuf {
     let abs = |p: &Path| {
-        let p = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) };
+        let p = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir().unwrap_or_default().join(p)
+        };
         let mut out = PathBuf::new();
         for c in p.components() {
             match c {
@@ -240,11 +256,20 @@ fn inline(sets: &[(String, Value)]) -> String {
 
 /// The sweep plan equivalent to `compare SCENARIO --vary … --case …`, as TOML text, for a plan
 /// file written into `out`.
-pub fn plan_text(scenario: &Path, out: &Path, vary: &[(String, Vec<Value>)], cases: &[(String, Vec<(String, Value)>)], seeds: Option<&str>) -> String {
+pub fn plan_text(
+    scenario: &Path,
+    out: &Path,
+    vary: &[(String, Vec<Value>)],
+    cases: &[(String, Vec<(String, Value)>)],
+    seeds: Option<&str>,
+) -> String {
     let rel = relative_to(scenario, out);
     let stem = scenario.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut t = String::new();
-    t.push_str(&format!("# Written by `braid compare`; `braid sweep {}` runs it again.\n", out.join("plan.toml").display()));
+    t.push_str(&format!(
+        "# Written by `braid compare`; `braid sweep {}` runs it again.\n",
+        out.join("plan.toml").display()
+    ));
     t.push_str(&format!("title = {}\n", toml_str(&format!("braid compare: {stem}"))));
     t.push_str(&format!(
         "note = {}\n",
@@ -252,7 +277,11 @@ pub fn plan_text(scenario: &Path, out: &Path, vary: &[(String, Vec<Value>)], cas
     ));
     t.push_str(&format!("scenario = {}\n", toml_str(&rel.to_string_lossy())));
     if let Some(s) = seeds {
-        let v = if s.contains("..") { toml_str(s) } else { format!("[{}]", split_values(s).join(", ")) };
+        let v = if s.contains("..") {
+            toml_str(s)
+        } else {
+            format!("[{}]", split_values(s).join(", "))
+        };
         t.push_str(&format!("seeds = {v}\n"));
     }
     if !vary.is_empty() {
@@ -274,7 +303,11 @@ pub fn plan_text(scenario: &Path, out: &Path, vary: &[(String, Vec<Value>)], cas
     } else {
         ("scenario_file".into(), Vec::new())
     };
-    let facet_line = if facet.is_empty() { String::new() } else { format!("facet = [{}]\n", facet.iter().map(|f| toml_str(f)).collect::<Vec<_>>().join(", ")) };
+    let facet_line = if facet.is_empty() {
+        String::new()
+    } else {
+        format!("facet = [{}]\n", facet.iter().map(|f| toml_str(f)).collect::<Vec<_>>().join(", "))
+    };
     for (name, title, ys, names, label, scale) in [
         (
             "slowdown",
@@ -284,8 +317,22 @@ pub fn plan_text(scenario: &Path, out: &Path, vary: &[(String, Vec<Value>)], cas
             "FCT slowdown",
             1.0,
         ),
-        ("ood", "NIC-level out-of-order degree (packets)", "\"nic_ood_p99\", \"nic_ood_max\"", "\"p99\", \"max\"", "NIC OOD (packets)", 1.0),
-        ("jct", "Job completion time (last flow done)", "\"sim_time_ns\"", "\"JCT\"", "JCT (ms)", 1e-6),
+        (
+            "ood",
+            "NIC-level out-of-order degree (packets)",
+            "\"nic_ood_p99\", \"nic_ood_max\"",
+            "\"p99\", \"max\"",
+            "NIC OOD (packets)",
+            1.0,
+        ),
+        (
+            "jct",
+            "Job completion time (last flow done)",
+            "\"sim_time_ns\"",
+            "\"JCT\"",
+            "JCT (ms)",
+            1e-6,
+        ),
     ] {
         t.push_str(&format!(
             "\n[[figure]]\nname = {}\nkind = \"bar\"\ntitle = {}\nx = {}\n{facet_line}y = [{ys}]\ny_names = [{names}]\ny_label = {}\ny_scale = {scale:e}\nx_label = {}\n",
@@ -302,7 +349,8 @@ pub fn plan_text(scenario: &Path, out: &Path, vary: &[(String, Vec<Value>)], cas
 /// Whether a TOML file is a sweep plan (a top-level `scenario` path or `[[case]]`s) rather than
 /// a scenario (which has `[topology]`).
 pub fn is_plan(t: &Table) -> bool {
-    !t.contains_key("topology") && (t.get("scenario").is_some_and(Value::is_str) || t.contains_key("case"))
+    !t.contains_key("topology")
+        && (t.get("scenario").is_some_and(Value::is_str) || t.contains_key("case"))
 }
 
 fn columns_from(spec: &[String]) -> Vec<Column> {
@@ -311,8 +359,18 @@ fn columns_from(spec: &[String]) -> Vec<Column> {
             DEFAULT_COLUMNS
                 .iter()
                 .find(|(_, d, _, _)| d == f)
-                .map(|(h, d, s, c)| Column { heading: h.to_string(), field: d.to_string(), scale: *s, csv_name: c.to_string() })
-                .unwrap_or_else(|| Column { heading: f.clone(), field: f.clone(), scale: 1.0, csv_name: f.clone() })
+                .map(|(h, d, s, c)| Column {
+                    heading: h.to_string(),
+                    field: d.to_string(),
+                    scale: *s,
+                    csv_name: c.to_string(),
+                })
+                .unwrap_or_else(|| Column {
+                    heading: f.clone(),
+                    field: f.clone(),
+                    scale: 1.0,
+                    csv_name: f.clone(),
+                })
         })
         .collect()
 }
@@ -373,11 +431,13 @@ pub struct Row {
 pub fn rows(out: &Path, plan: &Plan, columns: &[Column]) -> Vec<Row> {
     let base = plan.file.parent().map(Path::to_path_buf).unwrap_or_default();
     // Grid keys with one value are the same in every row: they stay out of the labels.
-    let varied: Vec<&str> = plan.grid.iter().filter(|(_, v)| v.len() > 1).map(|(k, _)| k.as_str()).collect();
+    let varied: Vec<&str> =
+        plan.grid.iter().filter(|(_, v)| v.len() > 1).map(|(k, _)| k.as_str()).collect();
     let bare = plan.cases.is_empty() && varied.len() == 1;
     let mut rows: Vec<(Row, Vec<Vec<f64>>)> = Vec::new();
     for r in plan.expand() {
-        let sf = r.scenario.strip_prefix(&base).unwrap_or(&r.scenario).to_string_lossy().into_owned();
+        let sf =
+            r.scenario.strip_prefix(&base).unwrap_or(&r.scenario).to_string_lossy().into_owned();
         let mut parts: Vec<String> = r.case.iter().cloned().collect();
         for (k, v) in r.params.iter().filter(|(k, _)| varied.contains(&k.as_str())) {
             parts.push(if bare { v.clone() } else { format!("{k}={v}") });
@@ -387,8 +447,21 @@ pub fn rows(out: &Path, plan: &Plan, columns: &[Column]) -> Vec<Row> {
         let idx = match rows.iter().position(|(x, _)| x.label == label && x.scenario == sf) {
             Some(i) => i,
             None => {
-                let abs = std::fs::canonicalize(&r.scenario).unwrap_or_else(|_| r.scenario.clone()).to_string_lossy().into_owned();
-                rows.push((Row { scenario: sf.clone(), scenario_path: abs, label, runs: 0, failed: 0, values: Vec::new() }, vec![Vec::new(); columns.len()]));
+                let abs = std::fs::canonicalize(&r.scenario)
+                    .unwrap_or_else(|_| r.scenario.clone())
+                    .to_string_lossy()
+                    .into_owned();
+                rows.push((
+                    Row {
+                        scenario: sf.clone(),
+                        scenario_path: abs,
+                        label,
+                        runs: 0,
+                        failed: 0,
+                        values: Vec::new(),
+                    },
+                    vec![Vec::new(); columns.len()],
+                ));
                 rows.len() - 1
             }
         };
@@ -407,7 +480,10 @@ pub fn rows(out: &Path, plan: &Plan, columns: &[Column]) -> Vec<Row> {
     }
     rows.into_iter()
         .map(|(mut r, acc)| {
-            r.values = acc.iter().map(|a| (!a.is_empty()).then(|| a.iter().sum::<f64>() / a.len() as f64)).collect();
+            r.values = acc
+                .iter()
+                .map(|a| (!a.is_empty()).then(|| a.iter().sum::<f64>() / a.len() as f64))
+                .collect();
             r
         })
         .collect()
@@ -415,7 +491,8 @@ pub fn rows(out: &Path, plan: &Plan, columns: &[Column]) -> Vec<Row> {
 
 /// The heading of the label column: the varied field when it is the only one, else `variant`.
 pub fn label_heading(plan: &Plan) -> String {
-    let varied: Vec<&str> = plan.grid.iter().filter(|(_, v)| v.len() > 1).map(|(k, _)| k.as_str()).collect();
+    let varied: Vec<&str> =
+        plan.grid.iter().filter(|(_, v)| v.len() > 1).map(|(k, _)| k.as_str()).collect();
     if plan.cases.is_empty() && varied.len() == 1 {
         varied[0].to_string()
     } else {
@@ -445,25 +522,45 @@ fn wrap(text: &str, width: usize) -> String {
 
 /// The table as text (grouped by scenario when there are several) and as CSV; `heading` names
 /// the label column.
-pub fn render(rows: &[Row], columns: &[Column], heading: &str, note: Option<&str>) -> (String, String) {
-    let groups: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).fold(Vec::new(), |mut v, s| {
-        if !v.contains(&s) {
-            v.push(s);
-        }
-        v
-    });
+pub fn render(
+    rows: &[Row],
+    columns: &[Column],
+    heading: &str,
+    note: Option<&str>,
+) -> (String, String) {
+    let groups: Vec<&str> =
+        rows.iter().map(|r| r.scenario.as_str()).fold(Vec::new(), |mut v, s| {
+            if !v.contains(&s) {
+                v.push(s);
+            }
+            v
+        });
     let seeds = rows.iter().map(|r| r.runs).max().unwrap_or(0);
-    let label_w = rows.iter().map(|r| r.label.chars().count()).max().unwrap_or(0).max(heading.chars().count());
+    let label_w = rows
+        .iter()
+        .map(|r| r.label.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(heading.chars().count());
     let decs: Vec<usize> = (0..columns.len()).map(|i| column_decimals(rows, i)).collect();
     let widths: Vec<usize> = columns
         .iter()
         .enumerate()
-        .map(|(i, c)| rows.iter().map(|r| fmt_cell(r.values[i], decs[i]).len()).max().unwrap_or(1).max(c.heading.chars().count()))
+        .map(|(i, c)| {
+            rows.iter()
+                .map(|r| fmt_cell(r.values[i], decs[i]).len())
+                .max()
+                .unwrap_or(1)
+                .max(c.heading.chars().count())
+        })
         .collect();
     let mut text = String::new();
     for g in &groups {
         if groups.len() > 1 {
-            let name = Path::new(g).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| g.to_string());
+            let name = Path::new(g)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| g.to_string());
             text.push_str(&format!("\n{name}\n"));
         }
         text.push_str(&format!("{:<label_w$}", heading));
@@ -513,9 +610,16 @@ pub fn render(rows: &[Row], columns: &[Column], heading: &str, note: Option<&str
 /// Run `braid compare`. Errors: (exit code, message) — 2 for bad input, 1 otherwise.
 pub fn run(a: &Args) -> Result<Outcome, (u8, String)> {
     let bad = |e: String| (2u8, e);
-    let text = fs::read_to_string(&a.target).map_err(|e| bad(format!("cannot read `{}`: {e}", a.target.display())))?;
-    let t: Table = text.parse().map_err(|e: toml::de::Error| bad(format!("{}: malformed TOML: {}", a.target.display(), e.message().trim())))?;
-    let stem = a.target.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "compare".into());
+    let text = fs::read_to_string(&a.target)
+        .map_err(|e| bad(format!("cannot read `{}`: {e}", a.target.display())))?;
+    let t: Table = text.parse().map_err(|e: toml::de::Error| {
+        bad(format!("{}: malformed TOML: {}", a.target.display(), e.message().trim()))
+    })?;
+    let stem = a
+        .target
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "compare".into());
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("out/compare").join(&stem));
     let plan_path = if is_plan(&t) {
         if !a.vary.is_empty() || !a.cases.is_empty() || a.seeds.is_some() {
@@ -530,7 +634,9 @@ pub fn run(a: &Args) -> Result<Outcome, (u8, String)> {
         for v in &a.vary {
             let (k, vals) = parse_vary(v).map_err(bad)?;
             if vary.iter().any(|(x, _): &(String, Vec<Value>)| *x == k) {
-                return Err(bad(format!("--vary `{k}` is given twice (list all its values in one --vary)")));
+                return Err(bad(format!(
+                    "--vary `{k}` is given twice (list all its values in one --vary)"
+                )));
             }
             vary.push((k, vals));
         }
@@ -549,11 +655,17 @@ pub fn run(a: &Args) -> Result<Outcome, (u8, String)> {
             parse_seeds_arg(s).map_err(bad)?;
         }
         // The outermost folder this call creates (removed again if the comparison is refused).
-        let created = out.ancestors().take_while(|d| !d.as_os_str().is_empty() && !d.exists()).last().map(Path::to_path_buf);
-        fs::create_dir_all(&out).map_err(|e| (1, format!("cannot create `{}`: {e}", out.display())))?;
+        let created = out
+            .ancestors()
+            .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+            .last()
+            .map(Path::to_path_buf);
+        fs::create_dir_all(&out)
+            .map_err(|e| (1, format!("cannot create `{}`: {e}", out.display())))?;
         let p = out.join("plan.toml");
         let earlier = fs::read(&p).ok();
-        fs::write(&p, plan_text(&a.target, &out, &vary, &cases, a.seeds.as_deref())).map_err(|e| (1, format!("cannot write `{}`: {e}", p.display())))?;
+        fs::write(&p, plan_text(&a.target, &out, &vary, &cases, a.seeds.as_deref()))
+            .map_err(|e| (1, format!("cannot write `{}`: {e}", p.display())))?;
         // The plan is checked (every run's scenario) before anything else is written; a refused
         // comparison leaves the folder as it found it.
         let checked = Plan::load(&p).and_then(|plan| sweep::load_all(&plan.expand()).map(|_| ()));
@@ -569,19 +681,33 @@ pub fn run(a: &Args) -> Result<Outcome, (u8, String)> {
     };
     let plan = Plan::load(&plan_path).map_err(bad)?;
     let figures = Plan::figures(&plan_path).map_err(bad)?;
-    let pt: Table = fs::read_to_string(&plan_path).ok().and_then(|s| s.parse().ok()).unwrap_or_default();
+    let pt: Table =
+        fs::read_to_string(&plan_path).ok().and_then(|s| s.parse().ok()).unwrap_or_default();
     let note = pt.get("note").and_then(Value::as_str).map(str::to_string);
     let colspec: Vec<String> = match (&a.columns, pt.get("columns")) {
         (Some(c), _) => split_values(c),
         (None, Some(Value::Array(v))) => v.iter().map(value_text).collect(),
-        (None, Some(_)) => return Err(bad(format!("{}: `columns` must be a list of summary fields", plan_path.display()))),
+        (None, Some(_)) => {
+            return Err(bad(format!(
+                "{}: `columns` must be a list of summary fields",
+                plan_path.display()
+            )))
+        }
         (None, None) => DEFAULT_COLUMNS.iter().map(|(_, f, _, _)| f.to_string()).collect(),
     };
     let columns = columns_from(&colspec);
     let runs = plan.expand();
-    let scenarios = sweep::load_all(&runs).map_err(|e| bad(format!("{}: {e}", a.target.display())))?;
-    let report = sweep::execute(&plan, &runs, scenarios, &sweep::Options { out: out.clone(), jobs: a.jobs, progress: !a.quiet }).map_err(|e| (1, e))?;
-    let figure_errors: Vec<String> = sweep::draw_figures(&out, &figures).into_iter().filter_map(Result::err).collect();
+    let scenarios =
+        sweep::load_all(&runs).map_err(|e| bad(format!("{}: {e}", a.target.display())))?;
+    let report = sweep::execute(
+        &plan,
+        &runs,
+        scenarios,
+        &sweep::Options { out: out.clone(), jobs: a.jobs, progress: !a.quiet },
+    )
+    .map_err(|e| (1, e))?;
+    let figure_errors: Vec<String> =
+        sweep::draw_figures(&out, &figures).into_iter().filter_map(Result::err).collect();
     let rows = rows(&out, &plan, &columns);
     let (table, csv) = render(&rows, &columns, &label_heading(&plan), note.as_deref());
     let cp = out.join("compare.csv");
@@ -589,7 +715,15 @@ pub fn run(a: &Args) -> Result<Outcome, (u8, String)> {
     let tp = out.join("compare.txt");
     fs::write(&tp, &table).map_err(|e| (1, format!("cannot write `{}`: {e}", tp.display())))?;
     crate::report::write_report(&out).map_err(|e| (1, e))?;
-    Ok(Outcome { out, table, failed: report.failed, ran: report.ran, reused: report.skipped, removed: report.removed, figure_errors })
+    Ok(Outcome {
+        out,
+        table,
+        failed: report.failed,
+        ran: report.ran,
+        reused: report.skipped,
+        removed: report.removed,
+        figure_errors,
+    })
 }
 
 #[cfg(test)]
@@ -598,11 +732,24 @@ mod tests {
 
     #[test]
     fn a_column_has_one_number_format() {
-        let col = Column { heading: "p99".into(), field: "x".into(), scale: 1.0, csv_name: "x".into() };
-        let row = |label: &str, v: f64| Row { scenario: "s".into(), scenario_path: "s".into(), label: label.into(), runs: 1, failed: 0, values: vec![Some(v)] };
-        let (text, _) = render(&[row("a", 67.5), row("b", 241.5), row("c", 3.0)], &[col], "variant", None);
-        assert!(text.contains(" 67.500") && text.contains("241.500") && text.contains("  3.000"), "{text}");
-        let col = Column { heading: "n".into(), field: "x".into(), scale: 1.0, csv_name: "x".into() };
+        let col =
+            Column { heading: "p99".into(), field: "x".into(), scale: 1.0, csv_name: "x".into() };
+        let row = |label: &str, v: f64| Row {
+            scenario: "s".into(),
+            scenario_path: "s".into(),
+            label: label.into(),
+            runs: 1,
+            failed: 0,
+            values: vec![Some(v)],
+        };
+        let (text, _) =
+            render(&[row("a", 67.5), row("b", 241.5), row("c", 3.0)], &[col], "variant", None);
+        assert!(
+            text.contains(" 67.500") && text.contains("241.500") && text.contains("  3.000"),
+            "{text}"
+        );
+        let col =
+            Column { heading: "n".into(), field: "x".into(), scale: 1.0, csv_name: "x".into() };
         let (text, _) = render(&[row("a", 12.0), row("b", 7.0)], &[col], "variant", None);
         assert!(text.contains(" 12\n") && text.contains("  7\n"), "{text}");
     }
@@ -635,17 +782,30 @@ mod tests {
 
     #[test]
     fn relative_paths() {
-        assert_eq!(relative_to(Path::new("/a/b/c.toml"), Path::new("/a/out/x")), PathBuf::from("../../b/c.toml"));
-        assert_eq!(relative_to(Path::new("/a/b/c.toml"), Path::new("/a/b")), PathBuf::from("c.toml"));
+        assert_eq!(
+            relative_to(Path::new("/a/b/c.toml"), Path::new("/a/out/x")),
+            PathBuf::from("../../b/c.toml")
+        );
+        assert_eq!(
+            relative_to(Path::new("/a/b/c.toml"), Path::new("/a/b")),
+            PathBuf::from("c.toml")
+        );
     }
 
     #[test]
     fn the_written_plan_is_a_valid_plan() {
         let vary = vec![parse_vary("transport.kind=rondo,uet").unwrap()];
         let cases = vec![parse_case("A: workload.size=1MB").unwrap()];
-        let text = plan_text(Path::new("/x/examples/s.toml"), Path::new("/x/out/c"), &vary, &cases, Some("1,2"));
+        let text = plan_text(
+            Path::new("/x/examples/s.toml"),
+            Path::new("/x/out/c"),
+            &vary,
+            &cases,
+            Some("1,2"),
+        );
         let t: Table = text.parse().unwrap();
-        let p = Plan::from_table(&t, Path::new("/x/out/c/plan.toml"), sweep::PLAN_EXTRA_KEYS).unwrap();
+        let p =
+            Plan::from_table(&t, Path::new("/x/out/c/plan.toml"), sweep::PLAN_EXTRA_KEYS).unwrap();
         assert_eq!(p.expand().len(), 4);
         assert_eq!(p.scenario, Some(PathBuf::from("/x/out/c/../../examples/s.toml")));
     }

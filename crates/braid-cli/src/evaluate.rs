@@ -44,9 +44,14 @@ impl Bound {
         } else if let Some(r) = t.strip_prefix(">=") {
             (false, r)
         } else {
-            return Err(format!("`{what}` must be a bound such as \"<= 2\" or \">= 1.3\", got `{s}`"));
+            return Err(format!(
+                "`{what}` must be a bound such as \"<= 2\" or \">= 1.3\", got `{s}`"
+            ));
         };
-        let limit: f64 = rest.trim().parse().map_err(|_| format!("`{what}`: `{}` is not a number", rest.trim()))?;
+        let limit: f64 = rest
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{what}`: `{}` is not a number", rest.trim()))?;
         Ok(Bound { at_most, limit })
     }
 
@@ -121,7 +126,14 @@ fn strs(v: Option<&Value>, what: &str) -> Result<Vec<String>, String> {
     match v {
         None => Ok(Vec::new()),
         Some(Value::String(s)) => Ok(vec![s.clone()]),
-        Some(Value::Array(a)) => a.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(|| format!("`{what}` must be a list of strings"))).collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("`{what}` must be a list of strings"))
+            })
+            .collect(),
         Some(_) => Err(format!("`{what}` must be a string or a list of strings")),
     }
 }
@@ -129,8 +141,24 @@ fn strs(v: Option<&Value>, what: &str) -> Result<Vec<String>, String> {
 impl Check {
     /// Read a `[[check]]` table; errors name the field (`what` is `check[i]`).
     pub fn from_table(t: &Table, what: &str) -> Result<Check, String> {
-        const KEYS: &[&str] =
-            &["claim", "paper", "kind", "y", "case", "by", "filter", "against", "higher", "within", "match", "direction", "value", "per", "scale", "unit"];
+        const KEYS: &[&str] = &[
+            "claim",
+            "paper",
+            "kind",
+            "y",
+            "case",
+            "by",
+            "filter",
+            "against",
+            "higher",
+            "within",
+            "match",
+            "direction",
+            "value",
+            "per",
+            "scale",
+            "unit",
+        ];
         for k in t.keys() {
             if !KEYS.contains(&k.as_str()) {
                 return Err(format!("unknown field `{what}.{k}` (known: {})", KEYS.join(", ")));
@@ -160,13 +188,27 @@ impl Check {
                         Some(Value::Integer(n)) if *n >= 0 => Ok(*n as usize),
                         None if k == "direction" => Ok(1),
                         Some(o) => Err(format!("`{what}.{k}` must be a number of groups, got {o}")),
-                        None => Err(format!("`{what}.{k}` is required (the groups in which `case` must be best)")),
+                        None => Err(format!(
+                            "`{what}.{k}` is required (the groups in which `case` must be best)"
+                        )),
                     }
                 };
                 let filter = match t.get("filter") {
                     None => Vec::new(),
-                    Some(Value::Table(f)) => f.iter().map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))).collect(),
-                    Some(_) => return Err(format!("`{what}.filter` must be a table such as {{ case = \"Rondo\" }}")),
+                    Some(Value::Table(f)) => f
+                        .iter()
+                        .map(|(k, v)| {
+                            (
+                                k.clone(),
+                                v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()),
+                            )
+                        })
+                        .collect(),
+                    Some(_) => {
+                        return Err(format!(
+                            "`{what}.filter` must be a table such as {{ case = \"Rondo\" }}"
+                        ))
+                    }
                 };
                 Rule::Best {
                     y: req("y")?,
@@ -174,7 +216,13 @@ impl Check {
                     by,
                     filter,
                     against: strs(t.get("against"), &format!("{what}.against"))?,
-                    higher: t.get("higher").map(|v| v.as_bool().ok_or(format!("`{what}.higher` must be true or false"))).transpose()?.unwrap_or(false),
+                    higher: t
+                        .get("higher")
+                        .map(|v| {
+                            v.as_bool().ok_or(format!("`{what}.higher` must be true or false"))
+                        })
+                        .transpose()?
+                        .unwrap_or(false),
                     within: num("within", 0.0)?,
                     match_groups: count("match")?,
                     direction_groups: count("direction")?,
@@ -185,25 +233,59 @@ impl Check {
                 per: s("per")?,
                 by,
                 matches: Bound::parse(&req("match")?, &format!("{what}.match"))?,
-                direction: s("direction")?.map(|d| Bound::parse(&d, &format!("{what}.direction"))).transpose()?,
+                direction: s("direction")?
+                    .map(|d| Bound::parse(&d, &format!("{what}.direction")))
+                    .transpose()?,
             },
             k => return Err(format!("`{what}.kind`: unknown kind `{k}` (known: best, value)")),
         };
-        Ok(Check { claim: req("claim")?, paper: s("paper")?.unwrap_or_default(), rule, scale: num("scale", 1.0)?, unit: s("unit")?.unwrap_or_default() })
+        Ok(Check {
+            claim: req("claim")?,
+            paper: s("paper")?.unwrap_or_default(),
+            rule,
+            scale: num("scale", 1.0)?,
+            unit: s("unit")?.unwrap_or_default(),
+        })
     }
 
     /// The rule in words, as the table's "rule" column prints it.
     pub fn rule_text(&self) -> String {
         match &self.rule {
-            Rule::Best { y, case, by, higher, within, match_groups, direction_groups, filter, against } => {
-                let tol = if *within > 0.0 { format!(" or within {} %", fmt(within * 100.0)) } else { String::new() };
+            Rule::Best {
+                y,
+                case,
+                by,
+                higher,
+                within,
+                match_groups,
+                direction_groups,
+                filter,
+                against,
+            } => {
+                let tol = if *within > 0.0 {
+                    format!(" or within {} %", fmt(within * 100.0))
+                } else {
+                    String::new()
+                };
                 let only = if filter.is_empty() {
                     String::new()
                 } else {
-                    format!(" ({})", filter.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "))
+                    format!(
+                        " ({})",
+                        filter
+                            .iter()
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
                 };
-                let per = if by.is_empty() { String::new() } else { format!(" per {}", by.join(" × ")) };
-                let of = if against.is_empty() { String::new() } else { format!(" of {case}, {}", against.join(", ")) };
+                let per =
+                    if by.is_empty() { String::new() } else { format!(" per {}", by.join(" × ")) };
+                let of = if against.is_empty() {
+                    String::new()
+                } else {
+                    format!(" of {case}, {}", against.join(", "))
+                };
                 format!(
                     "{case} {} `{y}`{of}{tol}{per}{only}: match in ≥ {match_groups}, direction in ≥ {direction_groups}",
                     if *higher { "highest" } else { "lowest" }
@@ -214,8 +296,10 @@ impl Check {
                     Some(p) => format!("`{value}` / `{p}`"),
                     None => format!("`{value}`"),
                 };
-                let per_group = if by.is_empty() { String::new() } else { format!(" per {}", by.join(" × ")) };
-                let dir = direction.map(|d| format!(", direction {}", d.text())).unwrap_or_default();
+                let per_group =
+                    if by.is_empty() { String::new() } else { format!(" per {}", by.join(" × ")) };
+                let dir =
+                    direction.map(|d| format!(", direction {}", d.text())).unwrap_or_default();
                 format!("{num}{per_group}: match {}{dir}", matches.text())
             }
         }
@@ -258,7 +342,8 @@ fn fmt(v: f64) -> String {
 fn groups(res: &Results, by: &[String], filter: &[(String, String)]) -> Vec<Vec<(String, String)>> {
     let mut out: Vec<Vec<(String, String)>> = Vec::new();
     for r in res.rows(filter) {
-        let g: Vec<(String, String)> = by.iter().map(|c| (c.clone(), res.cell(r, c).unwrap_or("").to_string())).collect();
+        let g: Vec<(String, String)> =
+            by.iter().map(|c| (c.clone(), res.cell(r, c).unwrap_or("").to_string())).collect();
         if !out.contains(&g) {
             out.push(g);
         }
@@ -273,10 +358,24 @@ fn group_label(g: &[(String, String)]) -> String {
 /// Class `check` on the runs in `res`.
 pub fn classify(check: &Check, res: &Results) -> Outcome {
     match &check.rule {
-        Rule::Best { y, case, by, filter, against, higher, within, match_groups, direction_groups } => {
+        Rule::Best {
+            y,
+            case,
+            by,
+            filter,
+            against,
+            higher,
+            within,
+            match_groups,
+            direction_groups,
+        } => {
             let gs = groups(res, by, filter);
             if gs.is_empty() {
-                return Outcome { class: "not run".into(), braid: "no successful run".into(), short: String::new() };
+                return Outcome {
+                    class: "not run".into(),
+                    braid: "no successful run".into(),
+                    short: String::new(),
+                };
             }
             let mut counted = 0;
             let mut parts = Vec::new();
@@ -293,7 +392,8 @@ pub fn classify(check: &Check, res: &Results) -> Outcome {
                 let mean_of = |c: &str| -> Option<f64> {
                     let mut ff = f.clone();
                     ff.push(("case".into(), c.to_string()));
-                    let v: Vec<f64> = res.rows(&ff).iter().filter_map(|r| res.number(r, y)).collect();
+                    let v: Vec<f64> =
+                        res.rows(&ff).iter().filter_map(|r| res.number(r, y)).collect();
                     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
                 };
                 let Some(mine) = mean_of(case) else {
@@ -364,7 +464,11 @@ pub fn classify(check: &Check, res: &Results) -> Outcome {
                 }
             }
             if vals.len() < gs.len() || vals.is_empty() {
-                return Outcome { class: "not run".into(), braid: parts.join("; "), short: String::new() };
+                return Outcome {
+                    class: "not run".into(),
+                    braid: parts.join("; "),
+                    short: String::new(),
+                };
             }
             let class = if vals.iter().all(|x| matches.holds(*x)) {
                 "match"
@@ -374,11 +478,15 @@ pub fn classify(check: &Check, res: &Results) -> Outcome {
                 "miss"
             };
             // The worst group against the match bound.
-            let worst =
-                vals.iter()
-                    .copied()
-                    .fold(if matches.at_most { f64::NEG_INFINITY } else { f64::INFINITY }, |w, x| if matches.at_most { w.max(x) } else { w.min(x) });
-            Outcome { class: class.into(), braid: parts.join("; "), short: format!("{}{}", fmt(worst), check.unit) }
+            let worst = vals.iter().copied().fold(
+                if matches.at_most { f64::NEG_INFINITY } else { f64::INFINITY },
+                |w, x| if matches.at_most { w.max(x) } else { w.min(x) },
+            );
+            Outcome {
+                class: class.into(),
+                braid: parts.join("; "),
+                short: format!("{}{}", fmt(worst), check.unit),
+            }
         }
     }
 }
@@ -403,7 +511,11 @@ impl Folder {
         }
         if let Ok(Ok(t)) = fs::read_to_string(dir.join("repro.toml")).map(|s| s.parse::<Table>()) {
             f.quick = t.get("quick").and_then(Value::as_bool);
-            f.sets = t.get("sets").and_then(Value::as_array).map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
+            f.sets = t
+                .get("sets")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                .unwrap_or_default();
         }
         f
     }
@@ -437,17 +549,31 @@ pub fn table(plans: &[ReproPlan], main: &Path, alts: &[PathBuf], quick: bool) ->
             let dir = folder_of(a, &p.id, quick);
             let f = Folder::read(&dir);
             if f.results.is_none() {
-                out.problems.push(format!("{}: not run in {} (no {})", p.id, a.display(), dir.join("runs.csv").display()));
+                out.problems.push(format!(
+                    "{}: not run in {} (no {})",
+                    p.id,
+                    a.display(),
+                    dir.join("runs.csv").display()
+                ));
                 continue;
             }
             if f.quick.is_some_and(|q| q != quick) {
-                out.problems.push(format!("{}: {} is a {} run", p.id, dir.display(), if quick { "full" } else { "quick" }));
+                out.problems.push(format!(
+                    "{}: {} is a {} run",
+                    p.id,
+                    dir.display(),
+                    if quick { "full" } else { "quick" }
+                ));
             }
             match &sets {
                 None => sets = Some(f.sets.clone()),
-                Some(s) if *s != f.sets => {
-                    out.problems.push(format!("{}: `{}` was run with --set {} but other plans there with {}", a.display(), p.id, f.sets.join(" "), s.join(" ")))
-                }
+                Some(s) if *s != f.sets => out.problems.push(format!(
+                    "{}: `{}` was run with --set {} but other plans there with {}",
+                    a.display(),
+                    p.id,
+                    f.sets.join(" "),
+                    s.join(" ")
+                )),
                 _ => {}
             }
         }
@@ -490,16 +616,29 @@ pub fn table(plans: &[ReproPlan], main: &Path, alts: &[PathBuf], quick: bool) ->
                 ));
             }
             if !f.sets.is_empty() {
-                out.problems.push(format!("{}: {} was run with --set {}, not on the model", p.id, dir.display(), f.sets.join(" ")));
+                out.problems.push(format!(
+                    "{}: {} was run with --set {}, not on the model",
+                    p.id,
+                    dir.display(),
+                    f.sets.join(" ")
+                ));
             }
         }
         let res = f.results.as_ref().and_then(|d| Results::load(d).ok());
-        let alt_res: Vec<Option<Results>> =
-            alts.iter().map(|a| Folder::read(&folder_of(a, &p.id, quick)).results.and_then(|d| Results::load(&d).ok())).collect();
+        let alt_res: Vec<Option<Results>> = alts
+            .iter()
+            .map(|a| {
+                Folder::read(&folder_of(a, &p.id, quick))
+                    .results
+                    .and_then(|d| Results::load(&d).ok())
+            })
+            .collect();
         for c in &p.checks {
             let o = match &res {
                 Some(r) => classify(c, r),
-                None => Outcome { class: "not run".into(), braid: String::new(), short: String::new() },
+                None => {
+                    Outcome { class: "not run".into(), braid: String::new(), short: String::new() }
+                }
             };
             let _ = write!(
                 w,
@@ -514,7 +653,11 @@ pub fn table(plans: &[ReproPlan], main: &Path, alts: &[PathBuf], quick: bool) ->
             for r in &alt_res {
                 let a = match r {
                     Some(r) => classify(c, r),
-                    None => Outcome { class: "not run".into(), braid: String::new(), short: String::new() },
+                    None => Outcome {
+                        class: "not run".into(),
+                        braid: String::new(),
+                        short: String::new(),
+                    },
                 };
                 if a.short.is_empty() {
                     let _ = write!(w, " {} |", a.class);
@@ -543,7 +686,10 @@ pub fn plans_of(dir: &Path, paper: &str) -> Result<Vec<ReproPlan>, String> {
         }
     }
     if out.is_empty() {
-        return Err(format!("no repro plan in `{}` for `{paper}` has a [[check]] (plans are named `{paper}-…`)", dir.display()));
+        return Err(format!(
+            "no repro plan in `{}` for `{paper}` has a [[check]] (plans are named `{paper}-…`)",
+            dir.display()
+        ));
     }
     Ok(out)
 }
@@ -557,10 +703,18 @@ mod tests {
         let t: Table = "kind = \"value\"\nclaim = \"c\"\nvalue = \"x[case=A]\"\nmatch = \">= 1.3\"\ndirection = \">= 1\"".parse().unwrap();
         let c = Check::from_table(&t, "check[0]").unwrap();
         assert_eq!(c.rule_text(), "`x[case=A]`: match ≥ 1.30, direction ≥ 1");
-        let bad: Table = "kind = \"value\"\nclaim = \"c\"\nvalue = \"x\"\nmatch = \"= 2\"".parse().unwrap();
-        assert!(Check::from_table(&bad, "check[0]").unwrap_err().contains("`check[0].match` must be a bound"));
-        let unknown: Table = "kind = \"best\"\nclaim = \"c\"\ny = \"x\"\ncase = \"A\"\nmatch = 1\nwithn = 0.1".parse().unwrap();
-        assert!(Check::from_table(&unknown, "check[1]").unwrap_err().contains("unknown field `check[1].withn`"));
+        let bad: Table =
+            "kind = \"value\"\nclaim = \"c\"\nvalue = \"x\"\nmatch = \"= 2\"".parse().unwrap();
+        assert!(Check::from_table(&bad, "check[0]")
+            .unwrap_err()
+            .contains("`check[0].match` must be a bound"));
+        let unknown: Table =
+            "kind = \"best\"\nclaim = \"c\"\ny = \"x\"\ncase = \"A\"\nmatch = 1\nwithn = 0.1"
+                .parse()
+                .unwrap();
+        assert!(Check::from_table(&unknown, "check[1]")
+            .unwrap_err()
+            .contains("unknown field `check[1].withn`"));
     }
 
     #[test]

@@ -61,9 +61,15 @@ impl<'a> Fields<'a> {
     pub fn time(&self, key: &str) -> Result<Option<Time>, String> {
         match self.raw(key) {
             None => Ok(None),
-            Some(Value::String(s)) => parse_duration(s).map(Some).map_err(|e| format!("`{}`: {e}", self.name(key))),
+            Some(Value::String(s)) => {
+                parse_duration(s).map(Some).map_err(|e| format!("`{}`: {e}", self.name(key)))
+            }
             Some(Value::Integer(0)) => Ok(Some(Time::ZERO)),
-            Some(v) => Err(format!("`{}` must be a duration with units such as \"10us\", got {}", self.name(key), v)),
+            Some(v) => Err(format!(
+                "`{}` must be a duration with units such as \"10us\", got {}",
+                self.name(key),
+                v
+            )),
         }
     }
 
@@ -74,11 +80,18 @@ impl<'a> Fields<'a> {
             Some(Value::String(s)) => {
                 let r = parse_rate(s).map_err(|e| format!("`{}`: {e}", self.name(key)))?;
                 if r.bps() == 0 {
-                    return Err(format!("`{}` must be a positive rate, got \"{s}\"", self.name(key)));
+                    return Err(format!(
+                        "`{}` must be a positive rate, got \"{s}\"",
+                        self.name(key)
+                    ));
                 }
                 Ok(Some(r))
             }
-            Some(v) => Err(format!("`{}` must be a rate with units such as \"100Gbps\", got {}", self.name(key), v)),
+            Some(v) => Err(format!(
+                "`{}` must be a rate with units such as \"100Gbps\", got {}",
+                self.name(key),
+                v
+            )),
         }
     }
 
@@ -88,9 +101,17 @@ impl<'a> Fields<'a> {
         match self.raw(key) {
             None => Ok(None),
             Some(Value::Integer(0)) => Ok(Some(0)),
-            Some(Value::Integer(i)) => Err(braid_core::units::bare_size_error(&self.name(key), &i.to_string())),
-            Some(Value::String(s)) => parse_size(s).map(Some).map_err(|e| format!("`{}`: {e}", self.name(key))),
-            Some(v) => Err(format!("`{}` must be a size with units such as \"4KB\", got {}", self.name(key), v)),
+            Some(Value::Integer(i)) => {
+                Err(braid_core::units::bare_size_error(&self.name(key), &i.to_string()))
+            }
+            Some(Value::String(s)) => {
+                parse_size(s).map(Some).map_err(|e| format!("`{}`: {e}", self.name(key)))
+            }
+            Some(v) => Err(format!(
+                "`{}` must be a size with units such as \"4KB\", got {}",
+                self.name(key),
+                v
+            )),
         }
     }
 
@@ -99,7 +120,9 @@ impl<'a> Fields<'a> {
         match self.raw(key) {
             None => Ok(None),
             Some(Value::Integer(i)) if *i >= 0 => Ok(Some(*i as u64)),
-            Some(v) => Err(format!("`{}` must be a non-negative integer, got {}", self.name(key), v)),
+            Some(v) => {
+                Err(format!("`{}` must be a non-negative integer, got {}", self.name(key), v))
+            }
         }
     }
 
@@ -124,7 +147,9 @@ impl<'a> Fields<'a> {
     /// A probability in [0, 1].
     pub fn prob(&self, key: &str) -> Result<Option<f64>, String> {
         match self.float(key)? {
-            Some(p) if !(0.0..=1.0).contains(&p) => Err(format!("`{}` must be between 0 and 1, got {p}", self.name(key))),
+            Some(p) if !(0.0..=1.0).contains(&p) => {
+                Err(format!("`{}` must be between 0 and 1, got {p}", self.name(key)))
+            }
             x => Ok(x),
         }
     }
@@ -181,7 +206,11 @@ impl<'a> Fields<'a> {
                     format!("unknown field `{}`", self.name(k))
                 };
                 if !known.is_empty() {
-                    let of = if self.path.is_empty() { "known" } else { &format!("known fields of `{}`", self.path) };
+                    let of = if self.path.is_empty() {
+                        "known"
+                    } else {
+                        &format!("known fields of `{}`", self.path)
+                    };
                     msg.push_str(&format!(" ({of}: {})", known.join(", ")));
                 }
                 return Err(msg);
@@ -214,7 +243,9 @@ pub fn to_knob(name: &str, v: &Value) -> Result<Knob, String> {
 /// Apply a `--set path.to.field=value` override to a scenario table. The value is read as TOML
 /// when it parses as a TOML value (`3`, `0.5`, `true`, `"x"`, `[1, 2]`), otherwise as a string.
 pub fn apply_set(root: &mut Table, assignment: &str) -> Result<(), String> {
-    let (path, raw) = assignment.split_once('=').ok_or_else(|| format!("--set `{assignment}` must have the form table.field=value"))?;
+    let (path, raw) = assignment
+        .split_once('=')
+        .ok_or_else(|| format!("--set `{assignment}` must have the form table.field=value"))?;
     let path = path.trim();
     if path.is_empty() {
         return Err(format!("--set `{assignment}` names no field"));

@@ -48,7 +48,16 @@ pub const TRANSPORT: KindedTable = KindedTable {
 /// belongs to a workload kind.
 pub const WORKLOAD: KindedTable = KindedTable {
     name: "workload",
-    kinds: &["incast", "permutation", "all-to-all", "moe", "cdf", "flow-file", "collective", "chakra"],
+    kinds: &[
+        "incast",
+        "permutation",
+        "all-to-all",
+        "moe",
+        "cdf",
+        "flow-file",
+        "collective",
+        "chakra",
+    ],
     default_kind: None,
     common: Some(&["connections"]),
     registered: None,
@@ -56,12 +65,22 @@ pub const WORKLOAD: KindedTable = KindedTable {
 
 /// `[routing]`: every routing kind accepts every top-level routing knob (a knob affects only the
 /// kinds that read it), so top-level knobs are all common.
-pub const ROUTING: KindedTable =
-    KindedTable { name: "routing", kinds: braid_net::config::RoutingMode::NAMES, default_kind: Some("ecmp"), common: None, registered: None };
+pub const ROUTING: KindedTable = KindedTable {
+    name: "routing",
+    kinds: braid_net::config::RoutingMode::NAMES,
+    default_kind: Some("ecmp"),
+    common: None,
+    registered: None,
+};
 
 /// `[topology]`: every field but `kind` belongs to a topology kind.
-pub const TOPOLOGY: KindedTable =
-    KindedTable { name: "topology", kinds: crate::topology_kinds::NAMES, default_kind: None, common: Some(&[]), registered: None };
+pub const TOPOLOGY: KindedTable = KindedTable {
+    name: "topology",
+    kinds: crate::topology_kinds::NAMES,
+    default_kind: None,
+    common: Some(&[]),
+    registered: None,
+};
 
 impl KindedTable {
     /// Whether `k` names one of the table's kinds, built in or registered at run time.
@@ -151,7 +170,9 @@ pub fn check_set_target(root: &Table, assignment: &str) -> Result<(), String> {
     let parts: Vec<&str> = path.trim().split('.').collect();
     let [table, field] = parts[..] else { return Ok(()) };
     let Some(spec) = TABLES.iter().find(|s| s.name == table) else { return Ok(()) };
-    if spec.has_kind(field) && root.get(table).and_then(|t| t.get(field)).is_some_and(Value::is_table) {
+    if spec.has_kind(field)
+        && root.get(table).and_then(|t| t.get(field)).is_some_and(Value::is_table)
+    {
         return Err(format!(
             "--set `{path}`: `[{table}.{field}]` is the sub-table of {table} kind `{field}` in this file; set its field as `{table}.{field}.{field}=…`"
         ));
@@ -170,9 +191,20 @@ pub fn kind_of<'a>(spec: &KindedTable, t: &'a Table) -> Option<&'a str> {
 /// Split table `t` (after `--set`) of layout `spec`. `file_kind` is the kind the file itself
 /// wrote; `set_fields` are the top-level fields given by `--set`. A table without a readable kind
 /// is returned whole as the active one (the parser reports the missing or malformed `kind`).
-pub fn split(spec: &KindedTable, t: &Table, file_kind: Option<&str>, set_fields: &[String]) -> Result<Split, String> {
+pub fn split(
+    spec: &KindedTable,
+    t: &Table,
+    file_kind: Option<&str>,
+    set_fields: &[String],
+) -> Result<Split, String> {
     let Some(active) = kind_of(spec, t) else {
-        let whole = KindFields { table_name: spec.name, kind: String::new(), table: t.clone(), from_sub: Vec::new(), own: Vec::new() };
+        let whole = KindFields {
+            table_name: spec.name,
+            kind: String::new(),
+            table: t.clone(),
+            from_sub: Vec::new(),
+            own: Vec::new(),
+        };
         return Ok(Split { active: whole, inactive: Vec::new() });
     };
     let l = Layout { spec, t, active, file_kind: file_kind.unwrap_or(active), set_fields };
@@ -236,7 +268,13 @@ impl<'a> Layout<'a> {
     fn assemble(&self, kind: &str) -> Result<KindFields, String> {
         let name = self.spec.name;
         let sub = self.t.get(kind).and_then(Value::as_table).filter(|_| self.spec.has_kind(kind));
-        let mut out = KindFields { table_name: name, kind: kind.to_string(), table: Table::new(), from_sub: Vec::new(), own: Vec::new() };
+        let mut out = KindFields {
+            table_name: name,
+            kind: kind.to_string(),
+            table: Table::new(),
+            from_sub: Vec::new(),
+            own: Vec::new(),
+        };
         for (k, v) in self.t {
             if self.is_sub(k, v) {
                 if k != kind {
@@ -244,7 +282,9 @@ impl<'a> Layout<'a> {
                 }
                 for (sk, sv) in sub.into_iter().flatten() {
                     if sk == "kind" {
-                        return Err(format!("`{name}.{kind}.kind`: a kind's sub-table cannot set `kind`"));
+                        return Err(format!(
+                            "`{name}.{kind}.kind`: a kind's sub-table cannot set `kind`"
+                        ));
                     }
                     if self.by_set(sk) {
                         continue; // `--set table.field` wins over the sub-table
@@ -276,7 +316,12 @@ pub fn dropped_note(splits: &[Split]) -> String {
     for s in splits {
         for i in &s.inactive {
             if !i.own.is_empty() {
-                lines.push(format!("#   {} kind `{}`: {}\n", i.table_name, i.kind, i.own.join(", ")));
+                lines.push(format!(
+                    "#   {} kind `{}`: {}\n",
+                    i.table_name,
+                    i.kind,
+                    i.own.join(", ")
+                ));
             }
         }
     }
@@ -308,27 +353,40 @@ mod tests {
         let t = table("kind = \"uet\"\ncc = \"fixed\"\nwindow = \"1KB\"\npaths = 4\nrecovery = \"sr\"\n[uet]\nev_select = \"reps\"\n");
         let s = split(&TRANSPORT, &t, Some("roce"), &["recovery".into()]).unwrap();
         let a = &s.active;
-        assert_eq!((a.kind.as_str(), a.table.keys().cloned().collect::<Vec<_>>().join(",")), ("uet", "ev_select,kind,paths,recovery".into()));
+        assert_eq!(
+            (a.kind.as_str(), a.table.keys().cloned().collect::<Vec<_>>().join(",")),
+            ("uet", "ev_select,kind,paths,recovery".into())
+        );
         assert_eq!(a.from_sub, vec!["ev_select".to_string()]);
         assert_eq!(s.inactive.len(), 1);
         let i = &s.inactive[0];
-        assert_eq!((i.kind.as_str(), i.table.keys().cloned().collect::<Vec<_>>().join(",")), ("roce", "cc,kind,paths,window".into()));
+        assert_eq!(
+            (i.kind.as_str(), i.table.keys().cloned().collect::<Vec<_>>().join(",")),
+            ("roce", "cc,kind,paths,window".into())
+        );
         assert_eq!(i.own, vec!["transport.cc".to_string(), "transport.window".into()]);
     }
 
     #[test]
     fn precedence_is_set_then_sub_table_then_top_level() {
-        let t = table("kind = \"roce\"\ncc = \"hpcc\"\npaths = 2\n[roce]\ncc = \"dcqcn\"\npaths = 8\n");
+        let t =
+            table("kind = \"roce\"\ncc = \"hpcc\"\npaths = 2\n[roce]\ncc = \"dcqcn\"\npaths = 8\n");
         let s = split(&TRANSPORT, &t, None, &[]).unwrap();
         assert_eq!(s.active.table["cc"].as_str(), Some("dcqcn"));
         assert_eq!(s.active.table["paths"].as_integer(), Some(8));
         let s = split(&TRANSPORT, &t, None, &["cc".into()]).unwrap();
         assert_eq!(s.active.table["cc"].as_str(), Some("hpcc"));
         assert_eq!(s.active.locate("`transport.paths`: bad".into()), "`transport.roce.paths`: bad");
-        let w = split(&WORKLOAD, &table("kind = \"cdf\"\n[cdf]\ncdf = \"x\"\nbogus = 1\n"), None, &[]).unwrap();
+        let w =
+            split(&WORKLOAD, &table("kind = \"cdf\"\n[cdf]\ncdf = \"x\"\nbogus = 1\n"), None, &[])
+                .unwrap();
         let e = w.active.locate("unknown field `bogus`, field `cdf`: `workload.cdf.y`".into());
-        assert_eq!(e, "unknown field `workload.cdf.bogus`, field `workload.cdf.cdf`: `workload.cdf.cdf.y`");
-        assert!(split(&TRANSPORT, &table("kind = \"roce\"\n[uet]\nkind = \"uet\"\n"), None, &[]).is_err());
+        assert_eq!(
+            e,
+            "unknown field `workload.cdf.bogus`, field `workload.cdf.cdf`: `workload.cdf.cdf.y`"
+        );
+        assert!(split(&TRANSPORT, &table("kind = \"roce\"\n[uet]\nkind = \"uet\"\n"), None, &[])
+            .is_err());
     }
 
     #[test]
@@ -339,7 +397,9 @@ mod tests {
         assert_eq!(set_field(&WORKLOAD, "transport.cc=hpcc"), None);
         assert_eq!(set_field(&WORKLOAD, "workload.cdf=hadoop"), Some("cdf".into()));
         let root = table("[workload]\nkind = \"flow-file\"\n[workload.cdf]\ncdf = \"websearch\"\n");
-        assert!(check_set_target(&root, "workload.cdf=hadoop").unwrap_err().contains("workload.cdf.cdf"));
+        assert!(check_set_target(&root, "workload.cdf=hadoop")
+            .unwrap_err()
+            .contains("workload.cdf.cdf"));
         assert!(check_set_target(&root, "workload.cdf.cdf=hadoop").is_ok());
     }
 }

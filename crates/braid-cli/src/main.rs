@@ -290,7 +290,13 @@ fn main() -> ExitCode {
         Cmd::Validate { scenario: path, seed, sets } => match scenario::load(&path, &sets, seed) {
             Ok(sc) => match braid_cli::build::build(&sc) {
                 Ok((sim, _)) => {
-                    println!("{}: ok ({} hosts, {} links, {} flows)", path.display(), sim.n_hosts(), sc.topology.links.len(), sim.flows().len());
+                    println!(
+                        "{}: ok ({} hosts, {} links, {} flows)",
+                        path.display(),
+                        sim.n_hosts(),
+                        sc.topology.links.len(),
+                        sim.flows().len()
+                    );
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&format!("{}: {e}", path.display())),
@@ -298,7 +304,8 @@ fn main() -> ExitCode {
             Err(e) => fail(&e),
         },
         Cmd::Compare { target, vary, cases, seeds, out, jobs, columns, quiet } => {
-            let args = braid_cli::compare::Args { target, vary, cases, seeds, out, jobs, columns, quiet };
+            let args =
+                braid_cli::compare::Args { target, vary, cases, seeds, out, jobs, columns, quiet };
             match braid_cli::compare::run(&args) {
                 Ok(o) => {
                     print!("{}", o.table);
@@ -310,7 +317,11 @@ fn main() -> ExitCode {
                         o.out.display()
                     );
                     if !o.removed.is_empty() {
-                        println!("removed {} run folder(s) not in this comparison: {}", o.removed.len(), o.removed.join(", "));
+                        println!(
+                            "removed {} run folder(s) not in this comparison: {}",
+                            o.removed.len(),
+                            o.removed.join(", ")
+                        );
                     }
                     for (n, e) in &o.failed {
                         eprintln!("error: run `{n}`: {e}");
@@ -331,12 +342,21 @@ fn main() -> ExitCode {
             }
         }
         Cmd::Sweep { plan, out, jobs, quiet } => cmd_sweep(&plan, out, jobs, quiet),
-        Cmd::Repro { id, list, out, quick, jobs, plans, quiet, sets } => cmd_repro(id, list, out, quick, jobs, plans, quiet, sets),
-        Cmd::Evaluate { paper, from, alt, quick, plans } => cmd_evaluate(&paper, &from, &alt, quick, plans),
+        Cmd::Repro { id, list, out, quick, jobs, plans, quiet, sets } => {
+            cmd_repro(id, list, out, quick, jobs, plans, quiet, sets)
+        }
+        Cmd::Evaluate { paper, from, alt, quick, plans } => {
+            cmd_evaluate(&paper, &from, &alt, quick, plans)
+        }
         Cmd::Plot { run_dir } => match plot::plot_run_dir(&run_dir) {
-            Ok(files) if files.is_empty() => fail(&format!("{}: no time series (*.csv with a time_ns column) or flows.csv to draw", run_dir.display())),
+            Ok(files) if files.is_empty() => fail(&format!(
+                "{}: no time series (*.csv with a time_ns column) or flows.csv to draw",
+                run_dir.display()
+            )),
             Ok(files) => {
-                for f in files.iter().filter(|f| f.extension().is_some_and(|x| x == "png" || x == "svg")) {
+                for f in
+                    files.iter().filter(|f| f.extension().is_some_and(|x| x == "png" || x == "svg"))
+                {
                     println!("{}", f.display());
                 }
                 ExitCode::SUCCESS
@@ -350,21 +370,31 @@ fn main() -> ExitCode {
             }
             Err(e) => fail(&e),
         },
-        Cmd::Links { scenario: path, sets } => match scenario::load_topology(&path, &sets) {
-            Ok((sc, faults_error)) => {
-                if let Some(e) = faults_error {
-                    eprintln!("note: the links without the scenario's [[faults]], which do not load: {e}");
+        Cmd::Links { scenario: path, sets } => {
+            match scenario::load_topology(&path, &sets) {
+                Ok((sc, faults_error)) => {
+                    if let Some(e) = faults_error {
+                        eprintln!("note: the links without the scenario's [[faults]], which do not load: {e}");
+                    }
+                    println!("link,a,a_name,b,b_name,rate_bps,delay_ns");
+                    for (i, l) in sc.topology.links.iter().enumerate() {
+                        let na = &sc.topology.nodes[l.a.idx()];
+                        let nb = &sc.topology.nodes[l.b.idx()];
+                        println!(
+                            "{i},{},{},{},{},{},{}",
+                            l.a.idx(),
+                            na.name,
+                            l.b.idx(),
+                            nb.name,
+                            l.rate.bps(),
+                            l.delay.ns_f64()
+                        );
+                    }
+                    ExitCode::SUCCESS
                 }
-                println!("link,a,a_name,b,b_name,rate_bps,delay_ns");
-                for (i, l) in sc.topology.links.iter().enumerate() {
-                    let na = &sc.topology.nodes[l.a.idx()];
-                    let nb = &sc.topology.nodes[l.b.idx()];
-                    println!("{i},{},{},{},{},{},{}", l.a.idx(), na.name, l.b.idx(), nb.name, l.rate.bps(), l.delay.ns_f64());
-                }
-                ExitCode::SUCCESS
+                Err(e) => fail(&e),
             }
-            Err(e) => fail(&e),
-        },
+        }
         Cmd::Bench { only, scale, child } => match child {
             Some(name) => bench::run_child(&name),
             None => bench::run_all(only.as_deref(), scale),
@@ -378,18 +408,27 @@ fn main() -> ExitCode {
 /// The default output folder of a verb: `out/<verb>/<file name without extension>` (`braid repro`
 /// uses `out/repro/<ID>` and `out/repro/<ID>-quick`, `braid compare` `out/compare/<name>`).
 fn default_out(verb: &str, file: &std::path::Path) -> PathBuf {
-    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| verb.into());
+    let stem =
+        file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| verb.into());
     PathBuf::from("out").join(verb).join(stem)
 }
 
-fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usize>, quiet: bool) -> ExitCode {
+fn cmd_sweep(
+    plan_path: &std::path::Path,
+    out: Option<PathBuf>,
+    jobs: Option<usize>,
+    quiet: bool,
+) -> ExitCode {
     let plan = match sweep::Plan::load(plan_path) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
     // A plan in a sweep's own folder (the plan.toml `braid compare` and `braid sweep` write
     // there) resumes in that folder.
-    let own = plan_path.parent().filter(|d| d.join("runs").is_dir() || d.join("runs.csv").is_file()).map(std::path::Path::to_path_buf);
+    let own = plan_path
+        .parent()
+        .filter(|d| d.join("runs").is_dir() || d.join("runs.csv").is_file())
+        .map(std::path::Path::to_path_buf);
     let out = out.or(own).unwrap_or_else(|| default_out("sweep", plan_path));
     let figures = match sweep::Plan::figures(plan_path) {
         Ok(f) => f,
@@ -400,7 +439,12 @@ fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usi
         Ok(s) => s,
         Err(e) => return fail(&format!("{}: {e}", plan_path.display())),
     };
-    match sweep::execute(&plan, &runs, scenarios, &sweep::Options { out: out.clone(), jobs, progress: !quiet }) {
+    match sweep::execute(
+        &plan,
+        &runs,
+        scenarios,
+        &sweep::Options { out: out.clone(), jobs, progress: !quiet },
+    ) {
         Ok(r) => {
             println!(
                 "{}: {} runs ({} run now, {} reused: complete with the same resolved scenario), {} failed; results in {}",
@@ -412,7 +456,11 @@ fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usi
                 out.join("runs.csv").display()
             );
             if !r.removed.is_empty() {
-                println!("removed {} run folder(s) not in this plan: {}", r.removed.len(), r.removed.join(", "));
+                println!(
+                    "removed {} run folder(s) not in this plan: {}",
+                    r.removed.len(),
+                    r.removed.join(", ")
+                );
             }
             for (n, e) in &r.failed {
                 eprintln!("error: run `{n}`: {e}");
@@ -448,7 +496,13 @@ fn cmd_sweep(plan_path: &std::path::Path, out: Option<PathBuf>, jobs: Option<usi
 /// `braid evaluate PAPER`: the table on stdout, each problem (a plan not run, a folder run with
 /// other settings) on stderr; exit 1 when there is a problem, so that a table with holes is never
 /// taken for a whole one.
-fn cmd_evaluate(paper: &str, from: &std::path::Path, alts: &[PathBuf], quick: bool, plans: Option<PathBuf>) -> ExitCode {
+fn cmd_evaluate(
+    paper: &str,
+    from: &std::path::Path,
+    alts: &[PathBuf],
+    quick: bool,
+    plans: Option<PathBuf>,
+) -> ExitCode {
     let dir = repro::plans_dir(plans.as_deref());
     let all = match evaluate::plans_of(&dir, paper) {
         Ok(p) => p,
@@ -456,7 +510,10 @@ fn cmd_evaluate(paper: &str, from: &std::path::Path, alts: &[PathBuf], quick: bo
     };
     for a in std::iter::once(&from.to_path_buf()).chain(alts) {
         if !a.is_dir() {
-            return fail(&format!("`{}` is not a folder (it should hold the plans' output folders, `<ID>/`)", a.display()));
+            return fail(&format!(
+                "`{}` is not a folder (it should hold the plans' output folders, `<ID>/`)",
+                a.display()
+            ));
         }
     }
     let t = evaluate::table(&all, from, alts, quick);
@@ -489,7 +546,12 @@ fn cmd_repro(
             Err(e) => return fail(&e),
         };
         let mut bad = false;
-        let w = all.iter().filter_map(|p| p.as_ref().ok()).map(|p| p.id.chars().count()).max().unwrap_or(14);
+        let w = all
+            .iter()
+            .filter_map(|p| p.as_ref().ok())
+            .map(|p| p.id.chars().count())
+            .max()
+            .unwrap_or(14);
         for p in all {
             match p {
                 Ok(p) => {
@@ -498,7 +560,11 @@ fn cmd_repro(
                     let st = match &quick_plan {
                         Ok(q) => match (repro::status(&p.plan), repro::status(q)) {
                             (repro::Status::Ready, repro::Status::Ready) => {
-                                format!("ready: {} runs, quick {}", p.plan.expand().len(), q.expand().len())
+                                format!(
+                                    "ready: {} runs, quick {}",
+                                    p.plan.expand().len(),
+                                    q.expand().len()
+                                )
                             }
                             (repro::Status::Ready, s) => format!("quick version {}", s.text()),
                             (s, _) => s.text(),
@@ -523,14 +589,20 @@ fn cmd_repro(
     let id = id.expect("checked");
     let path = dir.join(format!("{id}.toml"));
     if !path.is_file() {
-        return fail(&format!("no repro plan `{id}` (looked for {}; `braid repro --list` shows them all)", path.display()));
+        return fail(&format!(
+            "no repro plan `{id}` (looked for {}; `braid repro --list` shows them all)",
+            path.display()
+        ));
     }
     let rp = match repro::ReproPlan::load(&path) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
-    let out = out.unwrap_or_else(|| PathBuf::from("out/repro").join(if quick { format!("{id}-quick") } else { id.clone() }));
-    match repro::run(&rp, &repro::Options { out: out.clone(), quick, jobs, progress: !quiet, sets }) {
+    let out = out.unwrap_or_else(|| {
+        PathBuf::from("out/repro").join(if quick { format!("{id}-quick") } else { id.clone() })
+    });
+    match repro::run(&rp, &repro::Options { out: out.clone(), quick, jobs, progress: !quiet, sets })
+    {
         Ok(o) => {
             for (name, cap) in &o.captions {
                 println!("fig-{name}:");
@@ -542,7 +614,9 @@ fn cmd_repro(
                 eprintln!("error: run `{n}`: {e}");
             }
             for n in &o.skipped_figures {
-                println!("fig-{n}: not drawn in the quick version (it runs none of this figure's cases)");
+                println!(
+                    "fig-{n}: not drawn in the quick version (it runs none of this figure's cases)"
+                );
             }
             for (n, e) in &o.figure_errors {
                 eprintln!("error: figure `{n}`: {e}");
@@ -554,7 +628,11 @@ fn cmd_repro(
                 out.display()
             );
             if !o.sweep.removed.is_empty() {
-                println!("removed {} run folder(s) not in this plan: {}", o.sweep.removed.len(), o.sweep.removed.join(", "));
+                println!(
+                    "removed {} run folder(s) not in this plan: {}",
+                    o.sweep.removed.len(),
+                    o.sweep.removed.join(", ")
+                );
             }
             if o.sweep.failed.is_empty() && o.figure_errors.is_empty() {
                 ExitCode::SUCCESS

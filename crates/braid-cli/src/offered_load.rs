@@ -153,7 +153,10 @@ impl OfferedLoad {
             })
             .collect();
         if over.len() > most {
-            out.push(format!("warning: … and {} more overloaded cut(s) (see `offered_load` in summary.json)", over.len() - most));
+            out.push(format!(
+                "warning: … and {} more overloaded cut(s) (see `offered_load` in summary.json)",
+                over.len() - most
+            ));
         }
         out
     }
@@ -186,7 +189,8 @@ impl Layers {
     fn new(t: &Topology) -> Layers {
         let hosts = t.hosts();
         let n = t.nodes.len();
-        let host_idx: BTreeMap<usize, usize> = hosts.iter().enumerate().map(|(i, h)| (h.idx(), i)).collect();
+        let host_idx: BTreeMap<usize, usize> =
+            hosts.iter().enumerate().map(|(i, h)| (h.idx(), i)).collect();
         let mut adj: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
         for l in &t.links {
             adj[l.a.idx()].push((l.b.idx(), l.rate.bps_f64()));
@@ -207,7 +211,11 @@ impl Layers {
             if node.kind == NodeKind::Host {
                 continue;
             }
-            let behind: Vec<usize> = adj[w].iter().filter(|&&(v, _)| is_host(v) && adj[v].iter().all(|&(x, _)| x == w)).map(|&(v, _)| host_idx[&v]).collect();
+            let behind: Vec<usize> = adj[w]
+                .iter()
+                .filter(|&&(v, _)| is_host(v) && adj[v].iter().all(|&(x, _)| x == w))
+                .map(|&(v, _)| host_idx[&v])
+                .collect();
             let cap: f64 = adj[w].iter().filter(|&&(v, _)| !is_host(v)).map(|e| e.1).sum();
             if behind.is_empty() || cap <= 0.0 {
                 continue;
@@ -228,7 +236,12 @@ impl Layers {
                 (nd.kind != NodeKind::Switch || nd.tier < 3).then_some(nd.group)
             };
             for &g in &groups {
-                let cap: f64 = t.links.iter().filter(|l| (member(l.a.idx()) == Some(g)) != (member(l.b.idx()) == Some(g))).map(|l| l.rate.bps_f64()).sum();
+                let cap: f64 = t
+                    .links
+                    .iter()
+                    .filter(|l| (member(l.a.idx()) == Some(g)) != (member(l.b.idx()) == Some(g)))
+                    .map(|l| l.rate.bps_f64())
+                    .sum();
                 if cap <= 0.0 {
                     continue;
                 }
@@ -303,8 +316,18 @@ pub fn offered_load(t: &Topology, spec: &WorkloadSpec, wl: &Workload) -> Offered
             Some(h) => (format!("{h} uplink"), format!("{h} downlink")),
             None => (name.clone(), name.clone()),
         };
-        cuts.push(Cut { name: out_name, direction: Direction::Out, capacity_bps: *cap, offered_bps: tally.out_bps[i] });
-        cuts.push(Cut { name: in_name, direction: Direction::In, capacity_bps: *cap, offered_bps: tally.in_bps[i] });
+        cuts.push(Cut {
+            name: out_name,
+            direction: Direction::Out,
+            capacity_bps: *cap,
+            offered_bps: tally.out_bps[i],
+        });
+        cuts.push(Cut {
+            name: in_name,
+            direction: Direction::In,
+            capacity_bps: *cap,
+            offered_bps: tally.in_bps[i],
+        });
     }
     OfferedLoad { basis, cuts }
 }
@@ -312,13 +335,19 @@ pub fn offered_load(t: &Topology, spec: &WorkloadSpec, wl: &Workload) -> Offered
 /// Call `f(src, dst, rate_bps)` for every pair a `cdf` workload sends between, with its mean rate.
 /// Host lists that do not resolve (errors the generator reports) give no pairs.
 fn poisson_pairs(c: &CdfSpec, n_hosts: usize, groups: &[u32], f: &mut impl FnMut(u32, u32, f64)) {
-    let (Ok(senders), Ok(receivers)) = (c.senders.first(n_hosts, "senders"), c.receivers.first(n_hosts, "receivers")) else {
+    let (Ok(senders), Ok(receivers)) =
+        (c.senders.first(n_hosts, "senders"), c.receivers.first(n_hosts, "receivers"))
+    else {
         return;
     };
     let group = |h: u32| groups.get(h as usize).copied().unwrap_or(0);
     let per_sender_bps = c.load * c.host_rate.bps_f64();
     for &s in &senders {
-        let dests: Vec<u32> = receivers.iter().copied().filter(|&d| d != s && (!c.inter_group || group(d) != group(s))).collect();
+        let dests: Vec<u32> = receivers
+            .iter()
+            .copied()
+            .filter(|&d| d != s && (!c.inter_group || group(d) != group(s)))
+            .collect();
         if dests.is_empty() {
             continue;
         }
@@ -340,7 +369,12 @@ fn flow_pairs(wl: &Workload, host_rate_bps: &[f64]) -> (BTreeMap<(u32, u32), f64
     }
     let first = wl.flows.iter().map(|f| f.start).min().unwrap_or_default();
     let last = wl.flows.iter().map(|f| f.start).max().unwrap_or_default();
-    let drain_s = sent.iter().map(|(&s, &b)| b as f64 * 8.0 / host_rate_bps.get(s as usize).copied().unwrap_or(0.0).max(1.0)).fold(0.0, f64::max);
+    let drain_s = sent
+        .iter()
+        .map(|(&s, &b)| {
+            b as f64 * 8.0 / host_rate_bps.get(s as usize).copied().unwrap_or(0.0).max(1.0)
+        })
+        .fold(0.0, f64::max);
     let span_s = (last - first).secs_f64();
     let basis = if span_s > drain_s { Basis::FlowSpan } else { Basis::FlowBatch };
     let window_s = span_s.max(drain_s);
@@ -365,7 +399,10 @@ mod tests {
     }
 
     fn cut<'a>(l: &'a OfferedLoad, label: &str) -> &'a Cut {
-        l.cuts.iter().find(|c| c.label() == label).unwrap_or_else(|| panic!("no cut {label}: {:?}", l.cuts))
+        l.cuts
+            .iter()
+            .find(|c| c.label() == label)
+            .unwrap_or_else(|| panic!("no cut {label}: {:?}", l.cuts))
     }
 
     const LEAF_SPINE: &str = r#"
@@ -434,7 +471,9 @@ duration = "1ms"
     #[test]
     fn incast_receiver_downlink_carries_senders_times_load() {
         let base = LEAF_SPINE.replace("FABRIC", "400Gbps");
-        let l = analyze(&base.replace("load = 0.5", "load = 0.3\nsenders = \"1-8\"\nreceivers = \"0-0\""));
+        let l = analyze(
+            &base.replace("load = 0.5", "load = 0.3\nsenders = \"1-8\"\nreceivers = \"0-0\""),
+        );
         let c = cut(&l, "host 0 downlink (in)");
         assert!((c.factor() - 8.0 * 0.3).abs() < 1e-9, "{c:?}");
         assert_eq!(l.max_cut().unwrap().label(), "host 0 downlink (in)");
@@ -454,7 +493,8 @@ duration = "1ms"
         let mut wl = Workload::new();
         wl.add_flow(1, 17, 1_000_000, braid_core::Time::ZERO, &[], braid_workload::NO_JOB);
         wl.add_flow(1, 17, 1_000_000, braid_core::Time::from_ms(1), &[], braid_workload::NO_JOB);
-        let sc: Scenario = parse(&LEAF_SPINE.replace("FABRIC", "100Gbps"), Path::new("."), &[], None).unwrap();
+        let sc: Scenario =
+            parse(&LEAF_SPINE.replace("FABRIC", "100Gbps"), Path::new("."), &[], None).unwrap();
         let spec = WorkloadSpec::FlowFile(braid_workload::FlowFileSpec {
             file: "x.csv".into(),
             format: braid_workload::FlowFileFormat::Braid,

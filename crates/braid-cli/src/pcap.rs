@@ -110,7 +110,10 @@ pub fn frame(p: &Packet, payload: u32, buf: &mut Vec<u8>) -> u32 {
     buf.extend_from_slice(&[64u8.saturating_sub(p.hops), 17, 0, 0]);
     buf.extend_from_slice(&node_ip(p.src.0).to_be_bytes());
     buf.extend_from_slice(&node_ip(p.dst.0).to_be_bytes());
-    let mut sum: u32 = buf[ip_start..ip_start + 20].chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]]) as u32).sum();
+    let mut sum: u32 = buf[ip_start..ip_start + 20]
+        .chunks(2)
+        .map(|c| u16::from_be_bytes([c[0], c[1]]) as u32)
+        .sum();
     while sum > 0xffff {
         sum = (sum & 0xffff) + (sum >> 16);
     }
@@ -154,7 +157,11 @@ pub fn frame(p: &Packet, payload: u32, buf: &mut Vec<u8>) -> u32 {
 /// Write `records` (time in picoseconds, egress port, packet) as a pcap stream. `header_bytes`
 /// is the scenario's per-packet header allowance (`network.header`), subtracted from a packet's
 /// wire size to find the payload of probes and control packets.
-pub fn write_capture<W: Write>(w: W, records: &[(u64, u32, Packet)], header_bytes: u32) -> io::Result<W> {
+pub fn write_capture<W: Write>(
+    w: W,
+    records: &[(u64, u32, Packet)],
+    header_bytes: u32,
+) -> io::Result<W> {
     let mut pw = PcapWriter::new(w)?;
     let mut buf = Vec::with_capacity(128);
     for (t_ps, _port, p) in records {

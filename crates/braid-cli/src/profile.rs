@@ -170,7 +170,10 @@ pub fn check(profile: Option<&str>) -> Result<(), String> {
     match profile {
         None => Ok(()),
         Some(p) if PROFILES.iter().any(|(n, _)| *n == p) => Ok(()),
-        Some(p) => Err(format!("`network.profile`: unknown profile `{p}` (known: {})", PROFILES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "))),
+        Some(p) => Err(format!(
+            "`network.profile`: unknown profile `{p}` (known: {})",
+            PROFILES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        )),
     }
 }
 
@@ -210,7 +213,8 @@ pub struct Conflict {
 /// return the fields already present that differ from the profile (what keeps the run from
 /// having the profile's semantics).
 pub fn apply(root: &mut Table) -> Result<Vec<Conflict>, String> {
-    let profile = get(root, "network", "profile").map(|v| v.as_str().map(str::to_string).ok_or("`network.profile` must be a string"));
+    let profile = get(root, "network", "profile")
+        .map(|v| v.as_str().map(str::to_string).ok_or("`network.profile` must be a string"));
     let entries: &[Entry] = match profile.transpose()?.as_deref() {
         None | Some("braid") => return Ok(Vec::new()),
         Some(p) => match entries(p) {
@@ -226,19 +230,34 @@ pub fn apply(root: &mut Table) -> Result<Vec<Conflict>, String> {
             When::Always => true,
             When::Roce => kind == "roce",
             When::RoceDcqcn => kind == "roce" && cc == "dcqcn",
-            When::RoceWindowCc => kind == "roce" && ["dcqcn", "hpcc", "timely", "dctcp"].contains(&cc.as_str()),
-            When::RoutingUcmp => get(root, "routing", "kind").and_then(Value::as_str) == Some("ucmp"),
+            When::RoceWindowCc => {
+                kind == "roce" && ["dcqcn", "hpcc", "timely", "dctcp"].contains(&cc.as_str())
+            }
+            When::RoutingUcmp => {
+                get(root, "routing", "kind").and_then(Value::as_str) == Some("ucmp")
+            }
             When::Rondo => kind == "rondo",
-            When::RondoProbing => kind == "rondo" && get(root, "transport", "probing").and_then(Value::as_bool) != Some(false),
+            When::RondoProbing => {
+                kind == "rondo"
+                    && get(root, "transport", "probing").and_then(Value::as_bool) != Some(false)
+            }
             When::Clos3 => get(root, "topology", "kind").and_then(Value::as_str) == Some("clos3"),
         };
         if !applies {
             continue;
         }
-        let v: Value = format!("v = {value}").parse::<Table>().ok().and_then(|mut t| t.remove("v")).expect("profile values are TOML");
+        let v: Value = format!("v = {value}")
+            .parse::<Table>()
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .expect("profile values are TOML");
         if let Some(have) = get(root, path, key) {
             if *have != v {
-                conflicts.push(Conflict { field: format!("{path}.{key}"), scenario: have.to_string(), profile: value.to_string() });
+                conflicts.push(Conflict {
+                    field: format!("{path}.{key}"),
+                    scenario: have.to_string(),
+                    profile: value.to_string(),
+                });
             }
             continue;
         }
@@ -253,9 +272,19 @@ mod tests {
 
     #[test]
     fn profile_fills_only_missing_fields() {
-        let mut t: Table = "[network]\nprofile = \"ns3-hpcc\"\nack_size = \"64B\"\n[transport]\nkind = \"roce\"\n".parse().unwrap();
+        let mut t: Table =
+            "[network]\nprofile = \"ns3-hpcc\"\nack_size = \"64B\"\n[transport]\nkind = \"roce\"\n"
+                .parse()
+                .unwrap();
         let c = apply(&mut t).unwrap();
-        assert_eq!(c, vec![Conflict { field: "network.ack_size".into(), scenario: "\"64B\"".into(), profile: "\"60B\"".into() }]);
+        assert_eq!(
+            c,
+            vec![Conflict {
+                field: "network.ack_size".into(),
+                scenario: "\"64B\"".into(),
+                profile: "\"60B\"".into()
+            }]
+        );
         let n = t["network"].as_table().unwrap();
         assert_eq!(n["ack_class"].as_str(), Some("data"));
         assert_eq!(n["ack_size"].as_str(), Some("64B"), "an explicit field wins");

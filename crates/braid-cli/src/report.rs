@@ -49,7 +49,8 @@ fn files_with(dir: &Path, prefix: &str, ext: &str) -> Vec<PathBuf> {
         .map(|rd| {
             rd.filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| {
-                    let n = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    let n =
+                        p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
                     n.starts_with(prefix) && n.ends_with(ext)
                 })
                 .collect()
@@ -90,15 +91,32 @@ fn figure_html(png: &Path) -> Result<String, String> {
     // the page shows them once, there, carries their text as the image's `alt` (for search and
     // screen readers) and adds only the downloads.
     let text = fs::read_to_string(png.with_extension("txt")).unwrap_or_default();
-    let alt = if text.trim().is_empty() { name.clone() } else { text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" — ") };
-    let mut h = format!("<figure id=\"{}\">\n<img alt=\"{}\" src=\"data:image/png;base64,{}\">\n", esc(&name), esc(&alt), base64(&data));
+    let alt = if text.trim().is_empty() {
+        name.clone()
+    } else {
+        text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" — ")
+    };
+    let mut h = format!(
+        "<figure id=\"{}\">\n<img alt=\"{}\" src=\"data:image/png;base64,{}\">\n",
+        esc(&name),
+        esc(&alt),
+        base64(&data)
+    );
     h.push_str("<figcaption>");
     let svg = png.with_extension("svg");
     if let Ok(s) = fs::read(&svg) {
-        h.push_str(&format!("<a download=\"{n}.svg\" href=\"data:image/svg+xml;base64,{}\">SVG</a> · ", base64(&s), n = esc(&name)));
+        h.push_str(&format!(
+            "<a download=\"{n}.svg\" href=\"data:image/svg+xml;base64,{}\">SVG</a> · ",
+            base64(&s),
+            n = esc(&name)
+        ));
     }
     if let Ok(c) = fs::read(png.with_extension("csv")) {
-        h.push_str(&format!("<a download=\"{n}.csv\" href=\"data:text/csv;base64,{}\">data (CSV)</a>", base64(&c), n = esc(&name)));
+        h.push_str(&format!(
+            "<a download=\"{n}.csv\" href=\"data:text/csv;base64,{}\">data (CSV)</a>",
+            base64(&c),
+            n = esc(&name)
+        ));
     }
     h.push_str("</figcaption>\n</figure>\n");
     Ok(h)
@@ -124,16 +142,24 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
     }
     let plan_text = fs::read_to_string(dir.join("plan.toml")).ok();
     let plan: Option<toml::Table> = plan_text.as_deref().and_then(|t| t.parse().ok());
-    let get = |k: &str| plan.as_ref().and_then(|p| p.get(k)).and_then(|v| v.as_str()).map(str::to_string);
-    let quick = fs::read_to_string(dir.join("repro.toml")).ok().is_some_and(|t| t.contains("quick = true"));
+    let get =
+        |k: &str| plan.as_ref().and_then(|p| p.get(k)).and_then(|v| v.as_str()).map(str::to_string);
+    let quick =
+        fs::read_to_string(dir.join("repro.toml")).ok().is_some_and(|t| t.contains("quick = true"));
     let title = match (get("id"), get("title")) {
         (Some(id), Some(t)) => format!("{id}: {t}{}", if quick { " (quick version)" } else { "" }),
         (None, Some(t)) => t,
-        _ => format!("Braid results: {}", dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()),
+        _ => format!(
+            "Braid results: {}",
+            dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+        ),
     };
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    h.push_str(&format!("<title>{}</title>\n<style>{STYLE}</style>\n{CHECK_SCRIPT}</head>\n<body>\n", esc(&title)));
+    h.push_str(&format!(
+        "<title>{}</title>\n<style>{STYLE}</style>\n{CHECK_SCRIPT}</head>\n<body>\n",
+        esc(&title)
+    ));
     h.push_str(&format!("<h1>{}</h1>\n", esc(&title)));
     // Metadata.
     let runs = Csv::read(&dir.join("runs.csv")).ok();
@@ -156,7 +182,9 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
         }
     }
     h.push_str("<table class=\"meta\">\n");
-    let mut meta_row = |k: &str, v: &str| h.push_str(&format!("<tr><th>{}</th><td>{}</td></tr>\n", esc(k), esc(v)));
+    let mut meta_row = |k: &str, v: &str| {
+        h.push_str(&format!("<tr><th>{}</th><td>{}</td></tr>\n", esc(k), esc(v)))
+    };
     if let Some(p) = get("paper") {
         meta_row("paper", &p);
     }
@@ -169,11 +197,21 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
     meta_row("Braid version", env!("CARGO_PKG_VERSION"));
     meta_row("seeds", &if seeds.is_empty() { "-".to_string() } else { seeds.join(", ") });
     if let Some(r) = &runs {
-        let ok = r.col("status").map(|c| r.rows.iter().filter(|x| x.get(c).is_some_and(|s| s == "ok")).count()).unwrap_or(0);
+        let ok = r
+            .col("status")
+            .map(|c| r.rows.iter().filter(|x| x.get(c).is_some_and(|s| s == "ok")).count())
+            .unwrap_or(0);
         meta_row("runs", &format!("{} ({} ok)", r.rows.len(), ok));
     }
     if let Some(id) = get("id") {
-        meta_row("command", &format!("braid repro {id}{} --out {}", if quick { " --quick" } else { "" }, dir.display()));
+        meta_row(
+            "command",
+            &format!(
+                "braid repro {id}{} --out {}",
+                if quick { " --quick" } else { "" },
+                dir.display()
+            ),
+        );
     }
     h.push_str("</table>\n");
     // The comparison table of `braid compare`.
@@ -216,7 +254,13 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
     }
     for s in files_with(&dir.join("scenarios"), "", ".toml") {
         if let Ok(t) = fs::read_to_string(&s) {
-            h.push_str(&pre(&format!("scenarios/{}", s.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()), &t));
+            h.push_str(&pre(
+                &format!(
+                    "scenarios/{}",
+                    s.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+                ),
+                &t,
+            ));
         }
     }
     if let Ok(t) = fs::read_to_string(dir.join("scenario.resolved.toml")) {

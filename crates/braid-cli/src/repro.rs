@@ -18,7 +18,18 @@ use crate::plot::{build_figure, write_figure, FigureSpec, Results};
 use crate::sweep::{self, Plan};
 
 /// Top-level keys of a repro plan besides the sweep keys.
-pub const REPRO_KEYS: &[&str] = &["id", "paper", "title", "claim", "notes", "quick", "figure", "model", "model_changes", "check"];
+pub const REPRO_KEYS: &[&str] = &[
+    "id",
+    "paper",
+    "title",
+    "claim",
+    "notes",
+    "quick",
+    "figure",
+    "model",
+    "model_changes",
+    "check",
+];
 
 /// A parsed repro plan.
 #[derive(Clone, Debug)]
@@ -64,13 +75,20 @@ impl Status {
         match self {
             Status::Ready => "ready".into(),
             Status::Needs(v) => {
-                let (errs, needs): (Vec<&String>, Vec<&String>) = v.iter().partition(|x| x.starts_with("error: "));
+                let (errs, needs): (Vec<&String>, Vec<&String>) =
+                    v.iter().partition(|x| x.starts_with("error: "));
                 let mut parts = Vec::new();
                 if !needs.is_empty() {
-                    parts.push(format!("needs {}", needs.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")));
+                    parts.push(format!(
+                        "needs {}",
+                        needs.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    ));
                 }
                 if !errs.is_empty() {
-                    parts.push(format!("invalid: {}", errs.iter().map(|s| &s[7..]).collect::<Vec<_>>().join("; ")));
+                    parts.push(format!(
+                        "invalid: {}",
+                        errs.iter().map(|s| &s[7..]).collect::<Vec<_>>().join("; ")
+                    ));
                 }
                 parts.join("; ")
             }
@@ -81,8 +99,11 @@ impl Status {
 impl ReproPlan {
     /// Read a repro plan file.
     pub fn load(path: &Path) -> Result<ReproPlan, String> {
-        let text = fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        let t: Table = text.parse().map_err(|e: toml::de::Error| format!("{}: malformed TOML: {}", path.display(), e.message().trim()))?;
+        let text = fs::read_to_string(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let t: Table = text.parse().map_err(|e: toml::de::Error| {
+            format!("{}: malformed TOML: {}", path.display(), e.message().trim())
+        })?;
         Self::from_table(&t, path).map_err(|e| format!("{}: {e}", path.display()))
     }
 
@@ -106,7 +127,9 @@ impl ReproPlan {
             Some(Value::Table(q)) => {
                 for k in q.keys() {
                     if !["set", "seeds", "grid", "cases", "scenario"].contains(&k.as_str()) {
-                        return Err(format!("unknown field `quick.{k}` (known: set, seeds, grid, cases, scenario)"));
+                        return Err(format!(
+                            "unknown field `quick.{k}` (known: set, seeds, grid, cases, scenario)"
+                        ));
                     }
                 }
                 Some(q.clone())
@@ -118,7 +141,9 @@ impl ReproPlan {
             None => return Err("at least one `[[figure]]` is required".into()),
             Some(Value::Array(a)) => {
                 for (i, f) in a.iter().enumerate() {
-                    let ft = f.as_table().ok_or_else(|| format!("`figure[{i}]` must be a table ([[figure]])"))?;
+                    let ft = f
+                        .as_table()
+                        .ok_or_else(|| format!("`figure[{i}]` must be a table ([[figure]])"))?;
                     let spec = FigureSpec::from_table(ft, &format!("figure[{i}]"))?;
                     if figures.iter().any(|g: &FigureSpec| g.name == spec.name) {
                         return Err(format!("`figure[{i}].name`: `{}` is used twice", spec.name));
@@ -153,7 +178,11 @@ impl ReproPlan {
                     model_changes.push((k.clone(), quote.to_string()));
                 }
             }
-            Some(_) => return Err("`model_changes` must be a table of field = \"the paper's words\"".into()),
+            Some(_) => {
+                return Err(
+                    "`model_changes` must be a table of field = \"the paper's words\"".into()
+                )
+            }
         }
         let checks = match t.get("check") {
             None => Vec::new(),
@@ -203,18 +232,32 @@ impl ReproPlan {
     /// it gives a value other than the profile's is one the figure's text changes
     /// (`model_changes`), one `[quick]` scales down (quick runs), or one in `extra`. The error
     /// names every run and field that does not.
-    pub fn check_model(&self, runs: &[sweep::RunSpec], scenarios: &[crate::scenario::Scenario], quick: bool, extra: &[String]) -> Result<(), String> {
+    pub fn check_model(
+        &self,
+        runs: &[sweep::RunSpec],
+        scenarios: &[crate::scenario::Scenario],
+        quick: bool,
+        extra: &[String],
+    ) -> Result<(), String> {
         let Some(model) = &self.model else { return Ok(()) };
         let ok = self.allowed_changes(quick, extra);
         let mut bad: Vec<String> = Vec::new();
         for (r, sc) in runs.iter().zip(scenarios) {
             if &sc.profile != model {
-                bad.push(format!("run `{}` runs network.profile = \"{}\", not the plan's model `{model}`", r.name, sc.profile));
+                bad.push(format!(
+                    "run `{}` runs network.profile = \"{}\", not the plan's model `{model}`",
+                    r.name, sc.profile
+                ));
                 continue;
             }
-            let off: Vec<&String> = sc.profile_overrides.iter().filter(|f| !ok.contains(f)).collect();
+            let off: Vec<&String> =
+                sc.profile_overrides.iter().filter(|f| !ok.contains(f)).collect();
             if !off.is_empty() {
-                bad.push(format!("run `{}` changes {}", r.name, off.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")));
+                bad.push(format!(
+                    "run `{}` changes {}",
+                    r.name,
+                    off.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+                ));
             }
         }
         if bad.is_empty() {
@@ -254,7 +297,10 @@ impl ReproPlan {
             t.insert("seeds".into(), v.clone());
         }
         // Parsing a plan needs a scenario; the placeholder is never used.
-        t.insert("scenario".into(), q.get("scenario").cloned().unwrap_or_else(|| Value::String("-".into())));
+        t.insert(
+            "scenario".into(),
+            q.get("scenario").cloned().unwrap_or_else(|| Value::String("-".into())),
+        );
         let qp = Plan::from_table(&t, &self.plan.file, &[]).map_err(|e| format!("[quick] {e}"))?;
         p.set.extend(qp.set);
         if q.contains_key("seeds") {
@@ -293,7 +339,9 @@ impl ReproPlan {
 pub fn profiles(plan: &Plan) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for r in plan.expand() {
-        let set = r.sets.iter().rev().find_map(|s| s.strip_prefix("network.profile=").map(|v| v.trim().trim_matches('"').to_string()));
+        let set = r.sets.iter().rev().find_map(|s| {
+            s.strip_prefix("network.profile=").map(|v| v.trim().trim_matches('"').to_string())
+        });
         let p = set.or_else(|| {
             let t: Table = fs::read_to_string(&r.scenario).ok()?.parse().ok()?;
             t.get("network")?.get("profile")?.as_str().map(str::to_string)
@@ -374,7 +422,9 @@ pub fn list(dir: &Path) -> Result<Vec<Result<ReproPlan, String>>, String> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
-    files.sort_by_key(|p| sort_key(&p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()));
+    files.sort_by_key(|p| {
+        sort_key(&p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
+    });
     Ok(files.iter().map(|f| ReproPlan::load(f)).collect())
 }
 
@@ -418,12 +468,22 @@ pub struct Outcome {
 /// Run a repro plan: validate, sweep, draw, report. `Err` with exit code 2 semantics is
 /// returned as `Err((2, msg))` for plans that cannot run in this build or bad input.
 pub fn run(rp: &ReproPlan, opt: &Options) -> Result<Outcome, (u8, String)> {
-    let mut plan = if opt.quick { rp.quick_plan().map_err(|e| (2, format!("{}: {e}", rp.id)))? } else { rp.plan.clone() };
+    let mut plan = if opt.quick {
+        rp.quick_plan().map_err(|e| (2, format!("{}: {e}", rp.id)))?
+    } else {
+        rp.plan.clone()
+    };
     let mut cli_fields = Vec::new();
     let mut cli_sets = Vec::new();
     for s in &opt.sets {
-        let (k, raw) = s.split_once('=').ok_or_else(|| (2, format!("--set `{s}`: expected table.field=value")))?;
-        let val = format!("v = {}", raw.trim()).parse::<Table>().ok().and_then(|mut t| t.remove("v")).unwrap_or(Value::String(raw.trim().to_string()));
+        let (k, raw) = s
+            .split_once('=')
+            .ok_or_else(|| (2, format!("--set `{s}`: expected table.field=value")))?;
+        let val = format!("v = {}", raw.trim())
+            .parse::<Table>()
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or(Value::String(raw.trim().to_string()));
         cli_fields.push(k.trim().to_string());
         cli_sets.push((k.trim().to_string(), val));
     }
@@ -436,7 +496,13 @@ pub fn run(rp: &ReproPlan, opt: &Options) -> Result<Outcome, (u8, String)> {
     let runs = plan.expand();
     let scenarios = sweep::load_all(&runs).map_err(|e| (2, e))?;
     rp.check_model(&runs, &scenarios, opt.quick, &cli_fields).map_err(|e| (2, e))?;
-    let sw = sweep::execute(&plan, &runs, scenarios, &sweep::Options { out: opt.out.clone(), jobs: opt.jobs, progress: opt.progress }).map_err(|e| (1, e))?;
+    let sw = sweep::execute(
+        &plan,
+        &runs,
+        scenarios,
+        &sweep::Options { out: opt.out.clone(), jobs: opt.jobs, progress: opt.progress },
+    )
+    .map_err(|e| (1, e))?;
     let meta = format!(
         "# Written by `braid repro`.\nid = {:?}\nquick = {}\nbraid_version = {:?}\nseeds = {:?}\nsets = {:?}\n",
         rp.id,
@@ -445,7 +511,8 @@ pub fn run(rp: &ReproPlan, opt: &Options) -> Result<Outcome, (u8, String)> {
         plan.seeds,
         opt.sets
     );
-    fs::write(opt.out.join("repro.toml"), meta).map_err(|e| (1, format!("cannot write repro.toml: {e}")))?;
+    fs::write(opt.out.join("repro.toml"), meta)
+        .map_err(|e| (1, format!("cannot write repro.toml: {e}")))?;
     let res = Results::load(&opt.out).map_err(|e| (1, e))?;
     let mut out = Outcome { sweep: sw, ..Default::default() };
     for f in &rp.figures {
@@ -458,7 +525,11 @@ pub fn run(rp: &ReproPlan, opt: &Options) -> Result<Outcome, (u8, String)> {
                 out.files.extend(files);
             }
             // A quick run may leave out the cases a figure draws.
-            Err(e) if opt.quick && e.contains("no successful run matches") && f.filter.iter().any(|_| true) => {
+            Err(e)
+                if opt.quick
+                    && e.contains("no successful run matches")
+                    && f.filter.iter().any(|_| true) =>
+            {
                 out.skipped_figures.push(f.name.clone());
             }
             Err(e) => out.figure_errors.push((f.name.clone(), e)),

@@ -47,7 +47,13 @@ pub fn artifact_ideals(sc: &Scenario, sim: &Sim) -> Vec<Option<Time>> {
             if f.is_task() {
                 return None;
             }
-            sim.artifact_ideal_fct(f.src_host, f.dst_host, f.size_bytes, sc.net.mtu_bytes, sc.net.header_bytes)
+            sim.artifact_ideal_fct(
+                f.src_host,
+                f.dst_host,
+                f.size_bytes,
+                sc.net.mtu_bytes,
+                sc.net.header_bytes,
+            )
         })
         .collect()
 }
@@ -65,7 +71,12 @@ fn in_groups(sc: &Scenario, sim: &Sim, src: u32, dst: u32) -> bool {
 }
 
 /// `(size, Braid slowdown, artifact slowdown clamped ≥ 1)` of the completed flows the bins cover.
-pub fn slowdown_pairs(sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Vec<(u64, f64, f64)> {
+pub fn slowdown_pairs(
+    sc: &Scenario,
+    sim: &Sim,
+    flows: &[FlowRecord],
+    ideals: &[Option<Time>],
+) -> Vec<(u64, f64, f64)> {
     flows
         .iter()
         .zip(ideals)
@@ -80,7 +91,13 @@ pub fn slowdown_pairs(sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[
 }
 
 /// Write `slowdown_bins.csv`.
-pub fn write_slowdown_bins(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Result<(), String> {
+pub fn write_slowdown_bins(
+    dir: &Path,
+    sc: &Scenario,
+    sim: &Sim,
+    flows: &[FlowRecord],
+    ideals: &[Option<Time>],
+) -> Result<(), String> {
     let pairs = slowdown_pairs(sc, sim, flows, ideals);
     let braid: Vec<(u64, f64)> = pairs.iter().map(|p| (p.0, p.1)).collect();
     let art: Vec<(u64, f64)> = pairs.iter().map(|p| (p.0, p.2)).collect();
@@ -93,7 +110,18 @@ pub fn write_slowdown_bins(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRe
     (|| -> std::io::Result<()> {
         writeln!(w, "bin,size_lo,size_hi,count,p50,p99,p50_artifact_ideal,p99_artifact_ideal")?;
         for (i, (a, b)) in b1.iter().zip(&b2).enumerate() {
-            writeln!(w, "{},{},{},{},{},{},{},{}", i, a.lo, a.hi, a.count, o(a.p50), o(a.p99), o(b.p50), o(b.p99))?;
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{}",
+                i,
+                a.lo,
+                a.hi,
+                a.count,
+                o(a.p50),
+                o(a.p99),
+                o(b.p50),
+                o(b.p99)
+            )?;
         }
         w.flush()
     })()
@@ -113,15 +141,36 @@ fn rto_flows_left_out(sc: &Scenario, flows: &[FlowRecord]) -> usize {
 }
 
 /// The artifact-rule slowdown pairs `(size, artifact slowdown)` of the flows its outputs cover.
-fn artifact_pairs(sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Vec<(u64, f64)> {
-    let kept: Vec<FlowRecord> = flows.iter().filter(|f| in_artifact_outputs(sc, f)).cloned().collect();
-    let ideals: Vec<Option<Time>> = flows.iter().zip(ideals).filter(|(f, _)| in_artifact_outputs(sc, f)).map(|(_, i)| *i).collect();
+fn artifact_pairs(
+    sc: &Scenario,
+    sim: &Sim,
+    flows: &[FlowRecord],
+    ideals: &[Option<Time>],
+) -> Vec<(u64, f64)> {
+    let kept: Vec<FlowRecord> =
+        flows.iter().filter(|f| in_artifact_outputs(sc, f)).cloned().collect();
+    let ideals: Vec<Option<Time>> = flows
+        .iter()
+        .zip(ideals)
+        .filter(|(f, _)| in_artifact_outputs(sc, f))
+        .map(|(_, i)| *i)
+        .collect();
     slowdown_pairs(sc, sim, &kept, &ideals).iter().map(|p| (p.0, p.2)).collect()
 }
 
 /// Write `fct.txt` in the artifact's format.
-pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Result<(), String> {
-    let left: Vec<String> = flows.iter().filter(|f| f.finish_ns.is_some() && !in_artifact_outputs(sc, f)).map(|f| f.id.to_string()).collect();
+pub fn write_fct_artifact(
+    dir: &Path,
+    sc: &Scenario,
+    sim: &Sim,
+    flows: &[FlowRecord],
+    ideals: &[Option<Time>],
+) -> Result<(), String> {
+    let left: Vec<String> = flows
+        .iter()
+        .filter(|f| f.finish_ns.is_some() && !in_artifact_outputs(sc, f))
+        .map(|f| f.id.to_string())
+        .collect();
     if !left.is_empty() {
         let shown: Vec<&str> = left.iter().take(20).map(String::as_str).collect();
         eprintln!(
@@ -132,7 +181,9 @@ pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRec
         );
     }
     // Record `k` is flow `flows[k].id` of the simulator (compute tasks have no record).
-    let mut done: Vec<usize> = (0..flows.len()).filter(|&k| flows[k].finish_ns.is_some() && in_artifact_outputs(sc, &flows[k])).collect();
+    let mut done: Vec<usize> = (0..flows.len())
+        .filter(|&k| flows[k].finish_ns.is_some() && in_artifact_outputs(sc, &flows[k]))
+        .collect();
     done.sort_by_key(|&k| (sim.flows()[flows[k].id as usize].finish, k));
     let p = dir.join("fct.txt");
     let werr = |e: std::io::Error| format!("cannot write `{}`: {e}", p.display());
@@ -148,7 +199,15 @@ pub fn write_fct_artifact(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRec
             let sip = node_ip(sim.hosts()[f.src_host as usize].node.0);
             let dip = node_ip(sim.hosts()[f.dst_host as usize].node.0);
             let ideal = ideals[k].map(|t| t.ns()).unwrap_or(0);
-            writeln!(w, "{sip:08x} {dip:08x} {} 100 {} {} {} {}", sports[i], f.size_bytes, start.ns(), fct.ns(), ideal)?;
+            writeln!(
+                w,
+                "{sip:08x} {dip:08x} {} 100 {} {} {} {}",
+                sports[i],
+                f.size_bytes,
+                start.ns(),
+                fct.ns(),
+                ideal
+            )?;
         }
         w.flush()
     })()
@@ -167,7 +226,11 @@ pub fn write_decisions(dir: &Path, sc: &Scenario, sim: &Sim) -> Result<(), Strin
     (|| -> std::io::Result<()> {
         writeln!(w, "time_ns,node,src,dst,packet,candidates,kept,chosen")?;
         for d in log {
-            let c: Vec<String> = d.candidates.iter().map(|&(n, cp, cc, c)| format!("{}:{cp}/{cc}/{c}", name(n))).collect();
+            let c: Vec<String> = d
+                .candidates
+                .iter()
+                .map(|&(n, cp, cc, c)| format!("{}:{cp}/{cc}/{c}", name(n)))
+                .collect();
             writeln!(
                 w,
                 "{},{},{},{},{},{},{},{}",
@@ -203,7 +266,13 @@ fn switch_states(sim: &Sim) -> Vec<(braid_core::NodeId, usize, u64, f64, u64)> {
         .map(|(r, &n)| {
             let ports = sim.node_ports()[n.idx()].len();
             let st = r.cache().stats;
-            (n, ports, st.peak_entries, r.cache().mean_entries(end), LCMP_PORT_STATE_BYTES * ports as u64 + LCMP_ENTRY_STATE_BYTES * st.peak_entries)
+            (
+                n,
+                ports,
+                st.peak_entries,
+                r.cache().mean_entries(end),
+                LCMP_PORT_STATE_BYTES * ports as u64 + LCMP_ENTRY_STATE_BYTES * st.peak_entries,
+            )
         })
         .collect()
 }
@@ -220,7 +289,11 @@ pub fn write_switch_state(dir: &Path, sc: &Scenario, sim: &Sim) -> Result<(), St
     let mut t = String::from("node,ports,entries_peak,entries_mean,state_bytes_peak,evictions,evicted_idle_mean_ns,evicted_idle_max_ns,refused_full,cache_full_flows,cache_full_packets\n");
     for ((n, ports, peak, mean, bytes), r) in switch_states(sim).into_iter().zip(&rt.lcmp) {
         let st = r.cache().stats;
-        let idle_mean = if st.collected > 0 { (st.evicted_idle_ps_sum / st.collected as u128) as f64 / 1000.0 } else { 0.0 };
+        let idle_mean = if st.collected > 0 {
+            (st.evicted_idle_ps_sum / st.collected as u128) as f64 / 1000.0
+        } else {
+            0.0
+        };
         t.push_str(&format!(
             "{},{ports},{peak},{},{bytes},{},{},{},{},{},{}\n",
             sc.topology.nodes[n.idx()].name,
@@ -250,7 +323,17 @@ pub fn write_link_util(dir: &Path, sim: &Sim) -> Result<(), String> {
             let port = lu.ports[i as usize];
             let pt = &sim.ports()[port.idx()];
             let util = b as f64 * 8.0 / (pt.rate.bps_f64() * iv);
-            writeln!(w, "{},{},{},{},{},{},{}", fmt_f64(t.ns_f64()), port.0, pt.node, pt.peer, pt.rate.bps(), b, fmt_f64(util))?;
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{}",
+                fmt_f64(t.ns_f64()),
+                port.0,
+                pt.node,
+                pt.peer,
+                pt.rate.bps(),
+                b,
+                fmt_f64(util)
+            )?;
         }
         w.flush()
     })()
@@ -259,7 +342,13 @@ pub fn write_link_util(dir: &Path, sim: &Sim) -> Result<(), String> {
 
 /// Write `fct_stats.csv`: the artifact's percentile rule over the completed flows' slowdowns
 /// against its ideal ([`braid_workload::artifact_slowdown_stats`]; `docs/ns3-equivalence.md`).
-pub fn write_fct_stats(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord], ideals: &[Option<Time>]) -> Result<(), String> {
+pub fn write_fct_stats(
+    dir: &Path,
+    sc: &Scenario,
+    sim: &Sim,
+    flows: &[FlowRecord],
+    ideals: &[Option<Time>],
+) -> Result<(), String> {
     let pairs = artifact_pairs(sc, sim, flows, ideals);
     let p = dir.join("fct_stats.csv");
     let mut t = String::from("# FCT slowdown against the LCMP artifact's ideal (standalone) FCT, clamped >= 1; the largest flow dropped;\n# percentile p of n sorted values = value at 0-based index int(n*p/100), as the artifact's analysis script.\n");
@@ -278,7 +367,12 @@ pub fn write_fct_stats(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord
 }
 
 /// Every routing output of a run (see the module docs).
-pub fn write_routing_outputs(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[FlowRecord]) -> Result<(), String> {
+pub fn write_routing_outputs(
+    dir: &Path,
+    sc: &Scenario,
+    sim: &Sim,
+    flows: &[FlowRecord],
+) -> Result<(), String> {
     let ideals = recorded_ideals(flows);
     write_slowdown_bins(dir, sc, sim, flows, &ideals)?;
     if sc.output.fct_artifact {
@@ -298,7 +392,11 @@ pub fn write_routing_outputs(dir: &Path, sc: &Scenario, sim: &Sim, flows: &[Flow
 pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[FlowRecord]) {
     s.str("routing", sc.net.routing.name());
     let ideals = recorded_ideals(flows);
-    let mut a: Vec<f64> = flows.iter().zip(&ideals).filter_map(|(f, i)| Some((f.fct_ns()? / i.as_ref()?.ns_f64().max(1.0)).max(1.0))).collect();
+    let mut a: Vec<f64> = flows
+        .iter()
+        .zip(&ideals)
+        .filter_map(|(f, i)| Some((f.fct_ns()? / i.as_ref()?.ns_f64().max(1.0)).max(1.0)))
+        .collect();
     a.sort_by(|x, y| x.total_cmp(y));
     s.float("fct_slowdown_artifact_ideal_p50", percentile(&a, 50.0).unwrap_or(0.0));
     s.float("fct_slowdown_artifact_ideal_p99", percentile(&a, 99.0).unwrap_or(0.0));
@@ -306,14 +404,29 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
         // The artifact's own percentile rule over the same slowdowns (fct_stats.csv's "all" row).
         let pairs = artifact_pairs(sc, sim, flows, &ideals);
         let st = braid_workload::artifact_slowdown_stats(&pairs);
-        let mut obj: Vec<(String, Value)> = ["p50", "p95", "p99"].iter().zip(st[0].2).map(|(k, v)| (k.to_string(), Value::Float(v.unwrap_or(0.0)))).collect();
+        let mut obj: Vec<(String, Value)> = ["p50", "p95", "p99"]
+            .iter()
+            .zip(st[0].2)
+            .map(|(k, v)| (k.to_string(), Value::Float(v.unwrap_or(0.0))))
+            .collect();
         if sc.output.fct_artifact_without_rto {
-            obj.push(("rto_flows_left_out".to_string(), Value::Int(rto_flows_left_out(sc, flows) as i128)));
+            obj.push((
+                "rto_flows_left_out".to_string(),
+                Value::Int(rto_flows_left_out(sc, flows) as i128),
+            ));
         }
         s.set("fct_slowdown_artifact_rule", Value::Obj(obj));
-        let left: Vec<u32> = flows.iter().filter(|f| f.finish_ns.is_some() && !in_artifact_outputs(sc, f)).map(|f| f.id).collect();
+        let left: Vec<u32> = flows
+            .iter()
+            .filter(|f| f.finish_ns.is_some() && !in_artifact_outputs(sc, f))
+            .map(|f| f.id)
+            .collect();
         if !left.is_empty() {
-            let listed: Vec<Value> = left.iter().take(crate::run::MAX_STUCK_LISTED).map(|&i| Value::Int(i as i128)).collect();
+            let listed: Vec<Value> = left
+                .iter()
+                .take(crate::run::MAX_STUCK_LISTED)
+                .map(|&i| Value::Int(i as i128))
+                .collect();
             let files = "fct.txt, fct_stats.csv";
             s.set(
                 "flows_left_out",
@@ -340,7 +453,12 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
             ("cache_hits".to_string(), Value::Int(sum(|r| r.cache().stats.hits))),
             ("cache_invalidated".to_string(), Value::Int(sum(|r| r.cache().stats.invalidated))),
             ("cache_collected".to_string(), Value::Int(sum(|r| r.cache().stats.collected))),
-            ("cache_peak_entries".to_string(), Value::Int(rt.lcmp.iter().map(|r| r.cache().stats.peak_entries).max().unwrap_or(0) as i128)),
+            (
+                "cache_peak_entries".to_string(),
+                Value::Int(
+                    rt.lcmp.iter().map(|r| r.cache().stats.peak_entries).max().unwrap_or(0) as i128
+                ),
+            ),
             ("reverse_pins".to_string(), Value::Int(rt.stats.reverse_pins as i128)),
             ("cache_full_flows".to_string(), Value::Int(sum(|r| r.stats.cache_full_flows))),
         ];
@@ -349,7 +467,9 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
         s.int("dci_state_bytes_peak", switch_states(sim).iter().map(|x| x.4).max().unwrap_or(0));
     }
     if !rt.te.is_empty() {
-        let sum = |f: fn(&braid_proto::routing::te::TeStats) -> u64| rt.te.iter().map(|r| f(&r.stats)).sum::<u64>() as i128;
+        let sum = |f: fn(&braid_proto::routing::te::TeStats) -> u64| {
+            rt.te.iter().map(|r| f(&r.stats)).sum::<u64>() as i128
+        };
         let obj = vec![
             ("decisions".to_string(), Value::Int(sum(|s| s.decisions))),
             ("rounds".to_string(), Value::Int(sum(|s| s.rounds))),

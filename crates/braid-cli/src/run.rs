@@ -42,14 +42,23 @@ pub fn run(sc: &Scenario, progress: bool) -> Result<RunResult, String> {
 /// [`run`], calling `before_run` with the workload's offered load on the topology's cuts
 /// ([`crate::offered_load`]) after the build and before the first event (`braid run` warns there).
 /// The offered load is also recorded in the summary (`offered_load`).
-pub fn run_with(sc: &Scenario, progress: bool, before_run: impl FnOnce(&OfferedLoad)) -> Result<RunResult, String> {
+pub fn run_with(
+    sc: &Scenario,
+    progress: bool,
+    before_run: impl FnOnce(&OfferedLoad),
+) -> Result<RunResult, String> {
     run_cancellable(sc, progress, &AtomicBool::new(false), before_run)
 }
 
 /// [`run_with`] that also stops when `cancel` is set (read every 65,536 events, as
 /// `run.max_wall`): the run then ends with [`RunEnd::Interrupted`], and the caller, who set the
 /// flag, knows why. The Python package (`crates/braid-py`) sets it on Ctrl-C.
-pub fn run_cancellable(sc: &Scenario, progress: bool, cancel: &AtomicBool, before_run: impl FnOnce(&OfferedLoad)) -> Result<RunResult, String> {
+pub fn run_cancellable(
+    sc: &Scenario,
+    progress: bool,
+    cancel: &AtomicBool,
+    before_run: impl FnOnce(&OfferedLoad),
+) -> Result<RunResult, String> {
     let (mut sim, workload) = build(sc)?;
     let load = offered_load(&sc.topology, &sc.workload, &workload);
     before_run(&load);
@@ -73,17 +82,24 @@ pub fn run_cancellable(sc: &Scenario, progress: bool, cancel: &AtomicBool, befor
     let mut bar: Option<indicatif::ProgressBar> = None;
     let max_wall_s = sc.limits.max_wall_s;
     let mut cb = |s: &Sim| {
-        if cancel.load(Ordering::Relaxed) || max_wall_s.is_some_and(|m| wall.elapsed().as_secs_f64() > m) {
+        if cancel.load(Ordering::Relaxed)
+            || max_wall_s.is_some_and(|m| wall.elapsed().as_secs_f64() > m)
+        {
             return false;
         }
         if !progress {
             return true;
         }
         if bar.is_none() && wall.elapsed().as_secs_f64() > 1.0 {
-            let b = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+            let b = indicatif::ProgressBar::with_draw_target(
+                Some(total),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
             b.set_style(
-                indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} flows  {msg}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} flows  {msg}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
             bar = Some(b);
         }
@@ -207,7 +223,12 @@ pub fn flow_records(sc: &Scenario, sim: &Sim, wl: &Workload) -> Vec<FlowRecord> 
             // A message on a shared connection has its own counters; a message alone on its
             // connection, the connection's.
             let (retransmissions, spurious, max_ood, timeouts) = if c.shared {
-                (f.counters.retransmissions, f.counters.spurious, f.counters.max_ood, f.counters.timeouts)
+                (
+                    f.counters.retransmissions,
+                    f.counters.spurious,
+                    f.counters.max_ood,
+                    f.counters.timeouts,
+                )
             } else {
                 (st.retransmissions, c.receiver.duplicates(), c.receiver.max_ood(), st.timeouts)
             };
@@ -239,8 +260,13 @@ pub const MAX_STUCK_LISTED: usize = 50;
 /// had started but not completed, its state.
 fn stuck_flows(s: &mut Summary, sim: &Sim) {
     s.float("last_progress_ns", sim.last_progress_at().ns_f64());
-    let stuck: Vec<usize> =
-        (0..sim.flows().len()).filter(|&i| !sim.flows()[i].is_task() && sim.flows()[i].started_at.is_some() && sim.flows()[i].finish.is_none()).collect();
+    let stuck: Vec<usize> = (0..sim.flows().len())
+        .filter(|&i| {
+            !sim.flows()[i].is_task()
+                && sim.flows()[i].started_at.is_some()
+                && sim.flows()[i].finish.is_none()
+        })
+        .collect();
     s.int("stuck_flows_total", stuck.len() as u64);
     let mut list = Vec::new();
     for &i in stuck.iter().take(MAX_STUCK_LISTED) {
@@ -248,7 +274,9 @@ fn stuck_flows(s: &mut Summary, sim: &Sim) {
         let c = sim.conn_of(i);
         let st = c.recovery_stats();
         // An unfinished flow's sender is held (or, not started, built for the look).
-        let (window, rate) = sim.with_sender(f.conn as usize, |s| (s.window_bytes(), s.rate_bps())).expect("an unfinished flow keeps its sender");
+        let (window, rate) = sim
+            .with_sender(f.conn as usize, |s| (s.window_bytes(), s.rate_bps()))
+            .expect("an unfinished flow keeps its sender");
         let o = vec![
             ("size_bytes".to_string(), Value::Int(f.size_bytes as i128)),
             ("delivered_bytes".to_string(), Value::Int(f.delivered_bytes as i128)),
@@ -256,7 +284,10 @@ fn stuck_flows(s: &mut Summary, sim: &Sim) {
             ("rate_bps".to_string(), Value::Int(rate as i128)),
             ("retransmissions".to_string(), Value::Int(st.retransmissions as i128)),
             ("timeouts".to_string(), Value::Int(st.timeouts as i128)),
-            ("last_progress_ns".to_string(), Value::Float(f.progress_at.map_or(f64::NAN, |t| t.ns_f64()))),
+            (
+                "last_progress_ns".to_string(),
+                Value::Float(f.progress_at.map_or(f64::NAN, |t| t.ns_f64())),
+            ),
         ];
         list.push((i.to_string(), Value::Obj(o)));
     }
@@ -275,7 +306,14 @@ pub fn run_end_name(end: RunEnd) -> &'static str {
 }
 
 /// The headline metrics of a run.
-pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], end: RunEnd, wall_s: f64) -> Summary {
+pub fn summarize(
+    sc: &Scenario,
+    sim: &Sim,
+    wl: &Workload,
+    flows: &[FlowRecord],
+    end: RunEnd,
+    wall_s: f64,
+) -> Summary {
     let mut s = Summary::default();
     let now = sim.events().now();
     let events = sim.events().popped();
@@ -290,12 +328,18 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.int("events", events);
     s.float("events_per_sec", if wall_s > 0.0 { (events as f64 / wall_s).round() } else { 0.0 });
     s.int("packet_hops", sim.stats().packet_hops);
-    s.float("packet_hops_per_sec", if wall_s > 0.0 { (sim.stats().packet_hops as f64 / wall_s).round() } else { 0.0 });
+    s.float(
+        "packet_hops_per_sec",
+        if wall_s > 0.0 { (sim.stats().packet_hops as f64 / wall_s).round() } else { 0.0 },
+    );
     s.str("run_end", run_end_name(end));
     s.int("flows_total", flows.len() as u64);
     s.str(
         "connections",
-        if sc.connections.is_none() && wl.has_shared_connections() && matches!(sc.workload, braid_workload::WorkloadSpec::FlowFile(_)) {
+        if sc.connections.is_none()
+            && wl.has_shared_connections()
+            && matches!(sc.workload, braid_workload::WorkloadSpec::FlowFile(_))
+        {
             "file"
         } else {
             sc.connection_mode().name()
@@ -307,7 +351,10 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
         .map(|g| {
             let name = wl.group_name(g as u16);
             let t = sc.group_transport(name);
-            (name.to_string(), Value::Str(format!("{} ({})", t.kind.name(), t.kind.cc_name(t.cc.kind))))
+            (
+                name.to_string(),
+                Value::Str(format!("{} ({})", t.kind.name(), t.kind.cc_name(t.cc.kind))),
+            )
         })
         .collect();
     if !sc.groups.is_empty() && !used_groups.is_empty() {
@@ -320,7 +367,10 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     let dropped: u64 = sim.stats().data_dropped.iter().sum();
     s.int("packets_dropped", dropped);
     s.int("packets_in_flight", sim.data_in_flight());
-    let drops = DropReason::ALL.iter().map(|r| (r.name().to_string(), Value::Int(sim.stats().data_dropped[*r as usize] as i128))).collect();
+    let drops = DropReason::ALL
+        .iter()
+        .map(|r| (r.name().to_string(), Value::Int(sim.stats().data_dropped[*r as usize] as i128)))
+        .collect();
     s.set("drops", Value::Obj(drops));
     if sim.cfg().trim.enabled {
         s.int("trims", sim.stats().trims);
@@ -344,8 +394,20 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.int("nic_rbo_p99", sim.nic_rbo_hist().percentile(99.0));
     s.int("flow_ood_max", flows.iter().map(|f| f.max_ood as u64).max().unwrap_or(0));
     // Goodput: application bytes delivered in order, over first send → last delivery.
-    let first = sim.flows().iter().filter(|f| !f.is_task()).filter_map(|f| f.started_at).min().unwrap_or(Time::ZERO);
-    let last = sim.flows().iter().filter(|f| !f.is_task()).map(|f| f.delivered_at.unwrap_or(now)).max().unwrap_or(now);
+    let first = sim
+        .flows()
+        .iter()
+        .filter(|f| !f.is_task())
+        .filter_map(|f| f.started_at)
+        .min()
+        .unwrap_or(Time::ZERO);
+    let last = sim
+        .flows()
+        .iter()
+        .filter(|f| !f.is_task())
+        .map(|f| f.delivered_at.unwrap_or(now))
+        .max()
+        .unwrap_or(now);
     let bytes: u64 = sim.flows().iter().map(|f| f.delivered_bytes).sum();
     let span = last.saturating_sub(first).secs_f64();
     s.float("goodput_bps", if span > 0.0 { (bytes as f64 * 8.0 / span).round() } else { 0.0 });
@@ -356,7 +418,11 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
     s.int("timeouts", flows.iter().map(|f| f.timeouts).sum::<u64>());
     s.float(
         "retx_delay_mean_ns",
-        if sim.stats().retx_delay_count > 0 { sim.stats().retx_delay_sum_ps as f64 / sim.stats().retx_delay_count as f64 / 1e3 } else { 0.0 },
+        if sim.stats().retx_delay_count > 0 {
+            sim.stats().retx_delay_sum_ps as f64 / sim.stats().retx_delay_count as f64 / 1e3
+        } else {
+            0.0
+        },
     );
     // The bottleneck: the switch port with the largest mean sampled queue.
     let (bport, bq) = sim
@@ -377,18 +443,35 @@ pub fn summarize(sc: &Scenario, sim: &Sim, wl: &Workload, flows: &[FlowRecord], 
         let started: Vec<Option<Time>> = sim.flows().iter().map(|f| f.started_at).collect();
         let finished: Vec<Option<Time>> = sim.flows().iter().map(|f| f.finish).collect();
         let jobs = braid_workload::jct_per_job(wl, &started, &finished);
-        let top: Vec<&braid_workload::JobResult> = jobs.iter().filter(|j| wl.jobs[j.job as usize].parent == braid_workload::NO_JOB).collect();
+        let top: Vec<&braid_workload::JobResult> = jobs
+            .iter()
+            .filter(|j| wl.jobs[j.job as usize].parent == braid_workload::NO_JOB)
+            .collect();
         let jct_max = top.iter().filter_map(|j| j.jct).max().unwrap_or(Time::ZERO);
         s.float("jct_ns", jct_max.ns_f64());
-        let obj = jobs.iter().map(|j| (j.name.clone(), j.jct.map_or(Value::Str("incomplete".into()), |t| Value::Float(t.ns_f64())))).collect();
+        let obj = jobs
+            .iter()
+            .map(|j| {
+                (
+                    j.name.clone(),
+                    j.jct.map_or(Value::Str("incomplete".into()), |t| Value::Float(t.ns_f64())),
+                )
+            })
+            .collect();
         s.set("jct_per_job_ns", Value::Obj(obj));
     }
-    let mut warnings: Vec<Value> = sc.notes.iter().chain(sim.notes()).map(|n| Value::Str(n.clone())).collect();
+    let mut warnings: Vec<Value> =
+        sc.notes.iter().chain(sim.notes()).map(|n| Value::Str(n.clone())).collect();
     // Braid's ideal is the best of a flow's candidate paths: nothing should beat it. A flow that
     // does is named, not averaged away.
-    let beat: Vec<&FlowRecord> = done.iter().copied().filter(|f| f.slowdown().is_some_and(|x| x < 0.9999)).collect();
+    let beat: Vec<&FlowRecord> =
+        done.iter().copied().filter(|f| f.slowdown().is_some_and(|x| x < 0.9999)).collect();
     if !beat.is_empty() {
-        let ids: Vec<String> = beat.iter().take(10).map(|f| format!("{} ({:.3})", f.id, f.slowdown().unwrap_or(0.0))).collect();
+        let ids: Vec<String> = beat
+            .iter()
+            .take(10)
+            .map(|f| format!("{} ({:.3})", f.id, f.slowdown().unwrap_or(0.0)))
+            .collect();
         let w = format!(
             "{} flows finished faster than Braid's ideal FCT (the best of their candidate paths, or all of them at once, docs/metrics.md), which should be impossible: flows {}",
             beat.len(),
@@ -433,10 +516,13 @@ pub fn clear_run_outputs(dir: &Path) -> Result<(), String> {
     let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let ours =
-            RUN_FILES.contains(&name.as_str()) || (name.starts_with("plot-") && (name.ends_with(".png") || name.ends_with(".svg") || name.ends_with(".txt")));
+        let ours = RUN_FILES.contains(&name.as_str())
+            || (name.starts_with("plot-")
+                && (name.ends_with(".png") || name.ends_with(".svg") || name.ends_with(".txt")));
         if ours && e.path().is_file() {
-            fs::remove_file(e.path()).map_err(|err| format!("cannot remove the earlier run's `{}`: {err}", e.path().display()))?;
+            fs::remove_file(e.path()).map_err(|err| {
+                format!("cannot remove the earlier run's `{}`: {err}", e.path().display())
+            })?;
         }
     }
     Ok(())
@@ -578,7 +664,16 @@ fn write_series(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), String> 
             writeln!(w, "time_ns,port,node,peer,bytes,probe_bytes")?;
             for &(t, port, b, probes) in r.sim.queue_series() {
                 let pt = &r.sim.ports()[port as usize];
-                writeln!(w, "{},{},{},{},{},{}", fmt_f64(t.ns_f64()), port, pt.node, pt.peer, b, probes)?;
+                writeln!(
+                    w,
+                    "{},{},{},{},{},{}",
+                    fmt_f64(t.ns_f64()),
+                    port,
+                    pt.node,
+                    pt.peer,
+                    b,
+                    probes
+                )?;
             }
             w.flush()
         })();
@@ -639,7 +734,8 @@ fn write_series(dir: &Path, sc: &Scenario, r: &RunResult) -> Result<(), String> 
     }
     if !sc.output.pcap.is_empty() {
         let p = dir.join("capture.pcap");
-        let recs: Vec<(u64, u32, braid_core::Packet)> = r.sim.captured().iter().map(|&(t, port, pk)| (t.ps(), port, pk)).collect();
+        let recs: Vec<(u64, u32, braid_core::Packet)> =
+            r.sim.captured().iter().map(|&(t, port, pk)| (t.ps(), port, pk)).collect();
         let w = BufWriter::new(fs::File::create(&p).map_err(|e| werr(&p, e))?);
         crate::pcap::write_capture(w, &recs, sc.net.header_bytes).map_err(|e| werr(&p, e))?;
     }

@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use braid_core::{Rate, Time};
-use braid_net::config::{EcnConfig, LinkChange, LinkEvent, NetConfig, PfcConfig, RoutingMode, RoutingParams, CLASS_PROBE};
+use braid_net::config::{
+    EcnConfig, LinkChange, LinkEvent, NetConfig, PfcConfig, RoutingMode, RoutingParams, CLASS_PROBE,
+};
 use braid_net::topo;
 use braid_net::Topology;
 use braid_proto::cc::{CcConfig, CcKind};
@@ -155,7 +157,8 @@ pub const MIN_STALL_TIMEOUT: Time = Time::from_ms(100);
 
 /// Load a scenario file, apply `--set` overrides and an optional seed override.
 pub fn load(path: &Path, sets: &[String], seed: Option<u64>) -> Result<Scenario, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read scenario `{}`: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read scenario `{}`: {e}", path.display()))?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     parse(&text, &base, sets, seed).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -167,13 +170,15 @@ pub fn load_topology(path: &Path, sets: &[String]) -> Result<(Scenario, Option<S
     match load(path, sets, None) {
         Ok(sc) => Ok((sc, None)),
         Err(full) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read scenario `{}`: {e}", path.display()))?;
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read scenario `{}`: {e}", path.display()))?;
             let mut root: Table = text.parse().map_err(|_| full.clone())?;
             if root.remove("faults").is_none() {
                 return Err(full);
             }
             let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            let sets: Vec<String> = sets.iter().filter(|s| !s.trim_start().starts_with("faults")).cloned().collect();
+            let sets: Vec<String> =
+                sets.iter().filter(|s| !s.trim_start().starts_with("faults")).cloned().collect();
             let sc = parse(&root.to_string(), &base, &sets, None).map_err(|_| full.clone())?;
             Ok((sc, Some(full)))
         }
@@ -182,11 +187,23 @@ pub fn load_topology(path: &Path, sets: &[String]) -> Result<(Scenario, Option<S
 
 /// Parse scenario text. File paths inside are resolved against `base` (the scenario's folder)
 /// when they do not exist relative to the working directory.
-pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Result<Scenario, String> {
-    let mut root: Table = text.parse().map_err(|e: toml::de::Error| format!("malformed TOML: {}", e.message().trim()))?;
+pub fn parse(
+    text: &str,
+    base: &Path,
+    sets: &[String],
+    seed: Option<u64>,
+) -> Result<Scenario, String> {
+    let mut root: Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| format!("malformed TOML: {}", e.message().trim()))?;
     let file_kinds: Vec<Option<String>> = kinds::TABLES
         .iter()
-        .map(|spec| root.get(spec.name).and_then(toml::Value::as_table).and_then(|t| kinds::kind_of(spec, t)).map(str::to_string))
+        .map(|spec| {
+            root.get(spec.name)
+                .and_then(toml::Value::as_table)
+                .and_then(|t| kinds::kind_of(spec, t))
+                .map(str::to_string)
+        })
         .collect();
     let group_file_kinds = group_transport_kinds(&root);
     for s in sets {
@@ -201,7 +218,12 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     let conflicts = crate::profile::apply(&mut root)?;
     let mut notes = profile_conflicts(&root, &conflicts, sets)?;
     let profile_overrides: Vec<String> = conflicts.iter().map(|c| c.field.clone()).collect();
-    let profile = root.get("network").and_then(|n| n.get("profile")).and_then(toml::Value::as_str).unwrap_or("braid").to_string();
+    let profile = root
+        .get("network")
+        .and_then(|n| n.get("profile"))
+        .and_then(toml::Value::as_str)
+        .unwrap_or("braid")
+        .to_string();
     let [topo_k, tr_k, rt_k, wl_k] = [0, 1, 2, 3].map(|i| &splits[i].active);
     let resolved_toml = kinds::dropped_note(&splits) + &toml::to_string(&root).unwrap_or_default();
     let f = Fields::new("", &root);
@@ -212,7 +234,8 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         return Err("`stop` must be positive".into());
     }
     let topo_t = f.table("topology")?.ok_or("missing table [topology]")?;
-    let (topology, topology_kind) = crate::topology_kinds::parse_topology(&topo_t, base).map_err(|e| topo_k.locate(e))?;
+    let (topology, topology_kind) =
+        crate::topology_kinds::parse_topology(&topo_t, base).map_err(|e| topo_k.locate(e))?;
     let empty = Table::new();
     let net_t = f.table("network")?.unwrap_or_else(|| Fields::new("network", &empty));
     let mut net = parse_network(&net_t)?;
@@ -228,7 +251,9 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
         tc.recovery.psn_limit = psn_limit(&net, gverb);
         groups.push(GroupSpec { name: name.clone(), transport: tc });
     }
-    if transport.cc.kind == CcKind::Hpcc || groups.iter().any(|g| g.transport.cc.kind == CcKind::Hpcc) {
+    if transport.cc.kind == CcKind::Hpcc
+        || groups.iter().any(|g| g.transport.cc.kind == CcKind::Hpcc)
+    {
         net.int_enabled = true;
     }
     let empty2 = Table::new();
@@ -246,16 +271,20 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     for (g, (name, split)) in groups.iter_mut().zip(&group_splits) {
         g.transport.header_bytes = net.header_bytes;
         g.transport.network_trims = net.trim.enabled;
-        g.transport.validate().map_err(|e| format!("[groups.{name}] {}", split.active.locate(format!("[transport] {e}"))))?;
+        g.transport.validate().map_err(|e| {
+            format!("[groups.{name}] {}", split.active.locate(format!("[transport] {e}")))
+        })?;
     }
     check_inactive_kinds(&splits, base, net.header_bytes)?;
     for (name, split) in &group_splits {
-        check_inactive_kinds(std::slice::from_ref(split), base, net.header_bytes).map_err(|e| format!("[groups.{name}] {e}"))?;
+        check_inactive_kinds(std::slice::from_ref(split), base, net.header_bytes)
+            .map_err(|e| format!("[groups.{name}] {e}"))?;
     }
     let link_events = match f.array("faults")? {
         Some(a) => {
             let topo_overridden = sets.iter().any(|s| s.trim_start().starts_with("topology."));
-            let (events, fault_notes) = parse_faults(a, &topology, seed, net.loss_rate, topo_overridden)?;
+            let (events, fault_notes) =
+                parse_faults(a, &topology, seed, net.loss_rate, topo_overridden)?;
             notes.extend(fault_notes);
             events
         }
@@ -268,10 +297,26 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
     if f.has("groups") {
         f.table("groups")?;
     }
-    f.finish(&["name", "seed", "stop", "topology", "network", "transport", "routing", "workload", "output", "faults", "run", "groups"])?;
+    f.finish(&[
+        "name",
+        "seed",
+        "stop",
+        "topology",
+        "network",
+        "transport",
+        "routing",
+        "workload",
+        "output",
+        "faults",
+        "run",
+        "groups",
+    ])?;
     // Cross-field checks.
     if net.reorder_buffer_bytes < net.mtu_bytes as u64 {
-        return Err(format!("`network.reorder_buffer` ({} B) is smaller than one packet (mtu {} B)", net.reorder_buffer_bytes, net.mtu_bytes));
+        return Err(format!(
+            "`network.reorder_buffer` ({} B) is smaller than one packet (mtu {} B)",
+            net.reorder_buffer_bytes, net.mtu_bytes
+        ));
     }
     Ok(Scenario {
         name,
@@ -299,9 +344,19 @@ pub fn parse(text: &str, base: &Path, sets: &[String], seed: Option<u64>) -> Res
 /// it would run half-applied — the file's RTO, say, in place of the fork's absent timer — so that
 /// is an error naming every such field. Fields given by `--set`, or a file that sets the profile
 /// itself and overrides some of its fields, are deliberate: each is returned as a note.
-fn profile_conflicts(root: &Table, conflicts: &[crate::profile::Conflict], sets: &[String]) -> Result<Vec<String>, String> {
-    let from_set = |field: &str| sets.iter().any(|s| s.split_once('=').is_some_and(|(k, _)| k.trim() == field));
-    let profile = root.get("network").and_then(|n| n.get("profile")).and_then(toml::Value::as_str).unwrap_or("braid");
+fn profile_conflicts(
+    root: &Table,
+    conflicts: &[crate::profile::Conflict],
+    sets: &[String],
+) -> Result<Vec<String>, String> {
+    let from_set = |field: &str| {
+        sets.iter().any(|s| s.split_once('=').is_some_and(|(k, _)| k.trim() == field))
+    };
+    let profile = root
+        .get("network")
+        .and_then(|n| n.get("profile"))
+        .and_then(toml::Value::as_str)
+        .unwrap_or("braid");
     let profile_by_set = from_set("network.profile");
     let mut errors = Vec::new();
     let mut notes = Vec::new();
@@ -325,11 +380,17 @@ fn profile_conflicts(root: &Table, conflicts: &[crate::profile::Conflict], sets:
 
 /// The transport kind each `[groups.<name>.transport]` table of the file names, by group.
 fn group_transport_kinds(root: &Table) -> Vec<(String, Option<String>)> {
-    let Some(groups) = root.get("groups").and_then(toml::Value::as_table) else { return Vec::new() };
+    let Some(groups) = root.get("groups").and_then(toml::Value::as_table) else {
+        return Vec::new();
+    };
     groups
         .iter()
         .map(|(name, g)| {
-            let kind = g.get("transport").and_then(toml::Value::as_table).and_then(|t| kinds::kind_of(&kinds::TRANSPORT, t)).map(str::to_string);
+            let kind = g
+                .get("transport")
+                .and_then(toml::Value::as_table)
+                .and_then(|t| kinds::kind_of(&kinds::TRANSPORT, t))
+                .map(str::to_string);
             (name.clone(), kind)
         })
         .collect()
@@ -340,27 +401,40 @@ fn group_transport_kinds(root: &Table) -> Vec<(String, Option<String>)> {
 /// and replace it with its active kind's fields. Checks the form of `[groups]`: each entry a
 /// table holding one table, `transport`, and no group named `main` (whose transport is
 /// `[transport]`).
-fn select_group_kinds(root: &mut Table, file_kinds: &[(String, Option<String>)], sets: &[String]) -> Result<Vec<(String, Split)>, String> {
+fn select_group_kinds(
+    root: &mut Table,
+    file_kinds: &[(String, Option<String>)],
+    sets: &[String],
+) -> Result<Vec<(String, Split)>, String> {
     let Some(groups) = root.get_mut("groups") else { return Ok(Vec::new()) };
-    let groups = groups.as_table_mut().ok_or("`groups` must be a table of flow groups, e.g. `[groups.background.transport]`")?;
+    let groups = groups
+        .as_table_mut()
+        .ok_or("`groups` must be a table of flow groups, e.g. `[groups.background.transport]`")?;
     let mut out = Vec::new();
     for (name, g) in groups.iter_mut() {
         if name == MAIN_GROUP {
             return Err(format!("`[groups.{MAIN_GROUP}]`: the `{MAIN_GROUP}` group runs `[transport]`; give other groups their own"));
         }
-        let g = g.as_table_mut().ok_or_else(|| format!("`groups.{name}` must be a table with a `transport` table"))?;
+        let g = g
+            .as_table_mut()
+            .ok_or_else(|| format!("`groups.{name}` must be a table with a `transport` table"))?;
         if let Some(k) = g.keys().find(|k| *k != "transport") {
-            return Err(format!("unknown field `groups.{name}.{k}` (known fields of `groups.{name}`: transport)"));
+            return Err(format!(
+                "unknown field `groups.{name}.{k}` (known fields of `groups.{name}`: transport)"
+            ));
         }
         let t = g
             .get("transport")
             .and_then(toml::Value::as_table)
             .ok_or_else(|| format!("`groups.{name}` needs a `transport` table (`[groups.{name}.transport]`, the form of `[transport]`)"))?;
         let prefix = format!("groups.{name}.");
-        let group_sets: Vec<String> = sets.iter().filter_map(|a| a.strip_prefix(&prefix)).map(str::to_string).collect();
-        let set_fields: Vec<String> = group_sets.iter().filter_map(|a| kinds::set_field(&kinds::TRANSPORT, a)).collect();
+        let group_sets: Vec<String> =
+            sets.iter().filter_map(|a| a.strip_prefix(&prefix)).map(str::to_string).collect();
+        let set_fields: Vec<String> =
+            group_sets.iter().filter_map(|a| kinds::set_field(&kinds::TRANSPORT, a)).collect();
         let file_kind = file_kinds.iter().find(|(n, _)| n == name).and_then(|(_, k)| k.as_deref());
-        let split = kinds::split(&kinds::TRANSPORT, t, file_kind, &set_fields).map_err(|e| format!("[groups.{name}] {e}"))?;
+        let split = kinds::split(&kinds::TRANSPORT, t, file_kind, &set_fields)
+            .map_err(|e| format!("[groups.{name}] {e}"))?;
         g.insert("transport".into(), toml::Value::Table(split.active.table.clone()));
         out.push((name.clone(), split));
     }
@@ -371,10 +445,15 @@ fn select_group_kinds(root: &mut Table, file_kinds: &[(String, Option<String>)],
 /// table in `root` (what the run uses and `scenario.resolved.toml` records), and the fields of
 /// other kinds, checked later by [`check_inactive_kinds`]. `file_kinds` are the kinds the file
 /// wrote, in the order of [`kinds::TABLES`].
-fn select_kinds(root: &mut Table, file_kinds: &[Option<String>], sets: &[String]) -> Result<Vec<Split>, String> {
+fn select_kinds(
+    root: &mut Table,
+    file_kinds: &[Option<String>],
+    sets: &[String],
+) -> Result<Vec<Split>, String> {
     let mut splits = Vec::with_capacity(kinds::TABLES.len());
     for (spec, file_kind) in kinds::TABLES.iter().zip(file_kinds) {
-        let set_fields: Vec<String> = sets.iter().filter_map(|a| kinds::set_field(spec, a)).collect();
+        let set_fields: Vec<String> =
+            sets.iter().filter_map(|a| kinds::set_field(spec, a)).collect();
         let split = match root.get(spec.name).and_then(toml::Value::as_table) {
             Some(t) => kinds::split(spec, t, file_kind.as_deref(), &set_fields)?,
             None => kinds::split(spec, &Table::new(), None, &[])?,
@@ -401,7 +480,9 @@ fn check_inactive_kinds(splits: &[Split], base: &Path, header_bytes: u32) -> Res
             "routing" => parse_routing(&f).map(|_| ()),
             _ => parse_workload(&f, base).map(|_| ()),
         };
-        checked.map_err(|e| format!("{} kind `{}` (inactive in this run): {}", i.table_name, i.kind, i.locate(e)))?;
+        checked.map_err(|e| {
+            format!("{} kind `{}` (inactive in this run): {}", i.table_name, i.kind, i.locate(e))
+        })?;
     }
     Ok(())
 }
@@ -427,7 +508,9 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
         },
     };
     if limits.partitions.is_some() && limits.threads.is_none() {
-        return Err("`run.partitions` needs `run.threads` (the parallel engine, docs/parallel.md)".into());
+        return Err(
+            "`run.partitions` needs `run.threads` (the parallel engine, docs/parallel.md)".into()
+        );
     }
     f.finish(&["stall_timeout", "max_sim_time", "max_wall", "threads", "partitions"])?;
     Ok(limits)
@@ -449,7 +532,8 @@ fn resolve_file(base: &Path, p: &str) -> PathBuf {
 pub(crate) fn read_file(f: &Fields, key: &str, base: &Path) -> Result<String, String> {
     let p = f.req_str(key)?;
     let path = resolve_file(base, p);
-    std::fs::read_to_string(&path).map_err(|e| format!("`{}`: cannot read `{}`: {e}", f.name(key), path.display()))
+    std::fs::read_to_string(&path)
+        .map_err(|e| format!("`{}`: cannot read `{}`: {e}", f.name(key), path.display()))
 }
 
 pub(crate) fn usize_or(f: &Fields, key: &str, d: usize) -> Result<usize, String> {
@@ -465,9 +549,15 @@ fn parse_network(f: &Fields) -> Result<NetConfig, String> {
     if let Some(b) = f.bool("int")? {
         n.int_enabled = b;
     }
-    for (key, slot) in [("max_outstanding_psn", &mut n.max_outstanding_psn), ("max_outstanding_reads", &mut n.max_outstanding_reads)] {
+    for (key, slot) in [
+        ("max_outstanding_psn", &mut n.max_outstanding_psn),
+        ("max_outstanding_reads", &mut n.max_outstanding_reads),
+    ] {
         if let Some(v) = f.pos_uint(key)? {
-            *slot = Some(u32::try_from(v).map_err(|_| format!("`network.{key}` must be at most {}, got {v}", u32::MAX))?);
+            *slot =
+                Some(u32::try_from(v).map_err(|_| {
+                    format!("`network.{key}` must be at most {}, got {v}", u32::MAX)
+                })?);
         }
     }
     if let Some(r) = f.size("reorder_buffer")? {
@@ -595,7 +685,10 @@ fn network_ecn(f: &Fields) -> Result<EcnConfig, String> {
         ecn.scale_with_rate = b;
     }
     if ecn.kmax_bytes < ecn.kmin_bytes {
-        return Err(format!("`network.kmax` ({}) is below `network.kmin` ({})", ecn.kmax_bytes, ecn.kmin_bytes));
+        return Err(format!(
+            "`network.kmax` ({}) is below `network.kmin` ({})",
+            ecn.kmax_bytes, ecn.kmin_bytes
+        ));
     }
     Ok(ecn)
 }
@@ -635,13 +728,16 @@ fn network_loss_and_trim(f: &Fields, n: &mut NetConfig) -> Result<(), String> {
 /// `window_bdp`, `tx_time`, `sport`, `pfc_frame`.
 fn network_semantics(f: &Fields, n: &mut NetConfig) -> Result<(), String> {
     use braid_net::config::{MmuModel, WindowBdp, CLASS_CONTROL, CLASS_DATA};
-    n.ack_class = network_choice(f, "ack_class", &[("control", CLASS_CONTROL), ("data", CLASS_DATA)])?;
+    n.ack_class =
+        network_choice(f, "ack_class", &[("control", CLASS_CONTROL), ("data", CLASS_DATA)])?;
     if let Some(b) = f.bool("host_ack_pausable")? {
         n.host_ack_pausable = b;
     }
     let wrap32 = network_choice(f, "mmu_arith", &[("u64", false), ("u32-wrap", true)])?;
     n.mmu = match network_choice(f, "mmu", &[("braid", false), ("hpcc", true)])? {
-        false if wrap32 => return Err("`network.mmu_arith = \"u32-wrap\"` needs `network.mmu = \"hpcc\"`".into()),
+        false if wrap32 => {
+            return Err("`network.mmu_arith = \"u32-wrap\"` needs `network.mmu = \"hpcc\"`".into())
+        }
         false => MmuModel::Braid,
         true => MmuModel::Hpcc { wrap32 },
     };
@@ -651,10 +747,18 @@ fn network_semantics(f: &Fields, n: &mut NetConfig) -> Result<(), String> {
     if let Some(b) = f.bool("egress_cap_leak")? {
         n.egress_cap_leak = b;
     }
-    n.window_bdp =
-        network_choice(f, "window_bdp", &[("braid", WindowBdp::Braid), ("ns3", WindowBdp::Ns3 { wrap: false }), ("ns3-wrap", WindowBdp::Ns3 { wrap: true })])?;
+    n.window_bdp = network_choice(
+        f,
+        "window_bdp",
+        &[
+            ("braid", WindowBdp::Braid),
+            ("ns3", WindowBdp::Ns3 { wrap: false }),
+            ("ns3-wrap", WindowBdp::Ns3 { wrap: true }),
+        ],
+    )?;
     n.tx_time_floor_ns = network_choice(f, "tx_time", &[("exact", false), ("floor-ns", true)])?;
-    n.sport_pair_counter = network_choice(f, "sport", &[("random", false), ("ns3-pair-counter", true)])?;
+    n.sport_pair_counter =
+        network_choice(f, "sport", &[("random", false), ("ns3-pair-counter", true)])?;
     n.pfc_frame_queued = network_choice(f, "pfc_frame", &[("instant", false), ("queued", true)])?;
     Ok(())
 }
@@ -665,7 +769,9 @@ fn network_trim_size(f: &Fields, n: &mut NetConfig) -> Result<(), String> {
     if let Some(t) = f.size("trim_size")? {
         let packet = n.mtu_bytes as u64 + n.header_bytes as u64;
         if t == 0 || t > packet {
-            return Err(format!("`network.trim_size` must be between 1 and a full packet ({packet} bytes), got {t}"));
+            return Err(format!(
+                "`network.trim_size` must be between 1 and a full packet ({packet} bytes), got {t}"
+            ));
         }
         n.trim.size_bytes = t as u32;
     }
@@ -715,7 +821,8 @@ fn psn_limit(net: &NetConfig, verb: Verb) -> braid_proto::recovery::PsnLimit {
         Verb::Read { read_bytes } => match net.max_outstanding_reads {
             None => PsnLimit::None,
             Some(max_reads) => {
-                let ppr = read_bytes.div_ceil(net.mtu_bytes.max(1) as u64).clamp(1, u32::MAX as u64) as u32;
+                let ppr = read_bytes.div_ceil(net.mtu_bytes.max(1) as u64).clamp(1, u32::MAX as u64)
+                    as u32;
                 PsnLimit::Reads { packets_per_read: ppr, max_reads }
             }
         },
@@ -735,7 +842,8 @@ pub fn transport_from_table(t: &Table, header_bytes: u32) -> Result<TransportCon
 }
 
 fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
-    let kind = TransportKind::parse(f.req_str("kind")?).map_err(|e| format!("`transport.kind`: {e}"))?;
+    let kind =
+        TransportKind::parse(f.req_str("kind")?).map_err(|e| format!("`transport.kind`: {e}"))?;
     let cc_kind = match f.str("cc")? {
         Some(s) => CcKind::parse(s).map_err(|e| format!("`transport.cc`: {e}"))?,
         None => kind.default_cc(),
@@ -765,7 +873,8 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
     let mut recovery = RecoveryConfig::new(rec_kind);
     if let Some(p) = f.table("recovery_params")? {
         for (k, v) in p.rest_as_knobs()? {
-            braid_proto::transport::knobs::recovery_knob(&mut recovery, &k, &v).map_err(|e| format!("`transport.recovery_params.{k}`: {e}"))?;
+            braid_proto::transport::knobs::recovery_knob(&mut recovery, &k, &v)
+                .map_err(|e| format!("`transport.recovery_params.{k}`: {e}"))?;
         }
     }
     // Everything else is transport-specific; the transport checks it.
@@ -779,7 +888,8 @@ fn parse_transport(f: &Fields) -> Result<TransportConfig, String> {
 /// are accepted with any kind so that `--set routing.kind=…` works on an LCMP scenario; they only
 /// affect the LCMP kinds.
 fn parse_routing(f: &Fields) -> Result<(RoutingMode, RoutingParams), String> {
-    let kind = RoutingMode::parse(f.str("kind")?.unwrap_or("ecmp")).map_err(|e| format!("`routing.kind`: {e}"))?;
+    let kind = RoutingMode::parse(f.str("kind")?.unwrap_or("ecmp"))
+        .map_err(|e| format!("`routing.kind`: {e}"))?;
     let mut params = RoutingParams::for_kind(kind);
     for (k, v) in f.rest_as_knobs()? {
         params.apply_knob(&k, &v)?;
@@ -789,10 +899,15 @@ fn parse_routing(f: &Fields) -> Result<(RoutingMode, RoutingParams), String> {
 }
 
 /// `[workload]`: the kind's spec and `workload.connections` (common to every kind).
-fn parse_workload(f: &Fields, base: &Path) -> Result<(WorkloadSpec, Option<ConnectionMode>), String> {
+fn parse_workload(
+    f: &Fields,
+    base: &Path,
+) -> Result<(WorkloadSpec, Option<ConnectionMode>), String> {
     let connections = match f.str("connections")? {
         None => None,
-        Some(c) => Some(ConnectionMode::parse(c).map_err(|e| format!("`workload.connections`: {e}"))?),
+        Some(c) => {
+            Some(ConnectionMode::parse(c).map_err(|e| format!("`workload.connections`: {e}"))?)
+        }
     };
     let kind = f.req_str("kind")?.to_string();
     let mut knobs = f.rest_as_knobs()?;
@@ -801,12 +916,18 @@ fn parse_workload(f: &Fields, base: &Path) -> Result<(WorkloadSpec, Option<Conne
         if k == "trace" {
             // A Chakra trace is a file prefix (`dir/moe7b` for `dir/moe7b.0.et`, …) or a folder.
             if let braid_core::Knob::Str(s) = v {
-                let here = |p: &Path| p.exists() || PathBuf::from(format!("{}.0.et", p.display())).exists();
+                let here = |p: &Path| {
+                    p.exists() || PathBuf::from(format!("{}.0.et", p.display())).exists()
+                };
                 if !here(Path::new(s.as_str())) && here(&base.join(s.as_str())) {
                     *s = base.join(s.as_str()).to_string_lossy().into_owned();
                 }
             }
-        } else if k == "file" || k == "comm_groups" || (k == "cdf" && matches!(v, braid_core::Knob::Str(s) if s.contains('/') || s.contains('.'))) {
+        } else if k == "file"
+            || k == "comm_groups"
+            || (k == "cdf"
+                && matches!(v, braid_core::Knob::Str(s) if s.contains('/') || s.contains('.')))
+        {
             if let braid_core::Knob::Str(s) = v {
                 *s = resolve_file(base, s).to_string_lossy().into_owned();
             }
@@ -837,9 +958,16 @@ fn parse_output(f: &Fields, n_links: usize) -> Result<OutputSpec, String> {
     let slowdown_groups = match f.array("slowdown_groups")? {
         None => None,
         Some(a) => {
-            let g: Vec<u32> = a.iter().filter_map(|v| v.as_integer()).filter(|&x| (0..=u32::MAX as i64).contains(&x)).map(|x| x as u32).collect();
+            let g: Vec<u32> = a
+                .iter()
+                .filter_map(|v| v.as_integer())
+                .filter(|&x| (0..=u32::MAX as i64).contains(&x))
+                .map(|x| x as u32)
+                .collect();
             if g.len() != 2 || a.len() != 2 {
-                return Err("`output.slowdown_groups` must be two group (DC) indices, e.g. [0, 7]".into());
+                return Err(
+                    "`output.slowdown_groups` must be two group (DC) indices, e.g. [0, 7]".into()
+                );
             }
             Some((g[0], g[1]))
         }
@@ -890,7 +1018,9 @@ fn link_by_names(topo: &Topology, spec: &str) -> Result<u32, String> {
     for (i, _) in spec.match_indices('-') {
         let (a, b) = (spec[..i].trim(), spec[i + 1..].trim());
         if let (Some(x), Some(y)) = (node(a), node(b)) {
-            let l = topo.links.iter().position(|l| (l.a.idx() == x && l.b.idx() == y) || (l.a.idx() == y && l.b.idx() == x));
+            let l = topo.links.iter().position(|l| {
+                (l.a.idx() == x && l.b.idx() == y) || (l.a.idx() == y && l.b.idx() == x)
+            });
             found.push((a.to_string(), b.to_string(), l.map(|l| l as u32)));
         }
     }
@@ -904,7 +1034,13 @@ fn link_by_names(topo: &Topology, spec: &str) -> Result<u32, String> {
 
 /// The `[[faults]]` entries, and notes: a fault that names links by number in a topology that
 /// `--set topology.…` changed points at whatever link has that number now.
-fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, topo_overridden: bool) -> Result<(Vec<LinkEvent>, Vec<String>), String> {
+fn parse_faults(
+    a: &[toml::Value],
+    topo: &Topology,
+    seed: u64,
+    base_loss: f64,
+    topo_overridden: bool,
+) -> Result<(Vec<LinkEvent>, Vec<String>), String> {
     use braid_core::rng::stream;
     use braid_net::topology::NodeKind;
     let mut out = Vec::new();
@@ -915,8 +1051,16 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, t
         let name = |k: &str| format!("`faults[{i}].{k}`");
         let at = f.time("at")?.ok_or_else(|| format!("{} is required", name("at")))?;
         let until = f.time("until")?;
-        if let Some((k, t)) = [("at", Some(at)), ("until", until)].into_iter().find(|(_, t)| t.is_some_and(|t| t > MAX_START)) {
-            return Err(format!("{} ({} s) is after the limit of {} s", name(k), t.unwrap_or_default().secs_f64(), MAX_START.secs_f64()));
+        if let Some((k, t)) = [("at", Some(at)), ("until", until)]
+            .into_iter()
+            .find(|(_, t)| t.is_some_and(|t| t > MAX_START))
+        {
+            return Err(format!(
+                "{} ({} s) is after the limit of {} s",
+                name(k),
+                t.unwrap_or_default().secs_f64(),
+                MAX_START.secs_f64()
+            ));
         }
         if until.is_some_and(|u| u <= at) {
             return Err(format!("{} must be later than `at`", name("until")));
@@ -925,7 +1069,10 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, t
         let n_links = topo.links.len();
         let check = |l: u64| -> Result<u32, String> {
             if l as usize >= n_links {
-                Err(format!("{}: link {l} does not exist (the topology has {n_links} links)", name("link")))
+                Err(format!(
+                    "{}: link {l} does not exist (the topology has {n_links} links)",
+                    name("link")
+                ))
             } else {
                 Ok(l as u32)
             }
@@ -938,8 +1085,13 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, t
                     by_number = true;
                     check(*l as u64)
                 }
-                toml::Value::String(s) => link_by_names(topo, s).map_err(|e| format!("{}: {e}", name(key))),
-                _ => Err(format!("{} must be a link index or two node names as \"A-B\" (e.g. \"leaf0-spine0\")", name(key))),
+                toml::Value::String(s) => {
+                    link_by_names(topo, s).map_err(|e| format!("{}: {e}", name(key)))
+                }
+                _ => Err(format!(
+                    "{} must be a link index or two node names as \"A-B\" (e.g. \"leaf0-spine0\")",
+                    name(key)
+                )),
             }
         };
         if let Some(t) = t.get("link") {
@@ -953,7 +1105,9 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, t
         }
         if let Some(arr) = f.array("nodes")? {
             for x in arr {
-                let n = x.as_str().ok_or_else(|| format!("{} must list node names (e.g. [\"spine0\"])", name("nodes")))?;
+                let n = x.as_str().ok_or_else(|| {
+                    format!("{} must list node names (e.g. [\"spine0\"])", name("nodes"))
+                })?;
                 let ni = topo
                     .nodes
                     .iter()
@@ -990,7 +1144,12 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, t
                     "fabric" => !host_link,
                     "host" => host_link,
                     "all" => true,
-                    other => return Err(format!("{}: unknown scope `{other}` (known: fabric, host, all)", name("scope"))),
+                    other => {
+                        return Err(format!(
+                            "{}: unknown scope `{other}` (known: fabric, host, all)",
+                            name("scope")
+                        ))
+                    }
                 };
                 if keep {
                     pool.push(li as u32);
@@ -1021,8 +1180,14 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, t
                     let r = match (rate, rate_factor) {
                         (Some(r), None) => r.bps(),
                         (None, Some(k)) if k > 0.0 => (spec.rate.bps() as f64 * k).round() as u64,
-                        (None, Some(_)) => return Err(format!("{} must be positive", name("rate_factor"))),
-                        _ => return Err(format!("`faults[{i}]`: give exactly one of `rate` and `rate_factor`")),
+                        (None, Some(_)) => {
+                            return Err(format!("{} must be positive", name("rate_factor")))
+                        }
+                        _ => {
+                            return Err(format!(
+                                "`faults[{i}]`: give exactly one of `rate` and `rate_factor`"
+                            ))
+                        }
                     };
                     if r > topo::MAX_LINK_RATE.bps() {
                         return Err(format!("`faults[{i}]`: the new rate of link {l}, {r} bit/s, is above the limit of {} bit/s", topo::MAX_LINK_RATE.bps()));
@@ -1033,7 +1198,11 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, t
                     let d = match (delay, add_delay) {
                         (Some(d), None) => d,
                         (None, Some(a)) => Time::from_ps(spec.delay.ps().saturating_add(a.ps())),
-                        _ => return Err(format!("`faults[{i}]`: give exactly one of `delay` and `add_delay`")),
+                        _ => {
+                            return Err(format!(
+                                "`faults[{i}]`: give exactly one of `delay` and `add_delay`"
+                            ))
+                        }
                     };
                     if d > topo::MAX_LINK_DELAY {
                         return Err(format!(
@@ -1044,15 +1213,37 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, t
                     }
                     (LinkChange::Delay(d), LinkChange::Delay(spec.delay))
                 }
-                "loss" => (LinkChange::Loss(loss.ok_or_else(|| format!("{} is required", name("loss")))?), LinkChange::Loss(base_loss)),
-                other => return Err(format!("{}: unknown change `{other}` (known: down, up, rate, delay, loss)", name("change"))),
+                "loss" => (
+                    LinkChange::Loss(loss.ok_or_else(|| format!("{} is required", name("loss")))?),
+                    LinkChange::Loss(base_loss),
+                ),
+                other => {
+                    return Err(format!(
+                        "{}: unknown change `{other}` (known: down, up, rate, delay, loss)",
+                        name("change")
+                    ))
+                }
             };
             out.push(LinkEvent { at, link: l, change });
             if let Some(u) = until {
                 out.push(LinkEvent { at: u, link: l, change: restore });
             }
         }
-        f.finish(&["at", "until", "link", "links", "nodes", "random_fraction", "scope", "change", "rate", "rate_factor", "delay", "add_delay", "loss"])?;
+        f.finish(&[
+            "at",
+            "until",
+            "link",
+            "links",
+            "nodes",
+            "random_fraction",
+            "scope",
+            "change",
+            "rate",
+            "rate_factor",
+            "delay",
+            "add_delay",
+            "loss",
+        ])?;
     }
     out.sort_by_key(|e| e.at);
     Ok((out, notes))
@@ -1060,5 +1251,9 @@ fn parse_faults(a: &[toml::Value], topo: &Topology, seed: u64, base_loss: f64, t
 
 /// The rate of a host's NIC in `topo` (the first link of its node).
 pub fn host_rate(topo: &Topology, host_node: braid_core::NodeId) -> Rate {
-    topo.links.iter().find(|l| l.a == host_node || l.b == host_node).map(|l| l.rate).unwrap_or(Rate::from_gbps(100))
+    topo.links
+        .iter()
+        .find(|l| l.a == host_node || l.b == host_node)
+        .map(|l| l.rate)
+        .unwrap_or(Rate::from_gbps(100))
 }

@@ -164,22 +164,34 @@ fn parse_set(v: &Value, what: &str) -> Result<Vec<(String, Value)>, String> {
             // Also accept `set = ["table.field=value", …]` as on the command line.
             let mut out = Vec::new();
             for (i, x) in a.iter().enumerate() {
-                let s = x.as_str().ok_or_else(|| format!("`{what}[{i}]` must be a string \"table.field=value\""))?;
-                let (k, raw) = s.split_once('=').ok_or_else(|| format!("`{what}[{i}]` must have the form table.field=value"))?;
+                let s = x.as_str().ok_or_else(|| {
+                    format!("`{what}[{i}]` must be a string \"table.field=value\"")
+                })?;
+                let (k, raw) = s
+                    .split_once('=')
+                    .ok_or_else(|| format!("`{what}[{i}]` must have the form table.field=value"))?;
                 let doc = format!("v = {}", raw.trim());
-                let val = doc.parse::<Table>().ok().and_then(|mut t| t.remove("v")).unwrap_or(Value::String(raw.trim().to_string()));
+                let val = doc
+                    .parse::<Table>()
+                    .ok()
+                    .and_then(|mut t| t.remove("v"))
+                    .unwrap_or(Value::String(raw.trim().to_string()));
                 out.push((k.trim().to_string(), val));
             }
             Ok(out)
         }
-        _ => Err(format!("`{what}` must be a table of overrides such as {{ \"workload.size\" = \"1MB\" }}")),
+        _ => Err(format!(
+            "`{what}` must be a table of overrides such as {{ \"workload.size\" = \"1MB\" }}"
+        )),
     }
 }
 
 /// Split `"25us"` into (25.0, "us"); `"0.5"` into (0.5, "").
 fn split_unit(s: &str) -> Option<(f64, String, bool)> {
     let s = s.trim();
-    let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+')).unwrap_or(s.len());
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .unwrap_or(s.len());
     let num = &s[..end];
     let v: f64 = num.parse().ok()?;
     Some((v, s[end..].trim().to_string(), !num.contains('.')))
@@ -202,7 +214,9 @@ pub fn expand_range(s: &str) -> Result<Vec<Value>, String> {
         Some((r, st)) => (r.trim(), Some(st.trim())),
         None => (s.trim(), None),
     };
-    let (a, b) = range.split_once("..").ok_or_else(|| format!("`{s}` is not a range (write \"0us..25us step 5us\")"))?;
+    let (a, b) = range
+        .split_once("..")
+        .ok_or_else(|| format!("`{s}` is not a range (write \"0us..25us step 5us\")"))?;
     let (a, ua, ia) = split_unit(a).ok_or_else(|| format!("range `{s}`: cannot read the start"))?;
     let (b, ub, ib) = split_unit(b).ok_or_else(|| format!("range `{s}`: cannot read the end"))?;
     let (st, us, is) = match step {
@@ -210,7 +224,10 @@ pub fn expand_range(s: &str) -> Result<Vec<Value>, String> {
         None => (1.0, String::new(), true),
     };
     let unit = if !ua.is_empty() { ua.clone() } else { ub.clone() };
-    if (!ua.is_empty() && ua != unit) || (!ub.is_empty() && ub != unit) || (!us.is_empty() && us != unit) {
+    if (!ua.is_empty() && ua != unit)
+        || (!ub.is_empty() && ub != unit)
+        || (!us.is_empty() && us != unit)
+    {
         return Err(format!("range `{s}`: start, end and step must use the same unit"));
     }
     if st <= 0.0 {
@@ -242,7 +259,9 @@ fn parse_grid_values(key: &str, v: &Value) -> Result<Vec<Value>, String> {
     match v {
         Value::Array(a) if a.is_empty() => Err(format!("`grid.{key}` has no values")),
         Value::Array(a) => Ok(a.clone()),
-        Value::String(s) if s.contains("..") => expand_range(s).map_err(|e| format!("`grid.{key}`: {e}")),
+        Value::String(s) if s.contains("..") => {
+            expand_range(s).map_err(|e| format!("`grid.{key}`: {e}"))
+        }
         other => Ok(vec![other.clone()]),
     }
 }
@@ -274,26 +293,37 @@ fn resolve(base: &Path, p: &str) -> PathBuf {
 impl Plan {
     /// Read a plan file.
     pub fn load(path: &Path) -> Result<Plan, String> {
-        let text = fs::read_to_string(path).map_err(|e| format!("cannot read plan `{}`: {e}", path.display()))?;
-        let t: Table = text.parse().map_err(|e: toml::de::Error| format!("{}: malformed TOML: {}", path.display(), e.message().trim()))?;
+        let text = fs::read_to_string(path)
+            .map_err(|e| format!("cannot read plan `{}`: {e}", path.display()))?;
+        let t: Table = text.parse().map_err(|e: toml::de::Error| {
+            format!("{}: malformed TOML: {}", path.display(), e.message().trim())
+        })?;
         Plan::from_table(&t, path, PLAN_EXTRA_KEYS).map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// The `[[figure]]`s of a plan file (as in repro plans; `braid sweep` draws them).
     pub fn figures(path: &Path) -> Result<Vec<FigureSpec>, String> {
-        let text = fs::read_to_string(path).map_err(|e| format!("cannot read plan `{}`: {e}", path.display()))?;
-        let t: Table = text.parse().map_err(|e: toml::de::Error| format!("{}: malformed TOML: {}", path.display(), e.message().trim()))?;
+        let text = fs::read_to_string(path)
+            .map_err(|e| format!("cannot read plan `{}`: {e}", path.display()))?;
+        let t: Table = text.parse().map_err(|e: toml::de::Error| {
+            format!("{}: malformed TOML: {}", path.display(), e.message().trim())
+        })?;
         match t.get("figure") {
             None => Ok(Vec::new()),
             Some(Value::Array(a)) => a
                 .iter()
                 .enumerate()
                 .map(|(i, f)| {
-                    let ft = f.as_table().ok_or_else(|| format!("{}: `figure[{i}]` must be a table", path.display()))?;
-                    FigureSpec::from_table(ft, &format!("figure[{i}]")).map_err(|e| format!("{}: {e}", path.display()))
+                    let ft = f.as_table().ok_or_else(|| {
+                        format!("{}: `figure[{i}]` must be a table", path.display())
+                    })?;
+                    FigureSpec::from_table(ft, &format!("figure[{i}]"))
+                        .map_err(|e| format!("{}: {e}", path.display()))
                 })
                 .collect(),
-            Some(_) => Err(format!("{}: `figure` must be an array of tables ([[figure]])", path.display())),
+            Some(_) => {
+                Err(format!("{}: `figure` must be an array of tables ([[figure]])", path.display()))
+            }
         }
     }
 
@@ -331,7 +361,9 @@ impl Plan {
                 for (k, v) in flat {
                     if k == "scenario" {
                         for x in parse_grid_values(&k, &v)? {
-                            let s = x.as_str().ok_or("`grid.scenario` must list scenario files (strings)")?;
+                            let s = x
+                                .as_str()
+                                .ok_or("`grid.scenario` must list scenario files (strings)")?;
                             grid_scenarios.push(resolve(&base, s));
                         }
                         continue;
@@ -347,13 +379,21 @@ impl Plan {
             None => {}
             Some(Value::Array(a)) => {
                 for (i, c) in a.iter().enumerate() {
-                    let ct = c.as_table().ok_or_else(|| format!("`case[{i}]` must be a table ([[case]])"))?;
+                    let ct = c
+                        .as_table()
+                        .ok_or_else(|| format!("`case[{i}]` must be a table ([[case]])"))?;
                     for k in ct.keys() {
                         if !["label", "scenario", "set"].contains(&k.as_str()) {
-                            return Err(format!("unknown field `case[{i}].{k}` (known: label, scenario, set)"));
+                            return Err(format!(
+                                "unknown field `case[{i}].{k}` (known: label, scenario, set)"
+                            ));
                         }
                     }
-                    let label = ct.get("label").and_then(Value::as_str).ok_or_else(|| format!("`case[{i}].label` is required (a string)"))?.to_string();
+                    let label = ct
+                        .get("label")
+                        .and_then(Value::as_str)
+                        .ok_or_else(|| format!("`case[{i}].label` is required (a string)"))?
+                        .to_string();
                     if cases.iter().any(|c: &Case| c.label == label) {
                         return Err(format!("`case[{i}].label`: `{label}` is used twice"));
                     }
@@ -371,16 +411,26 @@ impl Plan {
             }
             Some(_) => return Err("`case` must be an array of tables ([[case]])".into()),
         }
-        if scenario.is_none() && grid_scenarios.is_empty() && (cases.is_empty() || cases.iter().any(|c| c.scenario.is_none())) {
-            return Err("`scenario` is required (the scenario file to sweep, relative to the plan)".into());
+        if scenario.is_none()
+            && grid_scenarios.is_empty()
+            && (cases.is_empty() || cases.iter().any(|c| c.scenario.is_none()))
+        {
+            return Err(
+                "`scenario` is required (the scenario file to sweep, relative to the plan)".into(),
+            );
         }
         Ok(Plan { file: file.to_path_buf(), scenario, seeds, set, grid, cases, grid_scenarios })
     }
 
     /// The runs of this plan, in order.
     pub fn expand(&self) -> Vec<RunSpec> {
-        let cases: Vec<Option<&Case>> = if self.cases.is_empty() { vec![None] } else { self.cases.iter().map(Some).collect() };
-        let seeds: Vec<Option<u64>> = if self.seeds.is_empty() { vec![None] } else { self.seeds.iter().map(|s| Some(*s)).collect() };
+        let cases: Vec<Option<&Case>> =
+            if self.cases.is_empty() { vec![None] } else { self.cases.iter().map(Some).collect() };
+        let seeds: Vec<Option<u64>> = if self.seeds.is_empty() {
+            vec![None]
+        } else {
+            self.seeds.iter().map(|s| Some(*s)).collect()
+        };
         // Grid combinations, last key fastest.
         let mut combos: Vec<Vec<(String, Value)>> = vec![Vec::new()];
         for (k, vals) in &self.grid {
@@ -396,23 +446,34 @@ impl Plan {
         }
         let mut out = Vec::new();
         let mut used = BTreeSet::new();
-        let gsc: Vec<Option<&PathBuf>> = if self.grid_scenarios.is_empty() { vec![None] } else { self.grid_scenarios.iter().map(Some).collect() };
+        let gsc: Vec<Option<&PathBuf>> = if self.grid_scenarios.is_empty() {
+            vec![None]
+        } else {
+            self.grid_scenarios.iter().map(Some).collect()
+        };
         for case in &cases {
             for gs in &gsc {
                 for combo in &combos {
                     for seed in &seeds {
-                        let mut sets: Vec<String> = self.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        let mut sets: Vec<String> =
+                            self.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
                         if let Some(c) = case {
                             sets.extend(c.set.iter().map(|(k, v)| format!("{k}={v}")));
                         }
                         sets.extend(combo.iter().map(|(k, v)| format!("{k}={v}")));
-                        let params: Vec<(String, String)> = combo.iter().map(|(k, v)| (k.clone(), value_text(v))).collect();
+                        let params: Vec<(String, String)> =
+                            combo.iter().map(|(k, v)| (k.clone(), value_text(v))).collect();
                         let mut parts: Vec<String> = Vec::new();
                         if let Some(c) = case {
                             parts.push(c.label.clone());
                         }
                         if let Some(g) = gs {
-                            parts.push(format!("scenario={}", g.file_stem().map(|x| x.to_string_lossy().into_owned()).unwrap_or_default()));
+                            parts.push(format!(
+                                "scenario={}",
+                                g.file_stem()
+                                    .map(|x| x.to_string_lossy().into_owned())
+                                    .unwrap_or_default()
+                            ));
                         }
                         parts.extend(params.iter().map(|(k, v)| format!("{k}={v}")));
                         if let Some(s) = seed {
@@ -428,9 +489,19 @@ impl Plan {
                             name = format!("{cut}-{:016x}", fnv(full.as_bytes()));
                         }
                         used.insert(name.clone());
-                        let scenario =
-                            gs.cloned().or_else(|| case.and_then(|c| c.scenario.clone())).or_else(|| self.scenario.clone()).expect("checked at load");
-                        out.push(RunSpec { name, scenario, case: case.map(|c| c.label.clone()), params, seed: *seed, sets });
+                        let scenario = gs
+                            .cloned()
+                            .or_else(|| case.and_then(|c| c.scenario.clone()))
+                            .or_else(|| self.scenario.clone())
+                            .expect("checked at load");
+                        out.push(RunSpec {
+                            name,
+                            scenario,
+                            case: case.map(|c| c.label.clone()),
+                            params,
+                            seed: *seed,
+                            sets,
+                        });
                     }
                 }
             }
@@ -441,7 +512,12 @@ impl Plan {
     /// Every distinct scenario file the plan uses.
     pub fn scenario_files(&self) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = Vec::new();
-        for p in self.scenario.iter().chain(self.cases.iter().filter_map(|c| c.scenario.as_ref())).chain(self.grid_scenarios.iter()) {
+        for p in self
+            .scenario
+            .iter()
+            .chain(self.cases.iter().filter_map(|c| c.scenario.as_ref()))
+            .chain(self.grid_scenarios.iter())
+        {
             if !v.contains(p) {
                 v.push(p.clone());
             }
@@ -451,7 +527,15 @@ impl Plan {
 }
 
 fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '=' | '-' | '_' | '+') { c } else { '_' }).collect()
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '=' | '-' | '_' | '+') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// FNV-1a, for stable short names.
@@ -471,7 +555,10 @@ pub fn load_run(r: &RunSpec) -> Result<Scenario, String> {
 
 /// Whether `dir` already holds the complete outputs of `sc`.
 pub fn is_complete(dir: &Path, sc: &Scenario) -> bool {
-    dir.join("summary.json").is_file() && fs::read_to_string(dir.join("scenario.resolved.toml")).map(|t| t == sc.resolved_toml).unwrap_or(false)
+    dir.join("summary.json").is_file()
+        && fs::read_to_string(dir.join("scenario.resolved.toml"))
+            .map(|t| t == sc.resolved_toml)
+            .unwrap_or(false)
 }
 
 /// Remove the folders under `runs_dir` that are not runs of this plan (an earlier plan's, written
@@ -482,7 +569,9 @@ fn remove_other_runs(runs_dir: &Path, runs: &[RunSpec]) -> Result<Vec<String>, S
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         if e.path().is_dir() && !runs.iter().any(|r| r.name == name) {
-            fs::remove_dir_all(e.path()).map_err(|err| format!("cannot remove `{}`, a run not in this plan: {err}", e.path().display()))?;
+            fs::remove_dir_all(e.path()).map_err(|err| {
+                format!("cannot remove `{}`, a run not in this plan: {err}", e.path().display())
+            })?;
             removed.push(name);
         }
     }
@@ -511,7 +600,11 @@ pub fn run_one(dir: &Path, sc: &Scenario, cancel: &AtomicBool) -> Result<(), Str
         })
     }))
     .unwrap_or_else(|p| {
-        let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_else(|| "unknown panic".into());
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into());
         Err(format!("the simulator panicked: {msg}"))
     })
 }
@@ -520,16 +613,28 @@ pub fn run_one(dir: &Path, sc: &Scenario, cancel: &AtomicBool) -> Result<(), Str
 pub const INTERRUPTED: &str = "interrupted";
 
 /// Run the plan's runs that are not complete yet, `jobs` at a time, then write `runs.csv`.
-pub fn execute(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenario>, opt: &Options) -> Result<Report, String> {
+pub fn execute(
+    plan: &Plan,
+    runs: &[RunSpec],
+    scenarios: Vec<Scenario>,
+    opt: &Options,
+) -> Result<Report, String> {
     execute_cancellable(plan, runs, scenarios, opt, &AtomicBool::new(false))
 }
 
 /// [`execute`] that stops when `cancel` is set: the runs in flight end within milliseconds
 /// (unwritten), no further run starts, `runs.csv` is not written and the result is
 /// `Err(INTERRUPTED)`; the runs that completed are kept (a later sweep skips them).
-pub fn execute_cancellable(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenario>, opt: &Options, cancel: &AtomicBool) -> Result<Report, String> {
+pub fn execute_cancellable(
+    plan: &Plan,
+    runs: &[RunSpec],
+    scenarios: Vec<Scenario>,
+    opt: &Options,
+    cancel: &AtomicBool,
+) -> Result<Report, String> {
     let runs_dir = opt.out.join("runs");
-    fs::create_dir_all(&runs_dir).map_err(|e| format!("cannot create `{}`: {e}", runs_dir.display()))?;
+    fs::create_dir_all(&runs_dir)
+        .map_err(|e| format!("cannot create `{}`: {e}", runs_dir.display()))?;
     copy_inputs(plan, &opt.out)?;
     let mut pending = Vec::new();
     let mut report = Report { removed: remove_other_runs(&runs_dir, runs)?, ..Report::default() };
@@ -540,12 +645,20 @@ pub fn execute_cancellable(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenari
             pending.push((r, sc));
         }
     }
-    let jobs = opt.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
+    let jobs = opt
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+        .max(1);
     let bar = if opt.progress && !pending.is_empty() {
-        let b = indicatif::ProgressBar::with_draw_target(Some(pending.len() as u64), indicatif::ProgressDrawTarget::stderr());
+        let b = indicatif::ProgressBar::with_draw_target(
+            Some(pending.len() as u64),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
         b.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs  ETA {eta_precise}  {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs  ETA {eta_precise}  {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         b.set_message(format!("{} skipped, {jobs} at a time", report.skipped));
         b.enable_steady_tick(std::time::Duration::from_millis(500));
@@ -553,7 +666,11 @@ pub fn execute_cancellable(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenari
     } else {
         None
     };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).stack_size(64 << 20).build().map_err(|e| format!("cannot start worker threads: {e}"))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .stack_size(64 << 20)
+        .build()
+        .map_err(|e| format!("cannot start worker threads: {e}"))?;
     let done = AtomicUsize::new(0);
     let start = Instant::now();
     let failed: Vec<(String, String)> = pool.install(|| {
@@ -561,7 +678,11 @@ pub fn execute_cancellable(plan: &Plan, runs: &[RunSpec], scenarios: Vec<Scenari
             .par_iter()
             .with_max_len(1)
             .filter_map(|(r, sc)| {
-                let res = if cancel.load(Ordering::Relaxed) { Err(INTERRUPTED.into()) } else { run_one(&runs_dir.join(&r.name), sc, cancel) };
+                let res = if cancel.load(Ordering::Relaxed) {
+                    Err(INTERRUPTED.into())
+                } else {
+                    run_one(&runs_dir.join(&r.name), sc, cancel)
+                };
                 done.fetch_add(1, Ordering::Relaxed);
                 if let Some(b) = &bar {
                     b.inc(1);
@@ -595,7 +716,9 @@ pub fn draw_figures(out: &Path, figures: &[FigureSpec]) -> Vec<Result<PathBuf, S
             .iter()
             .map(|f| {
                 crate::plot::build_figure(f, &res)
-                    .and_then(|fig| crate::plot::write_figure(&fig, &out.join(format!("fig-{}", f.name))))
+                    .and_then(|fig| {
+                        crate::plot::write_figure(&fig, &out.join(format!("fig-{}", f.name)))
+                    })
                     .map(|files| files[0].clone())
                     .map_err(|e| format!("figure `{}`: {e}", f.name))
             })
@@ -608,20 +731,27 @@ pub fn draw_figures(out: &Path, figures: &[FigureSpec]) -> Vec<Result<PathBuf, S
 pub fn copy_inputs(plan: &Plan, out: &Path) -> Result<(), String> {
     fs::create_dir_all(out).map_err(|e| format!("cannot create `{}`: {e}", out.display()))?;
     if let Ok(t) = fs::read_to_string(&plan.file) {
-        fs::write(out.join("plan.toml"), t).map_err(|e| format!("cannot write `{}`: {e}", out.join("plan.toml").display()))?;
+        fs::write(out.join("plan.toml"), t)
+            .map_err(|e| format!("cannot write `{}`: {e}", out.join("plan.toml").display()))?;
     }
     let sdir = out.join("scenarios");
     fs::create_dir_all(&sdir).map_err(|e| format!("cannot create `{}`: {e}", sdir.display()))?;
     for s in plan.scenario_files() {
         if let (Some(name), Ok(t)) = (s.file_name(), fs::read_to_string(&s)) {
-            fs::write(sdir.join(name), t).map_err(|e| format!("cannot write scenario copy: {e}"))?;
+            fs::write(sdir.join(name), t)
+                .map_err(|e| format!("cannot write scenario copy: {e}"))?;
         }
     }
     Ok(())
 }
 
 /// Write `OUT/runs.csv` from the runs' `summary.json` files (see the module docs for columns).
-pub fn write_runs_csv(out: &Path, plan: &Plan, runs: &[RunSpec], failed: &[(String, String)]) -> Result<(), String> {
+pub fn write_runs_csv(
+    out: &Path,
+    plan: &Plan,
+    runs: &[RunSpec],
+    failed: &[(String, String)],
+) -> Result<(), String> {
     let mut summaries = Vec::with_capacity(runs.len());
     let mut fields: Vec<String> = Vec::new();
     for r in runs {
@@ -687,8 +817,12 @@ mod tests {
         let v = expand_range("0us..25us step 5us").unwrap();
         let s: Vec<String> = v.iter().map(value_text).collect();
         assert_eq!(s, ["0us", "5us", "10us", "15us", "20us", "25us"]);
-        assert_eq!(expand_range("1..3").unwrap(), vec![Value::Integer(1), Value::Integer(2), Value::Integer(3)]);
-        let f: Vec<String> = expand_range("0.1..0.5 step 0.2").unwrap().iter().map(value_text).collect();
+        assert_eq!(
+            expand_range("1..3").unwrap(),
+            vec![Value::Integer(1), Value::Integer(2), Value::Integer(3)]
+        );
+        let f: Vec<String> =
+            expand_range("0.1..0.5 step 0.2").unwrap().iter().map(value_text).collect();
         assert_eq!(f, ["0.1", "0.3", "0.5"]);
         assert!(expand_range("1us..2ms step 1us").is_err());
     }
@@ -711,7 +845,10 @@ set = { "workload.size" = "1MB" }
         assert_eq!(r[0].name, "topology.delay=1us__transport.cc=dcqcn__seed=1");
         assert_eq!(r[1].name, "topology.delay=1us__transport.cc=dcqcn__seed=2");
         assert_eq!(r[2].name, "topology.delay=1us__transport.cc=hpcc__seed=1");
-        assert_eq!(r[0].sets, ["workload.size=\"1MB\"", "topology.delay=\"1us\"", "transport.cc=\"dcqcn\""]);
+        assert_eq!(
+            r[0].sets,
+            ["workload.size=\"1MB\"", "topology.delay=\"1us\"", "transport.cc=\"dcqcn\""]
+        );
         assert_eq!(r[0].scenario, PathBuf::from("plans/s.toml"));
     }
 }

@@ -46,7 +46,8 @@ pub fn flatten(fields: &[(String, JsonVal)]) -> Vec<(String, String)> {
 
 /// Read and flatten a `summary.json`.
 pub fn read_summary(path: &Path) -> Result<Vec<(String, String)>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     parse_json_object(&text).map(|f| flatten(&f)).map_err(|e| format!("`{}`: {e}", path.display()))
 }
 
@@ -112,7 +113,9 @@ fn parse_val(b: &[u8], i: &mut usize) -> Result<JsonVal, String> {
                     depth -= 1;
                     if depth == 0 {
                         *i += 1;
-                        return Ok(JsonVal::Array(String::from_utf8_lossy(&b[start..*i]).into_owned()));
+                        return Ok(JsonVal::Array(
+                            String::from_utf8_lossy(&b[start..*i]).into_owned(),
+                        ));
                     }
                 }
                 *i += 1;
@@ -121,7 +124,10 @@ fn parse_val(b: &[u8], i: &mut usize) -> Result<JsonVal, String> {
         }
         Some(_) => {
             let start = *i;
-            while *i < b.len() && !matches!(b[*i], b',' | b'}' | b']') && !b[*i].is_ascii_whitespace() {
+            while *i < b.len()
+                && !matches!(b[*i], b',' | b'}' | b']')
+                && !b[*i].is_ascii_whitespace()
+            {
                 *i += 1;
             }
             if start == *i {
@@ -149,7 +155,8 @@ fn parse_str(b: &[u8], i: &mut usize) -> Result<String, String> {
                     b't' => out.push(b'\t'),
                     b'r' => out.push(b'\r'),
                     b'u' => {
-                        let hex = std::str::from_utf8(b.get(*i..*i + 4).ok_or("short \\u escape")?).map_err(|e| e.to_string())?;
+                        let hex = std::str::from_utf8(b.get(*i..*i + 4).ok_or("short \\u escape")?)
+                            .map_err(|e| e.to_string())?;
                         let cp = u32::from_str_radix(hex, 16).map_err(|e| e.to_string())?;
                         *i += 4;
                         let ch = char::from_u32(cp).unwrap_or('\u{fffd}');
@@ -192,7 +199,8 @@ impl Csv {
 
     /// Read a CSV file.
     pub fn read(path: &Path) -> Result<Csv, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
         Ok(Csv::parse(&text))
     }
 
@@ -204,7 +212,9 @@ impl Csv {
     /// A column's values parsed as numbers (`None` where empty or not a number).
     pub fn numbers(&self, name: &str) -> Option<Vec<Option<f64>>> {
         let c = self.col(name)?;
-        Some(self.rows.iter().map(|r| r.get(c).and_then(|s| s.trim().parse::<f64>().ok())).collect())
+        Some(
+            self.rows.iter().map(|r| r.get(c).and_then(|s| s.trim().parse::<f64>().ok())).collect(),
+        )
     }
 }
 
@@ -291,7 +301,10 @@ mod tests {
     #[test]
     fn csv_quotes() {
         let c = Csv::parse("a,b\n1,\"x,y\"\n2,\"q\"\"\"\n");
-        assert_eq!(c.rows, vec![vec!["1".to_string(), "x,y".into()], vec!["2".into(), "q\"".into()]]);
+        assert_eq!(
+            c.rows,
+            vec![vec!["1".to_string(), "x,y".into()], vec!["2".into(), "q\"".into()]]
+        );
         assert_eq!(csv_cell("x,y"), "\"x,y\"");
     }
 }

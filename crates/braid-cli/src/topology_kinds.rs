@@ -32,7 +32,17 @@ pub const TOPOLOGIES: &[TopologyKind] = &[
 ];
 
 /// The names of [`TOPOLOGIES`] (the kinded table's list, `kinds::TOPOLOGY`).
-pub const NAMES: &[&str] = &["leaf-spine", "fat-tree", "clos3", "four-path", "testbed", "file", "hpcc-file", "zoo-gml", "inter-dc"];
+pub const NAMES: &[&str] = &[
+    "leaf-spine",
+    "fat-tree",
+    "clos3",
+    "four-path",
+    "testbed",
+    "file",
+    "hpcc-file",
+    "zoo-gml",
+    "inter-dc",
+];
 
 /// Parse `[topology]`: its kind and the topology, validated.
 pub fn parse_topology(f: &Fields, base: &Path) -> Result<(Topology, String), String> {
@@ -58,7 +68,17 @@ fn topology_leaf_spine(f: &Fields, _base: &Path) -> Result<Topology, String> {
         host_delay: f.time("host_delay")?.or(delay).unwrap_or(d.host_delay),
         fabric_delay: f.time("fabric_delay")?.or(delay).unwrap_or(d.fabric_delay),
     };
-    f.finish(&["kind", "leaves", "spines", "hosts_per_leaf", "host_rate", "fabric_rate", "delay", "host_delay", "fabric_delay"])?;
+    f.finish(&[
+        "kind",
+        "leaves",
+        "spines",
+        "hosts_per_leaf",
+        "host_rate",
+        "fabric_rate",
+        "delay",
+        "host_delay",
+        "fabric_delay",
+    ])?;
     topo::leaf_spine(&p)
 }
 
@@ -89,7 +109,18 @@ fn topology_clos3(f: &Fields, _base: &Path) -> Result<Topology, String> {
         delay: f.time("delay")?.unwrap_or(d.delay),
         oversubscription: usize_or(f, "oversubscription", d.oversubscription)?,
     };
-    f.finish(&["kind", "pods", "tors_per_pod", "aggs_per_pod", "cores", "hosts_per_tor", "host_rate", "fabric_rate", "delay", "oversubscription"])?;
+    f.finish(&[
+        "kind",
+        "pods",
+        "tors_per_pod",
+        "aggs_per_pod",
+        "cores",
+        "hosts_per_tor",
+        "host_rate",
+        "fabric_rate",
+        "delay",
+        "oversubscription",
+    ])?;
     topo::clos3(&p)
 }
 
@@ -116,8 +147,11 @@ fn topology_testbed(f: &Fields, _base: &Path) -> Result<Topology, String> {
         Some(a) => {
             let mut v = Vec::new();
             for (i, x) in a.iter().enumerate() {
-                let s = x.as_str().ok_or_else(|| format!("`topology.path_rates[{i}]` must be a rate string"))?;
-                let r = braid_core::units::parse_rate(s).map_err(|e| format!("`topology.path_rates[{i}]`: {e}"))?;
+                let s = x
+                    .as_str()
+                    .ok_or_else(|| format!("`topology.path_rates[{i}]` must be a rate string"))?;
+                let r = braid_core::units::parse_rate(s)
+                    .map_err(|e| format!("`topology.path_rates[{i}]`: {e}"))?;
                 if r.bps() == 0 {
                     return Err(format!("`topology.path_rates[{i}]` must be positive"));
                 }
@@ -164,7 +198,13 @@ fn topology_zoo_gml(f: &Fields, base: &Path) -> Result<Topology, String> {
         p.delay_override = Some(d);
     }
     parse_intra(f, &mut p.intra)?;
-    f.finish(&INTRA_FIELDS.iter().copied().chain(["kind", "file", "default_rate", "use_link_speed", "delay"]).collect::<Vec<_>>())?;
+    f.finish(
+        &INTRA_FIELDS
+            .iter()
+            .copied()
+            .chain(["kind", "file", "default_rate", "use_link_speed", "delay"])
+            .collect::<Vec<_>>(),
+    )?;
     topo::zoo_gml(&text, &p)
 }
 
@@ -173,15 +213,22 @@ fn topology_inter_dc(f: &Fields, _base: &Path) -> Result<Topology, String> {
     let mut intra = topo::IntraDcParams::default();
     parse_intra(f, &mut intra)?;
     let dcs = f.pos_uint("dcs")?.ok_or("`topology.dcs` is required")? as usize;
-    let arr = f.array("links")?.ok_or("`topology.links` is required (a list of {a, b, rate, delay})")?;
+    let arr =
+        f.array("links")?.ok_or("`topology.links` is required (a list of {a, b, rate, delay})")?;
     let mut graph = Vec::new();
     for (i, v) in arr.iter().enumerate() {
-        let t = v.as_table().ok_or_else(|| format!("`topology.links[{i}]` must be a table {{a, b, rate, delay}}"))?;
+        let t = v.as_table().ok_or_else(|| {
+            format!("`topology.links[{i}]` must be a table {{a, b, rate, delay}}")
+        })?;
         let lf = Fields::new(&format!("topology.links[{i}]"), t);
-        let a = lf.uint("a")?.ok_or_else(|| format!("`topology.links[{i}].a` is required"))? as usize;
-        let b = lf.uint("b")?.ok_or_else(|| format!("`topology.links[{i}].b` is required"))? as usize;
-        let rate = lf.rate("rate")?.ok_or_else(|| format!("`topology.links[{i}].rate` is required"))?;
-        let delay = lf.time("delay")?.ok_or_else(|| format!("`topology.links[{i}].delay` is required"))?;
+        let a =
+            lf.uint("a")?.ok_or_else(|| format!("`topology.links[{i}].a` is required"))? as usize;
+        let b =
+            lf.uint("b")?.ok_or_else(|| format!("`topology.links[{i}].b` is required"))? as usize;
+        let rate =
+            lf.rate("rate")?.ok_or_else(|| format!("`topology.links[{i}].rate` is required"))?;
+        let delay =
+            lf.time("delay")?.ok_or_else(|| format!("`topology.links[{i}].delay` is required"))?;
         lf.finish(&["a", "b", "rate", "delay"])?;
         graph.push(topo::DcLink { a, b, rate, delay });
     }
@@ -190,7 +237,17 @@ fn topology_inter_dc(f: &Fields, _base: &Path) -> Result<Topology, String> {
 }
 
 /// The fields of [`parse_intra`].
-const INTRA_FIELDS: [&str; 9] = ["hosts_per_dc", "leaves", "spines", "host_rate", "host_delay", "fabric_rate", "fabric_delay", "dci_rate", "dci_delay"];
+const INTRA_FIELDS: [&str; 9] = [
+    "hosts_per_dc",
+    "leaves",
+    "spines",
+    "host_rate",
+    "host_delay",
+    "fabric_rate",
+    "fabric_delay",
+    "dci_rate",
+    "dci_delay",
+];
 
 /// The shape of each DC of an inter-DC topology (defaults: LCMP testbed, `docs/lcmp.md`,
 /// topologies).

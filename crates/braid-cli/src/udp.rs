@@ -130,7 +130,9 @@ pub struct EmulateArgs {
 
 /// A resolved address, or an error that names it.
 fn resolve(addr: &str, what: &str) -> Result<SocketAddr, String> {
-    let mut it = addr.to_socket_addrs().map_err(|e| format!("{what} `{addr}` is not a valid host:port address ({e})"))?;
+    let mut it = addr
+        .to_socket_addrs()
+        .map_err(|e| format!("{what} `{addr}` is not a valid host:port address ({e})"))?;
     it.next().ok_or_else(|| format!("{what} `{addr}` resolves to no address"))
 }
 
@@ -160,11 +162,19 @@ pub fn send_options(a: &SendArgs) -> Result<SendOptions, String> {
     // `paths = "auto"` sizes Rondo's logical paths by the equal-cost path count, here `--paths`.
     let transport = crate::scenario::transport_from_table(&t, header as u32)?;
     let mtu = parse_size(&a.mtu).map_err(|e| format!("--mtu: {e}"))?;
-    if mtu == 0 || mtu > (braid_udp::wire::MAX_DATAGRAM - braid_udp::wire::DATA_HEADER_BYTES) as u64 {
-        return Err(format!("--mtu {mtu} B is out of range (1 to {} B)", braid_udp::wire::MAX_DATAGRAM - braid_udp::wire::DATA_HEADER_BYTES));
+    if mtu == 0 || mtu > (braid_udp::wire::MAX_DATAGRAM - braid_udp::wire::DATA_HEADER_BYTES) as u64
+    {
+        return Err(format!(
+            "--mtu {mtu} B is out of range (1 to {} B)",
+            braid_udp::wire::MAX_DATAGRAM - braid_udp::wire::DATA_HEADER_BYTES
+        ));
     }
     if a.paths == 0 || a.paths as u32 > braid_proto::transport::MAX_PATHS {
-        return Err(format!("--paths {} is out of range (1 to {})", a.paths, braid_proto::transport::MAX_PATHS));
+        return Err(format!(
+            "--paths {} is out of range (1 to {})",
+            a.paths,
+            braid_proto::transport::MAX_PATHS
+        ));
     }
     Ok(SendOptions {
         peer,
@@ -174,15 +184,28 @@ pub fn send_options(a: &SendArgs) -> Result<SendOptions, String> {
         header_bytes: header as u32,
         paths: a.paths,
         line_rate: parse_rate(&a.rate).map_err(|e| format!("--rate: {e}"))?,
-        reorder_buffer_bytes: parse_size(&a.reorder_buffer).map_err(|e| format!("--reorder-buffer: {e}"))?,
+        reorder_buffer_bytes: parse_size(&a.reorder_buffer)
+            .map_err(|e| format!("--reorder-buffer: {e}"))?,
         nak_interval: Time::from_us(4),
         seed: a.seed,
         duration: a.duration.as_deref().map(|d| dur(d, "--duration")).transpose()?,
         stall_timeout: dur(&a.stall_timeout, "--stall-timeout")?,
         connect_timeout: Duration::from_secs(3),
-        base_rtt: a.base_rtt.as_deref().map(|d| parse_duration(d).map_err(|e| format!("--base-rtt: {e}"))).transpose()?,
-        probe_dscp: if a.probe_dscp < 64 { a.probe_dscp } else { return Err(format!("--probe-dscp {} is not a DSCP (0 to 63)", a.probe_dscp)) },
-        trace_paths: a.trace_paths.as_deref().map(|d| parse_duration(d).map_err(|e| format!("--trace-paths: {e}"))).transpose()?,
+        base_rtt: a
+            .base_rtt
+            .as_deref()
+            .map(|d| parse_duration(d).map_err(|e| format!("--base-rtt: {e}")))
+            .transpose()?,
+        probe_dscp: if a.probe_dscp < 64 {
+            a.probe_dscp
+        } else {
+            return Err(format!("--probe-dscp {} is not a DSCP (0 to 63)", a.probe_dscp));
+        },
+        trace_paths: a
+            .trace_paths
+            .as_deref()
+            .map(|d| parse_duration(d).map_err(|e| format!("--trace-paths: {e}")))
+            .transpose()?,
     })
 }
 
@@ -209,8 +232,19 @@ pub fn send_summary(r: &SendReport) -> Summary {
     s.int("nic_ood_p99", r.receiver.ood_p99);
     s.int("nic_ood_max", r.receiver.ood_max);
     s.float("base_rtt_us", r.base_rtt.us_f64());
-    s.set("path_rtt_us", Value::List(r.path_rtts.iter().map(|t| Value::Float(if *t == Time::MAX { f64::NAN } else { t.us_f64() })).collect()));
-    s.set("packets_per_path", Value::List(r.packets_per_path.iter().map(|&n| Value::Int(n as i128)).collect()));
+    s.set(
+        "path_rtt_us",
+        Value::List(
+            r.path_rtts
+                .iter()
+                .map(|t| Value::Float(if *t == Time::MAX { f64::NAN } else { t.us_f64() }))
+                .collect(),
+        ),
+    );
+    s.set(
+        "packets_per_path",
+        Value::List(r.packets_per_path.iter().map(|&n| Value::Int(n as i128)).collect()),
+    );
     s.float("wake_late_mean_us", r.lateness.sum_ns as f64 / r.lateness.waits.max(1) as f64 / 1e3);
     s.int("wake_late_over_50us", r.lateness.over_50us);
     s.set("notes", Value::List(r.notes.iter().map(|n| Value::Str(n.clone())).collect()));
@@ -233,7 +267,11 @@ pub fn send_summary(r: &SendReport) -> Summary {
 
 fn human_send(r: &SendReport) -> String {
     let share: u64 = r.packets_per_path.iter().sum::<u64>().max(1);
-    let shares: Vec<String> = r.packets_per_path.iter().map(|&n| format!("{:.1}%", n as f64 * 100.0 / share as f64)).collect();
+    let shares: Vec<String> = r
+        .packets_per_path
+        .iter()
+        .map(|&n| format!("{:.1}%", n as f64 * 100.0 / share as f64))
+        .collect();
     format!(
         "{} ({} / {}): {} of {} bytes in {:.3} ms, goodput {:.3} Gb/s (payload over FCT)\n  \
          NIC OOD mean {:.2} p99 {} max {} | retransmissions {} (spurious {}), timeouts {}, receiver drops {}\n  \
@@ -271,7 +309,13 @@ pub fn send_main(a: &SendArgs) -> u8 {
     let quiet = a.quiet;
     let progress = |p: &Progress| {
         if !quiet {
-            eprintln!("  {:6.1} s  {:>12} of {} bytes  {:8.3} Gb/s", p.elapsed_s, p.acked_bytes, p.size_bytes, p.rate_bps / 1e9);
+            eprintln!(
+                "  {:6.1} s  {:>12} of {} bytes  {:8.3} Gb/s",
+                p.elapsed_s,
+                p.acked_bytes,
+                p.size_bytes,
+                p.rate_bps / 1e9
+            );
         }
     };
     match braid_udp::send::send(&opts, progress) {
@@ -333,7 +377,8 @@ pub fn recv_main(a: &RecvArgs) -> u8 {
     let bound = (|| -> Result<UdpReceiver, String> {
         let listen = resolve(&a.listen, "--listen")?;
         let idle_timeout = dur(&a.idle_timeout, "--idle-timeout")?;
-        UdpReceiver::bind(RecvOptions { listen, once: a.once, idle_timeout }).map_err(|e| e.to_string())
+        UdpReceiver::bind(RecvOptions { listen, once: a.once, idle_timeout })
+            .map_err(|e| e.to_string())
     })();
     let rx = match bound {
         Ok(r) => r,
@@ -342,7 +387,10 @@ pub fn recv_main(a: &RecvArgs) -> u8 {
             return 2;
         }
     };
-    eprintln!("braid recv: listening on {}", rx.local_addr().map(|a| a.to_string()).unwrap_or_default());
+    eprintln!(
+        "braid recv: listening on {}",
+        rx.local_addr().map(|a| a.to_string()).unwrap_or_default()
+    );
     match rx.serve(|line| eprintln!("{line}")) {
         Ok(results) => {
             let mut code = 0;
@@ -431,7 +479,10 @@ pub fn emulate_main(a: &EmulateArgs) -> u8 {
             return 2;
         }
     };
-    eprintln!("braid emulate: listening on {}", em.local_addr().map(|a| a.to_string()).unwrap_or_default());
+    eprintln!(
+        "braid emulate: listening on {}",
+        em.local_addr().map(|a| a.to_string()).unwrap_or_default()
+    );
     match em.run(|l| eprintln!("{l}")) {
         Ok(stats) => {
             print!("{}", path_stats_json(&stats));

@@ -235,7 +235,8 @@ mod tests {
     /// values on forward kinds and as nothing on the others.
     #[test]
     fn the_shared_words_read_by_kind() {
-        let data = Packet { kind: PacketKind::Data, size_bytes: 4_160, ..Packet::default() }.with_pull_target(17);
+        let data = Packet { kind: PacketKind::Data, size_bytes: 4_160, ..Packet::default() }
+            .with_pull_target(17);
         assert_eq!((data.pull_target(), data.ecn_ce(), data.payload_bytes(64)), (17, false, 4_096));
         let mut marked = data;
         marked.mark_ce();
@@ -243,7 +244,8 @@ mod tests {
         assert_eq!(marked.pull_target(), 17, "the mark leaves the pull target");
         let trimmed = Packet { flags: flags::TRIMMED, size_bytes: 64, ..data };
         assert_eq!(trimmed.payload_bytes(64), 0);
-        let mut probe = Packet { kind: PacketKind::Probe, size_bytes: 4_160, ..Packet::default() }.with_pull_target(5);
+        let mut probe = Packet { kind: PacketKind::Probe, size_bytes: 4_160, ..Packet::default() }
+            .with_pull_target(5);
         probe.mark_ce();
         assert_eq!((probe.pull_target(), probe.ecn_ce(), probe.payload_bytes(64)), (0, true, 0));
         // An ACK's cumulative ACK and OOD are its own: no CE mark, no pull target.

@@ -31,7 +31,9 @@ pub fn prefetch_read<T>(addr: *const T) {
 /// Wrapping arithmetic on a raw pointer: never dereferenced, so an index past the end is harmless.
 #[inline(always)]
 pub fn element_addr<T>(slice: &[T], index: usize, offset: usize) -> *const u8 {
-    (slice.as_ptr() as *const u8).wrapping_add(index.wrapping_mul(std::mem::size_of::<T>())).wrapping_add(offset)
+    (slice.as_ptr() as *const u8)
+        .wrapping_add(index.wrapping_mul(std::mem::size_of::<T>()))
+        .wrapping_add(offset)
 }
 
 #[cfg(test)]

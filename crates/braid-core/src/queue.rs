@@ -159,7 +159,9 @@ impl<E: Copy> Calendar<E> {
         let b = self.bucket_of(t_ps);
         self.len += 1;
         // The common case: a later bucket within the horizon (`1 <= b - cur < N_BUCKETS`).
-        if b.wrapping_sub(self.cur).wrapping_sub(1) < N_BUCKETS as u64 - 1 && !self.current.is_empty() {
+        if b.wrapping_sub(self.cur).wrapping_sub(1) < N_BUCKETS as u64 - 1
+            && !self.current.is_empty()
+        {
             self.put_in_ring(b, t_ps, seq, ev);
         } else {
             self.push_rare(b, Entry::new(t_ps, seq, ev));
@@ -257,7 +259,11 @@ impl<E: Copy> Calendar<E> {
             (None, Some(b)) => b,
             (None, None) => return,
         };
-        while self.overflow.peek().is_some_and(|e| self.bucket_of(e.t_ps()) - self.cur < N_BUCKETS as u64) {
+        while self
+            .overflow
+            .peek()
+            .is_some_and(|e| self.bucket_of(e.t_ps()) - self.cur < N_BUCKETS as u64)
+        {
             let e = self.overflow.pop().expect("peeked");
             let t_ps = e.t_ps();
             self.put_in_ring(self.bucket_of(t_ps), t_ps, e.seq(), e.ev);
@@ -353,7 +359,15 @@ const ORIGIN_SHIFT: u32 = 40;
 
 impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { cal: Calendar::new(), seq: 0, now: Time::ZERO, popped: 0, origins: Vec::new(), origin: 0, last_seq: 0 }
+        EventQueue {
+            cal: Calendar::new(),
+            seq: 0,
+            now: Time::ZERO,
+            popped: 0,
+            origins: Vec::new(),
+            origin: 0,
+            last_seq: 0,
+        }
     }
 }
 
@@ -366,7 +380,10 @@ impl<E: Copy> EventQueue<E> {
     /// insertion sequence, for origins `0..n_origins` (at most 2^24, each with fewer than 2^40
     /// events). Call before anything is scheduled.
     pub fn use_origin_keys(&mut self, n_origins: usize) {
-        assert!(self.cal.len == 0 && n_origins < (1 << 24), "use_origin_keys: queue not empty or too many origins");
+        assert!(
+            self.cal.len == 0 && n_origins < (1 << 24),
+            "use_origin_keys: queue not empty or too many origins"
+        );
         self.origins = vec![0; n_origins.max(1)];
     }
     /// Whether ties are broken by origin ([`EventQueue::use_origin_keys`]).
@@ -570,7 +587,8 @@ mod tests {
                         };
                         let at = Time::from_ps(now + dt);
                         if !reserved.is_empty() && rng.below(3) == 0 {
-                            let seq = reserved.swap_remove(rng.below(reserved.len() as u64) as usize);
+                            let seq =
+                                reserved.swap_remove(rng.below(reserved.len() as u64) as usize);
                             q.push_with_seq(at, seq, id);
                             reference.insert((at.ps(), seq, id));
                         } else {
@@ -584,18 +602,29 @@ mod tests {
                         let want = reference.pop_first();
                         assert_eq!(q.peek_time().map(|t| t.ps()), want.map(|w| w.0), "case {case}");
                         let got = q.pop();
-                        assert_eq!(got.map(|(t, e)| (t.ps(), q.last_seq(), e)), want, "case {case}");
+                        assert_eq!(
+                            got.map(|(t, e)| (t.ps(), q.last_seq(), e)),
+                            want,
+                            "case {case}"
+                        );
                     }
                 }
                 assert_eq!(q.len(), reference.len());
                 shifts.insert(q.cal.shift);
             }
             while let Some(want) = reference.pop_first() {
-                assert_eq!(q.pop().map(|(t, e)| (t.ps(), q.last_seq(), e)), Some(want), "case {case}");
+                assert_eq!(
+                    q.pop().map(|(t, e)| (t.ps(), q.last_seq(), e)),
+                    Some(want),
+                    "case {case}"
+                );
             }
             assert!(q.pop().is_none() && q.is_empty());
         }
         // The width was narrowed and widened along the way.
-        assert!(shifts.first() < Some(&START_SHIFT) && shifts.last() > Some(&START_SHIFT), "widths seen: {shifts:?}");
+        assert!(
+            shifts.first() < Some(&START_SHIFT) && shifts.last() > Some(&START_SHIFT),
+            "widths seen: {shifts:?}"
+        );
     }
 }

@@ -10,7 +10,11 @@ use crate::time::{Rate, Time};
 
 fn split_number(s: &str) -> Result<(f64, &str), String> {
     let s = s.trim();
-    let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')).unwrap_or(s.len());
+    let end = s
+        .find(|c: char| {
+            !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')
+        })
+        .unwrap_or(s.len());
     // An 'e' that starts a unit (none of ours do) would be mis-split; our units never start with e/E.
     let (num, unit) = s.split_at(end);
     if num.is_empty() {
@@ -59,7 +63,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "KiB" => 1024.0,
         "MiB" => 1024.0 * 1024.0,
         "GiB" => 1024.0 * 1024.0 * 1024.0,
-        u => return Err(format!("unknown size unit `{u}` in `{s}` (use B, KB, MB, GB, KiB, MiB, GiB)")),
+        u => {
+            return Err(format!(
+                "unknown size unit `{u}` in `{s}` (use B, KB, MB, GB, KiB, MiB, GiB)"
+            ))
+        }
     };
     Ok((v * scale).round() as u64)
 }
@@ -74,7 +82,11 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "Gbps" => 1e9,
         "Tbps" => 1e12,
         "" => return Err(format!("rate `{s}` has no unit (use bps, Kbps, Mbps, Gbps, Tbps)")),
-        u => return Err(format!("unknown rate unit `{u}` in `{s}` (use bps, Kbps, Mbps, Gbps, Tbps)")),
+        u => {
+            return Err(format!(
+                "unknown rate unit `{u}` in `{s}` (use bps, Kbps, Mbps, Gbps, Tbps)"
+            ))
+        }
     };
     Ok(Rate((v * scale).round() as u64))
 }
@@ -143,7 +155,9 @@ impl Knob {
             Knob::Int(i) if *i >= 0 => Ok(*i as u64),
             Knob::Int(i) => Err(format!("must be non-negative, got {i}")),
             Knob::Float(f) if *f >= 0.0 && f.fract() == 0.0 => Ok(*f as u64),
-            Knob::Str(s) => s.trim().parse().map_err(|_| format!("`{s}` is not a non-negative integer")),
+            Knob::Str(s) => {
+                s.trim().parse().map_err(|_| format!("`{s}` is not a non-negative integer"))
+            }
             other => Err(format!("expected a non-negative integer, got {other:?}")),
         }
     }

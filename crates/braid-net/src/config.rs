@@ -43,7 +43,13 @@ pub struct EcnConfig {
 
 impl Default for EcnConfig {
     fn default() -> Self {
-        EcnConfig { enabled: true, kmin_bytes: 400_000, kmax_bytes: 1_600_000, pmax: 0.2, scale_with_rate: true }
+        EcnConfig {
+            enabled: true,
+            kmin_bytes: 400_000,
+            kmax_bytes: 1_600_000,
+            pmax: 0.2,
+            scale_with_rate: true,
+        }
     }
 }
 

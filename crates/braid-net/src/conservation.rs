@@ -13,7 +13,10 @@ use crate::stats::SimStats;
 
 /// Data packets still in the network (in queues or on links), by the counters.
 pub fn data_in_flight(stats: &SimStats) -> u64 {
-    stats.data_injected - stats.data_delivered - stats.data_dropped.iter().sum::<u64>() - stats.trimmed_arrived
+    stats.data_injected
+        - stats.data_delivered
+        - stats.data_dropped.iter().sum::<u64>()
+        - stats.trimmed_arrived
 }
 
 /// Check conservation of data packets by an independent count: every live packet in the arena
@@ -21,7 +24,12 @@ pub fn data_in_flight(stats: &SimStats) -> u64 {
 /// dropped + those still live. `foreign` adds (queued data packets, live packets) held in other
 /// arenas (the other partitions of a merged parallel run; `(0, 0)` otherwise). Returns a
 /// description of the mismatch, if any.
-pub fn check(stats: &SimStats, ports: &[Port], pkts: &Arena<Packet>, foreign: (u64, u64)) -> Result<(), String> {
+pub fn check(
+    stats: &SimStats,
+    ports: &[Port],
+    pkts: &Arena<Packet>,
+    foreign: (u64, u64),
+) -> Result<(), String> {
     let dropped: u64 = stats.data_dropped.iter().sum::<u64>() + stats.trimmed_arrived;
     let injected = stats.data_injected;
     let delivered = stats.data_delivered;

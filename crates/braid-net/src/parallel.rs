@@ -64,7 +64,8 @@ pub fn plan_partitions(topo: &Topology, n: usize) -> (Vec<u16>, usize) {
     let nodes = &topo.nodes;
     let is_host = |i: usize| nodes[i].kind == NodeKind::Host;
     // Units by groups: every node but a Clos core is in its group's unit.
-    let by_group: Vec<Option<u32>> = nodes.iter().map(|x| (!is_clos_core(x)).then_some(x.group)).collect();
+    let by_group: Vec<Option<u32>> =
+        nodes.iter().map(|x| (!is_clos_core(x)).then_some(x.group)).collect();
     let n_groups = {
         let mut g: Vec<u32> = by_group.iter().flatten().copied().collect();
         g.sort_unstable();
@@ -75,7 +76,9 @@ pub fn plan_partitions(topo: &Topology, n: usize) -> (Vec<u16>, usize) {
         by_group.clone()
     } else {
         // Units by leaves: each tier-1 switch, and each host with the switch it hangs off.
-        let mut u: Vec<Option<u32>> = (0..nodes.len()).map(|i| (!is_host(i) && nodes[i].tier == 1).then_some(i as u32)).collect();
+        let mut u: Vec<Option<u32>> = (0..nodes.len())
+            .map(|i| (!is_host(i) && nodes[i].tier == 1).then_some(i as u32))
+            .collect();
         for l in &topo.links {
             for (h, s) in [(l.a.idx(), l.b.idx()), (l.b.idx(), l.a.idx())] {
                 if is_host(h) && !is_host(s) && nodes[s].tier == 1 {
@@ -260,7 +263,9 @@ impl ParallelSim {
                 return Err("--threads: packet capture (output.pcap) needs one thread".into());
             }
             if sims[0].has_dependencies() {
-                return Err("--threads: flow dependencies (collectives, `after`) need one thread".into());
+                return Err(
+                    "--threads: flow dependencies (collectives, `after`) need one thread".into()
+                );
             }
             if sims[0].has_shared_connections() {
                 return Err("--threads: persistent connections (`workload.connections = \"per-pair\"`) need one thread".into());
@@ -270,7 +275,12 @@ impl ParallelSim {
         for (i, s) in sims.iter_mut().enumerate() {
             s.make_partition(owner.clone(), i as u16, n);
         }
-        Ok(ParallelSim { parts: sims, threads: threads.max(1), lookahead, worker_stats: Vec::new() })
+        Ok(ParallelSim {
+            parts: sims,
+            threads: threads.max(1),
+            lookahead,
+            worker_stats: Vec::new(),
+        })
     }
 
     /// Partitions.
@@ -310,7 +320,11 @@ impl ParallelSim {
             n,
             slots: (0..2 * n * n).map(|_| Mutex::new(Messages::default())).collect(),
             contrib: (0..2 * n).map(|_| Mutex::new(Contrib::default())).collect(),
-            barrier: SpinBarrier { n: threads, count: AtomicUsize::new(0), generation: AtomicUsize::new(0) },
+            barrier: SpinBarrier {
+                n: threads,
+                count: AtomicUsize::new(0),
+                generation: AtomicUsize::new(0),
+            },
             failed: AtomicBool::new(false),
             next_task: [AtomicUsize::new(0), AtomicUsize::new(0)],
             interrupt: [AtomicBool::new(false), AtomicBool::new(false)],
@@ -460,19 +474,29 @@ fn worker(
             }
         }
         if g.next == Time::MAX {
-            break if g.done == total { (RunEnd::AllFlowsComplete, finished) } else { (RunEnd::Stalled, None) };
+            break if g.done == total {
+                (RunEnd::AllFlowsComplete, finished)
+            } else {
+                (RunEnd::Stalled, None)
+            };
         }
         if g.next > stop {
-            break if all_done { (RunEnd::AllFlowsComplete, finished) } else { (RunEnd::StopTime, None) };
+            break if all_done {
+                (RunEnd::AllFlowsComplete, finished)
+            } else {
+                (RunEnd::StopTime, None)
+            };
         }
-        let b = *boundary.get_or_insert_with(|| Time::from_ps((g.next.ps() / quantum.ps() + 1) * quantum.ps()));
+        let b = *boundary
+            .get_or_insert_with(|| Time::from_ps((g.next.ps() / quantum.ps() + 1) * quantum.ps()));
         let end = g.next.saturating_add(la).min(b).min(stop.saturating_add(Time::from_ps(1)));
         st.sync_s += t_sync.elapsed().as_secs_f64();
         let t_busy = Instant::now();
         // Largest partitions first (by their last window's cost): the last one taken is small.
         // (Costs of the window before, double-buffered: every thread must see the same order, or
         // one partition would run twice and another not at all.)
-        let mut order: Vec<(u64, usize)> = (0..n).map(|p| (sh.cost_ns[parity * n + p].load(Ordering::Relaxed), p)).collect();
+        let mut order: Vec<(u64, usize)> =
+            (0..n).map(|p| (sh.cost_ns[parity * n + p].load(Ordering::Relaxed), p)).collect();
         order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         // The previous window's largest partition: with a thread per partition, the window could
         // not have been shorter.
@@ -492,7 +516,8 @@ fn worker(
             }
             for src in 0..n {
                 if src != p {
-                    let mut slot = sh.slot(parity, src, p).lock().unwrap_or_else(|e| e.into_inner());
+                    let mut slot =
+                        sh.slot(parity, src, p).lock().unwrap_or_else(|e| e.into_inner());
                     std::mem::swap(&mut *slot, &mut inbox);
                     drop(slot);
                     sim.accept_remote(&mut inbox);
@@ -502,7 +527,8 @@ fn worker(
             st.messages += publish(&mut sim, sh, p, parity ^ 1);
             st.tasks += 1;
             drop(sim);
-            sh.cost_ns[(parity ^ 1) * n + p].store(t_task.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            sh.cost_ns[(parity ^ 1) * n + p]
+                .store(t_task.elapsed().as_nanos() as u64, Ordering::Relaxed);
         }
         st.busy_s += t_busy.elapsed().as_secs_f64();
         // The progress callback sees partition 0 after its window (its counts are its own).
@@ -539,13 +565,31 @@ mod tests {
         for (i, x) in t.nodes.iter().enumerate() {
             if !(x.kind == NodeKind::Switch && x.tier == 3) {
                 // A pod is whole: every node of a group has its group's owner.
-                let first = t.nodes.iter().position(|y| y.group == x.group && !(y.kind == NodeKind::Switch && y.tier == 3)).unwrap();
+                let first = t
+                    .nodes
+                    .iter()
+                    .position(|y| {
+                        y.group == x.group && !(y.kind == NodeKind::Switch && y.tier == 3)
+                    })
+                    .unwrap();
                 assert_eq!(owner[i], owner[first], "pod {} split", x.group);
             }
         }
-        let hosts = |p: u16| t.nodes.iter().enumerate().filter(|(i, x)| x.kind == NodeKind::Host && owner[*i] == p).count();
+        let hosts = |p: u16| {
+            t.nodes
+                .iter()
+                .enumerate()
+                .filter(|(i, x)| x.kind == NodeKind::Host && owner[*i] == p)
+                .count()
+        };
         assert_eq!(hosts(0), hosts(1), "pods dealt evenly");
-        let cores: Vec<u16> = t.nodes.iter().enumerate().filter(|(_, x)| x.kind == NodeKind::Switch && x.tier == 3).map(|(i, _)| owner[i]).collect();
+        let cores: Vec<u16> = t
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| x.kind == NodeKind::Switch && x.tier == 3)
+            .map(|(i, _)| owner[i])
+            .collect();
         assert!(cores.contains(&0) && cores.contains(&1), "cores on both sides: {cores:?}");
         // Only links to cores are cut, and they all have the fabric delay: the lookahead.
         for l in &t.links {
@@ -559,7 +603,12 @@ mod tests {
 
     #[test]
     fn a_leaf_spine_splits_by_leaves_with_their_hosts() {
-        let p = LeafSpineParams { leaves: 4, spines: 2, hosts_per_leaf: 3, ..LeafSpineParams::default() };
+        let p = LeafSpineParams {
+            leaves: 4,
+            spines: 2,
+            hosts_per_leaf: 3,
+            ..LeafSpineParams::default()
+        };
         let t = leaf_spine(&p).unwrap();
         let (owner, n) = plan_partitions(&t, 2);
         assert_eq!(n, 2);

@@ -69,7 +69,12 @@ impl Scratch {
             delay: NodeMemo::new(),
             fold_time: NodeMemo::new(),
             fold_count: NodeMemo::new(),
-            paths: CandidateStore { lists: Vec::new(), paths: Vec::new(), hops: Vec::new(), beyond: Vec::new() },
+            paths: CandidateStore {
+                lists: Vec::new(),
+                paths: Vec::new(),
+                hops: Vec::new(),
+                beyond: Vec::new(),
+            },
         }
     }
 }
@@ -129,7 +134,8 @@ impl PathInfo {
         let pkts = size_bytes.div_ceil(mtu).max(1);
         let total_wire = size_bytes + pkts * header as u64;
         let first = size_bytes.min(mtu) + header as u64;
-        let last = (size_bytes - (pkts - 1) * mtu).max(if size_bytes == 0 { 0 } else { 1 }) + header as u64;
+        let last = (size_bytes - (pkts - 1) * mtu).max(if size_bytes == 0 { 0 } else { 1 })
+            + header as u64;
         let b = (0..self.hops.len()).min_by_key(|&i| self.hops[i].0).unwrap_or(0);
         let mut t = Time::ZERO;
         for (i, &(r, d)) in self.hops.iter().enumerate() {
@@ -149,7 +155,14 @@ impl PathInfo {
 /// The ideal FCT of `size_bytes` for a flow that may spray over every one of `paths` (its
 /// candidate paths) at `rate` in all ([`multipath_rate`]): every packet but the last crosses at
 /// `rate`, and the last one then takes the fastest path for a lone packet. `None` without paths.
-pub fn multipath_ideal_fct(paths: &[PathInfo], rate: Rate, size_bytes: u64, mtu: u32, header: u32, ack_bytes: u32) -> Option<Time> {
+pub fn multipath_ideal_fct(
+    paths: &[PathInfo],
+    rate: Rate,
+    size_bytes: u64,
+    mtu: u32,
+    header: u32,
+    ack_bytes: u32,
+) -> Option<Time> {
     let mtu_b = mtu.max(1) as u64;
     let pkts = size_bytes.div_ceil(mtu_b).max(1);
     let last_payload = size_bytes - (pkts - 1) * mtu_b;
@@ -190,7 +203,13 @@ impl PortState {
 /// minimum-hop next hops of `routes`, reading port states `ports` (indexed like the simulator's
 /// ports); ports that are down are not taken. `None` if unreachable. The search, then the hops
 /// of the chosen ports from `src` on.
-pub fn best_path_over(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Option<PathInfo> {
+pub fn best_path_over(
+    routes: &Routes,
+    ports: &[PortState],
+    src: NodeId,
+    dst: u32,
+    dst_node: NodeId,
+) -> Option<PathInfo> {
     with_scratch(|s| {
         let memo = &mut s.best;
         memo.begin(routes.n_nodes());
@@ -199,7 +218,11 @@ pub fn best_path_over(routes: &Routes, ports: &[PortState], src: NodeId, dst: u3
         while first != usize::MAX {
             let port = ports[first];
             hops.push((port.rate, port.delay));
-            first = if port.peer == dst_node { usize::MAX } else { memo.get(port.peer).flatten().expect("a chosen hop leads to the destination").2 };
+            first = if port.peer == dst_node {
+                usize::MAX
+            } else {
+                memo.get(port.peer).flatten().expect("a chosen hop leads to the destination").2
+            };
         }
         Some(PathInfo { hops })
     })
@@ -207,7 +230,14 @@ pub fn best_path_over(routes: &Routes, ports: &[PortState], src: NodeId, dst: u3
 
 /// The best path from `node`: the first next hop whose path has the largest bottleneck, then
 /// the smallest delay.
-fn best_from(routes: &Routes, ports: &[PortState], node: NodeId, dst: u32, dst_node: NodeId, memo: &mut BestMemo) -> Option<BestFrom> {
+fn best_from(
+    routes: &Routes,
+    ports: &[PortState],
+    node: NodeId,
+    dst: u32,
+    dst_node: NodeId,
+    memo: &mut BestMemo,
+) -> Option<BestFrom> {
     if node == dst_node {
         return Some((Rate(u64::MAX), Time::ZERO, usize::MAX));
     }
@@ -241,12 +271,32 @@ fn best_from(routes: &Routes, ports: &[PortState], node: NodeId, dst: u32, dst_n
 /// fabric whose equal-cost paths are alike it is the best path's; it is larger where some are
 /// longer or slower (a delayed link, the testbed's paths). A transport that measures its paths'
 /// round trips can read a measured excess beyond it as queueing, not propagation.
-pub fn longest_base_rtt(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId, data_wire_bytes: u64, ack_bytes: u64) -> Option<Time> {
+pub fn longest_base_rtt(
+    routes: &Routes,
+    ports: &[PortState],
+    src: NodeId,
+    dst: u32,
+    dst_node: NodeId,
+    data_wire_bytes: u64,
+    ack_bytes: u64,
+) -> Option<Time> {
     with_scratch(|s| {
-        fold_min_hop(routes, ports, src, dst, dst_node, Time::ZERO, &mut s.fold_time, &|worst: Option<Time>, port, rest| {
-            let rtt = rest + Time::from_ps(port.delay.ps() * 2) + port.rate.tx_time(data_wire_bytes) + port.rate.tx_time(ack_bytes);
-            Some(worst.map_or(rtt, |w| w.max(rtt)))
-        })
+        fold_min_hop(
+            routes,
+            ports,
+            src,
+            dst,
+            dst_node,
+            Time::ZERO,
+            &mut s.fold_time,
+            &|worst: Option<Time>, port, rest| {
+                let rtt = rest
+                    + Time::from_ps(port.delay.ps() * 2)
+                    + port.rate.tx_time(data_wire_bytes)
+                    + port.rate.tx_time(ack_bytes);
+                Some(worst.map_or(rtt, |w| w.max(rtt)))
+            },
+        )
     })
 }
 
@@ -307,7 +357,13 @@ pub const MAX_CANDIDATES: usize = 64;
 /// network's routing. Paths with the same hops count once, so a Clos's or fat-tree's many equal
 /// paths are one; at most [`MAX_CANDIDATES`] are kept per node (the ones with the widest
 /// bottleneck, then the smallest delay). Empty when unreachable.
-pub fn candidate_paths(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Vec<PathInfo> {
+pub fn candidate_paths(
+    routes: &Routes,
+    ports: &[PortState],
+    src: NodeId,
+    dst: u32,
+    dst_node: NodeId,
+) -> Vec<PathInfo> {
     with_scratch(|s| {
         s.candidates.begin(routes.n_nodes());
         s.paths.clear();
@@ -346,7 +402,15 @@ impl CandidateStore {
     /// The index of `node`'s list, found once per node: the lists beyond its next hops that are
     /// up, in order, each of their paths behind the hop unless an equal path is already in the
     /// list; the widest and then shortest `MAX_CANDIDATES` when there are more.
-    fn from(&mut self, routes: &Routes, ports: &[PortState], node: NodeId, dst: u32, dst_node: NodeId, memo: &mut NodeMemo<u32>) -> u32 {
+    fn from(
+        &mut self,
+        routes: &Routes,
+        ports: &[PortState],
+        node: NodeId,
+        dst: u32,
+        dst_node: NodeId,
+        memo: &mut NodeMemo<u32>,
+    ) -> u32 {
         if node == dst_node {
             return 0;
         }
@@ -373,7 +437,9 @@ impl CandidateStore {
                 let rest_hops = ra as usize..(ra + rn) as usize;
                 let dup = (first..self.paths.len() as u32).any(|q| {
                     let h = self.path(q);
-                    h.len() == rn as usize + 1 && h[0] == hop && h[1..] == self.hops[rest_hops.clone()]
+                    h.len() == rn as usize + 1
+                        && h[0] == hop
+                        && h[1..] == self.hops[rest_hops.clone()]
                 });
                 if !dup {
                     let at = self.hops.len() as u32;
@@ -411,7 +477,13 @@ impl CandidateStore {
 /// the best single path wherever the hosts' own links are the narrowest (Clos, fat-tree), and
 /// more where parallel paths are each narrower than the host (the Rondo testbed's 25/20/15/10
 /// Gb/s paths behind a 100 Gb/s NIC). 0 when unreachable.
-pub fn multipath_rate(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> Rate {
+pub fn multipath_rate(
+    routes: &Routes,
+    ports: &[PortState],
+    src: NodeId,
+    dst: u32,
+    dst_node: NodeId,
+) -> Rate {
     use std::collections::VecDeque;
     // The nodes and edges of the next-hop DAG reachable from src.
     let mut index: HashMap<u32, usize> = HashMap::new();
@@ -490,10 +562,25 @@ pub fn multipath_rate(routes: &Routes, ports: &[PortState], src: NodeId, dst: u3
 /// `dst_node`) over links that are up: the number of distinct port sequences the next-hop tables
 /// allow (in a Clos, the product of the up-link fan-outs; 16 between ToRs of different pods of
 /// the Rondo paper's topology). Saturates at `u64::MAX`.
-pub fn equal_cost_paths(routes: &Routes, ports: &[PortState], src: NodeId, dst: u32, dst_node: NodeId) -> u64 {
+pub fn equal_cost_paths(
+    routes: &Routes,
+    ports: &[PortState],
+    src: NodeId,
+    dst: u32,
+    dst_node: NodeId,
+) -> u64 {
     with_scratch(|s| {
-        fold_min_hop(routes, ports, src, dst, dst_node, 1u64, &mut s.fold_count, &|n: Option<u64>, _, beyond| Some(n.unwrap_or(0).saturating_add(beyond)))
-            .unwrap_or(0)
+        fold_min_hop(
+            routes,
+            ports,
+            src,
+            dst,
+            dst_node,
+            1u64,
+            &mut s.fold_count,
+            &|n: Option<u64>, _, beyond| Some(n.unwrap_or(0).saturating_add(beyond)),
+        )
+        .unwrap_or(0)
     })
 }
 
@@ -504,7 +591,16 @@ pub fn equal_cost_paths(routes: &Routes, ports: &[PortState], src: NodeId, dst: 
 /// `payload`-byte packet along that path, and `total_bytes = size + ⌈size/payload⌉·header`.
 /// Integer nanoseconds, as the artifact computes it. `None` if unreachable.
 #[allow(clippy::too_many_arguments)]
-pub fn artifact_ideal_fct(routes: &Routes, ports: &[Port], src: NodeId, dst: u32, d_node: NodeId, size: u64, payload: u32, header: u32) -> Option<Time> {
+pub fn artifact_ideal_fct(
+    routes: &Routes,
+    ports: &[Port],
+    src: NodeId,
+    dst: u32,
+    d_node: NodeId,
+    size: u64,
+    payload: u32,
+    header: u32,
+) -> Option<Time> {
     let (delay_ns, bw, tx_ns) = with_scratch(|s| {
         s.delay.begin(routes.n_nodes());
         min_delay_path(routes, ports, src, dst, d_node, payload as u64, &mut s.delay)
@@ -521,7 +617,13 @@ pub fn artifact_ideal_fct(routes: &Routes, ports: &[Port], src: NodeId, dst: u32
 /// serialisation per hop (integer ns), BDP = RTT × its bottleneck / 8 s. The fork computes the
 /// product in 64 bits, so with `wrap` it wraps at 2^64 and the BDP is stored in 32 bits, as there.
 /// Returns `(max RTT, max BDP bytes)`.
-pub fn ns3_max_rtt_bdp(routes: &Routes, ports: &[Port], hosts: &[NodeId], payload: u32, wrap: bool) -> (Time, u64) {
+pub fn ns3_max_rtt_bdp(
+    routes: &Routes,
+    ports: &[Port],
+    hosts: &[NodeId],
+    payload: u32,
+    wrap: bool,
+) -> (Time, u64) {
     let (mut max_rtt, mut max_bdp) = (0u64, 0u64);
     let mut memo = NodeMemo::new();
     for (d, &d_node) in hosts.iter().enumerate() {
@@ -530,10 +632,24 @@ pub fn ns3_max_rtt_bdp(routes: &Routes, ports: &[Port], hosts: &[NodeId], payloa
             if s_node == d_node {
                 continue;
             }
-            let Some((delay_ns, bw, tx_ns)) = min_delay_path(routes, ports, s_node, d as u32, d_node, payload.max(1) as u64, &mut memo) else { continue };
+            let Some((delay_ns, bw, tx_ns)) = min_delay_path(
+                routes,
+                ports,
+                s_node,
+                d as u32,
+                d_node,
+                payload.max(1) as u64,
+                &mut memo,
+            ) else {
+                continue;
+            };
             let rtt = 2 * delay_ns + tx_ns;
             let prod = rtt as u128 * bw as u128;
-            let bdp = if wrap { ((prod % (1u128 << 64)) / 1_000_000_000 / 8) as u64 & 0xFFFF_FFFF } else { (prod / 1_000_000_000 / 8) as u64 };
+            let bdp = if wrap {
+                ((prod % (1u128 << 64)) / 1_000_000_000 / 8) as u64 & 0xFFFF_FFFF
+            } else {
+                (prod / 1_000_000_000 / 8) as u64
+            };
             max_rtt = max_rtt.max(rtt);
             max_bdp = max_bdp.max(bdp);
         }
@@ -561,7 +677,9 @@ fn min_delay_path(
     let mut best: Option<(u64, u64, u64)> = None;
     for &p in routes.next_hops(x, d) {
         let port = &ports[p.idx()];
-        if let Some((dl, bw, tx)) = min_delay_path(routes, ports, port.peer, d, d_node, payload, memo) {
+        if let Some((dl, bw, tx)) =
+            min_delay_path(routes, ports, port.peer, d, d_node, payload, memo)
+        {
             let rate = port.rate.bps().max(1);
             let c = (dl + port.delay.ns(), bw.min(rate), tx + payload * 1_000_000_000 * 8 / rate);
             let better = match best {
@@ -616,7 +734,12 @@ mod tests {
                 }
             }
             if out.len() > MAX_CANDIDATES {
-                out.sort_by_key(|h| (std::cmp::Reverse(h.iter().map(|x| x.0).min().unwrap_or(Rate(0))), h.iter().fold(Time::ZERO, |a, x| a + x.1)));
+                out.sort_by_key(|h| {
+                    (
+                        std::cmp::Reverse(h.iter().map(|x| x.0).min().unwrap_or(Rate(0))),
+                        h.iter().fold(Time::ZERO, |a, x| a + x.1),
+                    )
+                });
                 out.truncate(MAX_CANDIDATES);
             }
             memo.insert(node.0, out.clone());
@@ -625,7 +748,14 @@ mod tests {
 
         pub type Best = Option<(Rate, Time, Vec<(Rate, Time)>)>;
 
-        pub fn best_from(routes: &Routes, ports: &[PortState], node: NodeId, dst: u32, dst_node: NodeId, memo: &mut HashMap<u32, Best>) -> Best {
+        pub fn best_from(
+            routes: &Routes,
+            ports: &[PortState],
+            node: NodeId,
+            dst: u32,
+            dst_node: NodeId,
+            memo: &mut HashMap<u32, Best>,
+        ) -> Best {
             if node == dst_node {
                 return Some((Rate(u64::MAX), Time::ZERO, Vec::new()));
             }
@@ -638,7 +768,9 @@ mod tests {
                 if !port.up {
                     continue;
                 }
-                if let Some((r, d, mut hops)) = best_from(routes, ports, port.peer, dst, dst_node, memo) {
+                if let Some((r, d, mut hops)) =
+                    best_from(routes, ports, port.peer, dst, dst_node, memo)
+                {
                     let (r2, d2) = (r.min(port.rate), d + port.delay);
                     if best.as_ref().is_none_or(|(br, bd, _)| r2 > *br || (r2 == *br && d2 < *bd)) {
                         hops.insert(0, (port.rate, port.delay));
@@ -651,7 +783,13 @@ mod tests {
         }
 
         /// The number of minimum-hop paths over ports that are up.
-        pub fn count(routes: &Routes, ports: &[PortState], node: NodeId, dst: u32, dst_node: NodeId) -> Option<u64> {
+        pub fn count(
+            routes: &Routes,
+            ports: &[PortState],
+            node: NodeId,
+            dst: u32,
+            dst_node: NodeId,
+        ) -> Option<u64> {
             if node == dst_node {
                 return Some(1);
             }
@@ -672,7 +810,12 @@ mod tests {
     /// routes are built (as a link event leaves them). Up to 81 distinct paths between the outer
     /// layers, so that candidate lists are cut to `MAX_CANDIDATES`.
     fn layered(rng: &mut Rng) -> (Vec<Vec<PortId>>, Vec<PortState>, Vec<bool>, Vec<NodeId>) {
-        let widths = [1 + rng.below(3) as usize, 1 + rng.below(9) as usize, 1 + rng.below(9) as usize, 1 + rng.below(3) as usize];
+        let widths = [
+            1 + rng.below(3) as usize,
+            1 + rng.below(9) as usize,
+            1 + rng.below(9) as usize,
+            1 + rng.below(3) as usize,
+        ];
         let hosts_per_leaf = 1 + rng.below(3) as usize;
         let mut layers: Vec<Vec<usize>> = Vec::new();
         let mut n = 0;
@@ -720,8 +863,16 @@ mod tests {
             let (node_ports, mut ports, is_host, hosts) = layered(&mut rng);
             let port_peer: Vec<NodeId> = ports.iter().map(|p| p.peer).collect();
             let port_up = vec![true; ports.len()];
-            let routes =
-                Routes::compute(&Graph { node_ports: &node_ports, port_peer: &port_peer, is_host: &is_host, port_up: &port_up, ns3_order: false }, &hosts);
+            let routes = Routes::compute(
+                &Graph {
+                    node_ports: &node_ports,
+                    port_peer: &port_peer,
+                    is_host: &is_host,
+                    port_up: &port_up,
+                    ns3_order: false,
+                },
+                &hosts,
+            );
             // Some links go down after the routes are built (both ports).
             for l in 0..ports.len() / 2 {
                 if rng.below(12) == 0 {
@@ -731,15 +882,50 @@ mod tests {
             }
             for (d, &d_node) in hosts.iter().enumerate() {
                 for &s_node in &hosts {
-                    let want = reference::candidate_paths(&routes, &ports, s_node, d as u32, d_node, &mut HashMap::new());
-                    let got: Vec<Vec<(Rate, Time)>> = candidate_paths(&routes, &ports, s_node, d as u32, d_node).into_iter().map(|p| p.hops).collect();
+                    let want = reference::candidate_paths(
+                        &routes,
+                        &ports,
+                        s_node,
+                        d as u32,
+                        d_node,
+                        &mut HashMap::new(),
+                    );
+                    let got: Vec<Vec<(Rate, Time)>> =
+                        candidate_paths(&routes, &ports, s_node, d as u32, d_node)
+                            .into_iter()
+                            .map(|p| p.hops)
+                            .collect();
                     assert_eq!(got, want, "case {case}: candidate paths {s_node:?} -> {d_node:?}");
                     cut += (want.len() == MAX_CANDIDATES) as u32;
-                    let want = reference::best_from(&routes, &ports, s_node, d as u32, d_node, &mut HashMap::new()).map(|b| b.2);
-                    assert_eq!(best_path_over(&routes, &ports, s_node, d as u32, d_node).map(|p| p.hops), want, "case {case}: best path");
-                    let count =
-                        fold_min_hop(&routes, &ports, s_node, d as u32, d_node, 1u64, &mut NodeMemo::new(), &|n: Option<u64>, _, b| Some(n.unwrap_or(0) + b));
-                    assert_eq!(count, reference::count(&routes, &ports, s_node, d as u32, d_node), "case {case}: path count");
+                    let want = reference::best_from(
+                        &routes,
+                        &ports,
+                        s_node,
+                        d as u32,
+                        d_node,
+                        &mut HashMap::new(),
+                    )
+                    .map(|b| b.2);
+                    assert_eq!(
+                        best_path_over(&routes, &ports, s_node, d as u32, d_node).map(|p| p.hops),
+                        want,
+                        "case {case}: best path"
+                    );
+                    let count = fold_min_hop(
+                        &routes,
+                        &ports,
+                        s_node,
+                        d as u32,
+                        d_node,
+                        1u64,
+                        &mut NodeMemo::new(),
+                        &|n: Option<u64>, _, b| Some(n.unwrap_or(0) + b),
+                    );
+                    assert_eq!(
+                        count,
+                        reference::count(&routes, &ports, s_node, d as u32, d_node),
+                        "case {case}: path count"
+                    );
                 }
             }
         }

@@ -93,7 +93,8 @@ impl Graph<'_> {
         if !self.port_up[p.idx()] || self.is_host[s.idx()] {
             return None;
         }
-        let mut back = self.node_ports[s.idx()].iter().filter(|q| self.port_peer[q.idx()].idx() == node);
+        let mut back =
+            self.node_ports[s.idx()].iter().filter(|q| self.port_peer[q.idx()].idx() == node);
         match (back.next(), back.next()) {
             (Some(q), None) if self.port_up[q.idx()] => Some((s, p)),
             _ => None,
@@ -106,7 +107,11 @@ struct SetPool<'r> {
     r: &'r mut Routes,
     /// The flow cache's seedless multiplicative hash (SipHash was a fifth of building a k = 64
     /// fat-tree's tables); the pool is only looked up, so set ids do not depend on it.
-    dedup: HashMap<Vec<PortId>, u32, std::hash::BuildHasherDefault<braid_proto::routing::flow_cache::KeyHasher>>,
+    dedup: HashMap<
+        Vec<PortId>,
+        u32,
+        std::hash::BuildHasherDefault<braid_proto::routing::flow_cache::KeyHasher>,
+    >,
 }
 
 impl SetPool<'_> {
@@ -132,7 +137,11 @@ impl Routes {
     /// Compute the tables. `hosts[i]` is the node of host index `i`.
     pub fn compute(g: &Graph, hosts: &[NodeId]) -> Routes {
         let n = g.node_ports.len();
-        let mut r = Routes { host_node: hosts.to_vec(), host_leaf_set: vec![NONE; hosts.len()], ..Routes::default() };
+        let mut r = Routes {
+            host_node: hosts.to_vec(),
+            host_leaf_set: vec![NONE; hosts.len()],
+            ..Routes::default()
+        };
         let mut pool = SetPool { r: &mut r, dedup: HashMap::default() };
         // Rows and stubs.
         let mut node_row = vec![STUB; n];
@@ -156,7 +165,10 @@ impl Routes {
             let c = if node_row[h.idx()] == STUB {
                 let leaf = stub_uplink[h.idx()].0;
                 // The leaf's one link back to the host.
-                let back = *g.node_ports[leaf.idx()].iter().find(|q| g.port_peer[q.idx()] == h).expect("stub host's link");
+                let back = *g.node_ports[leaf.idx()]
+                    .iter()
+                    .find(|q| g.port_peer[q.idx()] == h)
+                    .expect("stub host's link");
                 pool.r.host_leaf_set[hi] = pool.intern(&[back]);
                 *class_of_leaf.entry(leaf).or_insert_with(|| {
                     roots.push(leaf);
@@ -355,7 +367,9 @@ mod tests {
                     .copied()
                     .filter(|p| {
                         let peer = g.port_peer[p.idx()].idx();
-                        g.port_up[p.idx()] && dist[peer] == dist[u] - 1 && (peer == dst.idx() || !g.is_host[peer])
+                        g.port_up[p.idx()]
+                            && dist[peer] == dist[u] - 1
+                            && (peer == dst.idx() || !g.is_host[peer])
                     })
                     .collect();
                 if g.ns3_order {
@@ -380,7 +394,13 @@ mod tests {
 
     fn random_net(rng: &mut Rng, n_sw: usize, n_host: usize) -> Net {
         let n = n_sw + n_host;
-        let mut net = Net { node_ports: vec![Vec::new(); n], port_peer: Vec::new(), is_host: vec![false; n], port_up: Vec::new(), hosts: Vec::new() };
+        let mut net = Net {
+            node_ports: vec![Vec::new(); n],
+            port_peer: Vec::new(),
+            is_host: vec![false; n],
+            port_up: Vec::new(),
+            hosts: Vec::new(),
+        };
         let link = |net: &mut Net, a: usize, b: usize, up: bool| {
             for (x, y) in [(a, b), (b, a)] {
                 net.node_ports[x].push(PortId::from_idx(net.port_peer.len()));
@@ -407,7 +427,11 @@ mod tests {
                 _ => 3,
             };
             for _ in 0..links {
-                let peer = if h > n_sw && rng.below(8) == 0 { n_sw + rng.below((h - n_sw) as u64) as usize } else { rng.below(n_sw as u64) as usize };
+                let peer = if h > n_sw && rng.below(8) == 0 {
+                    n_sw + rng.below((h - n_sw) as u64) as usize
+                } else {
+                    rng.below(n_sw as u64) as usize
+                };
                 link(&mut net, h, peer, rng.below(6) != 0);
             }
         }
@@ -415,7 +439,13 @@ mod tests {
     }
 
     fn check(net: &Net, ns3_order: bool) {
-        let g = Graph { node_ports: &net.node_ports, port_peer: &net.port_peer, is_host: &net.is_host, port_up: &net.port_up, ns3_order };
+        let g = Graph {
+            node_ports: &net.node_ports,
+            port_peer: &net.port_peer,
+            is_host: &net.is_host,
+            port_up: &net.port_up,
+            ns3_order,
+        };
         let want = reference(&g, &net.hosts);
         let r = Routes::compute(&g, &net.hosts);
         for (u, row) in want.iter().enumerate() {
@@ -447,7 +477,8 @@ mod tests {
 
     #[test]
     fn a_fat_tree_keeps_a_row_per_switch_and_a_class_per_edge_switch() {
-        let t = crate::topo::fat_tree(&crate::topo::FatTreeParams { k: 4, ..Default::default() }).unwrap();
+        let t = crate::topo::fat_tree(&crate::topo::FatTreeParams { k: 4, ..Default::default() })
+            .unwrap();
         assert_eq!(t.destination_classes(), 8);
         let sim = crate::sim::Sim::new(t, crate::config::NetConfig::default(), 1);
         let r = sim.routes();

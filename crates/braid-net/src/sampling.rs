@@ -82,7 +82,11 @@ impl Samples {
         self.queue_series.extend(other.queue_series);
         self.ood_series.extend(other.ood_series);
         self.path_series.extend(other.path_series);
-        assert_eq!(self.goodput_series.len(), other.goodput_series.len(), "partitions sampled at different times");
+        assert_eq!(
+            self.goodput_series.len(),
+            other.goodput_series.len(),
+            "partitions sampled at different times"
+        );
         for (a, b) in self.goodput_series.iter_mut().zip(&other.goodput_series) {
             debug_assert_eq!(a.0, b.0);
             a.1 += b.1;

@@ -29,7 +29,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use braid_core::rng::stream;
-use braid_core::{Arena, EventQueue, FlowId, IntStack, LinkId, NodeId, Packet, PortId, Rate, Rng, Time};
+use braid_core::{
+    Arena, EventQueue, FlowId, IntStack, LinkId, NodeId, Packet, PortId, Rate, Rng, Time,
+};
 use braid_proto::receiver::{Receiver, RxMode};
 use braid_proto::transport::{FlowEnv, PathSample, Sender, TransportSpec};
 
@@ -244,7 +246,11 @@ pub struct Sim {
     /// every accepted data packet, so hashed by the routing flow cache's multiplicative hasher,
     /// as a 128-bit key to mix the PSN's and the flow's halves; never iterated, so the hasher
     /// cannot reach an output).
-    lost_at: HashMap<u128, Time, std::hash::BuildHasherDefault<braid_proto::routing::flow_cache::KeyHasher>>,
+    lost_at: HashMap<
+        u128,
+        Time,
+        std::hash::BuildHasherDefault<braid_proto::routing::flow_cache::KeyHasher>,
+    >,
     flows_done: usize,
     /// Every flow is done and there is at least one (kept by [`Sim::note_flow_count`] wherever
     /// either count changes: the run loop reads it after every event).
@@ -352,7 +358,8 @@ impl Sim {
                 port_peer: &port_peer,
                 is_host: &is_host,
                 port_up: &port_up,
-                ns3_order: cfg.routing_params.nexthop_order == braid_proto::routing::NextHopOrder::Ns3Bfs,
+                ns3_order: cfg.routing_params.nexthop_order
+                    == braid_proto::routing::NextHopOrder::Ns3Bfs,
             },
             &host_nodes,
         );
@@ -360,11 +367,29 @@ impl Sim {
         let mmu = match cfg.mmu {
             crate::config::MmuModel::Braid => None,
             crate::config::MmuModel::Hpcc { wrap32 } => {
-                let nic_bps = hosts.iter().map(|h| ports[h.port.idx()].rate.bps()).max().unwrap_or(0);
-                Some(mmu::HpccMmu::new(&buffer_cap, &ports, &node_ports, &is_host, nic_bps, cfg.pfc.shift, wrap32))
+                let nic_bps =
+                    hosts.iter().map(|h| ports[h.port.idx()].rate.bps()).max().unwrap_or(0);
+                Some(mmu::HpccMmu::new(
+                    &buffer_cap,
+                    &ports,
+                    &node_ports,
+                    &is_host,
+                    nic_bps,
+                    cfg.pfc.shift,
+                    wrap32,
+                ))
             }
         };
-        let routing = SwitchRouting::new(&topo, cfg.routing, &cfg.routing_params, &node_ports, &ports, &routes, &host_nodes, &buffer_cap);
+        let routing = SwitchRouting::new(
+            &topo,
+            cfg.routing,
+            &cfg.routing_params,
+            &node_ports,
+            &ports,
+            &routes,
+            &host_nodes,
+            &buffer_cap,
+        );
         Sim {
             q: EventQueue::new(),
             pkts: Arena::new(),
@@ -372,8 +397,16 @@ impl Sim {
             pkt_int: Vec::new(),
             hash_seed: (0..n as u32).collect(),
             node_rng: streams(seed, stream::SWITCH, n),
-            port_rng: if cfg.loss_rate > 0.0 { streams(seed, stream::LINK, n_ports) } else { Vec::new() },
-            trim_rng: if cfg.trim.enabled { streams(seed, stream::TRIM, n_ports) } else { Vec::new() },
+            port_rng: if cfg.loss_rate > 0.0 {
+                streams(seed, stream::LINK, n_ports)
+            } else {
+                Vec::new()
+            },
+            trim_rng: if cfg.trim.enabled {
+                streams(seed, stream::TRIM, n_ports)
+            } else {
+                Vec::new()
+            },
             buffer_used: vec![0; n],
             dt_share_in_integers: cfg.dt_alpha == 1.0 && buffer_cap.iter().all(|&c| c < 1 << 52),
             class_limits: switch::class_limits(&cfg),
@@ -430,7 +463,11 @@ impl Sim {
     /// Record every packet that starts crossing `link`, in both directions, into
     /// [`Sim::captured`] (for pcap output). Panics if the link does not exist.
     pub fn capture_link(&mut self, link: LinkId) {
-        assert!(link.idx() < self.topo.links.len(), "capture_link: link {} does not exist", link.idx());
+        assert!(
+            link.idx() < self.topo.links.len(),
+            "capture_link: link {} does not exist",
+            link.idx()
+        );
         if self.capture_ports.is_empty() {
             self.capture_ports = vec![false; self.ports.len()];
         }
@@ -470,7 +507,8 @@ impl Sim {
     /// cache at every hop), if a link change has not left them current.
     fn prepare_live_states(&mut self) {
         if self.live_port_states.is_none() {
-            self.live_port_states = Some(self.ports.iter().map(crate::path::PortState::of).collect());
+            self.live_port_states =
+                Some(self.ports.iter().map(crate::path::PortState::of).collect());
         }
     }
 
@@ -490,8 +528,14 @@ impl Sim {
         }
         self.prepare_port_states(at);
         let dst_node = self.hosts[dst as usize].node;
-        let info = crate::path::best_path_over(&self.routes, self.port_states(epoch), self.hosts[src as usize].node, dst, dst_node)
-            .or_else(|| self.path_info(src, dst));
+        let info = crate::path::best_path_over(
+            &self.routes,
+            self.port_states(epoch),
+            self.hosts[src as usize].node,
+            dst,
+            dst_node,
+        )
+        .or_else(|| self.path_info(src, dst));
         self.path_cache_at.insert((src, dst, epoch), info.clone());
         info
     }
@@ -509,7 +553,8 @@ impl Sim {
     fn prepare_port_states(&mut self, at: Time) -> usize {
         let (epoch, changed) = self.epoch_at(at);
         if changed && self.port_states_at.as_ref().is_none_or(|(e, _)| *e != epoch) {
-            let mut states: Vec<crate::path::PortState> = self.ports.iter().map(crate::path::PortState::of).collect();
+            let mut states: Vec<crate::path::PortState> =
+                self.ports.iter().map(crate::path::PortState::of).collect();
             for e in &self.link_events[..epoch] {
                 for p in [2 * e.link as usize, 2 * e.link as usize + 1] {
                     let st = &mut states[p];
@@ -541,10 +586,25 @@ impl Sim {
     /// The largest base RTT of the minimum-hop paths from host `src` to host `dst` as the network
     /// is at time `at` (the link events in effect then, as [`Sim::path_info_at`]); see
     /// [`crate::path::longest_base_rtt`]. `None` if unreachable.
-    pub fn longest_base_rtt_at(&mut self, src: u32, dst: u32, at: Time, data_wire_bytes: u64, ack_bytes: u64) -> Option<Time> {
+    pub fn longest_base_rtt_at(
+        &mut self,
+        src: u32,
+        dst: u32,
+        at: Time,
+        data_wire_bytes: u64,
+        ack_bytes: u64,
+    ) -> Option<Time> {
         let epoch = self.prepare_port_states(at);
         let (s_node, dst_node) = (self.hosts[src as usize].node, self.hosts[dst as usize].node);
-        crate::path::longest_base_rtt(&self.routes, self.port_states(epoch), s_node, dst, dst_node, data_wire_bytes, ack_bytes)
+        crate::path::longest_base_rtt(
+            &self.routes,
+            self.port_states(epoch),
+            s_node,
+            dst,
+            dst_node,
+            data_wire_bytes,
+            ack_bytes,
+        )
     }
 
     /// Braid's ideal FCT of a message of `size_bytes` from host `src` to host `dst` starting at
@@ -557,7 +617,17 @@ impl Sim {
     /// at the paths' maximum flow, capped by the hosts' links. No flow can beat it, so a slowdown
     /// under it is at least 1. `None` if unreachable.
     #[allow(clippy::too_many_arguments)]
-    pub fn ideal_fct_at(&mut self, src: u32, dst: u32, at: Time, size_bytes: u64, mtu: u32, header: u32, ack_bytes: u32, spray: bool) -> Option<Time> {
+    pub fn ideal_fct_at(
+        &mut self,
+        src: u32,
+        dst: u32,
+        at: Time,
+        size_bytes: u64,
+        mtu: u32,
+        header: u32,
+        ack_bytes: u32,
+        spray: bool,
+    ) -> Option<Time> {
         let epoch = self.epoch_at(at).0;
         let key = (src, dst, epoch);
         if !self.candidates_at.contains_key(&key) {
@@ -567,14 +637,24 @@ impl Sim {
             let c = crate::path::candidate_paths(&self.routes, states, s_node, dst, dst_node);
             // Spraying gains only where the widest path is narrower than the hosts' own links.
             let widest = c.iter().map(|p| p.bottleneck()).max().unwrap_or(Rate(0));
-            let hosts_rate = c.iter().map(|p| p.hops[0].0.min(p.hops[p.hops.len() - 1].0)).max().unwrap_or(Rate(0));
-            let mp =
-                (widest < hosts_rate).then(|| crate::path::multipath_rate(&self.routes, states, s_node, dst, dst_node).min(hosts_rate)).filter(|&r| r > widest);
+            let hosts_rate = c
+                .iter()
+                .map(|p| p.hops[0].0.min(p.hops[p.hops.len() - 1].0))
+                .max()
+                .unwrap_or(Rate(0));
+            let mp = (widest < hosts_rate)
+                .then(|| {
+                    crate::path::multipath_rate(&self.routes, states, s_node, dst, dst_node)
+                        .min(hosts_rate)
+                })
+                .filter(|&r| r > widest);
             self.candidates_at.insert(key, (c, mp));
         }
         let (paths, mp) = &self.candidates_at[&key];
         let single = paths.iter().map(|p| p.ideal_fct(size_bytes, mtu, header, ack_bytes)).min();
-        let all = mp.filter(|_| spray).and_then(|r| crate::path::multipath_ideal_fct(paths, r, size_bytes, mtu, header, ack_bytes));
+        let all = mp.filter(|_| spray).and_then(|r| {
+            crate::path::multipath_ideal_fct(paths, r, size_bytes, mtu, header, ack_bytes)
+        });
         match (single, all) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -593,9 +673,25 @@ impl Sim {
 
     /// The LCMP artifact's ideal FCT of `size` bytes from host `src` to host `dst` (see
     /// [`crate::path::artifact_ideal_fct`]); `None` if unreachable.
-    pub fn artifact_ideal_fct(&self, src: u32, dst: u32, size: u64, payload: u32, header: u32) -> Option<Time> {
+    pub fn artifact_ideal_fct(
+        &self,
+        src: u32,
+        dst: u32,
+        size: u64,
+        payload: u32,
+        header: u32,
+    ) -> Option<Time> {
         let d_node = self.hosts[dst as usize].node;
-        crate::path::artifact_ideal_fct(&self.routes, &self.ports, self.hosts[src as usize].node, dst, d_node, size, payload, header)
+        crate::path::artifact_ideal_fct(
+            &self.routes,
+            &self.ports,
+            self.hosts[src as usize].node,
+            dst,
+            d_node,
+            size,
+            payload,
+            header,
+        )
     }
 
     /// The ns-3 HPCC fork's largest RTT and BDP over every pair of hosts (see
@@ -609,7 +705,15 @@ impl Sim {
     /// its sender and receiver, that will carry `messages` messages ([`Sim::add_flow`]). With
     /// one message the sender and receiver are built for it; with more, as a persistent
     /// connection to which each message is posted when it starts. Returns its index.
-    pub fn add_conn(&mut self, src_host: u32, dst_host: u32, group: u16, sender: Sender, receiver: Receiver, messages: u32) -> u32 {
+    pub fn add_conn(
+        &mut self,
+        src_host: u32,
+        dst_host: u32,
+        group: u16,
+        sender: Sender,
+        receiver: Receiver,
+        messages: u32,
+    ) -> u32 {
         let id = self.conns.len() as u32;
         self.send_wait.push(Time::ZERO);
         let msgs_at = self.conn_msgs.len() as u32;
@@ -659,7 +763,11 @@ impl Sim {
     /// has checked `env`, so the build at the start cannot fail.
     pub fn defer_sender(&mut self, conn: u32, env: FlowEnv) {
         let c = &mut self.conns[conn as usize];
-        assert!((c.group as usize) < self.specs.len(), "defer_sender: no transport for group {} (Sim::set_transport_specs)", c.group);
+        assert!(
+            (c.group as usize) < self.specs.len(),
+            "defer_sender: no transport for group {} (Sim::set_transport_specs)",
+            c.group
+        );
         assert!(!c.started, "defer_sender: connection {conn} has started");
         c.sender = None;
         c.pending = Some(Box::new(env));
@@ -678,14 +786,23 @@ impl Sim {
         let c = &self.conns[conn];
         match (&c.sender, &c.pending) {
             (Some(s), _) => Some(f(s)),
-            (None, Some(env)) => Some(f(&self.specs[c.group as usize].build(env).expect("a deferred sender was checked when its connection was made"))),
+            (None, Some(env)) => Some(f(&self.specs[c.group as usize]
+                .build(env)
+                .expect("a deferred sender was checked when its connection was made"))),
             (None, None) => None,
         }
     }
 
     /// Add a flow: a message of `size_bytes` on connection `conn` ([`Sim::add_conn`]), which
     /// starts at `start` (an offset after its dependencies, if it has any). Returns its id.
-    pub fn add_flow(&mut self, conn: u32, size_bytes: u64, start: Time, ideal_fct: Time, tag: u32) -> FlowId {
+    pub fn add_flow(
+        &mut self,
+        conn: u32,
+        size_bytes: u64,
+        start: Time,
+        ideal_fct: Time,
+        tag: u32,
+    ) -> FlowId {
         let id = FlowId::from_idx(self.flows.len());
         let c = &self.conns[conn as usize];
         if c.msgs_len == 1 {
@@ -759,7 +876,9 @@ impl Sim {
         self.link_events.sort_by_key(|e| e.at);
         // A link that will lose packets needs the per-port loss streams (32 bytes a port, 12.6 MB
         // on a k = 64 fat-tree, so not made for runs without loss).
-        if self.port_rng.is_empty() && self.link_events.iter().any(|e| matches!(e.change, LinkChange::Loss(x) if x > 0.0)) {
+        if self.port_rng.is_empty()
+            && self.link_events.iter().any(|e| matches!(e.change, LinkChange::Loss(x) if x > 0.0))
+        {
             self.port_rng = streams(self.master_seed, stream::LINK, self.ports.len());
         }
         self.path_cache_at.clear();
@@ -857,7 +976,8 @@ impl Sim {
         }
         for (i, p) in self.ports.iter_mut().enumerate() {
             debug_assert!(!p.wire_head, "choose_wire_modes: port {i} carries packets");
-            p.wire_direct = self.direct_arrival_max_delay.is_some_and(|max| p.delay <= max) && !delay_changes[i / 2];
+            p.wire_direct = self.direct_arrival_max_delay.is_some_and(|max| p.delay <= max)
+                && !delay_changes[i / 2];
         }
     }
 
@@ -960,7 +1080,11 @@ impl Sim {
     /// arrival does not join the link's wire queue, whose packets are stored relative to the
     /// arrival ahead of them.
     pub fn inject(&mut self, at: Time, pkt: Packet, port: PortId) {
-        debug_assert!(!self.ports[port.idx()].wire_head, "inject: port {} carries simulated traffic", port.0);
+        debug_assert!(
+            !self.ports[port.idx()].wire_head,
+            "inject: port {} carries simulated traffic",
+            port.0
+        );
         let id = self.pkts.alloc(pkt);
         self.q.push(at, Ev::Arrive { pkt: id, port: port.0 });
     }
@@ -974,8 +1098,16 @@ impl Sim {
         match ev {
             Ev::Arrive { pkt, port } => {
                 self.pkts.prefetch(pkt);
-                prefetch_read(element_addr(&self.ports, port as usize, std::mem::offset_of!(Port, wire)));
-                prefetch_read(element_addr(&self.ports, port as usize, std::mem::offset_of!(Port, peer)));
+                prefetch_read(element_addr(
+                    &self.ports,
+                    port as usize,
+                    std::mem::offset_of!(Port, wire),
+                ));
+                prefetch_read(element_addr(
+                    &self.ports,
+                    port as usize,
+                    std::mem::offset_of!(Port, peer),
+                ));
             }
             Ev::TxDone { port } => {
                 for off in (0..std::mem::size_of::<Port>()).step_by(64) {
@@ -1019,9 +1151,14 @@ impl Sim {
             Ev::PullTick { host } => self.on_pull_tick(now, host),
             Ev::Routing { timer } => {
                 let more_to_come = self.more_to_come();
-                if let Some((t, timer)) =
-                    self.routing.on_timer(now, timer, &self.ports, &self.node_ports, more_to_come, self.part.as_ref().map(|p| &p.own_node[..]))
-                {
+                if let Some((t, timer)) = self.routing.on_timer(
+                    now,
+                    timer,
+                    &self.ports,
+                    &self.node_ports,
+                    more_to_come,
+                    self.part.as_ref().map(|p| &p.own_node[..]),
+                ) {
                     self.q.push(t, Ev::Routing { timer });
                 }
             }
@@ -1048,7 +1185,11 @@ impl Sim {
         if !c.started {
             c.started = true;
             if let Some(env) = c.pending.take() {
-                c.sender = Some(Box::new(self.specs[c.group as usize].build(&env).expect("a deferred sender was checked when its connection was made")));
+                c.sender = Some(Box::new(
+                    self.specs[c.group as usize]
+                        .build(&env)
+                        .expect("a deferred sender was checked when its connection was made"),
+                ));
             }
             // Senders that keep per-path samples for `paths.csv` (Rondo) need not when no
             // one reads them.
@@ -1057,7 +1198,10 @@ impl Sim {
         }
         let (first, end) = if c.shared {
             // A connection's total PSN space was checked to fit when it was built.
-            let r = c.sender_mut().post_message(now, size).expect("connection PSN space checked at build");
+            let r = c
+                .sender_mut()
+                .post_message(now, size)
+                .expect("connection PSN space checked at build");
             c.receiver.grow(r.1);
             r
         } else {
@@ -1172,7 +1316,16 @@ impl Sim {
     fn on_sample(&mut self, now: Time) {
         let kept = self.sample_surely_kept();
         let own = self.part.as_ref().map(|p| &p.own_node[..]);
-        self.samples.record(now, &self.ports, &self.is_host, &self.hosts, self.stats.inorder_bytes, &self.conns, own, kept);
+        self.samples.record(
+            now,
+            &self.ports,
+            &self.is_host,
+            &self.hosts,
+            self.stats.inorder_bytes,
+            &self.conns,
+            own,
+            kept,
+        );
         if let Some(iv) = self.samples.config.interval {
             // Re-arm only while something else can still happen: a sampler alone must not keep a
             // stalled run alive forever.
@@ -1195,7 +1348,10 @@ impl Sim {
         if self.part.is_none() && self.foreign_live == (0, 0) {
             let held = self.pkt_int.iter().filter(|&&i| i > 0).count();
             if held != self.ints.live() {
-                return Err(format!("INT stacks: {} alive, {held} held by packets", self.ints.live()));
+                return Err(format!(
+                    "INT stacks: {} alive, {held} held by packets",
+                    self.ints.live()
+                ));
             }
         }
         Ok(())
@@ -1254,8 +1410,14 @@ impl Sim {
     /// serves them all (a partition that recomputes its routes after a link change takes its own
     /// again). Panics if they differ: the build is not deterministic.
     pub fn share_tables_of(&mut self, other: &Sim) {
-        assert!(*self.topo == *other.topo, "partitions built from one scenario have different topologies");
-        assert!(self.routes == other.routes, "partitions built from one scenario have different routes");
+        assert!(
+            *self.topo == *other.topo,
+            "partitions built from one scenario have different topologies"
+        );
+        assert!(
+            self.routes == other.routes,
+            "partitions built from one scenario have different routes"
+        );
         self.topo = Arc::clone(&other.topo);
         // Held inline, not behind a pointer: `forward` reads them for every packet.
         self.routes = other.routes.clone();
@@ -1331,7 +1493,9 @@ impl Sim {
     }
     /// Pulls sent and RTS packets received by the receiver-side pull pacers (EQDS).
     pub fn pull_counts(&self) -> (u64, u64) {
-        self.hosts.iter().fold((0, 0), |(p, r), h| (p + h.pull_pacer.pulls_sent(), r + h.pull_pacer.rts_received()))
+        self.hosts.iter().fold((0, 0), |(p, r), h| {
+            (p + h.pull_pacer.pulls_sent(), r + h.pull_pacer.rts_received())
+        })
     }
 }
 

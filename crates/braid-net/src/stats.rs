@@ -243,7 +243,13 @@ impl PortQueueStats {
             return 0;
         }
         let mut acc = zeros;
-        for (b, &c) in self.buckets.iter().enumerate().map(|(i, c)| (i + self.first as usize, c)).filter(|&(b, _)| b > 0) {
+        for (b, &c) in self
+            .buckets
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i + self.first as usize, c))
+            .filter(|&(b, _)| b > 0)
+        {
             acc += c as u64;
             if acc >= rank {
                 return Self::bucket_value(b).min(self.max);
@@ -263,7 +269,9 @@ mod tests {
     fn empty_samples_filled_in_equal_recorded_samples() {
         let mut rng = braid_core::Rng::new(3);
         for _ in 0..200 {
-            let samples: Vec<u64> = (0..rng.below(60)).map(|_| if rng.below(3) == 0 { rng.below(1 << 20) } else { 0 }).collect();
+            let samples: Vec<u64> = (0..rng.below(60))
+                .map(|_| if rng.below(3) == 0 { rng.below(1 << 20) } else { 0 })
+                .collect();
             let (mut recorded, mut filled) = (PortQueueStats::default(), PortQueueStats::default());
             recorded.record(rng.below(2) * 5_000);
             filled.record(recorded.max());
@@ -287,7 +295,8 @@ mod tests {
     fn merged_queue_stats_equal_one_recording_and_percentiles_read_the_buckets() {
         let mut rng = braid_core::Rng::new(9);
         for _ in 0..200 {
-            let (mut a, mut b, mut all) = (PortQueueStats::default(), PortQueueStats::default(), PortQueueStats::default());
+            let (mut a, mut b, mut all) =
+                (PortQueueStats::default(), PortQueueStats::default(), PortQueueStats::default());
             let mut dense = vec![0u64; 400];
             let mut zeros = 0u64;
             for _ in 0..rng.below(80) {
@@ -301,7 +310,10 @@ mod tests {
                 }
             }
             a.merge(&b);
-            assert_eq!((a.n, a.sum, a.max, a.first, &a.buckets), (all.n, all.sum, all.max, all.first, &all.buckets));
+            assert_eq!(
+                (a.n, a.sum, a.max, a.first, &a.buckets),
+                (all.n, all.sum, all.max, all.first, &all.buckets)
+            );
             for p in [1.0, 50.0, 90.0, 99.0, 100.0] {
                 // The dense reading: the bucket holding the sample of nearest rank.
                 let expect = nearest_rank(all.n, p).map_or(0, |rank| {

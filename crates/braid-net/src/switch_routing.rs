@@ -24,9 +24,15 @@ use std::collections::HashMap;
 
 use braid_core::{NodeId, Packet, PacketKind, PortId, Rng, Time};
 use braid_proto::hash::{ecmp_hash, node_ip};
-use braid_proto::routing::select::{delay_limit, ecmp_within, least_loaded, quantize4, ucmp_weighted, ucmp_within, wcmp, wcmp_weights, PathAttr};
+use braid_proto::routing::select::{
+    delay_limit, ecmp_within, least_loaded, quantize4, ucmp_weighted, ucmp_within, wcmp,
+    wcmp_weights, PathAttr,
+};
 use braid_proto::routing::te::TeRouter;
-use braid_proto::routing::{flow_key, AckRouting, Candidate, FlowKeyKind, LcmpRouter, MaxDelay, PathScope, RoutingKind, RoutingParams, Sampling};
+use braid_proto::routing::{
+    flow_key, AckRouting, Candidate, FlowKeyKind, LcmpRouter, MaxDelay, PathScope, RoutingKind,
+    RoutingParams, Sampling,
+};
 
 use crate::port::Port;
 use crate::routes::Routes;
@@ -174,7 +180,9 @@ fn frontier(
     group: &[u32],
     memo: &mut HashMap<u32, Vec<(Time, u64)>>,
 ) -> Vec<(Time, u64)> {
-    if x == d_node || (x != start && end_group.is_some_and(|g| is_dci[x.idx()] && group[x.idx()] == g)) {
+    if x == d_node
+        || (x != start && end_group.is_some_and(|g| is_dci[x.idx()] && group[x.idx()] == g))
+    {
         return vec![(Time::ZERO, u64::MAX)];
     }
     if let Some(v) = memo.get(&x.0) {
@@ -183,7 +191,9 @@ fn frontier(
     let mut pts = Vec::new();
     for &p in routes.next_hops(x, d_host) {
         let port = &ports[p.idx()];
-        for (d, b) in frontier(port.peer, start, d_host, d_node, end_group, routes, ports, is_dci, group, memo) {
+        for (d, b) in frontier(
+            port.peer, start, d_host, d_node, end_group, routes, ports, is_dci, group, memo,
+        ) {
             pts.push((d + port.delay, b.min(port.rate.bps())));
         }
     }
@@ -219,17 +229,26 @@ pub fn path_index(entropy: u16) -> u16 {
 /// (the most links any switch of the tier has to switches of higher tiers) of every switch tier
 /// below the node's. Tier-0 switches (file topologies without tiers) divide by 1, as
 /// entropy-indexing does.
-pub fn path_index_divisors(topo: &Topology, node_ports: &[Vec<PortId>], ports: &[Port]) -> Vec<u32> {
+pub fn path_index_divisors(
+    topo: &Topology,
+    node_ports: &[Vec<PortId>],
+    ports: &[Port],
+) -> Vec<u32> {
     let tier = |n: NodeId| topo.nodes[n.idx()].tier;
     let is_switch = |n: NodeId| topo.nodes[n.idx()].kind != NodeKind::Host;
-    let max_tier = topo.nodes.iter().filter(|x| x.kind != NodeKind::Host).map(|x| x.tier).max().unwrap_or(0) as usize;
+    let max_tier =
+        topo.nodes.iter().filter(|x| x.kind != NodeKind::Host).map(|x| x.tier).max().unwrap_or(0)
+            as usize;
     let mut up_fanout = vec![1u64; max_tier + 1];
     for (u, np) in node_ports.iter().enumerate() {
         let node = NodeId::from_idx(u);
         if !is_switch(node) || tier(node) == 0 {
             continue;
         }
-        let up = np.iter().filter(|p| is_switch(ports[p.idx()].peer) && tier(ports[p.idx()].peer) > tier(node)).count() as u64;
+        let up = np
+            .iter()
+            .filter(|p| is_switch(ports[p.idx()].peer) && tier(ports[p.idx()].peer) > tier(node))
+            .count() as u64;
         let t = tier(node) as usize;
         up_fanout[t] = up_fanout[t].max(up.max(1));
     }
@@ -239,7 +258,8 @@ pub fn path_index_divisors(topo: &Topology, node_ports: &[Vec<PortId>], ports: &
             if x.kind == NodeKind::Host || x.tier == 0 {
                 return 1;
             }
-            (1..x.tier as usize).map(|t| up_fanout[t]).product::<u64>().clamp(1, u32::MAX as u64) as u32
+            (1..x.tier as usize).map(|t| up_fanout[t]).product::<u64>().clamp(1, u32::MAX as u64)
+                as u32
         })
         .collect()
 }
@@ -310,7 +330,11 @@ impl SwitchRouting {
         let n = topo.nodes.len();
         let node_is_dci: Vec<bool> = topo.nodes.iter().map(|x| x.kind == NodeKind::Dci).collect();
         let has_dci = node_is_dci.iter().any(|&d| d);
-        let scheme_node: Vec<bool> = topo.nodes.iter().map(|x| if has_dci { x.kind == NodeKind::Dci } else { x.kind != NodeKind::Host }).collect();
+        let scheme_node: Vec<bool> = topo
+            .nodes
+            .iter()
+            .map(|x| if has_dci { x.kind == NodeKind::Dci } else { x.kind != NodeKind::Host })
+            .collect();
         let mut port_local = vec![0u16; ports.len()];
         for np in node_ports {
             for (i, p) in np.iter().enumerate() {
@@ -326,7 +350,11 @@ impl SwitchRouting {
             lcmp: Vec::new(),
             lcmp_nodes: Vec::new(),
             port_local,
-            path_divisor: if kind == RoutingKind::PathIndex { path_index_divisors(topo, node_ports, ports) } else { Vec::new() },
+            path_divisor: if kind == RoutingKind::PathIndex {
+                path_index_divisors(topo, node_ports, ports)
+            } else {
+                Vec::new()
+            },
             path_idx: Vec::new(),
             path_pool: Vec::new(),
             path_cpath: Vec::new(),
@@ -339,7 +367,11 @@ impl SwitchRouting {
             queues: Vec::new(),
             stats: RoutingStats::default(),
             link_util: None,
-            ucmp_cache: if kind == RoutingKind::Ucmp && params.ucmp_cache { vec![HashMap::new(); n] } else { Vec::new() },
+            ucmp_cache: if kind == RoutingKind::Ucmp && params.ucmp_cache {
+                vec![HashMap::new(); n]
+            } else {
+                Vec::new()
+            },
             decisions: None,
             te: Vec::new(),
             te_nodes: Vec::new(),
@@ -364,7 +396,9 @@ impl SwitchRouting {
                     continue;
                 }
                 let node = NodeId::from_idx(u);
-                let auto = if params.lcmp.max_delay == MaxDelay::Auto && params.lcmp.path_scope == PathScope::Path {
+                let auto = if params.lcmp.max_delay == MaxDelay::Auto
+                    && params.lcmp.path_scope == PathScope::Path
+                {
                     let mut longest = Time::ZERO;
                     for &h in &reps {
                         let hops = routes.next_hops(node, h);
@@ -384,14 +418,19 @@ impl SwitchRouting {
                     m
                 } else {
                     // Next-hop scope: the longest link of the switch.
-                    let longest = node_ports[u].iter().map(|p| ports[p.idx()].delay).max().unwrap_or(Time::ZERO);
+                    let longest = node_ports[u]
+                        .iter()
+                        .map(|p| ports[p.idx()].delay)
+                        .max()
+                        .unwrap_or(Time::ZERO);
                     let mut m = Time::from_ms(1);
                     while m < longest {
                         m = Time::from_ps(m.ps() * 2);
                     }
                     m
                 };
-                let rates: Vec<u64> = node_ports[u].iter().map(|p| ports[p.idx()].rate.bps()).collect();
+                let rates: Vec<u64> =
+                    node_ports[u].iter().map(|p| ports[p.idx()].rate.bps()).collect();
                 r.lcmp_idx[u] = r.lcmp.len() as u32;
                 r.lcmp.push(LcmpRouter::new(params.lcmp, &rates, buffer_cap[u], auto));
                 r.lcmp_nodes.push(node);
@@ -427,7 +466,13 @@ impl SwitchRouting {
     }
 
     /// The frontier of each candidate next hop of `node` toward host `h`, as seen from `node`.
-    fn candidate_frontiers(&self, node: NodeId, h: u32, routes: &Routes, ports: &[Port]) -> Vec<Vec<(Time, u64)>> {
+    fn candidate_frontiers(
+        &self,
+        node: NodeId,
+        h: u32,
+        routes: &Routes,
+        ports: &[Port],
+    ) -> Vec<Vec<(Time, u64)>> {
         let d_node = self.host_nodes[h as usize];
         let g = self.node_group[d_node.idx()];
         let end_group = self.has_dci.then_some(g);
@@ -437,10 +482,21 @@ impl SwitchRouting {
             .iter()
             .map(|&p| {
                 let port = &ports[p.idx()];
-                frontier(port.peer, node, h, d_node, end_group, routes, ports, &self.node_is_dci, &self.node_group, &mut memo)
-                    .into_iter()
-                    .map(|(d, b)| (d + port.delay, b.min(port.rate.bps())))
-                    .collect()
+                frontier(
+                    port.peer,
+                    node,
+                    h,
+                    d_node,
+                    end_group,
+                    routes,
+                    ports,
+                    &self.node_is_dci,
+                    &self.node_group,
+                    &mut memo,
+                )
+                .into_iter()
+                .map(|(d, b)| (d + port.delay, b.min(port.rate.bps())))
+                .collect()
             })
             .collect()
     }
@@ -468,7 +524,11 @@ impl SwitchRouting {
             } else {
                 0
             };
-            self.path_pool.push(PathAttr { link_rate_bps: port.rate.bps(), path_delay: delay, path_bottleneck_bps: bott });
+            self.path_pool.push(PathAttr {
+                link_rate_bps: port.rate.bps(),
+                path_delay: delay,
+                path_bottleneck_bps: bott,
+            });
             self.path_cpath.push(c_path);
         }
         self.path_idx[slot] = off as u32;
@@ -484,12 +544,23 @@ impl SwitchRouting {
 
     /// The control plane's view of `node`'s candidates toward host `h`: per candidate port, its
     /// path attributes and (on LCMP switches) `C_path`.
-    pub fn describe_candidates(&mut self, node: NodeId, h: u32, routes: &Routes, ports: &[Port]) -> Vec<(PortId, PathAttr, u8)> {
+    pub fn describe_candidates(
+        &mut self,
+        node: NodeId,
+        h: u32,
+        routes: &Routes,
+        ports: &[Port],
+    ) -> Vec<(PortId, PathAttr, u8)> {
         if self.path_idx.is_empty() {
             self.path_idx = vec![u32::MAX; self.scheme_node.len() * self.n_hosts];
         }
         let off = self.path_attrs(node, h, routes, ports);
-        routes.next_hops(node, h).iter().enumerate().map(|(i, &p)| (p, self.path_pool[off + i], self.path_cpath[off + i])).collect()
+        routes
+            .next_hops(node, h)
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| (p, self.path_pool[off + i], self.path_cpath[off + i]))
+            .collect()
     }
 }
 
@@ -499,7 +570,8 @@ impl SwitchRouting {
     /// hops too.
     #[inline(always)]
     fn caches_all(&self, scheme: RoutingKind, is_data: bool) -> bool {
-        (scheme.is_lcmp() && (is_data || self.params.lcmp.cache_every)) || (scheme == RoutingKind::Ucmp && self.params.ucmp_cache)
+        (scheme.is_lcmp() && (is_data || self.params.lcmp.cache_every))
+            || (scheme == RoutingKind::Ucmp && self.params.ucmp_cache)
     }
 
     /// [`SwitchRouting::select_egress`]'s decision where it needs only the next-hop tables and
@@ -532,13 +604,17 @@ impl SwitchRouting {
             return Ok(Some(hops[0]));
         }
         let egress = match scheme {
-            RoutingKind::Ecmp if self.params.lcmp.max_delay_spread.filter(|_| scheme == self.kind).is_none() => {
+            RoutingKind::Ecmp
+                if self.params.lcmp.max_delay_spread.filter(|_| scheme == self.kind).is_none() =>
+            {
                 let (sip, dip) = (node_ip(pk.src.0), node_ip(pk.dst.0));
                 let (sport, dport) = self.hash_ports(pk.entropy, is_data);
                 hops[ecmp_hash(sip, dip, sport, dport, hash_seed[node.idx()]) as usize % n]
             }
             RoutingKind::EntropyIndexed => hops[pk.entropy as usize % n],
-            RoutingKind::PathIndex => hops[(path_index(pk.entropy) as usize / self.path_divisor[node.idx()] as usize) % n],
+            RoutingKind::PathIndex => {
+                hops[(path_index(pk.entropy) as usize / self.path_divisor[node.idx()] as usize) % n]
+            }
             _ => return Err(hops),
         };
         Ok(Some(egress))
@@ -550,7 +626,15 @@ impl SwitchRouting {
     /// driver's forwarding calls it for every packet at a switch that
     /// [`SwitchRouting::egress_without_view`] does not decide.
     #[inline]
-    pub fn select_egress(&mut self, v: &RouteView, node: NodeId, pk: &Packet, hops: &[PortId], ingress: PortId, rng: &mut Rng) -> Option<PortId> {
+    pub fn select_egress(
+        &mut self,
+        v: &RouteView,
+        node: NodeId,
+        pk: &Packet,
+        hops: &[PortId],
+        ingress: PortId,
+        rng: &mut Rng,
+    ) -> Option<PortId> {
         let (src, dst, entropy, kind, size) = (pk.src, pk.dst, pk.entropy, pk.kind, pk.size_bytes);
         let dst_host = v.host_of_node[dst.idx()];
         debug_assert_eq!(hops, v.routes.next_hops(node, dst_host), "next hops not the routes' set");
@@ -575,11 +659,15 @@ impl SwitchRouting {
                 let off = self.path_attrs(node, dst_host, v.routes, v.ports);
                 let attrs = &self.path_pool[off..off + n];
                 let lim = delay_limit(attrs, spread);
-                hops[ecmp_within(attrs, ecmp_hash(sip, dip, sport, dport, seed), |a| a.path_delay <= lim)]
+                hops[ecmp_within(attrs, ecmp_hash(sip, dip, sport, dport, seed), |a| {
+                    a.path_delay <= lim
+                })]
             }
             RoutingKind::Ecmp => hops[ecmp(n)],
             RoutingKind::EntropyIndexed => hops[entropy as usize % n],
-            RoutingKind::PathIndex => hops[(path_index(entropy) as usize / self.path_divisor[node.idx()] as usize) % n],
+            RoutingKind::PathIndex => {
+                hops[(path_index(entropy) as usize / self.path_divisor[node.idx()] as usize) % n]
+            }
             RoutingKind::Ucmp if self.params.ucmp_cache => {
                 let key = flow_key(self.params.lcmp.flow_key, sip, dip, sport, dport, !is_data);
                 if let Some(&p) = self.ucmp_cache[node.idx()].get(&key) {
@@ -592,7 +680,9 @@ impl SwitchRouting {
                 let off = self.path_attrs(node, dst_host, v.routes, v.ports);
                 let attrs = &self.path_pool[off..off + n];
                 let lim = delay_limit(attrs, spread);
-                let i = ucmp_within(attrs, ecmp_hash(sip, dip, sport, dport, seed), |a| a.path_delay <= lim);
+                let i = ucmp_within(attrs, ecmp_hash(sip, dip, sport, dport, seed), |a| {
+                    a.path_delay <= lim
+                });
                 self.ucmp_cache[node.idx()].insert(key, hops[i]);
                 hops[i]
             }
@@ -606,7 +696,12 @@ impl SwitchRouting {
                         ucmp_within(attrs, h, |a| a.path_delay <= lim)
                     }
                     RoutingKind::Wcmp => wcmp(attrs, h, self.params.wcmp_table),
-                    _ => ucmp_weighted(attrs, h, self.params.wcmp_table, self.params.ucmp_slack_percent),
+                    _ => ucmp_weighted(
+                        attrs,
+                        h,
+                        self.params.wcmp_table,
+                        self.params.ucmp_slack_percent,
+                    ),
                 };
                 hops[i]
             }
@@ -618,8 +713,13 @@ impl SwitchRouting {
                     self.stats.adaptive_decisions += 1;
                     let ports = v.ports;
                     let i = if self.params.quantized {
-                        let cap = v.buffer_cap[node.idx()] / v.node_ports[node.idx()].len().max(1) as u64;
-                        least_loaded(n, |i| quantize4(ports[hops[i].idx()].queued_bytes(), cap), rng)
+                        let cap =
+                            v.buffer_cap[node.idx()] / v.node_ports[node.idx()].len().max(1) as u64;
+                        least_loaded(
+                            n,
+                            |i| quantize4(ports[hops[i].idx()].queued_bytes(), cap),
+                            rng,
+                        )
                     } else {
                         least_loaded(n, |i| ports[hops[i].idx()].queued_bytes(), rng)
                     };
@@ -644,7 +744,8 @@ impl SwitchRouting {
                 let local: Vec<u16> = hops.iter().map(|p| self.port_local[p.idx()]).collect();
                 let attrs = &self.path_pool[off..off + n];
                 let h = ecmp_hash(sip, dip, sport, dport, seed);
-                let lp = self.te[ti].decide(v.now, key, h, set, &local, || wcmp_weights(attrs, table));
+                let lp =
+                    self.te[ti].decide(v.now, key, h, set, &local, || wcmp_weights(attrs, table));
                 v.node_ports[node.idx()][lp as usize]
             }
         };
@@ -668,7 +769,16 @@ impl SwitchRouting {
 
     /// LCMP at switch `node`: the flow cache, a decision on a miss, the reverse-path pin for ACKs.
     #[allow(clippy::too_many_arguments)]
-    fn lcmp_egress(&mut self, v: &RouteView, node: NodeId, src: NodeId, dst: NodeId, entropy: u16, is_data: bool, ingress: PortId) -> Option<PortId> {
+    fn lcmp_egress(
+        &mut self,
+        v: &RouteView,
+        node: NodeId,
+        src: NodeId,
+        dst: NodeId,
+        entropy: u16,
+        is_data: bool,
+        ingress: PortId,
+    ) -> Option<PortId> {
         let now = v.now;
         let dst_host = v.host_of_node[dst.idx()];
         let src_host = v.host_of_node[src.idx()];
@@ -689,15 +799,20 @@ impl SwitchRouting {
             return Some(hops[0]);
         }
         let local = &v.node_ports[node.idx()];
-        let failover = match self.lcmp[li].route_cached(now, key, |lp| hops.contains(&local[lp as usize])) {
-            Ok(lp) => return Some(local[lp as usize]),
-            Err(failover) => failover,
-        };
+        let failover =
+            match self.lcmp[li].route_cached(now, key, |lp| hops.contains(&local[lp as usize])) {
+                Ok(lp) => return Some(local[lp as usize]),
+                Err(failover) => failover,
+            };
         // A new flow (or one whose port went down): the candidates, with their path attributes
         // when the decision reads them (`C_path`, or path delays for `routing.max_delay_spread`).
         let need_cpath = p.path_scope == PathScope::Path;
         let need_delay = p.max_delay_spread.is_some() && n > 1;
-        let off = if need_cpath || need_delay { self.path_attrs(node, dst_host, v.routes, v.ports) } else { 0 };
+        let off = if need_cpath || need_delay {
+            self.path_attrs(node, dst_host, v.routes, v.ports)
+        } else {
+            0
+        };
         self.offered.clear();
         for (i, &hp) in hops.iter().enumerate() {
             let port = &v.ports[hp.idx()];
@@ -707,9 +822,14 @@ impl SwitchRouting {
                 link_delay: port.delay,
                 c_path: if need_cpath { self.path_cpath[off + i] } else { 0 },
             };
-            self.offered.push((c, if need_delay { self.path_pool[off + i].path_delay } else { Time::ZERO }));
+            self.offered.push((
+                c,
+                if need_delay { self.path_pool[off + i].path_delay } else { Time::ZERO },
+            ));
         }
-        let queues = |out: &mut Vec<u64>| out.extend(local.iter().map(|np| v.ports[np.idx()].queued_bytes()));
+        let queues = |out: &mut Vec<u64>| {
+            out.extend(local.iter().map(|np| v.ports[np.idx()].queued_bytes()))
+        };
         let h = ecmp_hash(sip, dip, sport, dport, v.hash_seed[node.idx()]);
         let rev = pin_reverse.then(|| {
             let (rs, rd) = self.hash_ports(entropy, false);
@@ -727,7 +847,10 @@ impl SwitchRouting {
                 src_host,
                 dst_host,
                 data: is_data,
-                candidates: scored.iter().map(|s| (v.ports[local[s.port as usize].idx()].peer, s.c_path, s.cong, s.cost)).collect(),
+                candidates: scored
+                    .iter()
+                    .map(|s| (v.ports[local[s.port as usize].idx()].peer, s.c_path, s.cong, s.cost))
+                    .collect(),
                 kept,
                 chosen: v.ports[local[lp as usize].idx()].peer,
             });
@@ -738,7 +861,9 @@ impl SwitchRouting {
     /// The routing timers a run starts with (the LCMP monitor, the link-utilisation sampler), in
     /// the order to schedule them.
     pub fn initial_timers(&self) -> [Option<(Time, RoutingTimer)>; 3] {
-        let monitor = (self.kind.is_lcmp() && !self.lcmp.is_empty() && self.params.lcmp.sampling == Sampling::Periodic)
+        let monitor = (self.kind.is_lcmp()
+            && !self.lcmp.is_empty()
+            && self.params.lcmp.sampling == Sampling::Periodic)
             .then_some((self.params.lcmp.monitor_interval, RoutingTimer::Monitor));
         let link_util = self.link_util.as_ref().map(|lu| (lu.interval, RoutingTimer::LinkUtil));
         let te = (!self.te.is_empty()).then_some((self.params.te.interval, RoutingTimer::Te));
@@ -761,7 +886,8 @@ impl SwitchRouting {
         match timer {
             RoutingTimer::Monitor => {
                 self.on_monitor(now, ports, node_ports, owned);
-                more_to_come.then(|| (now + self.params.lcmp.monitor_interval, RoutingTimer::Monitor))
+                more_to_come
+                    .then(|| (now + self.params.lcmp.monitor_interval, RoutingTimer::Monitor))
             }
             RoutingTimer::LinkUtil => {
                 let lu = self.link_util.as_mut()?;
@@ -774,7 +900,11 @@ impl SwitchRouting {
                         continue;
                     }
                     let np = &node_ports[node.idx()];
-                    let sent: Vec<u64> = np.iter().zip(&self.te_last_tx[i]).map(|(p, &last)| ports[p.idx()].tx_bytes - last).collect();
+                    let sent: Vec<u64> = np
+                        .iter()
+                        .zip(&self.te_last_tx[i])
+                        .map(|(p, &last)| ports[p.idx()].tx_bytes - last)
+                        .collect();
                     let rates: Vec<u64> = np.iter().map(|p| ports[p.idx()].rate.bps()).collect();
                     self.te[i].round(&sent, &rates);
                     self.te_last_tx[i] = np.iter().map(|p| ports[p.idx()].tx_bytes).collect();
@@ -785,7 +915,13 @@ impl SwitchRouting {
     }
 
     /// The periodic LCMP congestion monitor: sample every port of every LCMP switch.
-    fn on_monitor(&mut self, now: Time, ports: &[Port], node_ports: &[Vec<PortId>], owned: impl Fn(NodeId) -> bool) {
+    fn on_monitor(
+        &mut self,
+        now: Time,
+        ports: &[Port],
+        node_ports: &[Vec<PortId>],
+        owned: impl Fn(NodeId) -> bool,
+    ) {
         for (i, &node) in self.lcmp_nodes.iter().enumerate() {
             if !owned(node) {
                 continue;
@@ -804,11 +940,13 @@ impl SwitchRouting {
             .map(PortId::from_idx)
             .filter(|p| {
                 let pt = &ports[p.idx()];
-                topo.nodes[pt.node.idx()].kind == NodeKind::Dci && topo.nodes[pt.peer.idx()].kind == NodeKind::Dci
+                topo.nodes[pt.node.idx()].kind == NodeKind::Dci
+                    && topo.nodes[pt.peer.idx()].kind == NodeKind::Dci
             })
             .collect();
         let last = sampled.iter().map(|p| ports[p.idx()].tx_bytes).collect();
-        self.link_util = Some(LinkUtilRecorder { interval, ports: sampled, last, rows: Vec::new() });
+        self.link_util =
+            Some(LinkUtilRecorder { interval, ports: sampled, last, rows: Vec::new() });
     }
 
     /// Routing's part of a link change on `changed` (both directions of one link; `up`: it went
@@ -875,7 +1013,8 @@ mod tests {
             residues.sort_unstable();
             assert_eq!(residues, (0..16).collect::<Vec<u16>>());
         }
-        let starts: std::collections::BTreeSet<u16> = (0..=255u16).map(|h| path_index(h << 8) % 16).collect();
+        let starts: std::collections::BTreeSet<u16> =
+            (0..=255u16).map(|h| path_index(h << 8) % 16).collect();
         assert_eq!(starts.len(), 16, "flows start on every one of 16 physical paths");
     }
 }

@@ -60,7 +60,13 @@ impl Topology {
     }
 
     /// Add a node and return its id.
-    pub fn add_node(&mut self, kind: NodeKind, name: impl Into<String>, group: u32, tier: u8) -> NodeId {
+    pub fn add_node(
+        &mut self,
+        kind: NodeKind,
+        name: impl Into<String>,
+        group: u32,
+        tier: u8,
+    ) -> NodeId {
         self.nodes.push(NodeSpec { kind, name: name.into(), group, tier, buffer_bytes: None });
         NodeId::from_idx(self.nodes.len() - 1)
     }
@@ -83,7 +89,12 @@ impl Topology {
 
     /// The hosts, in node order. Host index `i` in workloads means `hosts()[i]`.
     pub fn hosts(&self) -> Vec<NodeId> {
-        self.nodes.iter().enumerate().filter(|(_, n)| n.kind == NodeKind::Host).map(|(i, _)| NodeId::from_idx(i)).collect()
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.kind == NodeKind::Host)
+            .map(|(i, _)| NodeId::from_idx(i))
+            .collect()
     }
 
     /// How many destination classes the routing tables keep a column for (see `routes`): one
@@ -116,18 +127,28 @@ impl Topology {
         let n = self.nodes.len();
         for (i, l) in self.links.iter().enumerate() {
             if l.a.idx() >= n || l.b.idx() >= n {
-                return Err(format!("link {i} names a node that does not exist ({} – {})", l.a, l.b));
+                return Err(format!(
+                    "link {i} names a node that does not exist ({} – {})",
+                    l.a, l.b
+                ));
             }
             if l.a == l.b {
                 return Err(format!("link {i} connects node {} to itself", l.a));
             }
             if l.rate.bps() == 0 {
-                return Err(format!("link {i} ({} – {}) has a zero rate", self.nodes[l.a.idx()].name, self.nodes[l.b.idx()].name));
+                return Err(format!(
+                    "link {i} ({} – {}) has a zero rate",
+                    self.nodes[l.a.idx()].name,
+                    self.nodes[l.b.idx()].name
+                ));
             }
         }
         let hosts = self.hosts();
         if hosts.len() < 2 {
-            return Err(format!("the topology has {} host(s); at least two are needed", hosts.len()));
+            return Err(format!(
+                "the topology has {} host(s); at least two are needed",
+                hosts.len()
+            ));
         }
         // Connectivity from the first host.
         let mut adj = vec![Vec::new(); n];
@@ -147,7 +168,11 @@ impl Topology {
             }
         }
         if let Some(h) = hosts.iter().find(|h| !seen[h.idx()]) {
-            return Err(format!("the topology is disconnected: host `{}` cannot reach host `{}`", self.nodes[h.idx()].name, self.nodes[hosts[0].idx()].name));
+            return Err(format!(
+                "the topology is disconnected: host `{}` cannot reach host `{}`",
+                self.nodes[h.idx()].name,
+                self.nodes[hosts[0].idx()].name
+            ));
         }
         Ok(())
     }

@@ -88,7 +88,8 @@ impl WireQueue {
         let [t, s, mut pkt] = self.entries.pop_front()?;
         let (mut dt, mut ds) = (t as u64, s as u64);
         if pkt == WIDE {
-            let [lo_t, lo_s, p] = self.entries.pop_front().expect("a wide entry is followed by its packet's");
+            let [lo_t, lo_s, p] =
+                self.entries.pop_front().expect("a wide entry is followed by its packet's");
             (dt, ds, pkt) = ((dt << 32) | lo_t as u64, (ds << 32) | lo_s as u64, p);
         }
         Some((Time::from_ps(prev_at.ps().wrapping_add(dt)), prev_seq.wrapping_add(ds), pkt))
@@ -123,7 +124,12 @@ mod tests {
     fn wide_differences_take_two_entries_and_round_trip() {
         // A 10 ms gap (beyond 32 bits of picoseconds), a sequence jump beyond 32 bits (origin
         // keys put the origin in the high bits), and an ordinary 1 µs step.
-        let items = [(0, 5, 0), (10_000_000_000, 6, 1), (10_000_001_000, 6 + (7 << 40), 2), (10_000_002_000, 7 + (7 << 40), 3)];
+        let items = [
+            (0, 5, 0),
+            (10_000_000_000, 6, 1),
+            (10_000_001_000, 6 + (7 << 40), 2),
+            (10_000_002_000, 7 + (7 << 40), 3),
+        ];
         round_trip(&items);
         let mut w = WireQueue::default();
         w.set_head(Time::ZERO, 5);

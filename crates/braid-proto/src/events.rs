@@ -128,7 +128,14 @@ impl AckIn<'static> {
     /// A plain acknowledgement of kind `kind` for `psn` on `path` (cumulative ACK `cum_ack`),
     /// echoing send time `ts_sent` and received at that time: no ECN mark, no OOD, not a probe,
     /// no INT, `hops` switch hops. For tests and tools; set other fields with struct update.
-    pub fn plain(kind: PacketKind, psn: u32, cum_ack: u32, path: u16, ts_sent: Time, hops: u8) -> AckIn<'static> {
+    pub fn plain(
+        kind: PacketKind,
+        psn: u32,
+        cum_ack: u32,
+        path: u16,
+        ts_sent: Time,
+        hops: u8,
+    ) -> AckIn<'static> {
         AckIn {
             kind,
             psn,

@@ -53,7 +53,12 @@ mod tests {
         let mut h = seed;
         let n = data.len() / 4;
         for i in 0..n {
-            let k = u32::from_le_bytes([data[4 * i], data[4 * i + 1], data[4 * i + 2], data[4 * i + 3]]);
+            let k = u32::from_le_bytes([
+                data[4 * i],
+                data[4 * i + 1],
+                data[4 * i + 2],
+                data[4 * i + 3],
+            ]);
             h ^= mix_k(k);
             h = h.rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
         }

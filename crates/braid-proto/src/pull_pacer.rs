@@ -87,7 +87,14 @@ pub struct PullPacer {
 impl PullPacer {
     /// Queue `n` pulls for `flow` (pull state `st`), to be sent on UDP source port `entropy`.
     /// Returns the time of a tick to schedule when the pacer was idle.
-    pub fn request(&mut self, now: Time, flow: u32, st: &mut FlowPulls, n: u32, entropy: u16) -> Option<Time> {
+    pub fn request(
+        &mut self,
+        now: Time,
+        flow: u32,
+        st: &mut FlowPulls,
+        n: u32,
+        entropy: u16,
+    ) -> Option<Time> {
         st.entropy = entropy;
         if st.due() == 0 {
             self.queue.push_back(flow);
@@ -99,7 +106,14 @@ impl PullPacer {
     /// A data packet of `flow` carrying the pull target `target` (a cumulative pull number)
     /// arrived: the flow is pulled until its pull count reaches the highest target seen.
     /// Arguments and return value as [`PullPacer::request`].
-    pub fn request_to_target(&mut self, now: Time, flow: u32, st: &mut FlowPulls, target: u32, entropy: u16) -> Option<Time> {
+    pub fn request_to_target(
+        &mut self,
+        now: Time,
+        flow: u32,
+        st: &mut FlowPulls,
+        target: u32,
+        entropy: u16,
+    ) -> Option<Time> {
         st.entropy = entropy;
         if target <= st.target {
             return None;
@@ -118,7 +132,16 @@ impl PullPacer {
     /// the packet's `pull_target` plus one for a packet that was trimmed (its retransmission
     /// needs a credit of its own). Returns the time of a tick to schedule, if any.
     #[allow(clippy::too_many_arguments)]
-    pub fn on_data(&mut self, now: Time, flow: u32, st: &mut FlowPulls, to_target: bool, pull_target: u32, trimmed: bool, entropy: u16) -> Option<Time> {
+    pub fn on_data(
+        &mut self,
+        now: Time,
+        flow: u32,
+        st: &mut FlowPulls,
+        to_target: bool,
+        pull_target: u32,
+        trimmed: bool,
+        entropy: u16,
+    ) -> Option<Time> {
         if !to_target {
             return self.request(now, flow, st, 1, entropy);
         }
@@ -131,7 +154,14 @@ impl PullPacer {
 
     /// An RTS asking for `wanted` packets' worth of credit arrived for `flow`: that many pulls
     /// (at least one). Returns the time of a tick to schedule, if any.
-    pub fn on_rts(&mut self, now: Time, flow: u32, st: &mut FlowPulls, wanted: u32, entropy: u16) -> Option<Time> {
+    pub fn on_rts(
+        &mut self,
+        now: Time,
+        flow: u32,
+        st: &mut FlowPulls,
+        wanted: u32,
+        entropy: u16,
+    ) -> Option<Time> {
         self.request(now, flow, st, wanted.max(1), entropy)
     }
 
@@ -152,7 +182,12 @@ impl PullPacer {
     /// (flows no longer pulled lose their pending pulls) gets one pull, and the pacer waits
     /// `full_packet_time / PULL_RATE_FRACTION` before the next. Call [`PullPacer::rearm`] after
     /// sending the pull.
-    pub fn on_tick(&mut self, now: Time, full_packet_time: Time, flows: &mut impl PulledFlows) -> Option<PullOut> {
+    pub fn on_tick(
+        &mut self,
+        now: Time,
+        full_packet_time: Time,
+        flows: &mut impl PulledFlows,
+    ) -> Option<PullOut> {
         self.armed = false;
         while let Some(f) = self.queue.pop_front() {
             if flows.pulls(f).due() == 0 {
@@ -276,7 +311,11 @@ mod tests {
         let mut fl = flows(1);
         // Without targets: one pull per arriving packet.
         assert_eq!(p.on_data(Time::ZERO, 0, &mut fl.st[0], false, 0, false, 7), Some(Time::ZERO));
-        assert_eq!(p.on_data(Time::ZERO, 0, &mut fl.st[0], false, 0, false, 7), None, "already armed");
+        assert_eq!(
+            p.on_data(Time::ZERO, 0, &mut fl.st[0], false, 0, false, 7),
+            None,
+            "already armed"
+        );
         assert_eq!(fl.st[0].due(), 2);
         // With targets: up to the target, plus one for a trimmed packet.
         let mut p = PullPacer::default();

@@ -219,7 +219,12 @@ impl Receiver {
     /// keeps one ACK per packet.
     pub fn with_ack_coalescing(mut self, every_bytes: u64, wire_bytes: u64) -> Receiver {
         if every_bytes > 0 && self.mode == RxMode::Selective {
-            self.coalescing = Some(AckCoalescing { every_bytes, wire_bytes: wire_bytes.max(1), accepted_bytes: 0, ack_request: false });
+            self.coalescing = Some(AckCoalescing {
+                every_bytes,
+                wire_bytes: wire_bytes.max(1),
+                accepted_bytes: 0,
+                ack_request: false,
+            });
         }
         self
     }
@@ -332,46 +337,52 @@ impl Receiver {
     /// Process a data packet with sequence number `psn`. `buffer_has_room` says whether the NIC's
     /// shared reorder buffer can hold one more packet.
     pub fn on_data(&mut self, now: Time, psn: u32, buffer_has_room: bool) -> RxOutcome {
-        let (verdict, reply, rbo_delta) = if psn < self.next_expected || (psn > self.next_expected && self.is_held(psn)) {
-            self.duplicates += 1;
-            (RxVerdict::Duplicate, if self.ack_duplicates { RxReply::Ack } else { RxReply::None }, 0)
-        } else if psn == self.next_expected {
-            self.max_seen_plus1 = self.max_seen_plus1.max(psn + 1);
-            let mut delivered = 1u32;
-            let mut released = 0i32;
-            // Deliver psn, then every held successor.
-            while self.advance() {
-                delivered += 1;
-                released += 1;
-            }
-            self.rbo -= released as u32;
-            (RxVerdict::InOrder { delivered }, RxReply::Ack, -released)
-        } else {
-            match self.mode {
-                RxMode::GoBackN { nak_interval } => {
-                    let due = self.last_nak_psn != self.next_expected || self.last_nak_at.is_none_or(|t| now >= t + nak_interval);
-                    let reply = if due {
-                        self.last_nak_psn = self.next_expected;
-                        self.last_nak_at = Some(now);
-                        RxReply::Nak
-                    } else {
-                        RxReply::None
-                    };
-                    // The packet was seen (it counts for OOD) but discarded.
-                    self.max_seen_plus1 = self.max_seen_plus1.max(psn + 1);
-                    (RxVerdict::DroppedOutOfOrder, reply, 0)
+        let (verdict, reply, rbo_delta) =
+            if psn < self.next_expected || (psn > self.next_expected && self.is_held(psn)) {
+                self.duplicates += 1;
+                (
+                    RxVerdict::Duplicate,
+                    if self.ack_duplicates { RxReply::Ack } else { RxReply::None },
+                    0,
+                )
+            } else if psn == self.next_expected {
+                self.max_seen_plus1 = self.max_seen_plus1.max(psn + 1);
+                let mut delivered = 1u32;
+                let mut released = 0i32;
+                // Deliver psn, then every held successor.
+                while self.advance() {
+                    delivered += 1;
+                    released += 1;
                 }
-                RxMode::Selective => {
-                    if buffer_has_room {
+                self.rbo -= released as u32;
+                (RxVerdict::InOrder { delivered }, RxReply::Ack, -released)
+            } else {
+                match self.mode {
+                    RxMode::GoBackN { nak_interval } => {
+                        let due = self.last_nak_psn != self.next_expected
+                            || self.last_nak_at.is_none_or(|t| now >= t + nak_interval);
+                        let reply = if due {
+                            self.last_nak_psn = self.next_expected;
+                            self.last_nak_at = Some(now);
+                            RxReply::Nak
+                        } else {
+                            RxReply::None
+                        };
+                        // The packet was seen (it counts for OOD) but discarded.
                         self.max_seen_plus1 = self.max_seen_plus1.max(psn + 1);
-                        self.hold(psn);
-                        (RxVerdict::Buffered, RxReply::Nak, 1)
-                    } else {
-                        (RxVerdict::DroppedBufferFull, RxReply::Nak, 0)
+                        (RxVerdict::DroppedOutOfOrder, reply, 0)
+                    }
+                    RxMode::Selective => {
+                        if buffer_has_room {
+                            self.max_seen_plus1 = self.max_seen_plus1.max(psn + 1);
+                            self.hold(psn);
+                            (RxVerdict::Buffered, RxReply::Nak, 1)
+                        } else {
+                            (RxVerdict::DroppedBufferFull, RxReply::Nak, 0)
+                        }
                     }
                 }
-            }
-        };
+            };
         let ood = self.ood();
         self.max_ood = self.max_ood.max(ood);
         RxOutcome { verdict, reply, cum_ack: self.next_expected, ood, rbo_delta }
@@ -380,7 +391,12 @@ impl Receiver {
     /// Process a data packet (as [`Receiver::on_data`]) and build its reply: an ACK, a NAK
     /// (flagged `RX_BUFFER_FULL` when the shared reorder buffer had no room), or none (a
     /// suppressed go-back-N NAK). A CE mark is echoed.
-    pub fn on_data_packet(&mut self, now: Time, data: &DataIn, buffer_has_room: bool) -> (RxOutcome, Option<AckOut>) {
+    pub fn on_data_packet(
+        &mut self,
+        now: Time,
+        data: &DataIn,
+        buffer_has_room: bool,
+    ) -> (RxOutcome, Option<AckOut>) {
         if self.coalescing.is_some() {
             return self.on_data_coalesced(now, data, buffer_has_room);
         }
@@ -402,7 +418,12 @@ impl Receiver {
     }
 
     /// [`Receiver::on_data_packet`] with ACK coalescing on (see the module docs).
-    fn on_data_coalesced(&mut self, now: Time, data: &DataIn, buffer_has_room: bool) -> (RxOutcome, Option<AckOut>) {
+    fn on_data_coalesced(
+        &mut self,
+        now: Time,
+        data: &DataIn,
+        buffer_has_room: bool,
+    ) -> (RxOutcome, Option<AckOut>) {
         let first = self.max_seen_plus1 == 0;
         let out = self.on_data(now, data.psn, buffer_has_room);
         let Some(c) = self.coalescing.as_mut() else { return (out, None) };
@@ -417,7 +438,10 @@ impl Receiver {
                     now_due = true;
                     c.ack_request = true;
                 }
-                if matches!(out.verdict, RxVerdict::InOrder { .. }) && self.rbo == 0 && c.ack_request {
+                if matches!(out.verdict, RxVerdict::InOrder { .. })
+                    && self.rbo == 0
+                    && c.ack_request
+                {
                     now_due = true;
                     c.ack_request = false;
                 }
@@ -429,7 +453,13 @@ impl Receiver {
         };
         c.accepted_bytes = 0;
         let sack = self.held.front().copied().unwrap_or(0);
-        (out, Some(AckOut { sack, ..Self::reply(now, data, kind, reply_flags, out.cum_ack, out.ood) }))
+        (
+            out,
+            Some(AckOut {
+                sack,
+                ..Self::reply(now, data, kind, reply_flags, out.cum_ack, out.ood)
+            }),
+        )
     }
 
     /// The reply to a data packet that a switch trimmed to its header (NDP-style trimming; UEC
@@ -463,7 +493,14 @@ impl Receiver {
         Self::reply(now, probe, PacketKind::Ack, reply_flags, self.next_expected, 0)
     }
 
-    fn reply(now: Time, data: &DataIn, kind: PacketKind, reply_flags: u8, cum_ack: u32, ood: u32) -> AckOut {
+    fn reply(
+        now: Time,
+        data: &DataIn,
+        kind: PacketKind,
+        reply_flags: u8,
+        cum_ack: u32,
+        ood: u32,
+    ) -> AckOut {
         AckOut {
             kind,
             flags: reply_flags,
@@ -581,7 +618,15 @@ mod tests {
     }
 
     fn data(psn: u32) -> DataIn {
-        DataIn { psn, path: 3, entropy: 7, ecn_ce: true, ts_sent: Time::from_us(1), hops: 2, ack_request: false }
+        DataIn {
+            psn,
+            path: 3,
+            entropy: 7,
+            ecn_ce: true,
+            ts_sent: Time::from_us(1),
+            hops: 2,
+            ack_request: false,
+        }
     }
 
     #[test]
@@ -589,7 +634,10 @@ mod tests {
         let mut r = sel(5);
         let (_, a) = r.on_data_packet(Time::from_us(2), &data(0), true);
         let a = a.unwrap();
-        assert_eq!((a.kind, a.flags, a.psn, a.cum_ack, a.path, a.entropy), (PacketKind::Ack, flags::ECN_ECHO, 0, 1, 3, 7));
+        assert_eq!(
+            (a.kind, a.flags, a.psn, a.cum_ack, a.path, a.entropy),
+            (PacketKind::Ack, flags::ECN_ECHO, 0, 1, 3, 7)
+        );
         assert_eq!((a.ts_sent, a.ts_rx, a.hops), (Time::from_us(1), Time::from_us(2), 2));
         let (_, n) = r.on_data_packet(Time::ZERO, &data(3), false);
         let n = n.unwrap();
@@ -632,7 +680,9 @@ mod tests {
         // 4,150-byte packets: 16,384 B are reached on the 4th packet.
         let mut r = sel(20).with_ack_coalescing(16_384, 4150);
         let plain = |psn| DataIn { ecn_ce: false, ..data(psn) };
-        let acks = |r: &mut Receiver, psns: &[u32]| -> Vec<Option<AckOut>> { psns.iter().map(|&p| r.on_data_packet(Time::ZERO, &plain(p), true).1).collect() };
+        let acks = |r: &mut Receiver, psns: &[u32]| -> Vec<Option<AckOut>> {
+            psns.iter().map(|&p| r.on_data_packet(Time::ZERO, &plain(p), true).1).collect()
+        };
         // The first packet is acknowledged at once, then every 4th.
         let got = acks(&mut r, &[0, 1, 2, 3, 4, 5, 6, 7]);
         let acked: Vec<bool> = got.iter().map(|a| a.is_some()).collect();

@@ -49,7 +49,10 @@ const CANCELLED: &str = sweep::INTERRUPTED;
 // Errors
 
 fn py_error(py: Python<'_>, class: &str, msg: String) -> PyErr {
-    let made = py.import("braid._errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((msg.clone(),)));
+    let made = py
+        .import("braid._errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|c| c.call1((msg.clone(),)));
     match made {
         Ok(e) => PyErr::from_value(e),
         Err(e) => e,
@@ -75,7 +78,8 @@ fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
 
 /// Run `f`, turning a panic into an error message (bad input must never crash Python).
 fn no_panic<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| Err(format!("{what} panicked: {}", panic_text(p))))
+    catch_unwind(AssertUnwindSafe(f))
+        .unwrap_or_else(|p| Err(format!("{what} panicked: {}", panic_text(p))))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -94,11 +98,14 @@ fn detached<T: Send>(
     let (out, interrupt) = py.detach(|| {
         std::thread::scope(|s| {
             let (tx, rx) = mpsc::channel::<()>();
-            let spawned = std::thread::Builder::new().name("braid-run".into()).stack_size(STACK).spawn_scoped(s, move || {
-                let r = work();
-                let _ = tx.send(());
-                r
-            });
+            let spawned = std::thread::Builder::new()
+                .name("braid-run".into())
+                .stack_size(STACK)
+                .spawn_scoped(s, move || {
+                    let r = work();
+                    let _ = tx.send(());
+                    r
+                });
             let handle = match spawned {
                 Ok(h) => h,
                 Err(e) => return (Err(format!("cannot start a thread: {e}")), None),
@@ -116,7 +123,10 @@ fn detached<T: Send>(
                     }
                 }
             }
-            (handle.join().map_err(|p| format!("the simulator panicked: {}", panic_text(p))), interrupt)
+            (
+                handle.join().map_err(|p| format!("the simulator panicked: {}", panic_text(p))),
+                interrupt,
+            )
         })
     });
     if let Some(e) = interrupt {
@@ -130,7 +140,11 @@ fn detached<T: Send>(
 
 /// `braid_cli::run::run_cancellable` with the offered-load warnings `braid run` prints collected
 /// into `warnings`; a run stopped by `cancel` is an error.
-fn run_cancellable(sc: &Scenario, cancel: &AtomicBool, warnings: &mut Vec<String>) -> Result<RunResult, String> {
+fn run_cancellable(
+    sc: &Scenario,
+    cancel: &AtomicBool,
+    warnings: &mut Vec<String>,
+) -> Result<RunResult, String> {
     let r = run::run_cancellable(sc, false, cancel, |load| warnings.extend(load.warnings(5)))?;
     if cancel.load(Ordering::Relaxed) && r.end == RunEnd::Interrupted {
         return Err(CANCELLED.into());
@@ -203,7 +217,8 @@ impl NativeScenario {
 
     /// What `braid validate` checks: build the simulator. Returns (hosts, links, flows).
     fn check(&self, py: Python<'_>) -> PyResult<(usize, usize, usize)> {
-        let res = py.detach(|| no_panic("building the scenario", || braid_cli::build::build(&self.sc)));
+        let res =
+            py.detach(|| no_panic("building the scenario", || braid_cli::build::build(&self.sc)));
         match res {
             Ok((sim, _)) => Ok((sim.n_hosts(), self.sc.topology.links.len(), sim.flows().len())),
             Err(e) => Err(scenario_error(
@@ -230,7 +245,13 @@ impl NativeScenario {
                 let r = run_cancellable(sc, &cancel, &mut warnings)?;
                 run::write_outputs(&dir, sc, &r).map_err(|e| format!("\0write:{e}"))?;
                 let stuck = r.end.stopped_early().then(|| run::stuck_message(&r));
-                Ok::<_, String>((r.end, stuck, r.sim.conservation().err(), warnings, run::human_summary(sc, &r)))
+                Ok::<_, String>((
+                    r.end,
+                    stuck,
+                    r.sim.conservation().err(),
+                    warnings,
+                    run::human_summary(sc, &r),
+                ))
             },
             |_| Ok(()),
         )?;
@@ -288,7 +309,12 @@ fn figures_of(t: &toml::Table) -> Result<Vec<FigureSpec>, String> {
 /// paths resolve against the folder of `file` (the plan's stand-in file name).
 #[pyfunction]
 #[pyo3(signature = (path, text, file=None))]
-fn load_plan(py: Python<'_>, path: Option<String>, text: Option<String>, file: Option<PathBuf>) -> PyResult<Plan> {
+fn load_plan(
+    py: Python<'_>,
+    path: Option<String>,
+    text: Option<String>,
+    file: Option<PathBuf>,
+) -> PyResult<Plan> {
     let res = no_panic("reading the plan", || {
         let (text, file) = match (path, text) {
             (Some(p), _) => {
@@ -297,12 +323,20 @@ fn load_plan(py: Python<'_>, path: Option<String>, text: Option<String>, file: O
                 let figures = sweep::Plan::figures(&p)?;
                 let text = fs::read_to_string(&p).unwrap_or_default();
                 let runs = plan.expand();
-                return Ok(Plan { plan, runs, figures, text, label: Some(p.display().to_string()) });
+                return Ok(Plan {
+                    plan,
+                    runs,
+                    figures,
+                    text,
+                    label: Some(p.display().to_string()),
+                });
             }
             (None, Some(t)) => (t, file.unwrap_or_else(|| PathBuf::from("plan.toml"))),
             (None, None) => return Err("no plan given".into()),
         };
-        let t: toml::Table = text.parse().map_err(|e: toml::de::Error| format!("plan: malformed TOML: {}", e.message().trim()))?;
+        let t: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            format!("plan: malformed TOML: {}", e.message().trim())
+        })?;
         let plan = sweep::Plan::from_table(&t, &file, sweep::PLAN_EXTRA_KEYS)?;
         let figures = figures_of(&t)?;
         let runs = plan.expand();
@@ -340,9 +374,11 @@ impl Plan {
     /// whose outputs are not complete yet (the others are skipped, as by `braid sweep`).
     fn prepare(&self, py: Python<'_>, out: PathBuf) -> PyResult<Vec<usize>> {
         let res = py.detach(|| {
-            let scenarios = no_panic("reading the scenarios", || sweep::load_all(&self.runs)).map_err(|e| (true, e))?;
+            let scenarios = no_panic("reading the scenarios", || sweep::load_all(&self.runs))
+                .map_err(|e| (true, e))?;
             let runs_dir = out.join("runs");
-            fs::create_dir_all(&runs_dir).map_err(|e| (false, format!("cannot create `{}`: {e}", runs_dir.display())))?;
+            fs::create_dir_all(&runs_dir)
+                .map_err(|e| (false, format!("cannot create `{}`: {e}", runs_dir.display())))?;
             copy_inputs(&self.plan, &self.text, &out).map_err(|e| (false, e))?;
             Ok(self
                 .runs
@@ -380,9 +416,13 @@ impl Plan {
         jobs: Option<usize>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Vec<(String, String)>> {
-        let scenarios = py.detach(|| pending.iter().map(|&i| sweep::load_run(&self.runs[i])).collect::<Result<Vec<_>, _>>());
+        let scenarios = py.detach(|| {
+            pending.iter().map(|&i| sweep::load_run(&self.runs[i])).collect::<Result<Vec<_>, _>>()
+        });
         let scenarios = scenarios.map_err(|e| scenario_error(py, e))?;
-        let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
+        let jobs = jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+            .max(1);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs)
             .stack_size(STACK)
@@ -391,7 +431,8 @@ impl Plan {
         let cancel = AtomicBool::new(false);
         let done = AtomicUsize::new(0);
         let runs_dir = out.join("runs");
-        let work: Vec<(&RunSpec, &Scenario)> = pending.iter().map(|&i| &self.runs[i]).zip(&scenarios).collect();
+        let work: Vec<(&RunSpec, &Scenario)> =
+            pending.iter().map(|&i| &self.runs[i]).zip(&scenarios).collect();
         let mut reported = 0;
         let failed = detached(
             py,
@@ -431,8 +472,14 @@ impl Plan {
 
     /// Write `out/runs.csv` from the runs' `summary.json` files (`braid sweep`'s code);
     /// `failed` are (run, message) pairs.
-    fn write_runs_csv(&self, py: Python<'_>, out: PathBuf, failed: Vec<(String, String)>) -> PyResult<()> {
-        py.detach(|| sweep::write_runs_csv(&out, &self.plan, &self.runs, &failed)).map_err(|e| braid_error(py, e))
+    fn write_runs_csv(
+        &self,
+        py: Python<'_>,
+        out: PathBuf,
+        failed: Vec<(String, String)>,
+    ) -> PyResult<()> {
+        py.detach(|| sweep::write_runs_csv(&out, &self.plan, &self.runs, &failed))
+            .map_err(|e| braid_error(py, e))
     }
 
     /// Draw the plan's `[[figure]]`s into `out` and write `out/index.html`, as `braid sweep`
@@ -442,7 +489,10 @@ impl Plan {
             if self.figures.is_empty() {
                 return Vec::new();
             }
-            let mut errors: Vec<String> = sweep::draw_figures(&out, &self.figures).into_iter().filter_map(Result::err).collect();
+            let mut errors: Vec<String> = sweep::draw_figures(&out, &self.figures)
+                .into_iter()
+                .filter_map(Result::err)
+                .collect();
             if let Err(e) = braid_cli::report::write_report(&out) {
                 errors.push(e);
             }
@@ -455,7 +505,8 @@ impl Plan {
 /// text is written to `out/plan.toml` too, so a plan made from a dict is copied as well.
 fn copy_inputs(plan: &sweep::Plan, text: &str, out: &Path) -> Result<(), String> {
     sweep::copy_inputs(plan, out)?;
-    fs::write(out.join("plan.toml"), text).map_err(|e| format!("cannot write `{}`: {e}", out.join("plan.toml").display()))
+    fs::write(out.join("plan.toml"), text)
+        .map_err(|e| format!("cannot write `{}`: {e}", out.join("plan.toml").display()))
 }
 
 /// One sweep run anywhere (the body of a Ray task): read the scenario from `text` (the file
@@ -479,9 +530,8 @@ fn sweep_run(
         || {
             let path = Path::new(&scenario);
             let sc = no_panic("reading the scenario", || match &text {
-                Some(t) => {
-                    scenario::parse(t, path.parent().unwrap_or(Path::new("")), &sets, seed).map_err(|e| format!("{}: {e}", path.display()))
-                }
+                Some(t) => scenario::parse(t, path.parent().unwrap_or(Path::new("")), &sets, seed)
+                    .map_err(|e| format!("{}: {e}", path.display())),
                 None => scenario::load(path, &sets, seed),
             })?;
             sweep_run_into(&dir, &sc, &cancel)
@@ -500,7 +550,10 @@ fn py_to_toml(v: &Bound<'_, PyAny>, at: &str) -> Result<toml::Value, String> {
         return Ok(toml::Value::Boolean(b.is_true()));
     }
     if v.is_instance_of::<PyInt>() {
-        return v.extract::<i64>().map(toml::Value::Integer).map_err(|_| format!("`{at}`: {v} does not fit a 64-bit TOML integer"));
+        return v
+            .extract::<i64>()
+            .map(toml::Value::Integer)
+            .map_err(|_| format!("`{at}`: {v} does not fit a 64-bit TOML integer"));
     }
     if let Ok(f) = v.cast::<PyFloat>() {
         return Ok(toml::Value::Float(f.value()));
@@ -531,8 +584,10 @@ fn mapping_to_table(m: &Bound<'_, PyMapping>, at: &str) -> Result<toml::Table, S
     let mut t = toml::Table::new();
     let items = m.items().map_err(|e| e.to_string())?;
     for kv in items.iter() {
-        let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = kv.extract().map_err(|e: PyErr| e.to_string())?;
-        let key: String = k.extract().map_err(|_| format!("`{at}`: keys must be strings, got {k}"))?;
+        let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+            kv.extract().map_err(|e: PyErr| e.to_string())?;
+        let key: String =
+            k.extract().map_err(|_| format!("`{at}`: keys must be strings, got {k}"))?;
         let here = if at.is_empty() { key.clone() } else { format!("{at}.{key}") };
         if v.is_none() {
             continue; // TOML has no null: a None field is left out (its default applies).
@@ -545,9 +600,12 @@ fn mapping_to_table(m: &Bound<'_, PyMapping>, at: &str) -> Result<toml::Table, S
 /// A dict (the scenario or plan TOML schema) as TOML text. `None` values are left out.
 #[pyfunction]
 fn to_toml(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    let m = obj.cast::<PyMapping>().map_err(|_| PyTypeError::new_err("a scenario or plan must be a path or a dict"))?;
+    let m = obj
+        .cast::<PyMapping>()
+        .map_err(|_| PyTypeError::new_err("a scenario or plan must be a path or a dict"))?;
     let t = mapping_to_table(m, "").map_err(|e| scenario_error(py, e))?;
-    toml::to_string(&t).map_err(|e| scenario_error(py, format!("cannot write the dict as TOML: {e}")))
+    toml::to_string(&t)
+        .map_err(|e| scenario_error(py, format!("cannot write the dict as TOML: {e}")))
 }
 
 /// `--set` strings from a dict of dotted overrides: a `str` value is taken as command-line text

@@ -59,7 +59,8 @@ impl PathSpec {
         };
         let (mut has_rate, mut has_delay) = (false, false);
         for kv in s.split(',').filter(|x| !x.trim().is_empty()) {
-            let (k, v) = kv.split_once('=').ok_or_else(|| format!("path `{s}`: `{kv}` is not key=value"))?;
+            let (k, v) =
+                kv.split_once('=').ok_or_else(|| format!("path `{s}`: `{kv}` is not key=value"))?;
             let (k, v) = (k.trim(), v.trim());
             let e = |m: String| format!("path `{s}`: {k}: {m}");
             match k {
@@ -201,7 +202,8 @@ fn lcmp_router(paths: &[PathSpec]) -> (LcmpRouter, Vec<Candidate>) {
     let mut p = LcmpParams::paper();
     let fastest = paths.iter().map(|x| x.rate.bps()).max().unwrap_or(1);
     p.max_capacity = Rate::from_bps(fastest);
-    let longest_ms = paths.iter().map(|x| x.delay.ns().div_ceil(1_000_000)).max().unwrap_or(1).max(1);
+    let longest_ms =
+        paths.iter().map(|x| x.delay.ns().div_ceil(1_000_000)).max().unwrap_or(1).max(1);
     let max_delay = Time::from_ms(longest_ms.next_power_of_two());
     let rates: Vec<u64> = paths.iter().map(|x| x.rate.bps()).collect();
     let buffer: u64 = paths.iter().map(|x| x.queue_bytes).sum();
@@ -209,7 +211,12 @@ fn lcmp_router(paths: &[PathSpec]) -> (LcmpRouter, Vec<Candidate>) {
     let cands = paths
         .iter()
         .enumerate()
-        .map(|(i, x)| Candidate { port: i as u16, link_rate_bps: x.rate.bps(), link_delay: x.delay, c_path: router.path_score(x.delay, x.rate.bps()) })
+        .map(|(i, x)| Candidate {
+            port: i as u16,
+            link_rate_bps: x.rate.bps(),
+            link_delay: x.delay,
+            c_path: router.path_score(x.delay, x.rate.bps()),
+        })
         .collect();
     (router, cands)
 }
@@ -226,7 +233,8 @@ impl Emulator {
         if opts.paths.is_empty() {
             return Err("at least one --path is needed".into());
         }
-        let front = bind(opts.listen).map_err(|e| format!("cannot listen on {}: {e}", opts.listen))?;
+        let front =
+            bind(opts.listen).map_err(|e| format!("cannot listen on {}: {e}", opts.listen))?;
         Ok(Emulator { front, opts })
     }
 
@@ -255,7 +263,10 @@ impl Emulator {
         loop {
             let now = clock.now();
             if let (Some(i), Some(t)) = (idle, last_rx) {
-                if now.saturating_sub(t) > i && due.is_empty() && links.iter().all(|l| l.busy.is_none()) {
+                if now.saturating_sub(t) > i
+                    && due.is_empty()
+                    && links.iter().all(|l| l.busy.is_none())
+                {
                     return Ok(links.into_iter().map(|l| l.stats).collect());
                 }
             }
@@ -263,7 +274,14 @@ impl Emulator {
             for _ in 0..8 {
                 let got = match batch.recv(&self.front) {
                     Ok(n) => n,
-                    Err(e) if matches!(e.kind(), io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused) => 0,
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused
+                        ) =>
+                    {
+                        0
+                    }
                     Err(e) => return Err(e),
                 };
                 for i in 0..got {
@@ -282,14 +300,18 @@ impl Emulator {
                                 up.connect(o.forward)?;
                                 let hash = mix64(src.port() as u64);
                                 let path = match &mut lcmp {
-                                    None if o.select == Select::Order => clients.len() % links.len(),
+                                    None if o.select == Select::Order => {
+                                        clients.len() % links.len()
+                                    }
                                     None => (hash % links.len() as u64) as usize,
                                     Some((router, cands)) => {
                                         for (q, l) in queues.iter_mut().zip(&links) {
                                             *q = l.hi_bytes;
                                         }
                                         let key = ((hash as u128) << 64) | src.port() as u128;
-                                        router.decide(now, key, hash as u32, cands, &queues, false).map_or(0, |p| p as usize)
+                                        router
+                                            .decide(now, key, hash as u32, cands, &queues, false)
+                                            .map_or(0, |p| p as usize)
                                     }
                                 };
                                 log(&format!("sender port {} → path {path}", src.port()));
@@ -324,7 +346,8 @@ impl Emulator {
                                 link.stats.marked += 1;
                             }
                             link.hi_bytes += bytes;
-                            link.stats.max_queue_bytes = link.stats.max_queue_bytes.max(link.hi_bytes);
+                            link.stats.max_queue_bytes =
+                                link.stats.max_queue_bytes.max(link.hi_bytes);
                             link.hi.push_back((b, c));
                         }
                     }
@@ -338,7 +361,14 @@ impl Emulator {
                 for _ in 0..8 {
                     let got = match batch.recv(&cl.up) {
                         Ok(n) => n,
-                        Err(e) if matches!(e.kind(), io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused) => 0,
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused
+                            ) =>
+                        {
+                            0
+                        }
                         Err(e) => return Err(e),
                     };
                     for i in 0..got {
@@ -349,7 +379,13 @@ impl Emulator {
                         last_rx = Some(now);
                         links[cl.path].stats.replies += 1;
                         order += 1;
-                        due.push(Reverse((now + o.paths[cl.path].delay, order, b, ci as u32, false)));
+                        due.push(Reverse((
+                            now + o.paths[cl.path].delay,
+                            order,
+                            b,
+                            ci as u32,
+                            false,
+                        )));
                     }
                     if got < BATCH {
                         break;
@@ -372,7 +408,11 @@ impl Emulator {
                 loop {
                     let free_at = match link.busy {
                         Some((fin, b, c)) if fin <= now => {
-                            let jitter = if spec.jitter > Time::ZERO { Time::from_ps(rng.below(spec.jitter.ps())) } else { Time::ZERO };
+                            let jitter = if spec.jitter > Time::ZERO {
+                                Time::from_ps(rng.below(spec.jitter.ps()))
+                            } else {
+                                Time::ZERO
+                            };
                             order += 1;
                             due.push(Reverse((fin + spec.delay + jitter, order, b, c, true)));
                             link.busy = None;
@@ -433,7 +473,11 @@ impl Emulator {
                 if o.spin && wake != Time::MAX {
                     wait_until(&socks, &clock, wake)?;
                 } else {
-                    let timeout = if wake == Time::MAX { Duration::from_millis(100) } else { Duration::from_nanos(wake.saturating_sub(now).ns()) };
+                    let timeout = if wake == Time::MAX {
+                        Duration::from_millis(100)
+                    } else {
+                        Duration::from_nanos(wake.saturating_sub(now).ns())
+                    };
                     wait_readable(&socks, Some(timeout))?;
                 }
             }
@@ -447,7 +491,8 @@ mod tests {
 
     #[test]
     fn path_specs_parse_and_errors_name_the_key() {
-        let p = PathSpec::parse("rate=100Mbps,delay=1ms,queue=64KB,loss=0.01,jitter=20us,ecn=32KB").unwrap();
+        let p = PathSpec::parse("rate=100Mbps,delay=1ms,queue=64KB,loss=0.01,jitter=20us,ecn=32KB")
+            .unwrap();
         assert_eq!(p.rate, Rate::from_bps(100_000_000));
         assert_eq!(p.delay, Time::from_ms(1));
         assert_eq!(p.queue_bytes, 64_000);

@@ -73,7 +73,11 @@ pub fn bind(addr: SocketAddr) -> io::Result<UdpSocket> {
 pub fn set_dscp(sock: &UdpSocket, v6: bool, dscp: u8) -> io::Result<()> {
     use nix::sys::socket::{setsockopt, sockopt};
     let tos = (dscp as i32) << 2;
-    let r = if v6 { setsockopt(sock, sockopt::Ipv6TClass, &tos) } else { setsockopt(sock, sockopt::IpTos, &tos) };
+    let r = if v6 {
+        setsockopt(sock, sockopt::Ipv6TClass, &tos)
+    } else {
+        setsockopt(sock, sockopt::IpTos, &tos)
+    };
     r.map_err(io::Error::from)
 }
 
@@ -90,7 +94,8 @@ pub fn any_addr_for(peer: &SocketAddr) -> SocketAddr {
 /// Wait until one of `socks` is readable or `timeout` passed (`None`: no limit). Returns
 /// whether one is readable.
 pub fn wait_readable(socks: &[&UdpSocket], timeout: Option<Duration>) -> io::Result<bool> {
-    let mut fds: Vec<PollFd> = socks.iter().map(|s| PollFd::new(s.as_fd(), PollFlags::POLLIN)).collect();
+    let mut fds: Vec<PollFd> =
+        socks.iter().map(|s| PollFd::new(s.as_fd(), PollFlags::POLLIN)).collect();
     let ts = timeout.map(TimeSpec::from_duration);
     match nix::poll::ppoll(&mut fds, ts, None) {
         Ok(n) => Ok(n > 0),
@@ -143,7 +148,9 @@ pub fn send_all(sock: &UdpSocket, buf: &[u8]) -> io::Result<()> {
     loop {
         match sock.send(buf) {
             Ok(_) => return Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_writable(sock, Duration::from_millis(5))?,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                wait_writable(sock, Duration::from_millis(5))?
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -197,8 +204,15 @@ impl RecvBatch {
     pub fn recv(&mut self, sock: &UdpSocket) -> io::Result<usize> {
         self.n = 0;
         let mut it = self.bufs.iter_mut();
-        let mut slices: [[IoSliceMut<'_>; 1]; BATCH] = std::array::from_fn(|_| [IoSliceMut::new(it.next().expect("one buffer per slot"))]);
-        match recvmmsg(sock.as_raw_fd(), &mut self.headers, slices.iter_mut(), MsgFlags::MSG_DONTWAIT, None) {
+        let mut slices: [[IoSliceMut<'_>; 1]; BATCH] =
+            std::array::from_fn(|_| [IoSliceMut::new(it.next().expect("one buffer per slot"))]);
+        match recvmmsg(
+            sock.as_raw_fd(),
+            &mut self.headers,
+            slices.iter_mut(),
+            MsgFlags::MSG_DONTWAIT,
+            None,
+        ) {
             Ok(msgs) => {
                 for m in msgs {
                     self.lens[self.n] = m.bytes;
@@ -293,8 +307,16 @@ impl SendBatch {
     pub fn flush(&mut self, sock: &UdpSocket) -> io::Result<()> {
         let mut done = 0;
         while done < self.n {
-            let slices: [[IoSlice<'_>; 1]; BATCH] = std::array::from_fn(|i| [IoSlice::new(&self.bufs[i][..self.lens[i]])]);
-            let r = sendmmsg(sock.as_raw_fd(), &mut self.headers, slices[done..self.n].iter(), &self.to[done..self.n], [], MsgFlags::empty());
+            let slices: [[IoSlice<'_>; 1]; BATCH] =
+                std::array::from_fn(|i| [IoSlice::new(&self.bufs[i][..self.lens[i]])]);
+            let r = sendmmsg(
+                sock.as_raw_fd(),
+                &mut self.headers,
+                slices[done..self.n].iter(),
+                &self.to[done..self.n],
+                [],
+                MsgFlags::empty(),
+            );
             match r {
                 Ok(sent) => done += sent.count().max(1),
                 Err(Errno::EAGAIN) => wait_writable(sock, Duration::from_millis(5))?,

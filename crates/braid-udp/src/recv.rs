@@ -65,7 +65,11 @@ impl std::fmt::Display for RecvError {
             RecvError::Io(e) => write!(f, "socket error: {e}"),
             RecvError::Idle(None) => write!(f, "no transfer arrived"),
             RecvError::Idle(Some(r)) => {
-                write!(f, "the transfer from {} stalled: {} of {} bytes delivered, no datagram since", r.peer, r.report.delivered_bytes, r.size_bytes)
+                write!(
+                    f,
+                    "the transfer from {} stalled: {} of {} bytes delivered, no datagram since",
+                    r.peer, r.report.delivered_bytes, r.size_bytes
+                )
             }
         }
     }
@@ -135,20 +139,29 @@ impl Session {
     fn open(id: u32, peer: SocketAddr, hello: wire::Hello) -> Result<Session, String> {
         let pkts = hello.size_bytes.div_ceil(hello.mtu_bytes as u64);
         if pkts == 0 || pkts > u32::MAX as u64 / 2 {
-            return Err(format!("a transfer of {} bytes in {}-byte packets is out of range", hello.size_bytes, hello.mtu_bytes));
+            return Err(format!(
+                "a transfer of {} bytes in {}-byte packets is out of range",
+                hello.size_bytes, hello.mtu_bytes
+            ));
         }
         let mode = match hello.rx_mode {
             RxModeWire::Selective => RxMode::Selective,
-            RxModeWire::GoBackN { nak_interval_ns } => RxMode::GoBackN { nak_interval: Time::from_ns(nak_interval_ns) },
+            RxModeWire::GoBackN { nak_interval_ns } => {
+                RxMode::GoBackN { nak_interval: Time::from_ns(nak_interval_ns) }
+            }
         };
         let mut rx = Receiver::new(mode, pkts as u32).with_sack_below(hello.sack_below);
         if hello.ack_every_bytes > 0 {
-            rx = rx.with_ack_coalescing(hello.ack_every_bytes, hello.mtu_bytes as u64 + hello.header_bytes as u64);
+            rx = rx.with_ack_coalescing(
+                hello.ack_every_bytes,
+                hello.mtu_bytes as u64 + hello.header_bytes as u64,
+            );
         }
         let pulling = (hello.pull_rate_bps > 0).then(|| Pulling {
             pacer: PullPacer::default(),
             st: FlowPulls::default(),
-            full_packet_time: Rate::from_bps(hello.pull_rate_bps).tx_time(hello.mtu_bytes as u64 + hello.header_bytes as u64),
+            full_packet_time: Rate::from_bps(hello.pull_rate_bps)
+                .tx_time(hello.mtu_bytes as u64 + hello.header_bytes as u64),
             to_target: hello.pulls_to_target,
             next_tick: None,
             to: None,
@@ -192,7 +205,9 @@ impl Session {
     fn result(&self) -> RecvResult {
         let report = self.report();
         let verified = match self.fin {
-            Some((d, n)) if n == self.total_pkts => d == self.digest.0 && report.cum_packets == n && self.corrupt == 0,
+            Some((d, n)) if n == self.total_pkts => {
+                d == self.digest.0 && report.cum_packets == n && self.corrupt == 0
+            }
             Some((_, n)) => report.cum_packets >= n && self.corrupt == 0,
             None => false,
         };
@@ -210,8 +225,15 @@ impl Session {
     /// every packet is in already, an ACK (its sender lost the last ones).
     fn on_rts(&mut self, now: Time, b: &[u8], src: SocketAddr) -> Option<AckOut> {
         let h = wire::data(b).ok()?;
-        let din =
-            DataIn { psn: h.psn, path: h.path, entropy: h.entropy, ecn_ce: false, ts_sent: Time::from_ns(h.ts_sent_ns), hops: h.hops, ack_request: false };
+        let din = DataIn {
+            psn: h.psn,
+            path: h.path,
+            entropy: h.entropy,
+            ecn_ce: false,
+            ts_sent: Time::from_ns(h.ts_sent_ns),
+            hops: h.hops,
+            ack_request: false,
+        };
         let p = self.pulling.as_mut()?;
         p.pacer.note_rts();
         if self.rx.is_complete() {
@@ -271,7 +293,9 @@ impl Session {
         }
         let payload = &b[wire::DATA_HEADER_BYTES..];
         let mtu = self.hello.mtu_bytes;
-        if h.psn >= self.total_pkts || payload.len() as u32 != payload_len(self.hello.size_bytes, mtu, h.psn) {
+        if h.psn >= self.total_pkts
+            || payload.len() as u32 != payload_len(self.hello.size_bytes, mtu, h.psn)
+        {
             self.corrupt += 1;
             return None;
         }
@@ -283,13 +307,22 @@ impl Session {
         let room = self.reorder_used + mtu as u64 <= self.hello.reorder_buffer_bytes;
         if !self.rx.is_complete() {
             if let Some(p) = &mut self.pulling {
-                let t = p.pacer.on_data(now, 0, &mut p.st, p.to_target, h.pull_target, false, h.entropy);
+                let t = p.pacer.on_data(
+                    now,
+                    0,
+                    &mut p.st,
+                    p.to_target,
+                    h.pull_target,
+                    false,
+                    h.entropy,
+                );
                 p.arm(t);
                 p.to = Some(src);
             }
         }
         let (out, reply) = self.rx.on_data_packet(now, &din, room);
-        self.reorder_used = (self.reorder_used as i64 + out.rbo_delta as i64 * mtu as i64).max(0) as u64;
+        self.reorder_used =
+            (self.reorder_used as i64 + out.rbo_delta as i64 * mtu as i64).max(0) as u64;
         self.ood.record(out.ood as u64);
         match out.verdict {
             RxVerdict::InOrder { .. } | RxVerdict::Buffered => {
@@ -384,7 +417,8 @@ impl UdpReceiver {
             if let Some(s) = session.as_mut() {
                 while let Some((a, to)) = s.pull_tick(now) {
                     wire::put_pull(&mut out, s.id, &a);
-                    queue(&mut replies, &self.sock, &out[..wire::ACK_BYTES], to).map_err(RecvError::Io)?;
+                    queue(&mut replies, &self.sock, &out[..wire::ACK_BYTES], to)
+                        .map_err(RecvError::Io)?;
                 }
                 replies.flush(&self.sock).map_err(RecvError::Io)?;
             }
@@ -399,7 +433,8 @@ impl UdpReceiver {
                         wait_until(&[&self.sock], &clock, t).map_err(RecvError::Io)?;
                     }
                     None => {
-                        wait_readable(&[&self.sock], Some(Duration::from_millis(50))).map_err(RecvError::Io)?;
+                        wait_readable(&[&self.sock], Some(Duration::from_millis(50)))
+                            .map_err(RecvError::Io)?;
                     }
                 }
                 continue;
@@ -417,8 +452,14 @@ impl UdpReceiver {
                     Err(WireError::Version(v)) => {
                         if b.len() >= 8 && b[3] == Kind::Hello as u8 {
                             let session_id = u32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-                            let k = wire::put_refuse(&mut out, session_id, RefuseReason::Version, &format!("this receiver speaks version {}", wire::VERSION));
-                            queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                            let k = wire::put_refuse(
+                                &mut out,
+                                session_id,
+                                RefuseReason::Version,
+                                &format!("this receiver speaks version {}", wire::VERSION),
+                            );
+                            queue(&mut replies, &self.sock, &out[..k], src)
+                                .map_err(RecvError::Io)?;
                             log(&format!("refused {src}: it speaks packet format version {v}, this receiver {}", wire::VERSION));
                         }
                         continue;
@@ -436,10 +477,18 @@ impl UdpReceiver {
                         let Ok(hello) = wire::hello(b) else { continue };
                         // A transfer whose sender has gone quiet for a while (killed, unplugged)
                         // no longer holds the receiver.
-                        let busy = session.as_ref().is_some_and(|s| s.id != c.session && s.fin.is_none()) && now.saturating_sub(session_seen) < ABANDONED_AFTER;
+                        let busy =
+                            session.as_ref().is_some_and(|s| s.id != c.session && s.fin.is_none())
+                                && now.saturating_sub(session_seen) < ABANDONED_AFTER;
                         if busy {
-                            let k = wire::put_refuse(&mut out, c.session, RefuseReason::Busy, "serving another transfer");
-                            queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                            let k = wire::put_refuse(
+                                &mut out,
+                                c.session,
+                                RefuseReason::Busy,
+                                "serving another transfer",
+                            );
+                            queue(&mut replies, &self.sock, &out[..k], src)
+                                .map_err(RecvError::Io)?;
                             continue;
                         }
                         if session.as_ref().is_none_or(|s| s.id != c.session) {
@@ -456,8 +505,14 @@ impl UdpReceiver {
                                     done_at = None;
                                 }
                                 Err(e) => {
-                                    let k = wire::put_refuse(&mut out, c.session, RefuseReason::Unsupported, &e);
-                                    queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                                    let k = wire::put_refuse(
+                                        &mut out,
+                                        c.session,
+                                        RefuseReason::Unsupported,
+                                        &e,
+                                    );
+                                    queue(&mut replies, &self.sock, &out[..k], src)
+                                        .map_err(RecvError::Io)?;
                                     continue;
                                 }
                             }
@@ -469,26 +524,35 @@ impl UdpReceiver {
                         if session.as_ref().is_some_and(|s| s.id == c.session) {
                             if let Ok((p, ts)) = wire::path(b) {
                                 let k = wire::put_path(&mut out, true, c.session, p, ts);
-                                queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;
+                                queue(&mut replies, &self.sock, &out[..k], src)
+                                    .map_err(RecvError::Io)?;
                             }
                         }
                     }
                     Kind::Data | Kind::Probe => {
-                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else { continue };
+                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else {
+                            continue;
+                        };
                         if let Some(a) = s.on_data(now, b, src) {
                             wire::put_ack(&mut out, c.session, &ack_wire(&a));
-                            queue(&mut replies, &self.sock, &out[..wire::ACK_BYTES], src).map_err(RecvError::Io)?;
+                            queue(&mut replies, &self.sock, &out[..wire::ACK_BYTES], src)
+                                .map_err(RecvError::Io)?;
                         }
                     }
                     Kind::Rts => {
-                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else { continue };
+                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else {
+                            continue;
+                        };
                         if let Some(a) = s.on_rts(now, b, src) {
                             wire::put_ack(&mut out, c.session, &ack_wire(&a));
-                            queue(&mut replies, &self.sock, &out[..wire::ACK_BYTES], src).map_err(RecvError::Io)?;
+                            queue(&mut replies, &self.sock, &out[..wire::ACK_BYTES], src)
+                                .map_err(RecvError::Io)?;
                         }
                     }
                     Kind::Fin => {
-                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else { continue };
+                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else {
+                            continue;
+                        };
                         let Ok(fin) = wire::fin(b) else { continue };
                         if s.fin.is_none() {
                             s.fin = Some(fin);
@@ -508,7 +572,13 @@ impl UdpReceiver {
                             done_at = Some(now);
                         }
                     }
-                    Kind::Ack | Kind::Nak | Kind::Pull | Kind::HelloOk | Kind::FinOk | Kind::Refuse | Kind::PathOk => {}
+                    Kind::Ack
+                    | Kind::Nak
+                    | Kind::Pull
+                    | Kind::HelloOk
+                    | Kind::FinOk
+                    | Kind::Refuse
+                    | Kind::PathOk => {}
                 }
             }
             replies.flush(&self.sock).map_err(RecvError::Io)?;

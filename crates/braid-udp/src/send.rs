@@ -21,7 +21,10 @@ use braid_proto::cc::{CcEnv, CcKind};
 use braid_proto::events::{AckIn, FlowEnv};
 use braid_proto::transport::{Sender, TransportConfig, TransportSpec};
 
-use crate::io::{any_addr_for, bind, send_all, set_dscp, until, wait_readable, wait_until, Clock, RecvBatch, SendBatch, BATCH};
+use crate::io::{
+    any_addr_for, bind, send_all, set_dscp, until, wait_readable, wait_until, Clock, RecvBatch,
+    SendBatch, BATCH,
+};
 use crate::stream::{fill, payload_len, stream_digest};
 use crate::wire::{self, DataHeader, Hello, Kind, RxModeWire, RxReport, WireError};
 use braid_core::rng::mix64;
@@ -154,7 +157,10 @@ impl SendError {
 impl std::fmt::Display for SendError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SendError::BadInput(s) | SendError::Unreachable(s) | SendError::Refused(s) | SendError::Stalled(s, _) => f.write_str(s),
+            SendError::BadInput(s)
+            | SendError::Unreachable(s)
+            | SendError::Refused(s)
+            | SendError::Stalled(s, _) => f.write_str(s),
             SendError::Io(e) => write!(f, "socket error: {e}"),
         }
     }
@@ -191,10 +197,16 @@ fn refused_connection(peer: SocketAddr) -> SendError {
 }
 
 /// Read one datagram from `sock` if there is one: `Ok(None)` when none is waiting.
-fn recv_one(sock: &UdpSocket, buf: &mut [u8], peer: SocketAddr) -> Result<Option<usize>, SendError> {
+fn recv_one(
+    sock: &UdpSocket,
+    buf: &mut [u8],
+    peer: SocketAddr,
+) -> Result<Option<usize>, SendError> {
     match sock.recv(buf) {
         Ok(n) => Ok(Some(n)),
-        Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => Ok(None),
+        Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => {
+            Ok(None)
+        }
         Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => Err(refused_connection(peer)),
         Err(e) => Err(e.into()),
     }
@@ -204,13 +216,19 @@ fn recv_one(sock: &UdpSocket, buf: &mut [u8], peer: SocketAddr) -> Result<Option
 fn refusal(b: &[u8], peer: SocketAddr) -> Option<SendError> {
     if let Some((reason, version, text)) = wire::refuse(b) {
         return Some(match reason {
-            1 => SendError::Refused(format!("{peer} speaks Braid packet format version {version}; this sender speaks {}", wire::VERSION)),
+            1 => SendError::Refused(format!(
+                "{peer} speaks Braid packet format version {version}; this sender speaks {}",
+                wire::VERSION
+            )),
             3 => SendError::Refused(format!("{peer} is busy: {text}")),
             _ => SendError::Refused(format!("{peer} refused the transfer: {text}")),
         });
     }
     if let Err(WireError::Version(v)) = wire::common(b) {
-        return Some(SendError::Refused(format!("{peer} speaks Braid packet format version {v}; this sender speaks {}", wire::VERSION)));
+        return Some(SendError::Refused(format!(
+            "{peer} speaks Braid packet format version {v}; this sender speaks {}",
+            wire::VERSION
+        )));
     }
     None
 }
@@ -235,7 +253,13 @@ struct Opened {
     path_rtts: Vec<Time>,
 }
 
-fn open_session(paths: &Paths, opts: &SendOptions, clock: &Clock, hello: &mut Hello, session: u32) -> Result<Opened, SendError> {
+fn open_session(
+    paths: &Paths,
+    opts: &SendOptions,
+    clock: &Clock,
+    hello: &mut Hello,
+    session: u32,
+) -> Result<Opened, SendError> {
     let peer = opts.peer;
     let mut buf = vec![0u8; wire::MAX_DATAGRAM + 64];
     let mut out = [0u8; 256];
@@ -251,12 +275,21 @@ fn open_session(paths: &Paths, opts: &SendOptions, clock: &Clock, hello: &mut He
     while samples < 3 {
         let now = clock.now();
         if now >= deadline {
-            return Err(SendError::Unreachable(format!("no answer from {peer} within {:?}", opts.connect_timeout)));
+            return Err(SendError::Unreachable(format!(
+                "no answer from {peer} within {:?}",
+                opts.connect_timeout
+            )));
         }
         if now >= next_hello {
             hello.ts_ns = now.ns();
             let n = wire::put_hello(&mut out, session, hello);
-            send_all(s0, &out[..n]).map_err(|e| if e.kind() == io::ErrorKind::ConnectionRefused { refused_connection(peer) } else { e.into() })?;
+            send_all(s0, &out[..n]).map_err(|e| {
+                if e.kind() == io::ErrorKind::ConnectionRefused {
+                    refused_connection(peer)
+                } else {
+                    e.into()
+                }
+            })?;
             next_hello = now + Time::from_ms(if answered { 1 } else { 100 });
         }
         wait_readable(&[s0], Some(until(now, next_hello.min(deadline))))?;
@@ -285,7 +318,8 @@ fn open_session(paths: &Paths, opts: &SendOptions, clock: &Clock, hello: &mut He
     let n = paths.socks.len();
     let mut rtts = vec![Time::MAX; n];
     let mut got = vec![0u32; n];
-    let path_deadline = clock.now() + Time::from_ms(2_000).max(Time::from_ns(opts.connect_timeout.as_nanos() as u64));
+    let path_deadline = clock.now()
+        + Time::from_ms(2_000).max(Time::from_ns(opts.connect_timeout.as_nanos() as u64));
     let mut next_round = clock.now();
     let refs = paths.refs();
     while got.iter().any(|&g| g < 3) {
@@ -303,7 +337,13 @@ fn open_session(paths: &Paths, opts: &SendOptions, clock: &Clock, hello: &mut He
             for (p, s) in paths.socks.iter().enumerate() {
                 if got[p] < 3 {
                     let k = wire::put_path(&mut out, false, session, p as u16, clock.now().ns());
-                    send_all(s, &out[..k]).map_err(|e| if e.kind() == io::ErrorKind::ConnectionRefused { refused_connection(peer) } else { e.into() })?;
+                    send_all(s, &out[..k]).map_err(|e| {
+                        if e.kind() == io::ErrorKind::ConnectionRefused {
+                            refused_connection(peer)
+                        } else {
+                            e.into()
+                        }
+                    })?;
                 }
             }
             next_round = now + Time::from_ms(20);
@@ -330,12 +370,20 @@ fn open_session(paths: &Paths, opts: &SendOptions, clock: &Clock, hello: &mut He
 }
 
 /// Run one transfer. `progress` is called about once a second.
-pub fn send(opts: &SendOptions, mut progress: impl FnMut(&Progress)) -> Result<SendReport, SendError> {
+pub fn send(
+    opts: &SendOptions,
+    mut progress: impl FnMut(&Progress),
+) -> Result<SendReport, SendError> {
     if opts.paths == 0 {
         return Err(SendError::BadInput("--paths must be at least 1".into()));
     }
-    if opts.mtu_bytes == 0 || opts.mtu_bytes as usize + wire::DATA_HEADER_BYTES > wire::MAX_DATAGRAM {
-        return Err(SendError::BadInput(format!("--mtu {} is out of range (1 to {} bytes)", opts.mtu_bytes, wire::MAX_DATAGRAM - wire::DATA_HEADER_BYTES)));
+    if opts.mtu_bytes == 0 || opts.mtu_bytes as usize + wire::DATA_HEADER_BYTES > wire::MAX_DATAGRAM
+    {
+        return Err(SendError::BadInput(format!(
+            "--mtu {} is out of range (1 to {} bytes)",
+            opts.mtu_bytes,
+            wire::MAX_DATAGRAM - wire::DATA_HEADER_BYTES
+        )));
     }
     if opts.size_bytes == 0 {
         return Err(SendError::BadInput("--size must be positive".into()));
@@ -345,7 +393,10 @@ pub fn send(opts: &SendOptions, mut progress: impl FnMut(&Progress)) -> Result<S
     }
     let tc = &opts.transport;
     if tc.cc.kind == CcKind::Hpcc {
-        return Err(SendError::BadInput("HPCC needs in-band telemetry from switches, which UDP through a kernel cannot carry".into()));
+        return Err(SendError::BadInput(
+            "HPCC needs in-band telemetry from switches, which UDP through a kernel cannot carry"
+                .into(),
+        ));
     }
     // Checked now (a sender for a reference environment); built again below once the round
     // trips are known.
@@ -374,9 +425,16 @@ pub fn send(opts: &SendOptions, mut progress: impl FnMut(&Progress)) -> Result<S
     let session = mix64(
         opts.seed
             ^ (std::process::id() as u64) << 32
-            ^ std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0),
+            ^ std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0),
     ) as u32;
-    let rx_mode = if tc.receiver_buffers() { RxModeWire::Selective } else { RxModeWire::GoBackN { nak_interval_ns: opts.nak_interval.ns() } };
+    let rx_mode = if tc.receiver_buffers() {
+        RxModeWire::Selective
+    } else {
+        RxModeWire::GoBackN { nak_interval_ns: opts.nak_interval.ns() }
+    };
     let stream_seed = mix64(opts.seed ^ 0x5354_5245_414d);
     let mut hello = Hello {
         size_bytes: opts.size_bytes,
@@ -490,21 +548,38 @@ fn run_transfer(
             for _ in 0..8 {
                 let got = match acks.recv(s) {
                     Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => return Err(refused_connection(peer)),
+                    Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                        return Err(refused_connection(peer))
+                    }
                     Err(e) => return Err(e.into()),
                 };
                 for i in 0..got {
                     let (b, _) = acks.get(i);
                     let Ok(c) = wire::common(b) else { continue };
-                    if c.session != session || !matches!(c.kind, Kind::Ack | Kind::Nak | Kind::Pull) {
+                    if c.session != session || !matches!(c.kind, Kind::Ack | Kind::Nak | Kind::Pull)
+                    {
                         continue;
                     }
                     let Ok(a) = wire::ack(b) else { continue };
                     let now = clock.now();
-                    let ts_rx = Time::from_ns(((a.ts_rx_ns as i64 - opened.offset_ns).max(1)) as u64);
-                    let kind = if c.kind == Kind::Pull { PacketKind::Pull } else { wire::ack_kind(&a) };
-                    let ack = AckIn { ts_rx, ood: a.ood, sack: a.sack, ..AckIn::plain(kind, a.psn, a.cum_ack, a.path, Time::from_ns(a.ts_sent_ns), a.hops) }
-                        .with_flags(a.flags);
+                    let ts_rx =
+                        Time::from_ns(((a.ts_rx_ns as i64 - opened.offset_ns).max(1)) as u64);
+                    let kind =
+                        if c.kind == Kind::Pull { PacketKind::Pull } else { wire::ack_kind(&a) };
+                    let ack = AckIn {
+                        ts_rx,
+                        ood: a.ood,
+                        sack: a.sack,
+                        ..AckIn::plain(
+                            kind,
+                            a.psn,
+                            a.cum_ack,
+                            a.path,
+                            Time::from_ns(a.ts_sent_ns),
+                            a.hops,
+                        )
+                    }
+                    .with_flags(a.flags);
                     sender.on_ack(now, &ack);
                     blocked = false;
                 }
@@ -588,7 +663,8 @@ fn run_transfer(
                 data_sent += 1;
                 per_path[p] += 1;
             }
-            nic_free = nic_free.max(now.saturating_sub(ring)) + opts.line_rate.tx_time((len + opts.header_bytes) as u64);
+            nic_free = nic_free.max(now.saturating_sub(ring))
+                + opts.line_rate.tx_time((len + opts.header_bytes) as u64);
             burst += 1;
             now = clock.now();
         }
@@ -635,7 +711,19 @@ fn run_transfer(
             break;
         }
         if now.saturating_sub(last_progress_at) > stall {
-            let report = report_of(opts, sender, start, now, data_sent, probes_sent, &per_path, opened, RxReport::default(), false, total_pkts);
+            let report = report_of(
+                opts,
+                sender,
+                start,
+                now,
+                data_sent,
+                probes_sent,
+                &per_path,
+                opened,
+                RxReport::default(),
+                false,
+                total_pkts,
+            );
             return Err(SendError::Stalled(
                 format!(
                     "the transfer to {peer} stopped making progress: {} of {} packets acknowledged, nothing new for {:?} (flow stuck at PSN {})",
@@ -648,7 +736,8 @@ fn run_transfer(
             continue;
         }
         // Sleep until the next thing that can happen without input, or an ACK.
-        let mut wake = sender.poll_timeout().unwrap_or(Time::MAX).min(next_tick).min(last_progress_at + stall);
+        let mut wake =
+            sender.poll_timeout().unwrap_or(Time::MAX).min(next_tick).min(last_progress_at + stall);
         if let Some(t) = end_by {
             wake = wake.min(t);
         }
@@ -674,17 +763,35 @@ fn run_transfer(
     let end = done_at.unwrap_or_else(|| clock.now());
     // FIN: the sender's digest and what it counts as acknowledged; the receiver's report back.
     let acked = sender.acked_packets().min(total_pkts);
-    let digest = if acked == total_pkts { stream_digest(stream_seed, opts.size_bytes, mtu).0 } else { 0 };
+    let digest =
+        if acked == total_pkts { stream_digest(stream_seed, opts.size_bytes, mtu).0 } else { 0 };
     let rx = finish(paths, clock, session, digest, acked, peer, &mut buf)?;
     let verified = match rx {
-        Some(r) if acked == total_pkts => r.digest == digest && r.cum_packets >= total_pkts && r.corrupt == 0,
+        Some(r) if acked == total_pkts => {
+            r.digest == digest && r.cum_packets >= total_pkts && r.corrupt == 0
+        }
         Some(r) => r.cum_packets >= acked && r.corrupt == 0,
         None => false,
     };
-    let mut report = report_of(opts, sender, start, end, data_sent, probes_sent, &per_path, opened, rx.unwrap_or_default(), verified, total_pkts);
+    let mut report = report_of(
+        opts,
+        sender,
+        start,
+        end,
+        data_sent,
+        probes_sent,
+        &per_path,
+        opened,
+        rx.unwrap_or_default(),
+        verified,
+        total_pkts,
+    );
     report.lateness = lateness;
     if rx.is_none() {
-        return Err(SendError::Stalled(format!("{peer} sent no report (FIN_OK) after the transfer: delivery is unverified"), Box::new(report)));
+        return Err(SendError::Stalled(
+            format!("{peer} sent no report (FIN_OK) after the transfer: delivery is unverified"),
+            Box::new(report),
+        ));
     }
     Ok(report)
 }
@@ -694,11 +801,25 @@ fn flush_out(out: &mut SendBatch, sock: &UdpSocket, peer: SocketAddr) -> Result<
     if out.is_empty() {
         return Ok(());
     }
-    out.flush(sock).map_err(|e| if e.kind() == io::ErrorKind::ConnectionRefused { refused_connection(peer) } else { e.into() })
+    out.flush(sock).map_err(|e| {
+        if e.kind() == io::ErrorKind::ConnectionRefused {
+            refused_connection(peer)
+        } else {
+            e.into()
+        }
+    })
 }
 
 /// Send FIN until FIN_OK (resent every 50 ms, 3 s in all).
-fn finish(paths: &Paths, clock: &Clock, session: u32, digest: u64, acked: u32, peer: SocketAddr, buf: &mut [u8]) -> Result<Option<RxReport>, SendError> {
+fn finish(
+    paths: &Paths,
+    clock: &Clock,
+    session: u32,
+    digest: u64,
+    acked: u32,
+    peer: SocketAddr,
+    buf: &mut [u8],
+) -> Result<Option<RxReport>, SendError> {
     let s0 = &paths.socks[0];
     let mut out = [0u8; 64];
     let n = wire::put_fin(&mut out, session, digest, acked);

@@ -107,7 +107,9 @@ impl std::fmt::Display for WireError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             WireError::Foreign => write!(f, "not a Braid datagram"),
-            WireError::Version(v) => write!(f, "Braid packet format version {v} (this build speaks {VERSION})"),
+            WireError::Version(v) => {
+                write!(f, "Braid packet format version {v} (this build speaks {VERSION})")
+            }
             WireError::UnknownKind(k) => write!(f, "unknown datagram kind {k}"),
             WireError::Truncated => write!(f, "truncated datagram"),
             WireError::Malformed(what) => write!(f, "malformed datagram: {what}"),
@@ -376,7 +378,9 @@ pub fn hello(b: &[u8]) -> Result<Hello, WireError> {
     }
     let n = b[77] as usize;
     let name = b.get(HELLO_FIXED..HELLO_FIXED + n).ok_or(WireError::Truncated)?;
-    let transport = std::str::from_utf8(name).map_err(|_| WireError::Malformed("transport name is not UTF-8"))?.to_string();
+    let transport = std::str::from_utf8(name)
+        .map_err(|_| WireError::Malformed("transport name is not UTF-8"))?
+        .to_string();
     let rx_mode = match b[24] {
         0 => RxModeWire::Selective,
         1 => RxModeWire::GoBackN { nak_interval_ns: be64(b, 28) },
@@ -484,7 +488,15 @@ pub const FIN_OK_BYTES: usize = 8 + 7 * 8 + 4 * 4;
 pub fn put_fin_ok(b: &mut [u8], session: u32, r: &RxReport) -> usize {
     put_common(b, Kind::FinOk, session);
     let mut at = 8;
-    for v in [r.digest, r.delivered_bytes, r.ood_mean_milli, r.duplicates, r.rx_drops, r.corrupt, r.arrivals] {
+    for v in [
+        r.digest,
+        r.delivered_bytes,
+        r.ood_mean_milli,
+        r.duplicates,
+        r.rx_drops,
+        r.corrupt,
+        r.arrivals,
+    ] {
         b[at..at + 8].copy_from_slice(&v.to_be_bytes());
         at += 8;
     }
@@ -547,7 +559,8 @@ pub fn refuse(b: &[u8]) -> Option<(u8, u8, String)> {
         return None;
     }
     let n = b[10] as usize;
-    let text = b.get(11..11 + n).map(|t| String::from_utf8_lossy(t).into_owned()).unwrap_or_default();
+    let text =
+        b.get(11..11 + n).map(|t| String::from_utf8_lossy(t).into_owned()).unwrap_or_default();
     Some((b[8], b[9], text))
 }
 

@@ -70,7 +70,10 @@ fn normalise_name(s: &str) -> String {
 
 impl EmpiricalCdf {
     /// Build from points `(size_bytes, cumulative_fraction)`; validates them (see module docs).
-    pub fn from_points(name: impl Into<String>, points: Vec<(f64, f64)>) -> Result<EmpiricalCdf, String> {
+    pub fn from_points(
+        name: impl Into<String>,
+        points: Vec<(f64, f64)>,
+    ) -> Result<EmpiricalCdf, String> {
         let name = name.into();
         if points.is_empty() {
             return Err(format!("CDF `{name}` is empty (no points)"));
@@ -78,13 +81,22 @@ impl EmpiricalCdf {
         let mut prev: Option<(f64, f64)> = None;
         for (i, &(x, c)) in points.iter().enumerate() {
             if !x.is_finite() || x < 0.0 {
-                return Err(format!("CDF `{name}`: point {}: size {x} must be a finite non-negative number", i + 1));
+                return Err(format!(
+                    "CDF `{name}`: point {}: size {x} must be a finite non-negative number",
+                    i + 1
+                ));
             }
             if x > MAX_FLOW_BYTES as f64 {
-                return Err(format!("CDF `{name}`: point {}: size {x} is above the limit of {MAX_FLOW_BYTES} bytes", i + 1));
+                return Err(format!(
+                    "CDF `{name}`: point {}: size {x} is above the limit of {MAX_FLOW_BYTES} bytes",
+                    i + 1
+                ));
             }
             if !c.is_finite() || !(0.0..=1.0 + 1e-9).contains(&c) {
-                return Err(format!("CDF `{name}`: point {}: cumulative value {c} is outside [0, 1]", i + 1));
+                return Err(format!(
+                    "CDF `{name}`: point {}: cumulative value {c} is outside [0, 1]",
+                    i + 1
+                ));
             }
             if let Some((px, pc)) = prev {
                 if x < px {
@@ -98,7 +110,9 @@ impl EmpiricalCdf {
         }
         let last = points[points.len() - 1].1;
         if (last - 1.0).abs() > 1e-6 {
-            return Err(format!("CDF `{name}` ends at cumulative value {last}; it must end at 1 (100 %)"));
+            return Err(format!(
+                "CDF `{name}` ends at cumulative value {last}; it must end at 1 (100 %)"
+            ));
         }
         let mut points = points;
         let k = points.len() - 1;
@@ -130,17 +144,34 @@ impl EmpiricalCdf {
             if body.is_empty() {
                 continue;
             }
-            let fields: Vec<&str> = body.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty()).collect();
+            let fields: Vec<&str> = body
+                .split(|c: char| c.is_whitespace() || c == ',')
+                .filter(|f| !f.is_empty())
+                .collect();
             if fields.len() < 2 {
-                return Err(format!("CDF `{name}` line {}: expected `<size_bytes> <cumulative>`, got `{body}`", ln + 1));
+                return Err(format!(
+                    "CDF `{name}` line {}: expected `<size_bytes> <cumulative>`, got `{body}`",
+                    ln + 1
+                ));
             }
             let x: f64 = match fields[0].parse::<f64>() {
                 Ok(v) => v,
-                Err(_) => braid_core::units::parse_size(fields[0]).map_err(|e| format!("CDF `{name}` line {}: size: {e}", ln + 1))? as f64,
+                Err(_) => braid_core::units::parse_size(fields[0])
+                    .map_err(|e| format!("CDF `{name}` line {}: size: {e}", ln + 1))?
+                    as f64,
             };
-            let c: f64 = fields[1].parse().map_err(|_| format!("CDF `{name}` line {}: cumulative value `{}` is not a number", ln + 1, fields[1]))?;
+            let c: f64 = fields[1].parse().map_err(|_| {
+                format!(
+                    "CDF `{name}` line {}: cumulative value `{}` is not a number",
+                    ln + 1,
+                    fields[1]
+                )
+            })?;
             if raw.len() >= MAX_CDF_POINTS {
-                return Err(format!("CDF `{name}` line {}: more than {MAX_CDF_POINTS} points", ln + 1));
+                return Err(format!(
+                    "CDF `{name}` line {}: more than {MAX_CDF_POINTS} points",
+                    ln + 1
+                ));
             }
             raw.push((x, c));
         }
@@ -155,7 +186,12 @@ impl EmpiricalCdf {
             }
         }
         let mut cdf = EmpiricalCdf::from_points(name, raw)?;
-        cdf.source = comments.iter().filter(|c| c.starts_with("source:")).map(|c| c.trim_start_matches("source:").trim()).collect::<Vec<_>>().join(" ");
+        cdf.source = comments
+            .iter()
+            .filter(|c| c.starts_with("source:"))
+            .map(|c| c.trim_start_matches("source:").trim())
+            .collect::<Vec<_>>()
+            .join(" ");
         if cdf.source.is_empty() {
             cdf.source = comments.first().map(|c| c.to_string()).unwrap_or_default();
         }
@@ -164,7 +200,8 @@ impl EmpiricalCdf {
 
     /// Read and parse a CDF file (format decided by the values, see [`CdfFormat::Auto`]).
     pub fn load(path: &Path) -> Result<EmpiricalCdf, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read CDF file `{}`: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read CDF file `{}`: {e}", path.display()))?;
         EmpiricalCdf::parse(&path.display().to_string(), &text, CdfFormat::Auto)
     }
 
@@ -176,7 +213,10 @@ impl EmpiricalCdf {
         }
         match BUILTIN.iter().find(|(n, _)| *n == key) {
             Some((n, text)) => EmpiricalCdf::parse(n, text, CdfFormat::Braid),
-            None => Err(format!("unknown built-in CDF `{name}` (built-ins: {})", BUILTIN_CDFS.join(", "))),
+            None => Err(format!(
+                "unknown built-in CDF `{name}` (built-ins: {})",
+                BUILTIN_CDFS.join(", ")
+            )),
         }
     }
 
@@ -250,7 +290,8 @@ impl EmpiricalCdf {
 
     /// Render in Braid's format, with `#` header lines naming the source.
     pub fn to_braid_text(&self) -> String {
-        let mut s = format!("# Braid flow-size CDF (format: braid-cdf v1)\n# name: {}\n", self.name);
+        let mut s =
+            format!("# Braid flow-size CDF (format: braid-cdf v1)\n# name: {}\n", self.name);
         if !self.source.is_empty() {
             s.push_str(&format!("# source: {}\n", self.source));
         }
@@ -284,8 +325,15 @@ mod tests {
     #[test]
     fn shipped_files_match_hpcc_originals() {
         // The built-ins are the LCMP artifact's percent files converted to fractions.
-        for (file, name) in [("WebSearch_distribution.txt", "websearch"), ("FbHdp_distribution2015.txt", "hadoop"), ("AliStorage2019.txt", "alistorage")] {
-            let Some(path) = crate::shared_data::shared_file(&format!("lcmp/flowCDF/{file}")) else { return };
+        for (file, name) in [
+            ("WebSearch_distribution.txt", "websearch"),
+            ("FbHdp_distribution2015.txt", "hadoop"),
+            ("AliStorage2019.txt", "alistorage"),
+        ] {
+            let Some(path) = crate::shared_data::shared_file(&format!("lcmp/flowCDF/{file}"))
+            else {
+                return;
+            };
             let text = std::fs::read_to_string(&path).unwrap();
             let orig = EmpiricalCdf::parse(file, &text, CdfFormat::Hpcc).unwrap();
             let auto = EmpiricalCdf::parse(file, &text, CdfFormat::Auto).unwrap();
@@ -314,7 +362,12 @@ mod tests {
 
     #[test]
     fn quantile_interpolates() {
-        let c = EmpiricalCdf::parse("t", "# test\n0 0\n100 0.5\n100 0.6 # atom\n300 1\n", CdfFormat::Braid).unwrap();
+        let c = EmpiricalCdf::parse(
+            "t",
+            "# test\n0 0\n100 0.5\n100 0.6 # atom\n300 1\n",
+            CdfFormat::Braid,
+        )
+        .unwrap();
         assert_eq!(c.source(), "test");
         assert_eq!(c.quantile(0.0), 0.0);
         assert_eq!(c.quantile(0.25), 50.0);
@@ -333,9 +386,11 @@ mod tests {
     fn bad_cdfs_are_errors() {
         let e = EmpiricalCdf::parse("e", "# only comments\n", CdfFormat::Braid).unwrap_err();
         assert!(e.contains("empty"), "{e}");
-        let e = EmpiricalCdf::parse("m", "0 0\n10 0.5\n5 0.7\n20 1\n", CdfFormat::Braid).unwrap_err();
+        let e =
+            EmpiricalCdf::parse("m", "0 0\n10 0.5\n5 0.7\n20 1\n", CdfFormat::Braid).unwrap_err();
         assert!(e.contains("not monotone"), "{e}");
-        let e = EmpiricalCdf::parse("m", "0 0\n10 0.5\n15 0.4\n20 1\n", CdfFormat::Braid).unwrap_err();
+        let e =
+            EmpiricalCdf::parse("m", "0 0\n10 0.5\n15 0.4\n20 1\n", CdfFormat::Braid).unwrap_err();
         assert!(e.contains("not monotone"), "{e}");
         let e = EmpiricalCdf::parse("s", "0 0\n10 0.5\n", CdfFormat::Braid).unwrap_err();
         assert!(e.contains("must end at 1"), "{e}");
@@ -349,7 +404,9 @@ mod tests {
         assert!(e.contains("line 2"), "{e}");
         assert!(EmpiricalCdf::parse("x", "0 0\n-5 1\n", CdfFormat::Braid).is_err());
         assert!(EmpiricalCdf::parse("x", "0 0\n0 1\n", CdfFormat::Braid).is_err());
-        assert!(EmpiricalCdf::load(Path::new("/nonexistent/x.cdf")).unwrap_err().contains("cannot read"));
+        assert!(EmpiricalCdf::load(Path::new("/nonexistent/x.cdf"))
+            .unwrap_err()
+            .contains("cannot read"));
     }
 
     #[test]

@@ -167,7 +167,11 @@ impl<'a> Wire<'a> {
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len()).ok_or("a field runs past the end of its message")?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.buf.len())
+            .ok_or("a field runs past the end of its message")?;
         let s = &self.buf[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -220,7 +224,9 @@ fn read_attr(b: &[u8]) -> Result<(String, Option<i64>, Option<String>), String> 
             (7 | 9 | 11 | 13 | 27, Val::Varint(x)) => int = Some(x as i64),
             // sint32, sint64 (ZigZag)
             (15 | 17, Val::Varint(x)) => int = Some(((x >> 1) as i64) ^ -((x & 1) as i64)),
-            (19 | 23, Val::Fixed32(x)) => int = Some(if f == 23 { x as i32 as i64 } else { x as i64 }),
+            (19 | 23, Val::Fixed32(x)) => {
+                int = Some(if f == 23 { x as i32 as i64 } else { x as i64 })
+            }
             (21 | 25, Val::Fixed64(x)) => int = Some(x as i64),
             (3, Val::Fixed64(x)) => int = Some(f64::from_bits(x) as i64),
             (5, Val::Fixed32(x)) => int = Some(f32::from_bits(x) as i64),
@@ -242,7 +248,8 @@ fn read_node(b: &[u8]) -> Result<EtNode, String> {
             (7, Val::Varint(x)) => n.duration_us = x,
             (10, Val::Bytes(a)) => {
                 let (name, int, text) = read_attr(a)?;
-                let int = int.or_else(|| text.as_deref().and_then(|t| t.trim().parse::<i64>().ok()));
+                let int =
+                    int.or_else(|| text.as_deref().and_then(|t| t.trim().parse::<i64>().ok()));
                 match name.as_str() {
                     "comm_type" => n.comm_type = int,
                     "comm_size" => n.comm_size = int,
@@ -252,7 +259,10 @@ fn read_node(b: &[u8]) -> Result<EtNode, String> {
                         } else {
                             n.pg = int.or(n.pg);
                             if int.is_none() && text.is_some() {
-                                return Err(format!("pg_name {:?} is not a comm-group id", text.unwrap_or_default()));
+                                return Err(format!(
+                                    "pg_name {:?} is not a comm-group id",
+                                    text.unwrap_or_default()
+                                ));
                             }
                         }
                     }
@@ -277,7 +287,9 @@ pub fn read_et(bytes: &[u8], name: &str) -> Result<Vec<EtNode>, String> {
     let plain;
     let data: &[u8] = if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
-        flate2::read::GzDecoder::new(bytes).read_to_end(&mut out).map_err(|e| format!("{name}: not a readable gzip file: {e}"))?;
+        flate2::read::GzDecoder::new(bytes)
+            .read_to_end(&mut out)
+            .map_err(|e| format!("{name}: not a readable gzip file: {e}"))?;
         plain = out;
         &plain
     } else {
@@ -310,7 +322,9 @@ pub fn read_et(bytes: &[u8], name: &str) -> Result<Vec<EtNode>, String> {
 
 /// Parse a comm-group file: `{"<id>": [rank, …], …}`.
 pub fn read_comm_groups(text: &str, name: &str) -> Result<BTreeMap<i64, Vec<u32>>, String> {
-    let err = |at: usize, what: &str| format!("{name}: byte {at}: {what} (expected {{\"<group id>\": [rank, …], …}})");
+    let err = |at: usize, what: &str| {
+        format!("{name}: byte {at}: {what} (expected {{\"<group id>\": [rank, …], …}})")
+    };
     let b = text.as_bytes();
     let mut i = 0;
     let ws = |i: &mut usize| {
@@ -333,7 +347,10 @@ pub fn read_comm_groups(text: &str, name: &str) -> Result<BTreeMap<i64, Vec<u32>
         }
         let s = i + 1;
         let e = s + text[s..].find('"').ok_or_else(|| err(i, "an unterminated string"))?;
-        let id: i64 = text[s..e].trim().parse().map_err(|_| err(s, &format!("group id `{}` is not an integer", &text[s..e])))?;
+        let id: i64 = text[s..e]
+            .trim()
+            .parse()
+            .map_err(|_| err(s, &format!("group id `{}` is not an integer", &text[s..e])))?;
         i = e + 1;
         ws(&mut i);
         if b.get(i) != Some(&b':') {
@@ -348,7 +365,9 @@ pub fn read_comm_groups(text: &str, name: &str) -> Result<BTreeMap<i64, Vec<u32>
         let e = s + text[s..].find(']').ok_or_else(|| err(i, "an unterminated list"))?;
         let mut ranks = Vec::new();
         for t in text[s..e].split(',').map(str::trim).filter(|t| !t.is_empty()) {
-            ranks.push(t.parse::<u32>().map_err(|_| err(s, &format!("rank `{t}` of group {id} is not a non-negative integer")))?);
+            ranks.push(t.parse::<u32>().map_err(|_| {
+                err(s, &format!("rank `{t}` of group {id} is not a non-negative integer"))
+            })?);
         }
         if groups.insert(id, ranks).is_some() {
             return Err(err(s, &format!("group {id} is given twice")));
@@ -387,7 +406,12 @@ pub fn trace_prefix(path: &Path) -> Result<PathBuf, String> {
         return match prefixes.as_slice() {
             [p] => Ok(path.join(p)),
             [] => Err(format!("`{}` holds no Chakra trace (no `*.0.et` file)", path.display())),
-            _ => Err(format!("`{}` holds several traces ({}); name one as `{}/PREFIX`", path.display(), prefixes.join(", "), path.display())),
+            _ => Err(format!(
+                "`{}` holds several traces ({}); name one as `{}/PREFIX`",
+                path.display(),
+                prefixes.join(", "),
+                path.display()
+            )),
         };
     }
     Ok(path.to_path_buf())
@@ -407,7 +431,11 @@ pub fn load_trace(prefix: &Path, groups: Option<&Path>) -> Result<Trace, String>
         ranks.push(read_et(&bytes, &p.display().to_string())?);
     }
     if ranks.is_empty() {
-        return Err(format!("no Chakra trace at `{}` (expected `{}.0.et`, `.1.et`, …)", prefix.display(), prefix.display()));
+        return Err(format!(
+            "no Chakra trace at `{}` (expected `{}.0.et`, `.1.et`, …)",
+            prefix.display(),
+            prefix.display()
+        ));
     }
     let gpath = groups.map(Path::to_path_buf).or_else(|| {
         let p = PathBuf::from(format!("{}.json", prefix.display()));
@@ -416,7 +444,8 @@ pub fn load_trace(prefix: &Path, groups: Option<&Path>) -> Result<Trace, String>
     let groups = match gpath {
         None => BTreeMap::new(),
         Some(p) => {
-            let t = std::fs::read_to_string(&p).map_err(|e| format!("cannot read comm-group file `{}`: {e}", p.display()))?;
+            let t = std::fs::read_to_string(&p)
+                .map_err(|e| format!("cannot read comm-group file `{}`: {e}", p.display()))?;
             read_comm_groups(&t, &p.display().to_string())?
         }
     };
@@ -443,15 +472,25 @@ impl Placement {
             "spread" => Ok(Placement::Spread),
             "contiguous" => Ok(Placement::Contiguous),
             "random" => Ok(Placement::Random),
-            other => HostSel::parse(other).map(Placement::Hosts).map_err(|e| format!("`{other}` is neither spread, contiguous, random nor a host list: {e}")),
+            other => HostSel::parse(other).map(Placement::Hosts).map_err(|e| {
+                format!("`{other}` is neither spread, contiguous, random nor a host list: {e}")
+            }),
         }
     }
 
     /// The host of each of `ranks` ranks on `n_hosts` hosts whose groups (pods) are
     /// `host_groups` (empty: one group).
-    pub fn hosts(&self, ranks: usize, n_hosts: usize, host_groups: &[u32], seed: u64) -> Result<Vec<u32>, String> {
+    pub fn hosts(
+        &self,
+        ranks: usize,
+        n_hosts: usize,
+        host_groups: &[u32],
+        seed: u64,
+    ) -> Result<Vec<u32>, String> {
         if ranks > n_hosts {
-            return Err(format!("the trace has {ranks} ranks but the topology only {n_hosts} hosts"));
+            return Err(format!(
+                "the trace has {ranks} ranks but the topology only {n_hosts} hosts"
+            ));
         }
         Ok(match self {
             Placement::Contiguous => (0..ranks as u32).collect(),
@@ -475,7 +514,9 @@ impl Placement {
             Placement::Spread => {
                 let mut pods: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
                 for h in 0..n_hosts as u32 {
-                    pods.entry(host_groups.get(h as usize).copied().unwrap_or(0)).or_default().push(h);
+                    pods.entry(host_groups.get(h as usize).copied().unwrap_or(0))
+                        .or_default()
+                        .push(h);
                 }
                 if pods.len() <= 1 {
                     // One pod: evenly spaced over the hosts.
@@ -563,9 +604,17 @@ pub struct ChakraSpec {
 impl ChakraSpec {
     /// Load the trace and build its workload on `n_hosts` hosts in groups (pods)
     /// `host_groups`.
-    pub fn generate(&self, n_hosts: usize, host_groups: &[u32], seed: u64) -> Result<Workload, String> {
+    pub fn generate(
+        &self,
+        n_hosts: usize,
+        host_groups: &[u32],
+        seed: u64,
+    ) -> Result<Workload, String> {
         let trace = load_trace(&self.trace, self.comm_groups.as_deref())?;
-        let hosts = self.placement.hosts(trace.ranks.len(), n_hosts, host_groups, seed).map_err(|e| format!("field `placement`: {e}"))?;
+        let hosts = self
+            .placement
+            .hosts(trace.ranks.len(), n_hosts, host_groups, seed)
+            .map_err(|e| format!("field `placement`: {e}"))?;
         replay(&trace, &hosts, self)
     }
 }
@@ -617,7 +666,13 @@ impl Builder<'_> {
 
     /// The messages of one collective instance among `members` (ranks, sorted), each entering
     /// with `entry[i]`; returns each member's completion handle.
-    fn collective(&mut self, ctype: i64, size: i64, members: &[usize], entry: &[Handle]) -> Result<Vec<Handle>, String> {
+    fn collective(
+        &mut self,
+        ctype: i64,
+        size: i64,
+        members: &[usize],
+        entry: &[Handle],
+    ) -> Result<Vec<Handle>, String> {
         let n = members.len();
         if n == 1 {
             return Ok(entry.to_vec());
@@ -629,7 +684,12 @@ impl Builder<'_> {
             coll_type::ALL_GATHER => self.spec.all_gather,
             coll_type::REDUCE_SCATTER => self.spec.reduce_scatter,
             coll_type::ALL_TO_ALL => CollAlgo::Direct,
-            t => return Err(format!("collective `{}` ({t}) is not supported (ASTRA-sim neither replays it)", coll_name(t))),
+            t => {
+                return Err(format!(
+                    "collective `{}` ({t}) is not supported (ASTRA-sim neither replays it)",
+                    coll_name(t)
+                ))
+            }
         };
         // A ring all-gather moves the whole per-rank input each step; the others a 1/N chunk.
         let chunks = split_chunks(total, n);
@@ -643,7 +703,11 @@ impl Builder<'_> {
                     let mut cur = Vec::with_capacity(n);
                     for i in 0..n {
                         let b = if gather { total } else { chunks[(i + n - s % n) % n] };
-                        let deps: Vec<u32> = if s == 0 { entry[i].clone() } else { vec![prev[i], prev[(i + n - 1) % n]] };
+                        let deps: Vec<u32> = if s == 0 {
+                            entry[i].clone()
+                        } else {
+                            vec![prev[i], prev[(i + n - 1) % n]]
+                        };
                         cur.push(self.message(members[i], members[(i + 1) % n], b, &deps, job));
                     }
                     prev = cur;
@@ -668,7 +732,11 @@ impl Builder<'_> {
                             }
                         }
                     }
-                    enter = touching.into_iter().enumerate().map(|(i, t)| self.handle(members[i], t)).collect();
+                    enter = touching
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, t)| self.handle(members[i], t))
+                        .collect();
                 }
                 out = enter;
             }
@@ -682,7 +750,10 @@ impl Builder<'_> {
             ComputeModel::None => Time::ZERO,
             ComputeModel::Duration => Time::from_us(n.duration_us),
             ComputeModel::Roofline { peak_ops_per_s, mem_per_s } => {
-                let (ops, ts) = (n.num_ops.unwrap_or(0).max(0) as f64, n.tensor_size.unwrap_or(0).max(0) as f64);
+                let (ops, ts) = (
+                    n.num_ops.unwrap_or(0).max(0) as f64,
+                    n.tensor_size.unwrap_or(0).max(0) as f64,
+                );
                 if n.duration_us > 0 {
                     Time::from_us(n.duration_us)
                 } else if ops <= 0.0 || ts <= 0.0 {
@@ -710,7 +781,10 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
         }
         for n in nodes {
             if let Some(d) = n.deps.iter().find(|d| !m.contains_key(d)) {
-                return Err(format!("rank {r}: node {} depends on node {d}, which the rank's trace does not have", n.id));
+                return Err(format!(
+                    "rank {r}: node {} depends on node {d}, which the rank's trace does not have",
+                    n.id
+                ));
             }
         }
         pos.push(m);
@@ -721,13 +795,19 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
     let members_of = |pg: Option<i64>| -> Result<Vec<usize>, String> {
         let ranks = match pg {
             None | Some(0) => &all,
-            Some(g) => trace.groups.get(&g).ok_or_else(|| format!("process group {g} is not in the comm-group file"))?,
+            Some(g) => trace
+                .groups
+                .get(&g)
+                .ok_or_else(|| format!("process group {g} is not in the comm-group file"))?,
         };
         let mut m: Vec<usize> = ranks.iter().map(|&r| r as usize).collect();
         m.sort_unstable();
         m.dedup();
         if let Some(&r) = m.iter().find(|&&r| r >= nr) {
-            return Err(format!("process group {} names rank {r}, but the trace has {nr} ranks", pg.unwrap_or(0)));
+            return Err(format!(
+                "process group {} names rank {r}, but the trace has {nr} ranks",
+                pg.unwrap_or(0)
+            ));
         }
         Ok(m)
     };
@@ -735,7 +815,12 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
     let mut instance_of: Vec<HashMap<usize, (i64, usize)>> = vec![HashMap::new(); nr];
     let mut instances: BTreeMap<(i64, usize), Vec<(usize, usize)>> = BTreeMap::new();
     for (r, nodes) in trace.ranks.iter().enumerate() {
-        let mut colls: Vec<(u64, usize)> = nodes.iter().enumerate().filter(|(_, n)| n.kind == node_type::COMM_COLL).map(|(k, n)| (n.id, k)).collect();
+        let mut colls: Vec<(u64, usize)> = nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.kind == node_type::COMM_COLL)
+            .map(|(k, n)| (n.id, k))
+            .collect();
         colls.sort_unstable();
         let mut count: HashMap<i64, usize> = HashMap::new();
         for (_, k) in colls {
@@ -743,10 +828,16 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
             let g = n.pg.unwrap_or(0);
             let members = members_of(n.pg).map_err(|e| format!("rank {r}, node {}: {e}", n.id))?;
             if !members.contains(&r) {
-                return Err(format!("rank {r}, node {}: rank {r} is not a member of process group {g}", n.id));
+                return Err(format!(
+                    "rank {r}, node {}: rank {r} is not a member of process group {g}",
+                    n.id
+                ));
             }
             if n.comm_type.is_none() || n.comm_size.is_none() {
-                return Err(format!("rank {r}, node {}: a collective without `comm_type` or `comm_size`", n.id));
+                return Err(format!(
+                    "rank {r}, node {}: a collective without `comm_type` or `comm_size`",
+                    n.id
+                ));
             }
             let c = count.entry(g).or_insert(0);
             instance_of[r].insert(k, (g, *c));
@@ -760,7 +851,8 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
         let n0 = &trace.ranks[r0][k0];
         if parts.len() != members.len() {
             let have: Vec<usize> = parts.iter().map(|p| p.0).collect();
-            let missing: Vec<usize> = members.iter().copied().filter(|m| !have.contains(m)).collect();
+            let missing: Vec<usize> =
+                members.iter().copied().filter(|m| !have.contains(m)).collect();
             return Err(format!(
                 "collective #{c} of process group {g} ({} of {} bytes units, node {} of rank {r0}) has no matching node on rank(s) {missing:?}",
                 coll_name(n0.comm_type.unwrap_or(-1)),
@@ -788,15 +880,23 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
     let mut recv_of: HashMap<(usize, usize), (usize, usize, i64, usize)> = HashMap::new();
     let mut recv_count: HashMap<(usize, usize, i64), usize> = HashMap::new();
     for (r, nodes) in trace.ranks.iter().enumerate() {
-        let mut order: Vec<(u64, usize)> = nodes.iter().enumerate().map(|(k, n)| (n.id, k)).collect();
+        let mut order: Vec<(u64, usize)> =
+            nodes.iter().enumerate().map(|(k, n)| (n.id, k)).collect();
         order.sort_unstable();
         for (_, k) in order {
             let n = &nodes[k];
             let peer = |v: Option<i64>, what: &str| -> Result<usize, String> {
                 match v {
                     Some(p) if p >= 0 && (p as usize) < nr && p as usize != r => Ok(p as usize),
-                    Some(p) => Err(format!("rank {r}, node {}: {what} {p} is not another rank of the trace (0–{})", n.id, nr - 1)),
-                    None => Err(format!("rank {r}, node {}: a point-to-point node without `{what}`", n.id)),
+                    Some(p) => Err(format!(
+                        "rank {r}, node {}: {what} {p} is not another rank of the trace (0–{})",
+                        n.id,
+                        nr - 1
+                    )),
+                    None => Err(format!(
+                        "rank {r}, node {}: a point-to-point node without `{what}`",
+                        n.id
+                    )),
                 }
             };
             match n.kind {
@@ -811,7 +911,11 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
                     recv_of.insert((r, k), (s, r, key.2, *c));
                     *c += 1;
                 }
-                node_type::COMP | node_type::COMM_COLL | node_type::METADATA | node_type::MEM_LOAD | node_type::MEM_STORE => {}
+                node_type::COMP
+                | node_type::COMM_COLL
+                | node_type::METADATA
+                | node_type::MEM_LOAD
+                | node_type::MEM_STORE => {}
                 t => return Err(format!("rank {r}, node {}: unknown node type {t}", n.id)),
             }
         }
@@ -831,9 +935,12 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
     b.top = b.wl.add_job("chakra", NO_JOB);
     // Global worklist: a node is built once its dependencies are; a collective instance once
     // all its members are ready; a receive once its send's message exists.
-    let mut handle: Vec<Vec<Option<Handle>>> = trace.ranks.iter().map(|n| vec![None; n.len()]).collect();
-    let mut unmet: Vec<Vec<usize>> = trace.ranks.iter().map(|n| n.iter().map(|x| x.deps.len()).collect()).collect();
-    let mut dependents: Vec<Vec<Vec<usize>>> = trace.ranks.iter().map(|n| vec![Vec::new(); n.len()]).collect();
+    let mut handle: Vec<Vec<Option<Handle>>> =
+        trace.ranks.iter().map(|n| vec![None; n.len()]).collect();
+    let mut unmet: Vec<Vec<usize>> =
+        trace.ranks.iter().map(|n| n.iter().map(|x| x.deps.len()).collect()).collect();
+    let mut dependents: Vec<Vec<Vec<usize>>> =
+        trace.ranks.iter().map(|n| vec![Vec::new(); n.len()]).collect();
     for (r, nodes) in trace.ranks.iter().enumerate() {
         for (k, n) in nodes.iter().enumerate() {
             for d in &n.deps {
@@ -881,7 +988,12 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
                         entries.push(b.handle(pr, e));
                     }
                     let outs = b
-                        .collective(n.comm_type.unwrap_or(-1), n.comm_size.unwrap_or(0), &members, &entries)
+                        .collective(
+                            n.comm_type.unwrap_or(-1),
+                            n.comm_size.unwrap_or(0),
+                            &members,
+                            &entries,
+                        )
                         .map_err(|e| format!("rank {r}, node {}: {e}", n.id))?;
                     for (&(pr, pk), h) in parts.iter().zip(outs) {
                         done.push((pr, pk, h));
@@ -947,7 +1059,10 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
         }
     }
     if built < total {
-        let (r, k) = (0..nr).flat_map(|r| (0..trace.ranks[r].len()).map(move |k| (r, k))).find(|&(r, k)| handle[r][k].is_none()).expect("some node is unbuilt");
+        let (r, k) = (0..nr)
+            .flat_map(|r| (0..trace.ranks[r].len()).map(move |k| (r, k)))
+            .find(|&(r, k)| handle[r][k].is_none())
+            .expect("some node is unbuilt");
         let n = &trace.ranks[r][k];
         let why = if unmet[r][k] > 0 {
             "its dependencies never complete (a cycle)".to_string()
@@ -956,7 +1071,11 @@ pub fn replay(trace: &Trace, hosts: &[u32], spec: &ChakraSpec) -> Result<Workloa
         } else {
             "it waits for a message that is never sent (a cycle across ranks)".to_string()
         };
-        return Err(format!("{} of {total} nodes can never run: e.g. rank {r}, node {}: {why}", total - built, n.id));
+        return Err(format!(
+            "{} of {total} nodes can never run: e.g. rank {r}, node {}: {why}",
+            total - built,
+            n.id
+        ));
     }
     if b.wl.flows.iter().all(|f| f.size_bytes == 0) {
         return Err("the trace has no communication".into());
@@ -1067,20 +1186,37 @@ pub(crate) mod tests {
     pub fn small_trace() -> Trace {
         let mut ranks = Vec::new();
         for r in 0..4u32 {
-            let mut w = EtWriter::new().node(1, node_type::COMP, &[], &[A::I("num_ops", 100), A::I("tensor_size", 10)]).node(
-                2,
-                node_type::COMM_COLL,
-                &[1],
-                &[A::I("comm_type", 0), A::I("comm_size", 4000), A::S("pg_name", "2")],
-            );
+            let mut w = EtWriter::new()
+                .node(1, node_type::COMP, &[], &[A::I("num_ops", 100), A::I("tensor_size", 10)])
+                .node(
+                    2,
+                    node_type::COMM_COLL,
+                    &[1],
+                    &[A::I("comm_type", 0), A::I("comm_size", 4000), A::S("pg_name", "2")],
+                );
             if r < 2 {
-                w = w.node(3, node_type::COMM_COLL, &[2], &[A::I("comm_type", 6), A::I("comm_size", 2000), A::S("pg_name", "1")]);
+                w = w.node(
+                    3,
+                    node_type::COMM_COLL,
+                    &[2],
+                    &[A::I("comm_type", 6), A::I("comm_size", 2000), A::S("pg_name", "1")],
+                );
             }
             if r == 0 {
-                w = w.node(4, node_type::COMM_SEND, &[3], &[A::I("comm_size", 500), A::I("comm_dst", 2), A::I("comm_tag", 7)]);
+                w = w.node(
+                    4,
+                    node_type::COMM_SEND,
+                    &[3],
+                    &[A::I("comm_size", 500), A::I("comm_dst", 2), A::I("comm_tag", 7)],
+                );
             }
             if r == 2 {
-                w = w.node(4, node_type::COMM_RECV, &[2], &[A::I("comm_size", 500), A::I("comm_src", 0), A::I("comm_tag", 7)]);
+                w = w.node(
+                    4,
+                    node_type::COMM_RECV,
+                    &[2],
+                    &[A::I("comm_size", 500), A::I("comm_src", 0), A::I("comm_tag", 7)],
+                );
                 w = w.node(5, node_type::COMP, &[4], &[]);
             }
             let mut nodes = read_et(&w.out, "test").unwrap();
@@ -1094,7 +1230,12 @@ pub(crate) mod tests {
 
     #[test]
     fn reads_what_it_wrote() {
-        let w = EtWriter::new().node(7, node_type::COMM_COLL, &[3, 5], &[A::I("comm_type", 6), A::I("comm_size", 1 << 40), A::S("pg_name", "33")]);
+        let w = EtWriter::new().node(
+            7,
+            node_type::COMM_COLL,
+            &[3, 5],
+            &[A::I("comm_type", 6), A::I("comm_size", 1 << 40), A::S("pg_name", "33")],
+        );
         let n = read_et(&w.out, "t").unwrap();
         assert_eq!(n.len(), 1);
         assert_eq!((n[0].id, n[0].kind, n[0].deps.clone()), (7, node_type::COMM_COLL, vec![3, 5]));
@@ -1129,7 +1270,11 @@ pub(crate) mod tests {
         // all-reduce over 4: 2·3 steps × 4 = 24 messages of 1000; all-to-all over 2: 2 of 1000;
         // one send of 500
         assert_eq!(flows.len(), 24 + 2 + 1);
-        let ar: u64 = flows.iter().filter(|f| wl.jobs[f.tag as usize].name == "all-reduce").map(|f| f.size_bytes).sum();
+        let ar: u64 = flows
+            .iter()
+            .filter(|f| wl.jobs[f.tag as usize].name == "all-reduce")
+            .map(|f| f.size_bytes)
+            .sum();
         assert_eq!(ar, 24 * 1000);
         assert!(flows.iter().all(|f| (10..14).contains(&f.src) && (10..14).contains(&f.dst)));
         let send = flows.iter().find(|f| wl.jobs[f.tag as usize].name == "send-recv").unwrap();
@@ -1138,7 +1283,13 @@ pub(crate) mod tests {
         let tasks: Vec<_> = wl.flows.iter().filter(|f| f.size_bytes == 0).collect();
         assert!(tasks.iter().filter(|f| f.start == Time::from_us(10)).count() == 4, "{tasks:?}");
         // Run it with every message taking 1 µs: all-reduce 6 steps, all-to-all 1, send 1.
-        let end = crate::workload::tests_support::finish_time(&wl, |f| if f.size_bytes == 0 { Time::ZERO } else { Time::from_us(1) });
+        let end = crate::workload::tests_support::finish_time(&wl, |f| {
+            if f.size_bytes == 0 {
+                Time::ZERO
+            } else {
+                Time::from_us(1)
+            }
+        });
         assert_eq!(end, Time::from_us(10 + 6 + 1 + 1));
     }
 
@@ -1182,6 +1333,9 @@ pub(crate) mod tests {
         s.dedup();
         assert_eq!(s.len(), 8);
         assert!(Placement::Spread.hosts(30, 20, &groups, 1).is_err());
-        assert_eq!(Placement::parse("2-4").unwrap().hosts(3, 20, &groups, 1).unwrap(), vec![2, 3, 4]);
+        assert_eq!(
+            Placement::parse("2-4").unwrap().hosts(3, 20, &groups, 1).unwrap(),
+            vec![2, 3, 4]
+        );
     }
 }

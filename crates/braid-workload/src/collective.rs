@@ -73,7 +73,10 @@ impl CollectiveOp {
             other => other,
         };
         CollectiveOp::ALL.iter().find(|(_, n)| *n == t).map(|(o, _)| *o).ok_or_else(|| {
-            format!("field `op`: unknown collective `{s}` (valid: {})", CollectiveOp::ALL.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", "))
+            format!(
+                "field `op`: unknown collective `{s}` (valid: {})",
+                CollectiveOp::ALL.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", ")
+            )
         })
     }
 }
@@ -100,7 +103,10 @@ impl CollectiveBuilder {
     /// `start`; later phases start `gap` after each host's previous phase.
     pub fn new(hosts: Vec<u32>, start: Time, gap: Time) -> Result<CollectiveBuilder, String> {
         if hosts.len() < 2 {
-            return Err(format!("field `hosts`: a collective needs at least 2 hosts, got {}", hosts.len()));
+            return Err(format!(
+                "field `hosts`: a collective needs at least 2 hosts, got {}",
+                hosts.len()
+            ));
         }
         let mut s = hosts.clone();
         s.sort_unstable();
@@ -128,7 +134,13 @@ impl CollectiveBuilder {
 
     /// Append one phase of `op` moving `size` bytes (per host; see the module docs) with job `tag`.
     /// [`CollectiveOp::MoeTraining`] is not a single phase and is rejected.
-    pub fn phase(&mut self, wl: &mut Workload, op: CollectiveOp, size: u64, tag: u32) -> Result<(), String> {
+    pub fn phase(
+        &mut self,
+        wl: &mut Workload,
+        op: CollectiveOp,
+        size: u64,
+        tag: u32,
+    ) -> Result<(), String> {
         if size == 0 {
             return Err("field `size`: must be > 0 bytes".into());
         }
@@ -136,7 +148,13 @@ impl CollectiveBuilder {
         match op {
             CollectiveOp::RingAllReduce => {
                 let steps = 2 * (n - 1);
-                self.ring(wl, size, steps, tag, |i, s| if s < n - 1 { (i + n - s) % n } else { (i + 1 + n - (s - (n - 1))) % n });
+                self.ring(wl, size, steps, tag, |i, s| {
+                    if s < n - 1 {
+                        (i + n - s) % n
+                    } else {
+                        (i + 1 + n - (s - (n - 1))) % n
+                    }
+                });
             }
             CollectiveOp::ReduceScatter | CollectiveOp::AllGather => {
                 self.ring(wl, size, n - 1, tag, |i, s| (i + n - s) % n);
@@ -148,7 +166,14 @@ impl CollectiveBuilder {
                     let (start, deps) = self.entry(i);
                     for j in 0..n {
                         if i != j {
-                            let f = wl.add_flow_with(self.hosts[i], self.hosts[j], chunks[j], start, deps, tag);
+                            let f = wl.add_flow_with(
+                                self.hosts[i],
+                                self.hosts[j],
+                                chunks[j],
+                                start,
+                                deps,
+                                tag,
+                            );
                             touching[i].push(f);
                             touching[j].push(f);
                         }
@@ -164,7 +189,14 @@ impl CollectiveBuilder {
                 for k in 0..n - 1 {
                     let (start, deps) = self.entry(k);
                     let f = match prev {
-                        None => wl.add_flow_with(self.hosts[k], self.hosts[k + 1], size, start, deps, tag),
+                        None => wl.add_flow_with(
+                            self.hosts[k],
+                            self.hosts[k + 1],
+                            size,
+                            start,
+                            deps,
+                            tag,
+                        ),
                         Some(p) => {
                             let mut d: Vec<u32> = wl.dep_list[deps.range()].to_vec();
                             d.push(p);
@@ -188,7 +220,14 @@ impl CollectiveBuilder {
     }
 
     /// `steps` ring steps; `chunk(i, s)` is the chunk host position `i` sends in step `s`.
-    fn ring(&mut self, wl: &mut Workload, size: u64, steps: usize, tag: u32, chunk: impl Fn(usize, usize) -> usize) {
+    fn ring(
+        &mut self,
+        wl: &mut Workload,
+        size: u64,
+        steps: usize,
+        tag: u32,
+        chunk: impl Fn(usize, usize) -> usize,
+    ) {
         let n = self.hosts.len();
         let chunks = split_chunks(size, n);
         let mut prev: Vec<u32> = Vec::with_capacity(n);

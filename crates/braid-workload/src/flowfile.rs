@@ -75,7 +75,9 @@ impl FlowFileFormat {
             "braid" | "csv" => Ok(FlowFileFormat::Braid),
             "hpcc" | "ns3" | "ns-3" => Ok(FlowFileFormat::Hpcc),
             "htsim" => Ok(FlowFileFormat::Htsim),
-            _ => Err(format!("field `format`: unknown flow-file format `{s}` (valid: braid, hpcc, htsim)")),
+            _ => Err(format!(
+                "field `format`: unknown flow-file format `{s}` (valid: braid, hpcc, htsim)"
+            )),
         }
     }
 
@@ -91,7 +93,8 @@ impl FlowFileFormat {
 
 /// Read and parse a flow file.
 pub fn load_flow_file(path: &Path, format: FlowFileFormat) -> Result<Workload, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("field `file`: cannot read flow file `{}`: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("field `file`: cannot read flow file `{}`: {e}", path.display()))?;
     parse_flow_file(&path.display().to_string(), &text, format)
 }
 
@@ -105,7 +108,9 @@ pub fn parse_flow_file(name: &str, text: &str, format: FlowFileFormat) -> Result
 }
 
 fn parse_u32(name: &str, ln: usize, what: &str, s: &str) -> Result<u32, String> {
-    s.trim().parse::<u32>().map_err(|_| format!("{name} line {ln}: {what} `{s}` is not a host index (a non-negative integer)"))
+    s.trim().parse::<u32>().map_err(|_| {
+        format!("{name} line {ln}: {what} `{s}` is not a host index (a non-negative integer)")
+    })
 }
 
 fn parse_bytes(name: &str, ln: usize, s: &str) -> Result<u64, String> {
@@ -123,7 +128,9 @@ fn check_size(name: &str, ln: usize, bytes: u64) -> Result<u64, String> {
         return Err(format!("{name} line {ln}: size must be > 0 bytes"));
     }
     if bytes > MAX_FLOW_BYTES {
-        return Err(format!("{name} line {ln}: size of {bytes} bytes is above the limit of {MAX_FLOW_BYTES}"));
+        return Err(format!(
+            "{name} line {ln}: size of {bytes} bytes is above the limit of {MAX_FLOW_BYTES}"
+        ));
     }
     Ok(bytes)
 }
@@ -131,7 +138,11 @@ fn check_size(name: &str, ln: usize, bytes: u64) -> Result<u64, String> {
 /// `Err` unless `t ≤` [`MAX_START`].
 fn check_start(name: &str, ln: usize, t: Time) -> Result<Time, String> {
     if t > MAX_START {
-        return Err(format!("{name} line {ln}: start {} s is after the limit of {} s", t.secs_f64(), MAX_START.secs_f64()));
+        return Err(format!(
+            "{name} line {ln}: start {} s is after the limit of {} s",
+            t.secs_f64(),
+            MAX_START.secs_f64()
+        ));
     }
     Ok(t)
 }
@@ -228,11 +239,20 @@ fn csv_split(line: &str, commas: bool) -> Vec<String> {
 }
 
 /// An optional non-negative integer (`""`, or `"-"` when `dash_ok`, is none).
-fn csv_opt_u64(name: &str, ln: usize, what: &str, t: &str, dash_ok: bool) -> Result<Option<u64>, String> {
+fn csv_opt_u64(
+    name: &str,
+    ln: usize,
+    what: &str,
+    t: &str,
+    dash_ok: bool,
+) -> Result<Option<u64>, String> {
     match t {
         "" => Ok(None),
         "-" if dash_ok => Ok(None),
-        t => t.parse::<u64>().map(Some).map_err(|_| format!("{name} line {ln}: {what} `{t}` is not a non-negative integer")),
+        t => t
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| format!("{name} line {ln}: {what} `{t}` is not a non-negative integer")),
     }
 }
 
@@ -241,7 +261,8 @@ impl CsvHeader {
     /// required ones present.
     fn parse(name: &str, ln: usize, line: &str) -> Result<CsvHeader, String> {
         let commas = line.contains(',');
-        let names: Vec<String> = csv_split(line, commas).into_iter().map(|s| s.to_ascii_lowercase()).collect();
+        let names: Vec<String> =
+            csv_split(line, commas).into_iter().map(|s| s.to_ascii_lowercase()).collect();
         let mut col = [usize::MAX; 9];
         for (k, n) in names.iter().enumerate() {
             let n = if n == "job" { "tag" } else { n.as_str() };
@@ -268,7 +289,11 @@ impl CsvHeader {
     fn row(&self, name: &str, ln: usize, line: &str) -> Result<CsvRow, String> {
         let fields = csv_split(line, self.commas);
         if fields.len() > self.width {
-            return Err(format!("{name} line {ln}: {} fields but the header has {} columns", fields.len(), self.width));
+            return Err(format!(
+                "{name} line {ln}: {} fields but the header has {} columns",
+                fields.len(),
+                self.width
+            ));
         }
         let get = |c: usize| -> &str {
             if self.col[c] == usize::MAX {
@@ -290,14 +315,23 @@ impl CsvHeader {
         let deps = get(5)
             .split(|c: char| c == ';' || c.is_whitespace())
             .filter(|s| !s.is_empty())
-            .map(|s| s.parse::<u64>().map_err(|_| format!("{name} line {ln}: dependency `{s}` is not a flow number")))
+            .map(|s| {
+                s.parse::<u64>()
+                    .map_err(|_| format!("{name} line {ln}: dependency `{s}` is not a flow number"))
+            })
             .collect::<Result<Vec<u64>, String>>()?;
         let id = csv_opt_u64(name, ln, "id", get(CSV_ID), false)?;
         let conn = csv_opt_u64(name, ln, "conn", get(CSV_CONN), true)?;
         let group = match get(8) {
             "" | "-" => crate::workload::MAIN_GROUP.to_string(),
-            g if g.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') => g.to_string(),
-            g => return Err(format!("{name} line {ln}: group `{g}` must be a name of letters, digits, `-` and `_`")),
+            g if g.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') => {
+                g.to_string()
+            }
+            g => {
+                return Err(format!(
+                    "{name} line {ln}: group `{g}` must be a name of letters, digits, `-` and `_`"
+                ))
+            }
         };
         Ok(CsvRow { ln, src, dst, size, start, tag, deps, id, conn, group })
     }
@@ -310,7 +344,10 @@ fn csv_flows(name: &str, rows: &[CsvRow], has_id: bool) -> Result<Workload, Stri
     if has_id {
         for (k, r) in rows.iter().enumerate() {
             let Some(id) = r.id else {
-                return Err(format!("{name} line {}: missing `id` (the header has an id column)", r.ln));
+                return Err(format!(
+                    "{name} line {}: missing `id` (the header has an id column)",
+                    r.ln
+                ));
             };
             if by_id.insert(id, k as u32).is_some() {
                 return Err(format!("{name} line {}: id {id} is used twice", r.ln));
@@ -328,7 +365,9 @@ fn csv_flows(name: &str, rows: &[CsvRow], has_id: bool) -> Result<Workload, Stri
         deps.clear();
         for &d in &r.deps {
             let idx = if has_id {
-                *by_id.get(&d).ok_or_else(|| format!("{name} line {}: depends on id {d}, which no row has", r.ln))?
+                *by_id.get(&d).ok_or_else(|| {
+                    format!("{name} line {}: depends on id {d}, which no row has", r.ln)
+                })?
             } else {
                 if d >= rows.len() as u64 {
                     return Err(format!("{name} line {}: depends on flow {d}, but the file has {} flows (rows are numbered from 0)", r.ln, rows.len()));
@@ -383,12 +422,16 @@ pub fn parse_hpcc(name: &str, text: &str) -> Result<Workload, String> {
             if fields.len() != 1 {
                 return Err(format!("{name} line {ln}: expected the flow count, got `{line}`"));
             }
-            count = Some(fields[0].parse::<u64>().map_err(|_| format!("{name} line {ln}: flow count `{}` is not a number", fields[0]))?);
+            count = Some(fields[0].parse::<u64>().map_err(|_| {
+                format!("{name} line {ln}: flow count `{}` is not a number", fields[0])
+            })?);
             check_count(name, ln, "the declared flow count", count.unwrap_or(0))?;
             continue;
         }
         if fields.len() < 6 {
-            return Err(format!("{name} line {ln}: expected `src dst pg dport size start_s`, got `{line}`"));
+            return Err(format!(
+                "{name} line {ln}: expected `src dst pg dport size start_s`, got `{line}`"
+            ));
         }
         let src = parse_u32(name, ln, "src", fields[0])?;
         let dst = parse_u32(name, ln, "dst", fields[1])?;
@@ -396,13 +439,23 @@ pub fn parse_hpcc(name: &str, text: &str) -> Result<Workload, String> {
             Ok(v) => v,
             Err(_) => match fields[4].parse::<f64>() {
                 Ok(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 => v as u64,
-                _ => return Err(format!("{name} line {ln}: size `{}` is not a byte count", fields[4])),
+                _ => {
+                    return Err(format!(
+                        "{name} line {ln}: size `{}` is not a byte count",
+                        fields[4]
+                    ))
+                }
             },
         };
         let size = check_size(name, ln, size)?;
-        let secs: f64 = fields[5].parse().map_err(|_| format!("{name} line {ln}: start time `{}` is not a number of seconds", fields[5]))?;
+        let secs: f64 = fields[5].parse().map_err(|_| {
+            format!("{name} line {ln}: start time `{}` is not a number of seconds", fields[5])
+        })?;
         if !(secs.is_finite() && secs >= 0.0) {
-            return Err(format!("{name} line {ln}: start time `{}` must be ≥ 0 seconds", fields[5]));
+            return Err(format!(
+                "{name} line {ln}: start time `{}` must be ≥ 0 seconds",
+                fields[5]
+            ));
         }
         let start = check_start(name, ln, Time::from_secs_f64(secs))?;
         wl.add_flow(src, dst, size, start, &[], NO_JOB);
@@ -411,7 +464,10 @@ pub fn parse_hpcc(name: &str, text: &str) -> Result<Workload, String> {
         return Err(format!("{name}: empty flow file (expected a flow count line)"));
     };
     if count != wl.flows.len() as u64 {
-        return Err(format!("{name}: the header declares {count} flows but the file lists {}", wl.flows.len()));
+        return Err(format!(
+            "{name}: the header declares {count} flows but the file lists {}",
+            wl.flows.len()
+        ));
     }
     Ok(wl)
 }
@@ -486,7 +542,9 @@ impl HtsimFile<'_> {
     fn num(&self, ln: usize, key: &str, v: Option<&&str>) -> Result<u64, String> {
         let name = self.name;
         let v = v.ok_or_else(|| format!("{name} line {ln}: `{key}` needs a value"))?;
-        v.parse::<u64>().map_err(|_| format!("{name} line {ln}: `{key}` value `{v}` is not a non-negative integer"))
+        v.parse::<u64>().map_err(|_| {
+            format!("{name} line {ln}: `{key}` value `{v}` is not a non-negative integer")
+        })
     }
 
     /// `SRC->DST key value …`: a connection with a size and either a start or a trigger.
@@ -502,8 +560,12 @@ impl HtsimFile<'_> {
             let key = toks[k];
             match key {
                 "start" => {
-                    let v = toks.get(k + 1).ok_or_else(|| format!("{name} line {ln}: `start` needs a value"))?;
-                    let us: f64 = v.parse().map_err(|_| format!("{name} line {ln}: start `{v}` is not a number of microseconds"))?;
+                    let v = toks
+                        .get(k + 1)
+                        .ok_or_else(|| format!("{name} line {ln}: `start` needs a value"))?;
+                    let us: f64 = v.parse().map_err(|_| {
+                        format!("{name} line {ln}: start `{v}` is not a number of microseconds")
+                    })?;
                     if !(us.is_finite() && us >= 0.0) {
                         return Err(format!("{name} line {ln}: start `{v}` must be ≥ 0"));
                     }
@@ -541,8 +603,14 @@ impl HtsimFile<'_> {
             return Err(format!("{name} line {ln}: connection has no `size`"));
         }
         match (c.start, c.trigger) {
-            (None, None) => return Err(format!("{name} line {ln}: connection has neither `start` nor `trigger`")),
-            (Some(_), Some(_)) => return Err(format!("{name} line {ln}: connection has both `start` and `trigger`")),
+            (None, None) => {
+                return Err(format!(
+                    "{name} line {ln}: connection has neither `start` nor `trigger`"
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(format!("{name} line {ln}: connection has both `start` and `trigger`"))
+            }
             _ => {}
         }
         check_count(name, ln, "the file", self.conns.len() as u64 + 1)?;
@@ -583,7 +651,9 @@ impl HtsimFile<'_> {
             }
         }
         let id = id.ok_or_else(|| format!("{name} line {ln}: trigger without `id`"))?;
-        let kind = kind.ok_or_else(|| format!("{name} line {ln}: trigger {id} has no type (oneshot, multishot or barrier)"))?;
+        let kind = kind.ok_or_else(|| {
+            format!("{name} line {ln}: trigger {id} has no type (oneshot, multishot or barrier)")
+        })?;
         self.triggers.insert(id, (kind, count, ln));
         Ok(())
     }
@@ -593,12 +663,19 @@ impl HtsimFile<'_> {
         let name = self.name;
         if let Some(d) = self.declared {
             if d != self.conns.len() as u64 {
-                return Err(format!("{name}: `Connections {d}` but the file lists {} connections", self.conns.len()));
+                return Err(format!(
+                    "{name}: `Connections {d}` but the file lists {} connections",
+                    self.conns.len()
+                ));
             }
         }
         if let Some(n) = self.nodes {
             if let Some(c) = self.conns.iter().find(|c| c.src as u64 >= n || c.dst as u64 >= n) {
-                return Err(format!("{name} line {}: host {} is outside `Nodes {n}`", c.ln, c.src.max(c.dst)));
+                return Err(format!(
+                    "{name} line {}: host {} is outside `Nodes {n}`",
+                    c.ln,
+                    c.src.max(c.dst)
+                ));
             }
         }
         Ok(())
@@ -667,7 +744,15 @@ pub fn write_braid_csv(wl: &Workload) -> String {
     for (i, f) in wl.flows.iter().enumerate() {
         let tag = if f.tag == NO_JOB { String::new() } else { f.tag.to_string() };
         let deps: Vec<String> = wl.deps(i).iter().map(|d| d.to_string()).collect();
-        s.push_str(&format!("{},{},{},{},{},{}\n", f.src, f.dst, f.size_bytes, fmt_time_ns(f.start), tag, deps.join(";")));
+        s.push_str(&format!(
+            "{},{},{},{},{},{}\n",
+            f.src,
+            f.dst,
+            f.size_bytes,
+            fmt_time_ns(f.start),
+            tag,
+            deps.join(";")
+        ));
     }
     s
 }
@@ -681,7 +766,14 @@ pub fn write_hpcc(wl: &Workload) -> Result<String, String> {
     let mut s = format!("{}\n", wl.flows.len());
     for f in &wl.flows {
         let ns = (f.start.ps() + 500) / 1000;
-        s.push_str(&format!("{} {} 3 100 {} {}.{:09}\n", f.src, f.dst, f.size_bytes, ns / 1_000_000_000, ns % 1_000_000_000));
+        s.push_str(&format!(
+            "{} {} 3 100 {} {}.{:09}\n",
+            f.src,
+            f.dst,
+            f.size_bytes,
+            ns / 1_000_000_000,
+            ns % 1_000_000_000
+        ));
     }
     Ok(s)
 }
@@ -816,7 +908,11 @@ failure switch_type TOR switch_id 0 link_id 1
 
     #[test]
     fn real_lcmp_flow_file() {
-        let Some(file) = crate::shared_data::shared_file("lcmp/8DC-hetero/traffic_WebSearch_8DC-0.3util.txt") else { return };
+        let Some(file) =
+            crate::shared_data::shared_file("lcmp/8DC-hetero/traffic_WebSearch_8DC-0.3util.txt")
+        else {
+            return;
+        };
         let path = file.to_str().unwrap();
         let wl = load_flow_file(Path::new(path), FlowFileFormat::Hpcc).unwrap();
         assert_eq!(wl.flows.len(), 2774);

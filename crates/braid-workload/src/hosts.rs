@@ -25,7 +25,10 @@ impl HostSel {
             return Ok(HostSel::All);
         }
         if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit()) {
-            return t.parse::<u32>().map(HostSel::Count).map_err(|_| format!("host count `{t}` is too large"));
+            return t
+                .parse::<u32>()
+                .map(HostSel::Count)
+                .map_err(|_| format!("host count `{t}` is too large"));
         }
         let mut out: Vec<u32> = Vec::new();
         for part in t.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -33,8 +36,12 @@ impl HostSel {
                 Some((a, b)) => (a.trim(), b.trim()),
                 None => (part, part),
             };
-            let a: u32 = a.parse().map_err(|_| format!("`{part}` in host list `{t}` is not an index or range"))?;
-            let b: u32 = b.parse().map_err(|_| format!("`{part}` in host list `{t}` is not an index or range"))?;
+            let a: u32 = a
+                .parse()
+                .map_err(|_| format!("`{part}` in host list `{t}` is not an index or range"))?;
+            let b: u32 = b
+                .parse()
+                .map_err(|_| format!("`{part}` in host list `{t}` is not an index or range"))?;
             if b < a {
                 return Err(format!("range `{part}` in host list `{t}` is backwards"));
             }
@@ -44,7 +51,9 @@ impl HostSel {
             out.extend(a..=b);
         }
         if out.is_empty() {
-            return Err(format!("host list `{t}` is empty (write `all`, a count, or e.g. `0-15,32`)"));
+            return Err(format!(
+                "host list `{t}` is empty (write `all`, a count, or e.g. `0-15,32`)"
+            ));
         }
         let mut sorted = out.clone();
         sorted.sort_unstable();
@@ -61,7 +70,9 @@ impl HostSel {
             HostSel::All => Ok((0..n_hosts as u32).collect()),
             HostSel::Count(k) => {
                 if *k as usize > n_hosts {
-                    return Err(format!("field `{field}`: {k} hosts requested but the topology has {n_hosts}"));
+                    return Err(format!(
+                        "field `{field}`: {k} hosts requested but the topology has {n_hosts}"
+                    ));
                 }
                 Ok((0..*k).collect())
             }
@@ -74,12 +85,22 @@ impl HostSel {
 
     /// Resolve like [`HostSel::first`], except that `Count(k)` picks `k` distinct hosts at random
     /// from `0..n_hosts` minus `exclude`.
-    pub fn random(&self, n_hosts: usize, exclude: &[u32], field: &str, rng: &mut Rng) -> Result<Vec<u32>, String> {
+    pub fn random(
+        &self,
+        n_hosts: usize,
+        exclude: &[u32],
+        field: &str,
+        rng: &mut Rng,
+    ) -> Result<Vec<u32>, String> {
         match self {
             HostSel::Count(k) => {
-                let mut pool: Vec<u32> = (0..n_hosts as u32).filter(|h| !exclude.contains(h)).collect();
+                let mut pool: Vec<u32> =
+                    (0..n_hosts as u32).filter(|h| !exclude.contains(h)).collect();
                 if *k as usize > pool.len() {
-                    return Err(format!("field `{field}`: {k} hosts requested but only {} are available", pool.len()));
+                    return Err(format!(
+                        "field `{field}`: {k} hosts requested but only {} are available",
+                        pool.len()
+                    ));
                 }
                 // Partial Fisher–Yates: the first k entries become a uniform random k-subset.
                 for i in 0..*k as usize {
@@ -100,7 +121,10 @@ impl HostSel {
 
 fn check_list(v: &[u32], n_hosts: usize, field: &str) -> Result<(), String> {
     if let Some(&h) = v.iter().find(|&&h| h as usize >= n_hosts) {
-        return Err(format!("field `{field}`: host {h} does not exist (the topology has {n_hosts} hosts, 0..{})", n_hosts.saturating_sub(1)));
+        return Err(format!(
+            "field `{field}`: host {h} does not exist (the topology has {n_hosts} hosts, 0..{})",
+            n_hosts.saturating_sub(1)
+        ));
     }
     Ok(())
 }

@@ -41,11 +41,15 @@ pub use collective::{CollectiveBuilder, CollectiveOp};
 pub use flowfile::{load_flow_file, parse_flow_file, write_braid_csv, write_hpcc, FlowFileFormat};
 pub use hosts::HostSel;
 pub use metrics::{
-    artifact_slowdown_stats, jct_per_job, lcmp_artifact_percentile, slowdown_equal_count_bins, slowdown_fixed_bins, JobResult, SizeBin, ARTIFACT_STAT_SETS,
+    artifact_slowdown_stats, jct_per_job, lcmp_artifact_percentile, slowdown_equal_count_bins,
+    slowdown_fixed_bins, JobResult, SizeBin, ARTIFACT_STAT_SETS,
 };
-pub use patterns::{A2aSchedule, AllToAllSpec, IncastSpec, MoeSpec, PermutationSpec, BACKGROUND_GROUP};
+pub use patterns::{
+    A2aSchedule, AllToAllSpec, IncastSpec, MoeSpec, PermutationSpec, BACKGROUND_GROUP,
+};
 pub use poisson::{PoissonConfig, Stop};
 pub use spec::{CdfSource, CdfSpec, CollectiveSpec, FlowFileSpec, WorkloadSpec, KINDS};
 pub use workload::{
-    ConnectionMode, DepRange, DepTracker, Dependents, FlowSpec, JobSpec, Release, Workload, MAIN_GROUP, MAX_FLOWS, MAX_FLOW_BYTES, MAX_START, NO_CONN, NO_JOB,
+    ConnectionMode, DepRange, DepTracker, Dependents, FlowSpec, JobSpec, Release, Workload,
+    MAIN_GROUP, MAX_FLOWS, MAX_FLOW_BYTES, MAX_START, NO_CONN, NO_JOB,
 };

@@ -34,14 +34,20 @@ pub fn lcmp_artifact_percentile(sorted: &[f64], p: f64) -> Option<f64> {
 
 /// The flow sets of [`artifact_slowdown_stats`]: every flow, then three size bins (bytes, lower
 /// edge inclusive, upper exclusive; 1 KB = 1000 B).
-pub const ARTIFACT_STAT_SETS: &[(&str, u64, u64)] =
-    &[("all", 0, u64::MAX), ("<100KB", 0, 100_000), ("100KB-1MB", 100_000, 1_000_000), (">=1MB", 1_000_000, u64::MAX)];
+pub const ARTIFACT_STAT_SETS: &[(&str, u64, u64)] = &[
+    ("all", 0, u64::MAX),
+    ("<100KB", 0, 100_000),
+    ("100KB-1MB", 100_000, 1_000_000),
+    (">=1MB", 1_000_000, u64::MAX),
+];
 
 /// FCT-slowdown percentiles computed the LCMP artifact's way (`docs/ns3-equivalence.md`, the two
 /// slowdowns): `pairs` are (size, slowdown against the artifact's ideal, already clamped at ≥ 1);
 /// the largest flow is dropped (its script drops its last line after sorting by size), then per
 /// set of [`ARTIFACT_STAT_SETS`] the count and p50 / p95 / p99 by [`lcmp_artifact_percentile`].
-pub fn artifact_slowdown_stats(pairs: &[(u64, f64)]) -> Vec<(&'static str, usize, [Option<f64>; 3])> {
+pub fn artifact_slowdown_stats(
+    pairs: &[(u64, f64)],
+) -> Vec<(&'static str, usize, [Option<f64>; 3])> {
     let mut v = sorted_by_size(pairs);
     v.pop();
     ARTIFACT_STAT_SETS
@@ -73,7 +79,13 @@ pub struct SizeBin {
 
 fn stats(lo: u64, hi: u64, slowdowns: &mut [f64]) -> SizeBin {
     slowdowns.sort_by(|a, b| a.total_cmp(b));
-    SizeBin { lo, hi, count: slowdowns.len(), p50: percentile(slowdowns, 50.0), p99: percentile(slowdowns, 99.0) }
+    SizeBin {
+        lo,
+        hi,
+        count: slowdowns.len(),
+        p50: percentile(slowdowns, 50.0),
+        p99: percentile(slowdowns, 99.0),
+    }
 }
 
 fn sorted_by_size(pairs: &[(u64, f64)]) -> Vec<(u64, f64)> {
@@ -149,13 +161,25 @@ pub struct JobResult {
 
 /// JCT per job. `started[i]` / `finished[i]` are flow `i`'s actual start and completion (`None`
 /// when it never started / completed); slices shorter than the flow list count as `None`.
-pub fn jct_per_job(wl: &Workload, started: &[Option<Time>], finished: &[Option<Time>]) -> Vec<JobResult> {
+pub fn jct_per_job(
+    wl: &Workload,
+    started: &[Option<Time>],
+    finished: &[Option<Time>],
+) -> Vec<JobResult> {
     let nj = wl.jobs.len();
     let mut res: Vec<JobResult> = wl
         .jobs
         .iter()
         .enumerate()
-        .map(|(j, job)| JobResult { job: j as u32, name: job.name.clone(), flows: 0, completed: 0, start: None, finish: None, jct: None })
+        .map(|(j, job)| JobResult {
+            job: j as u32,
+            name: job.name.clone(),
+            flows: 0,
+            completed: 0,
+            start: None,
+            finish: None,
+            jct: None,
+        })
         .collect();
     let mut latest: Vec<Option<Time>> = vec![None; nj];
     for (i, f) in wl.flows.iter().enumerate() {

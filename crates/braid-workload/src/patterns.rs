@@ -51,7 +51,10 @@ impl IncastSpec {
     /// Generate the flows (job `incast`; background flows have no job).
     pub fn generate(&self, n_hosts: usize, seed: u64) -> Result<Workload, String> {
         if self.receiver as usize >= n_hosts {
-            return Err(format!("field `receiver`: host {} does not exist (the topology has {n_hosts} hosts)", self.receiver));
+            return Err(format!(
+                "field `receiver`: host {} does not exist (the topology has {n_hosts} hosts)",
+                self.receiver
+            ));
         }
         if self.size == 0 {
             return Err("field `size`: must be > 0 bytes".into());
@@ -76,7 +79,9 @@ impl IncastSpec {
             }
             let pool: Vec<u32> = (0..n_hosts as u32).filter(|&h| h != self.receiver).collect();
             if pool.len() < 2 {
-                return Err("field `background`: needs at least two hosts besides the receiver".into());
+                return Err(
+                    "field `background`: needs at least two hosts besides the receiver".into()
+                );
             }
             let mut rng = Rng::derive(seed, stream::WORKLOAD, streams::BACKGROUND);
             for _ in 0..self.background {
@@ -85,7 +90,8 @@ impl IncastSpec {
                 if b >= a {
                     b += 1;
                 }
-                let f = wl.add_flow(pool[a], pool[b], self.background_size, self.start, &[], NO_JOB);
+                let f =
+                    wl.add_flow(pool[a], pool[b], self.background_size, self.start, &[], NO_JOB);
                 wl.set_group(f as usize, BACKGROUND_GROUP);
             }
         }
@@ -203,7 +209,10 @@ impl AllToAllSpec {
         let peers = match self.peers {
             None => n - 1,
             Some(k) if k == 0 || k as usize >= n => {
-                return Err(format!("field `peers`: must be between 1 and the number of hosts minus one ({}), got {k}", n - 1))
+                return Err(format!(
+                "field `peers`: must be between 1 and the number of hosts minus one ({}), got {k}",
+                n - 1
+            ))
             }
             Some(k) => k as usize,
         };
@@ -283,7 +292,11 @@ impl MoeSpec {
         let hosts = self.hosts.first(n_hosts, "hosts")?;
         let n = hosts.len();
         if self.k == 0 || self.k as usize >= n.max(1) {
-            return Err(format!("field `k`: must be between 1 and the number of hosts minus one ({}), got {}", n.saturating_sub(1), self.k));
+            return Err(format!(
+                "field `k`: must be between 1 and the number of hosts minus one ({}), got {}",
+                n.saturating_sub(1),
+                self.k
+            ));
         }
         check_flow_count(n as u128 * self.k as u128, "moe")?;
         let mut rng = Rng::derive(seed, stream::WORKLOAD, streams::MOE);
@@ -324,7 +337,9 @@ mod tests {
             assert!(sent.iter().all(|&c| c == 1) && recv.iter().all(|&c| c == 1));
             wl.validate(n).unwrap();
         }
-        let e = PermutationSpec { hosts: HostSel::All, size: 1, start: Time::ZERO }.generate(1, 1).unwrap_err();
+        let e = PermutationSpec { hosts: HostSel::All, size: 1, start: Time::ZERO }
+            .generate(1, 1)
+            .unwrap_err();
         assert!(e.contains("at least 2"), "{e}");
     }
 
@@ -348,9 +363,15 @@ mod tests {
     #[test]
     fn all_to_all_loads_every_receiver_equally() {
         for (n, peers) in [(16usize, 3u32), (250, 8), (1024, 8), (1024, 31), (128, 127)] {
-            let wl = AllToAllSpec { hosts: HostSel::All, size: 1000, start: Time::ZERO, peers: Some(peers), schedule: A2aSchedule::Simultaneous }
-                .generate(n, 7)
-                .unwrap();
+            let wl = AllToAllSpec {
+                hosts: HostSel::All,
+                size: 1000,
+                start: Time::ZERO,
+                peers: Some(peers),
+                schedule: A2aSchedule::Simultaneous,
+            }
+            .generate(n, 7)
+            .unwrap();
             let mut rx = vec![0u64; n];
             let mut tx = vec![0u64; n];
             let mut pairs = HashSet::new();
@@ -366,7 +387,9 @@ mod tests {
             assert_eq!(lo, peers as u64 * 1000);
         }
         // The MoE-like kind, for contrast, is bound by its busiest receiver.
-        let moe = MoeSpec { hosts: HostSel::All, k: 8, size: 1000, start: Time::ZERO }.generate(1024, 7).unwrap();
+        let moe = MoeSpec { hosts: HostSel::All, k: 8, size: 1000, start: Time::ZERO }
+            .generate(1024, 7)
+            .unwrap();
         let mut rx = vec![0u64; 1024];
         for f in &moe.flows {
             rx[f.dst as usize] += f.size_bytes;
@@ -395,20 +418,33 @@ mod tests {
 
     #[test]
     fn moe_sends_to_k_distinct_receivers() {
-        let wl = MoeSpec { hosts: HostSel::Count(16), k: 4, size: 100, start: Time::ZERO }.generate(32, 3).unwrap();
+        let wl = MoeSpec { hosts: HostSel::Count(16), k: 4, size: 100, start: Time::ZERO }
+            .generate(32, 3)
+            .unwrap();
         assert_eq!(wl.flows.len(), 64);
         for s in 0..16u32 {
             let d: HashSet<u32> = wl.flows.iter().filter(|f| f.src == s).map(|f| f.dst).collect();
             assert_eq!(d.len(), 4);
             assert!(d.iter().all(|&x| x < 16 && x != s));
         }
-        assert!(MoeSpec { hosts: HostSel::All, k: 16, size: 1, start: Time::ZERO }.generate(16, 1).is_err());
-        assert!(MoeSpec { hosts: HostSel::All, k: 0, size: 1, start: Time::ZERO }.generate(16, 1).is_err());
+        assert!(MoeSpec { hosts: HostSel::All, k: 16, size: 1, start: Time::ZERO }
+            .generate(16, 1)
+            .is_err());
+        assert!(MoeSpec { hosts: HostSel::All, k: 0, size: 1, start: Time::ZERO }
+            .generate(16, 1)
+            .is_err());
     }
 
     #[test]
     fn incast_shape_and_reproducibility() {
-        let spec = IncastSpec { senders: HostSel::Count(8), receiver: 3, size: 64_000, start: Time::from_us(10), background: 4, background_size: 10_000_000 };
+        let spec = IncastSpec {
+            senders: HostSel::Count(8),
+            receiver: 3,
+            size: 64_000,
+            start: Time::from_us(10),
+            background: 4,
+            background_size: 10_000_000,
+        };
         let a = spec.generate(32, 9).unwrap();
         let b = spec.generate(32, 9).unwrap();
         let c = spec.generate(32, 10).unwrap();
@@ -424,7 +460,8 @@ mod tests {
         a.validate(32).unwrap();
         let e = IncastSpec { receiver: 40, ..spec.clone() }.generate(32, 1).unwrap_err();
         assert!(e.contains("host 40 does not exist"), "{e}");
-        let e = IncastSpec { senders: HostSel::List(vec![1, 3]), ..spec }.generate(32, 1).unwrap_err();
+        let e =
+            IncastSpec { senders: HostSel::List(vec![1, 3]), ..spec }.generate(32, 1).unwrap_err();
         assert!(e.contains("receiver"), "{e}");
     }
 }

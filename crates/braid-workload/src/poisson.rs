@@ -80,7 +80,9 @@ pub fn offered_load(total_bytes: u64, duration: Time, n_senders: usize, host_rat
 /// Check that `load` is in `(0, 1]`.
 pub fn check_load(load: f64) -> Result<(), String> {
     if !(load.is_finite() && load > 0.0 && load <= 1.0) {
-        return Err(format!("field `load`: must be in (0, 1] (a fraction of the host link rate), got {load}"));
+        return Err(format!(
+            "field `load`: must be in (0, 1] (a fraction of the host link rate), got {load}"
+        ));
     }
     Ok(())
 }
@@ -88,18 +90,28 @@ pub fn check_load(load: f64) -> Result<(), String> {
 impl PoissonConfig {
     /// Generate the flows. `host_groups[i]` is the group (DC) of host `i`; an empty slice means
     /// one group.
-    pub fn generate(&self, n_hosts: usize, host_groups: &[u32], seed: u64) -> Result<Workload, String> {
+    pub fn generate(
+        &self,
+        n_hosts: usize,
+        host_groups: &[u32],
+        seed: u64,
+    ) -> Result<Workload, String> {
         check_load(self.load)?;
         if self.host_rate.bps() == 0 {
             return Err("field `host_rate`: must be > 0".into());
         }
         match self.stop {
-            Stop::Duration(d) if d == Time::ZERO => return Err("field `duration`: must be > 0".into()),
+            Stop::Duration(d) if d == Time::ZERO => {
+                return Err("field `duration`: must be > 0".into())
+            }
             Stop::Flows(0) => return Err("field `flows`: must be > 0".into()),
             _ => {}
         }
         if !host_groups.is_empty() && host_groups.len() != n_hosts {
-            return Err(format!("host groups given for {} hosts but the topology has {n_hosts}", host_groups.len()));
+            return Err(format!(
+                "host groups given for {} hosts but the topology has {n_hosts}",
+                host_groups.len()
+            ));
         }
         let group = |h: u32| host_groups.get(h as usize).copied().unwrap_or(0);
         if self.senders.is_empty() {
@@ -107,7 +119,9 @@ impl PoissonConfig {
         }
         for &s in &self.senders {
             if s as usize >= n_hosts {
-                return Err(format!("field `senders`: host {s} does not exist (the topology has {n_hosts} hosts)"));
+                return Err(format!(
+                    "field `senders`: host {s} does not exist (the topology has {n_hosts} hosts)"
+                ));
             }
         }
         let receivers: Vec<u32> = match &self.receivers {
@@ -125,7 +139,9 @@ impl PoissonConfig {
         if self.inter_group {
             for &s in &self.senders {
                 let g = group(s);
-                by_group.entry(g).or_insert_with(|| receivers.iter().copied().filter(|&r| group(r) != g).collect());
+                by_group.entry(g).or_insert_with(|| {
+                    receivers.iter().copied().filter(|&r| group(r) != g).collect()
+                });
             }
         }
         let dest_list = |s: u32| -> &[u32] {
@@ -140,13 +156,20 @@ impl PoissonConfig {
             if l.is_empty() || (l.len() == 1 && l[0] == s) {
                 return Err(format!(
                     "sender host {s} has no allowed destination{}",
-                    if self.inter_group { format!(" outside its group {}", group(s)) } else { String::new() }
+                    if self.inter_group {
+                        format!(" outside its group {}", group(s))
+                    } else {
+                        String::new()
+                    }
                 ));
             }
         }
         let mean_gap = mean_interarrival_secs(self.cdf.mean(), self.load, self.host_rate);
         if !(mean_gap.is_finite() && mean_gap > 0.0) {
-            return Err(format!("the CDF mean {} gives no valid inter-arrival time", self.cdf.mean()));
+            return Err(format!(
+                "the CDF mean {} gives no valid inter-arrival time",
+                self.cdf.mean()
+            ));
         }
         match self.stop {
             Stop::Flows(n) => check_flow_count(n as u128, "field `flows`")?,
@@ -164,7 +187,8 @@ impl PoissonConfig {
             Stop::Duration(_) => u64::MAX,
         };
 
-        let mut rngs: Vec<Rng> = self.senders.iter().map(|&s| Rng::derive(seed, stream::WORKLOAD, s as u64)).collect();
+        let mut rngs: Vec<Rng> =
+            self.senders.iter().map(|&s| Rng::derive(seed, stream::WORKLOAD, s as u64)).collect();
         let mut heap: BinaryHeap<Reverse<(Time, u32, usize)>> = BinaryHeap::new();
         for (i, r) in rngs.iter_mut().enumerate() {
             let t = self.start.saturating_add(Time::from_secs_f64(r.exp(mean_gap)));
@@ -214,14 +238,21 @@ mod tests {
         // The relative standard deviation of the offered load is ≈ sqrt(1 + CV²)/sqrt(flows), with
         // size CV ≈ 2 (WebSearch), 2.6 (Cache Follower), 5.6 (Hadoop): the runs are long enough
         // (~120k, ~160k, ~830k flows) to put 2 % at about 3σ.
-        for (cdf, load, secs) in [("websearch", 0.5, 1.0), ("hadoop", 0.5, 0.5), ("cachefollower", 0.8, 0.3)] {
+        for (cdf, load, secs) in
+            [("websearch", 0.5, 1.0), ("hadoop", 0.5, 0.5), ("cachefollower", 0.8, 0.3)]
+        {
             let n = 32;
             let d = Time::from_secs_f64(secs);
             let wl = cfg(cdf, load, Stop::Duration(d), n).generate(n as usize, &[], 1).unwrap();
             let measured = offered_load(wl.total_bytes(), d, n as usize, Rate::from_gbps(100));
             let err = (measured - load).abs() / load;
             eprintln!("{cdf}: offered {measured:.4} vs {load} ({} flows)", wl.flows.len());
-            assert!(err < 0.02, "{cdf}: offered {measured:.4} vs target {load} ({:.2}%), {} flows", err * 100.0, wl.flows.len());
+            assert!(
+                err < 0.02,
+                "{cdf}: offered {measured:.4} vs target {load} ({:.2}%), {} flows",
+                err * 100.0,
+                wl.flows.len()
+            );
             assert!(wl.flows.len() > 50_000, "{cdf}: {}", wl.flows.len());
             assert!(wl.flows.windows(2).all(|w| w[0].start <= w[1].start));
             assert!(wl.flows.iter().all(|f| f.start < d && f.src != f.dst));
@@ -286,7 +317,8 @@ mod tests {
         }
         let e = cfg("websearch", 0.5, Stop::Flows(10), 8).generate(4, &[], 1).unwrap_err();
         assert!(e.contains("host 4 does not exist"), "{e}");
-        let e = cfg("websearch", 0.5, Stop::Duration(Time::ZERO), 4).generate(4, &[], 1).unwrap_err();
+        let e =
+            cfg("websearch", 0.5, Stop::Duration(Time::ZERO), 4).generate(4, &[], 1).unwrap_err();
         assert!(e.contains("duration"), "{e}");
         let e = cfg("websearch", 0.5, Stop::Flows(10), 4).generate(4, &[0, 1], 1).unwrap_err();
         assert!(e.contains("groups"), "{e}");

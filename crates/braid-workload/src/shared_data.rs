@@ -7,7 +7,8 @@ use std::path::PathBuf;
 /// The path of `rel` under `<repo>/../shared/data` if the file is there; `None` (with a note)
 /// if it is not and `BRAID_SKIP_SHARED_DATA=1`; a panic naming the file and the variable otherwise.
 pub fn shared_file(rel: &str) -> Option<PathBuf> {
-    let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "..", "shared", "data", rel].iter().collect();
+    let p: PathBuf =
+        [env!("CARGO_MANIFEST_DIR"), "..", "..", "..", "shared", "data", rel].iter().collect();
     if p.is_file() {
         return Some(p);
     }

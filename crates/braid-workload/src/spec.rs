@@ -137,7 +137,20 @@ pub const KINDS: &[(&str, &[&str])] = &[
     ("permutation", &["size", "start", "hosts"]),
     ("all-to-all", &["size", "start", "hosts", "peers", "schedule"]),
     ("moe", &["k", "size", "start", "hosts"]),
-    ("cdf", &["cdf", "load", "duration", "flows", "host_rate", "inter_group", "senders", "receivers", "start"]),
+    (
+        "cdf",
+        &[
+            "cdf",
+            "load",
+            "duration",
+            "flows",
+            "host_rate",
+            "inter_group",
+            "senders",
+            "receivers",
+            "start",
+        ],
+    ),
     ("flow-file", &["file", "format", "rebase", "first"]),
     ("collective", &["op", "hosts", "size", "a2a_size", "iterations", "start", "gap"]),
     (
@@ -166,16 +179,25 @@ struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
-    fn new(kind: &'a str, fields: &'a [(String, Knob)], valid: &[&str]) -> Result<Fields<'a>, String> {
+    fn new(
+        kind: &'a str,
+        fields: &'a [(String, Knob)],
+        valid: &[&str],
+    ) -> Result<Fields<'a>, String> {
         for (i, (name, value)) in fields.iter().enumerate() {
             if name == "kind" {
                 if value.as_str().ok() != Some(kind) {
-                    return Err(format!("workload: field `kind` is {value:?} but the kind is `{kind}`"));
+                    return Err(format!(
+                        "workload: field `kind` is {value:?} but the kind is `{kind}`"
+                    ));
                 }
                 continue;
             }
             if !valid.contains(&name.as_str()) {
-                return Err(format!("workload `{kind}`: unknown field `{name}` (valid: {})", valid.join(", ")));
+                return Err(format!(
+                    "workload `{kind}`: unknown field `{name}` (valid: {})",
+                    valid.join(", ")
+                ));
             }
             if fields[..i].iter().any(|(n, _)| n == name) {
                 return Err(format!("workload `{kind}`: field `{name}` is given twice"));
@@ -199,7 +221,12 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn optional<T>(&self, name: &str, default: T, f: impl Fn(&Knob) -> Result<T, String>) -> Result<T, String> {
+    fn optional<T>(
+        &self,
+        name: &str,
+        default: T,
+        f: impl Fn(&Knob) -> Result<T, String>,
+    ) -> Result<T, String> {
         match self.get(name) {
             Some(v) => f(v).map_err(|e| self.err(name, e)),
             None => Ok(default),
@@ -213,10 +240,16 @@ fn knob_time(k: &Knob) -> Result<Time, String> {
         Knob::Int(0) => Time::ZERO,
         Knob::Float(f) if *f == 0.0 => Time::ZERO,
         Knob::Str(s) => braid_core::units::parse_duration(s)?,
-        other => return Err(format!("expected a duration with a unit such as \"10us\", got {other:?}")),
+        other => {
+            return Err(format!("expected a duration with a unit such as \"10us\", got {other:?}"))
+        }
     };
     if t > MAX_START {
-        return Err(format!("{} s is more than the limit of {} s", t.secs_f64(), MAX_START.secs_f64()));
+        return Err(format!(
+            "{} s is more than the limit of {} s",
+            t.secs_f64(),
+            MAX_START.secs_f64()
+        ));
     }
     Ok(t)
 }
@@ -259,7 +292,10 @@ impl WorkloadSpec {
     /// Build from a scenario table: the kind and its fields (see the module docs for the list).
     pub fn from_table(kind: &str, fields: &[(String, Knob)]) -> Result<WorkloadSpec, String> {
         let Some((_, valid)) = KINDS.iter().find(|(k, _)| *k == kind) else {
-            return Err(format!("workload: unknown kind `{kind}` (valid: {})", KINDS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")));
+            return Err(format!(
+                "workload: unknown kind `{kind}` (valid: {})",
+                KINDS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+            ));
         };
         let f = Fields::new(kind, fields, valid)?;
         let start = f.optional("start", Time::ZERO, knob_time)?;
@@ -282,7 +318,9 @@ impl WorkloadSpec {
                 size: f.required("size", knob_size)?,
                 start,
                 peers: f.optional("peers", None, |k| knob_u32(k).map(Some))?,
-                schedule: f.optional("schedule", A2aSchedule::Simultaneous, |k| A2aSchedule::parse(k.as_str()?))?,
+                schedule: f.optional("schedule", A2aSchedule::Simultaneous, |k| {
+                    A2aSchedule::parse(k.as_str()?)
+                })?,
             }),
             "moe" => WorkloadSpec::Moe(MoeSpec {
                 hosts: f.optional("hosts", HostSel::All, knob_hosts)?,
@@ -312,8 +350,14 @@ impl WorkloadSpec {
                     check_load(v).map(|_| v).map_err(|e| e.replace("field `load`: ", ""))
                 })?;
                 let stop = match (f.get("duration"), f.get("flows")) {
-                    (Some(_), Some(_)) => return Err("workload `cdf`: give either `duration` or `flows`, not both".into()),
-                    (None, None) => return Err("workload `cdf`: missing field `duration` (or `flows`)".into()),
+                    (Some(_), Some(_)) => {
+                        return Err(
+                            "workload `cdf`: give either `duration` or `flows`, not both".into()
+                        )
+                    }
+                    (None, None) => {
+                        return Err("workload `cdf`: missing field `duration` (or `flows`)".into())
+                    }
                     (Some(_), None) => Stop::Duration(f.required("duration", |k| {
                         let t = knob_time(k)?;
                         if t == Time::ZERO {
@@ -348,7 +392,10 @@ impl WorkloadSpec {
                     }
                     Ok(PathBuf::from(s))
                 })?,
-                format: f.optional("format", FlowFileFormat::Braid, |k| FlowFileFormat::parse(k.as_str()?).map_err(|e| e.replace("field `format`: ", "")))?,
+                format: f.optional("format", FlowFileFormat::Braid, |k| {
+                    FlowFileFormat::parse(k.as_str()?)
+                        .map_err(|e| e.replace("field `format`: ", ""))
+                })?,
                 rebase: f.optional("rebase", false, Knob::as_bool)?,
                 first: f.optional("first", None, |k| {
                     let v = k.as_u64()?;
@@ -359,7 +406,9 @@ impl WorkloadSpec {
                 })?,
             }),
             "collective" => {
-                let op = f.required("op", |k| CollectiveOp::parse(k.as_str()?).map_err(|e| e.replace("field `op`: ", "")))?;
+                let op = f.required("op", |k| {
+                    CollectiveOp::parse(k.as_str()?).map_err(|e| e.replace("field `op`: ", ""))
+                })?;
                 let size = f.required("size", knob_size)?;
                 if f.get("a2a_size").is_some() && op != CollectiveOp::MoeTraining {
                     return Err("workload `collective`: field `a2a_size` applies only to op = \"moe-training\"".into());
@@ -397,23 +446,32 @@ impl WorkloadSpec {
                 };
                 let peak = f.optional("peak_tflops", 300.0, positive)?;
                 let mem = f.optional("mem_gbps", 900.0, positive)?;
-                let compute = f.optional("compute", "duration".to_string(), |k| k.as_str().map(str::to_string))?;
+                let compute = f.optional("compute", "duration".to_string(), |k| {
+                    k.as_str().map(str::to_string)
+                })?;
                 let compute = match compute.as_str() {
                     "none" => ComputeModel::None,
                     "duration" => ComputeModel::Duration,
                     "roofline" => ComputeModel::Roofline { peak_ops_per_s: peak * 1e12, mem_per_s: mem * 1e9 },
                     other => return Err(format!("workload `chakra`: field `compute`: unknown model `{other}` (valid: duration, roofline, none)")),
                 };
-                if compute != (ComputeModel::Roofline { peak_ops_per_s: peak * 1e12, mem_per_s: mem * 1e9 })
+                if compute
+                    != (ComputeModel::Roofline {
+                        peak_ops_per_s: peak * 1e12,
+                        mem_per_s: mem * 1e9,
+                    })
                     && (f.get("peak_tflops").is_some() || f.get("mem_gbps").is_some())
                 {
                     return Err("workload `chakra`: fields `peak_tflops` and `mem_gbps` apply to `compute = \"roofline\"`".into());
                 }
-                let algo = |name: &str| f.optional(name, CollAlgo::Ring, |k| CollAlgo::parse(k.as_str()?));
+                let algo =
+                    |name: &str| f.optional(name, CollAlgo::Ring, |k| CollAlgo::parse(k.as_str()?));
                 WorkloadSpec::Chakra(ChakraSpec {
                     trace: f.required("trace", path)?,
                     comm_groups: f.optional("comm_groups", None, |k| path(k).map(Some))?,
-                    placement: f.optional("placement", Placement::Spread, |k| Placement::parse(k.as_str()?))?,
+                    placement: f.optional("placement", Placement::Spread, |k| {
+                        Placement::parse(k.as_str()?)
+                    })?,
                     compute,
                     elem_bytes: f.optional("elem_bytes", 1.0, positive)?,
                     size_scale: f.optional("size_scale", 1.0, positive)?,
@@ -446,7 +504,9 @@ impl WorkloadSpec {
     pub fn resolve_paths(&mut self, base: &Path) {
         match self {
             WorkloadSpec::FlowFile(s) if s.file.is_relative() => s.file = base.join(&s.file),
-            WorkloadSpec::Cdf(CdfSpec { cdf: CdfSource::File(p), .. }) if p.is_relative() => *p = base.join(&*p),
+            WorkloadSpec::Cdf(CdfSpec { cdf: CdfSource::File(p), .. }) if p.is_relative() => {
+                *p = base.join(&*p)
+            }
             WorkloadSpec::Chakra(c) => {
                 if c.trace.is_relative() {
                     c.trace = base.join(&c.trace);
@@ -461,7 +521,12 @@ impl WorkloadSpec {
 
     /// Generate the workload for `n_hosts` hosts; `host_groups[i]` is the group (DC) of host `i`
     /// (empty: one group). The result has passed [`Workload::validate`].
-    pub fn generate(&self, n_hosts: usize, host_groups: &[u32], seed: u64) -> Result<Workload, String> {
+    pub fn generate(
+        &self,
+        n_hosts: usize,
+        host_groups: &[u32],
+        seed: u64,
+    ) -> Result<Workload, String> {
         let kind = self.kind();
         if n_hosts == 0 {
             return Err(format!("workload `{kind}`: the topology has no hosts"));
@@ -470,7 +535,10 @@ impl WorkloadSpec {
             return Err(format!("workload `{kind}`: too many hosts ({n_hosts})"));
         }
         if !host_groups.is_empty() && host_groups.len() != n_hosts {
-            return Err(format!("workload `{kind}`: host groups given for {} hosts but the topology has {n_hosts}", host_groups.len()));
+            return Err(format!(
+                "workload `{kind}`: host groups given for {} hosts but the topology has {n_hosts}",
+                host_groups.len()
+            ));
         }
         let wl = match self {
             WorkloadSpec::Incast(s) => s.generate(n_hosts, seed),
@@ -487,7 +555,9 @@ impl WorkloadSpec {
             return Err(format!("workload `{kind}`: generates no flows"));
         }
         wl.validate(n_hosts).map_err(|e| match self {
-            WorkloadSpec::FlowFile(s) => format!("workload `flow-file` `{}`: {e}", s.file.display()),
+            WorkloadSpec::FlowFile(s) => {
+                format!("workload `flow-file` `{}`: {e}", s.file.display())
+            }
             WorkloadSpec::Chakra(s) => format!("workload `chakra` `{}`: {e}", s.trace.display()),
             _ => format!("workload `{kind}`: {e}"),
         })?;
@@ -497,7 +567,12 @@ impl WorkloadSpec {
 
 impl CdfSpec {
     /// Generate Poisson traffic (see [`crate::poisson`]).
-    pub fn generate(&self, n_hosts: usize, host_groups: &[u32], seed: u64) -> Result<Workload, String> {
+    pub fn generate(
+        &self,
+        n_hosts: usize,
+        host_groups: &[u32],
+        seed: u64,
+    ) -> Result<Workload, String> {
         let receivers = match &self.receivers {
             HostSel::All => None,
             r => Some(r.first(n_hosts, "receivers")?),
@@ -521,7 +596,8 @@ impl FlowFileSpec {
     pub fn generate(&self) -> Result<Workload, String> {
         let mut wl = load_flow_file(&self.file, self.format)?;
         if let Some(n) = self.first {
-            wl.truncate(n.min(usize::MAX as u64) as usize).map_err(|e| format!("field `first`: {e}"))?;
+            wl.truncate(n.min(usize::MAX as u64) as usize)
+                .map_err(|e| format!("field `first`: {e}"))?;
         }
         if self.rebase {
             let t0 = wl.flows.iter().filter(|f| f.deps.is_empty()).map(|f| f.start).min();
@@ -544,7 +620,9 @@ impl CollectiveSpec {
         let per_iteration = match self.op {
             CollectiveOp::RingAllReduce => 2 * n * n.saturating_sub(1),
             CollectiveOp::MoeTraining => 3 * n * n.saturating_sub(1),
-            CollectiveOp::AllGather | CollectiveOp::ReduceScatter | CollectiveOp::AllToAll => n * n.saturating_sub(1),
+            CollectiveOp::AllGather | CollectiveOp::ReduceScatter | CollectiveOp::AllToAll => {
+                n * n.saturating_sub(1)
+            }
             CollectiveOp::PointToPoint => n.saturating_sub(1),
         };
         check_flow_count(per_iteration * self.iterations as u128, "this collective")?;
@@ -553,7 +631,10 @@ impl CollectiveSpec {
         let top = wl.add_job(format!("collective {}", self.op.name()), NO_JOB);
         for t in 0..self.iterations {
             let phases: &[(CollectiveOp, u64)] = match self.op {
-                CollectiveOp::MoeTraining => &[(CollectiveOp::AllToAll, self.a2a_size), (CollectiveOp::RingAllReduce, self.size)],
+                CollectiveOp::MoeTraining => &[
+                    (CollectiveOp::AllToAll, self.a2a_size),
+                    (CollectiveOp::RingAllReduce, self.size),
+                ],
                 op => &[(op, self.size)],
             };
             for &(op, size) in phases {
@@ -579,15 +660,34 @@ mod tests {
     #[test]
     fn parses_every_kind() {
         let cases: Vec<(&str, Vec<(String, Knob)>)> = vec![
-            ("incast", kv(&[("senders", Knob::Int(8)), ("size", s("64KB")), ("receiver", Knob::Int(2))])),
+            (
+                "incast",
+                kv(&[("senders", Knob::Int(8)), ("size", s("64KB")), ("receiver", Knob::Int(2))]),
+            ),
             ("permutation", kv(&[("size", s("1MB")), ("start", s("10us"))])),
             ("all-to-all", kv(&[("size", s("4096B")), ("hosts", Knob::Int(8))])),
             ("moe", kv(&[("k", Knob::Int(3)), ("size", s("256KB"))])),
-            ("cdf", kv(&[("cdf", s("websearch")), ("load", Knob::Float(0.3)), ("flows", Knob::Int(100))])),
-            ("collective", kv(&[("op", s("moe-training")), ("hosts", s("0-7")), ("size", s("1MB")), ("iterations", Knob::Int(2))])),
+            (
+                "cdf",
+                kv(&[
+                    ("cdf", s("websearch")),
+                    ("load", Knob::Float(0.3)),
+                    ("flows", Knob::Int(100)),
+                ]),
+            ),
+            (
+                "collective",
+                kv(&[
+                    ("op", s("moe-training")),
+                    ("hosts", s("0-7")),
+                    ("size", s("1MB")),
+                    ("iterations", Knob::Int(2)),
+                ]),
+            ),
         ];
         for (kind, fields) in cases {
-            let spec = WorkloadSpec::from_table(kind, &fields).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let spec =
+                WorkloadSpec::from_table(kind, &fields).unwrap_or_else(|e| panic!("{kind}: {e}"));
             assert_eq!(spec.kind(), kind);
             let groups: Vec<u32> = (0..32).map(|h| h / 8).collect();
             let wl = spec.generate(32, &groups, 11).unwrap_or_else(|e| panic!("{kind}: {e}"));
@@ -633,46 +733,93 @@ mod tests {
     fn errors_name_fields_and_kinds() {
         let e = WorkloadSpec::from_table("bogus", &[]).unwrap_err();
         assert!(e.contains("unknown kind `bogus`") && e.contains("flow-file"), "{e}");
-        let e = WorkloadSpec::from_table("permutation", &kv(&[("size", s("1B")), ("sizee", Knob::Int(1))])).unwrap_err();
+        let e = WorkloadSpec::from_table(
+            "permutation",
+            &kv(&[("size", s("1B")), ("sizee", Knob::Int(1))]),
+        )
+        .unwrap_err();
         assert!(e.contains("unknown field `sizee`") && e.contains("valid: size"), "{e}");
         let e = WorkloadSpec::from_table("permutation", &[]).unwrap_err();
         assert!(e.contains("missing field `size`"), "{e}");
         for load in [Knob::Float(0.0), Knob::Float(1.2), Knob::Int(-1)] {
-            let e = WorkloadSpec::from_table("cdf", &kv(&[("cdf", s("hadoop")), ("load", load), ("flows", Knob::Int(5))])).unwrap_err();
+            let e = WorkloadSpec::from_table(
+                "cdf",
+                &kv(&[("cdf", s("hadoop")), ("load", load), ("flows", Knob::Int(5))]),
+            )
+            .unwrap_err();
             assert!(e.contains("field `load`"), "{e}");
         }
-        let e = WorkloadSpec::from_table("cdf", &kv(&[("cdf", s("hadoop")), ("load", Knob::Float(0.5))])).unwrap_err();
+        let e = WorkloadSpec::from_table(
+            "cdf",
+            &kv(&[("cdf", s("hadoop")), ("load", Knob::Float(0.5))]),
+        )
+        .unwrap_err();
         assert!(e.contains("duration"), "{e}");
-        let e = WorkloadSpec::from_table("cdf", &kv(&[("cdf", s("/no/such.cdf")), ("load", Knob::Float(0.5)), ("flows", Knob::Int(1))]))
-            .unwrap()
-            .generate(4, &[], 1)
-            .unwrap_err();
+        let e = WorkloadSpec::from_table(
+            "cdf",
+            &kv(&[("cdf", s("/no/such.cdf")), ("load", Knob::Float(0.5)), ("flows", Knob::Int(1))]),
+        )
+        .unwrap()
+        .generate(4, &[], 1)
+        .unwrap_err();
         assert!(e.contains("field `cdf`") && e.contains("cannot read"), "{e}");
-        let e = WorkloadSpec::from_table("permutation", &kv(&[("size", s("1B")), ("start", Knob::Int(5))])).unwrap_err();
+        let e = WorkloadSpec::from_table(
+            "permutation",
+            &kv(&[("size", s("1B")), ("start", Knob::Int(5))]),
+        )
+        .unwrap_err();
         assert!(e.contains("field `start`") && e.contains("unit"), "{e}");
-        let e = WorkloadSpec::from_table("collective", &kv(&[("op", s("bcast")), ("size", s("1B"))])).unwrap_err();
-        assert!(e.contains("field `op`") && e.contains("ring-allreduce"), "{e}");
-        let e = WorkloadSpec::from_table("flow-file", &kv(&[("file", s("x")), ("format", s("pcap"))])).unwrap_err();
-        assert!(e.contains("field `format`") && e.contains("htsim"), "{e}");
-        let e = WorkloadSpec::from_table("incast", &kv(&[("senders", s("1-4")), ("size", s("1B")), ("receiver", Knob::Int(99))]))
-            .unwrap()
-            .generate(16, &[], 1)
-            .unwrap_err();
-        assert!(e.contains("host 99 does not exist"), "{e}");
         let e =
-            WorkloadSpec::from_table("moe", &kv(&[("k", Knob::Int(3)), ("size", s("1B")), ("hosts", s("0-3,20"))])).unwrap().generate(16, &[], 1).unwrap_err();
+            WorkloadSpec::from_table("collective", &kv(&[("op", s("bcast")), ("size", s("1B"))]))
+                .unwrap_err();
+        assert!(e.contains("field `op`") && e.contains("ring-allreduce"), "{e}");
+        let e =
+            WorkloadSpec::from_table("flow-file", &kv(&[("file", s("x")), ("format", s("pcap"))]))
+                .unwrap_err();
+        assert!(e.contains("field `format`") && e.contains("htsim"), "{e}");
+        let e = WorkloadSpec::from_table(
+            "incast",
+            &kv(&[("senders", s("1-4")), ("size", s("1B")), ("receiver", Knob::Int(99))]),
+        )
+        .unwrap()
+        .generate(16, &[], 1)
+        .unwrap_err();
+        assert!(e.contains("host 99 does not exist"), "{e}");
+        let e = WorkloadSpec::from_table(
+            "moe",
+            &kv(&[("k", Knob::Int(3)), ("size", s("1B")), ("hosts", s("0-3,20"))]),
+        )
+        .unwrap()
+        .generate(16, &[], 1)
+        .unwrap_err();
         assert!(e.contains("host 20 does not exist"), "{e}");
         // a `kind` field is accepted when it matches
-        WorkloadSpec::from_table("permutation", &kv(&[("kind", s("permutation")), ("size", s("1B"))])).unwrap();
-        assert!(WorkloadSpec::from_table("permutation", &kv(&[("kind", s("moe")), ("size", s("1B"))])).is_err());
-        let e = WorkloadSpec::from_table("permutation", &kv(&[("size", s("1B")), ("size", s("2B"))])).unwrap_err();
+        WorkloadSpec::from_table(
+            "permutation",
+            &kv(&[("kind", s("permutation")), ("size", s("1B"))]),
+        )
+        .unwrap();
+        assert!(WorkloadSpec::from_table(
+            "permutation",
+            &kv(&[("kind", s("moe")), ("size", s("1B"))])
+        )
+        .is_err());
+        let e =
+            WorkloadSpec::from_table("permutation", &kv(&[("size", s("1B")), ("size", s("2B"))]))
+                .unwrap_err();
         assert!(e.contains("twice"), "{e}");
-        let e = WorkloadSpec::from_table("all-to-all", &kv(&[("size", s("1B"))])).unwrap().generate(20_000, &[], 1).unwrap_err();
-        assert!(e.contains("limit"), "{e}");
-        let e = WorkloadSpec::from_table("cdf", &kv(&[("cdf", s("hadoop")), ("load", Knob::Float(1.0)), ("duration", s("1000s"))]))
+        let e = WorkloadSpec::from_table("all-to-all", &kv(&[("size", s("1B"))]))
             .unwrap()
-            .generate(1000, &[], 1)
+            .generate(20_000, &[], 1)
             .unwrap_err();
+        assert!(e.contains("limit"), "{e}");
+        let e = WorkloadSpec::from_table(
+            "cdf",
+            &kv(&[("cdf", s("hadoop")), ("load", Knob::Float(1.0)), ("duration", s("1000s"))]),
+        )
+        .unwrap()
+        .generate(1000, &[], 1)
+        .unwrap_err();
         assert!(e.contains("limit"), "{e}");
     }
 
@@ -682,7 +829,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("flows.txt");
         std::fs::write(&p, "2\n0 1 3 100 1000 2.0\n1 7 3 100 1000 2.5\n").unwrap();
-        let mut spec = WorkloadSpec::from_table("flow-file", &kv(&[("file", s("flows.txt")), ("format", s("hpcc")), ("rebase", Knob::Bool(true))])).unwrap();
+        let mut spec = WorkloadSpec::from_table(
+            "flow-file",
+            &kv(&[("file", s("flows.txt")), ("format", s("hpcc")), ("rebase", Knob::Bool(true))]),
+        )
+        .unwrap();
         spec.resolve_paths(&dir);
         let wl = spec.generate(8, &[], 0).unwrap();
         assert_eq!(wl.flows[0].start, Time::ZERO);
@@ -694,9 +845,15 @@ mod tests {
 
     #[test]
     fn real_lcmp_file_via_spec() {
-        let Some(file) = crate::shared_data::shared_file("lcmp/8DC-hetero/traffic_WebSearch_8DC-0.3util.txt") else { return };
+        let Some(file) =
+            crate::shared_data::shared_file("lcmp/8DC-hetero/traffic_WebSearch_8DC-0.3util.txt")
+        else {
+            return;
+        };
         let path = file.to_str().unwrap();
-        let spec = WorkloadSpec::from_table("flow-file", &kv(&[("file", s(path)), ("format", s("hpcc"))])).unwrap();
+        let spec =
+            WorkloadSpec::from_table("flow-file", &kv(&[("file", s(path)), ("format", s("hpcc"))]))
+                .unwrap();
         let groups: Vec<u32> = (0..128).map(|h| h / 16).collect();
         let wl = spec.generate(128, &groups, 0).unwrap();
         assert_eq!(wl.flows.len(), 2774);

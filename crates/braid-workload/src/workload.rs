@@ -35,7 +35,9 @@ pub const MAX_START: Time = Time::from_ps(1_000_000_000_000_000_000);
 /// Error unless `n` flows is at most [`MAX_FLOWS`].
 pub fn check_flow_count(n: u128, what: &str) -> Result<(), String> {
     if n > MAX_FLOWS as u128 {
-        return Err(format!("{what} would generate about {n} flows, more than the limit of {MAX_FLOWS}"));
+        return Err(format!(
+            "{what} would generate about {n} flows, more than the limit of {MAX_FLOWS}"
+        ));
     }
     Ok(())
 }
@@ -310,7 +312,12 @@ impl Workload {
         if self.conn_of.is_empty() {
             self.flows.len()
         } else {
-            self.conn_of.iter().filter(|&&c| c != NO_CONN).map(|&c| c as usize + 1).max().unwrap_or(0)
+            self.conn_of
+                .iter()
+                .filter(|&&c| c != NO_CONN)
+                .map(|&c| c as usize + 1)
+                .max()
+                .unwrap_or(0)
         }
     }
 
@@ -377,7 +384,8 @@ impl Workload {
                     .collect();
             }
             ConnectionMode::PerPair => {
-                let mut ids: std::collections::HashMap<(u32, u32, u16), u32> = std::collections::HashMap::new();
+                let mut ids: std::collections::HashMap<(u32, u32, u16), u32> =
+                    std::collections::HashMap::new();
                 let mut conn_of = Vec::with_capacity(self.flows.len());
                 for (i, f) in self.flows.iter().enumerate() {
                     if f.size_bytes == 0 {
@@ -437,7 +445,15 @@ impl Workload {
 
     /// Add a flow and return its index. `deps` are flow indices (duplicates are removed); `start` is
     /// absolute when `deps` is empty and an offset after the dependencies otherwise.
-    pub fn add_flow(&mut self, src: u32, dst: u32, size_bytes: u64, start: Time, deps: &[u32], tag: u32) -> u32 {
+    pub fn add_flow(
+        &mut self,
+        src: u32,
+        dst: u32,
+        size_bytes: u64,
+        start: Time,
+        deps: &[u32],
+        tag: u32,
+    ) -> u32 {
         let deps = self.push_deps(deps);
         self.add_flow_with(src, dst, size_bytes, start, deps, tag)
     }
@@ -466,7 +482,15 @@ impl Workload {
     }
 
     /// Add a flow whose dependencies are an already stored range (see [`Workload::push_deps`]).
-    pub fn add_flow_with(&mut self, src: u32, dst: u32, size_bytes: u64, start: Time, deps: DepRange, tag: u32) -> u32 {
+    pub fn add_flow_with(
+        &mut self,
+        src: u32,
+        dst: u32,
+        size_bytes: u64,
+        start: Time,
+        deps: DepRange,
+        tag: u32,
+    ) -> u32 {
         self.flows.push(FlowSpec { src, dst, size_bytes, start, deps, tag });
         (self.flows.len() - 1) as u32
     }
@@ -522,7 +546,9 @@ impl Workload {
             }));
         }
         if other.group_of.iter().any(|&g| g != 0) {
-            let map: Vec<u16> = (0..other.group_names.len().max(1)).map(|g| self.group_index(other.group_name(g as u16))).collect();
+            let map: Vec<u16> = (0..other.group_names.len().max(1))
+                .map(|g| self.group_index(other.group_name(g as u16)))
+                .collect();
             if self.group_of.len() < n_self {
                 self.group_of.resize(n_self, 0);
             }
@@ -571,7 +597,10 @@ impl Workload {
                 ));
             }
             if f.src == f.dst && f.size_bytes > 0 {
-                return Err(format!("flow {i}: source and destination are the same host ({})", f.src));
+                return Err(format!(
+                    "flow {i}: source and destination are the same host ({})",
+                    f.src
+                ));
             }
             if f.size_bytes == 0 && f.src != f.dst {
                 return Err(format!("flow {i}: size is 0 bytes"));
@@ -581,19 +610,28 @@ impl Workload {
             }
             for &d in self.deps(i) {
                 if d as usize >= n {
-                    return Err(format!("flow {i}: depends on flow {d}, which does not exist ({n} flows)"));
+                    return Err(format!(
+                        "flow {i}: depends on flow {d}, which does not exist ({n} flows)"
+                    ));
                 }
                 if d as usize == i {
                     return Err(format!("flow {i}: depends on itself"));
                 }
             }
             if f.tag != NO_JOB && f.tag as usize >= self.jobs.len() {
-                return Err(format!("flow {i}: job tag {} does not exist ({} jobs)", f.tag, self.jobs.len()));
+                return Err(format!(
+                    "flow {i}: job tag {} does not exist ({} jobs)",
+                    f.tag,
+                    self.jobs.len()
+                ));
             }
         }
         if !self.conn_of.is_empty() {
             if self.conn_of.len() != n {
-                return Err(format!("connections given for {} flows, but there are {n}", self.conn_of.len()));
+                return Err(format!(
+                    "connections given for {} flows, but there are {n}",
+                    self.conn_of.len()
+                ));
             }
             let nc = self.n_conns();
             let mut first: Vec<u32> = vec![u32::MAX; nc];
@@ -624,24 +662,35 @@ impl Workload {
                 }
             }
             if let Some(c) = first.iter().position(|&f| f == u32::MAX) {
-                return Err(format!("connection {c} carries no flow (connections must be numbered densely)"));
+                return Err(format!(
+                    "connection {c} carries no flow (connections must be numbered densely)"
+                ));
             }
         }
         if !self.group_of.is_empty() && self.group_of.len() != n {
-            return Err(format!("groups given for {} flows, but there are {n}", self.group_of.len()));
+            return Err(format!(
+                "groups given for {} flows, but there are {n}",
+                self.group_of.len()
+            ));
         }
-        if let Some(i) = self.group_of.iter().position(|&g| g as usize >= self.group_names.len().max(1)) {
+        if let Some(i) =
+            self.group_of.iter().position(|&g| g as usize >= self.group_names.len().max(1))
+        {
             return Err(format!("flow {i}: group {} does not exist", self.group_of[i]));
         }
         for (j, job) in self.jobs.iter().enumerate() {
             if job.parent != NO_JOB && job.parent as usize >= j {
-                return Err(format!("job {j} (`{}`): parent {} must be an earlier job", job.name, job.parent));
+                return Err(format!(
+                    "job {j} (`{}`): parent {} must be an earlier job",
+                    job.name, job.parent
+                ));
             }
         }
         // Kahn's algorithm over the shared-range gates: every flow must become startable.
         let gates = Gates::build(self);
         let mut unmet = gates.gate_len.clone();
-        let mut ready: Vec<u32> = (0..n as u32).filter(|&i| gates.gate_of[i as usize] == NO_GATE).collect();
+        let mut ready: Vec<u32> =
+            (0..n as u32).filter(|&i| gates.gate_of[i as usize] == NO_GATE).collect();
         let mut seen = 0usize;
         let mut started = vec![false; n];
         for &r in &ready {
@@ -664,7 +713,10 @@ impl Workload {
         }
         if seen != n {
             let stuck = started.iter().position(|&s| !s).unwrap_or(0);
-            return Err(format!("the dependencies form a cycle: {} flows can never start (e.g. flow {stuck})", n - seen));
+            return Err(format!(
+                "the dependencies form a cycle: {} flows can never start (e.g. flow {stuck})",
+                n - seen
+            ));
         }
         Ok(())
     }
@@ -699,12 +751,21 @@ impl DepTracker {
         let gates = Gates::build(wl);
         let unmet = gates.gate_len.clone();
         let ready_at = vec![Time::ZERO; unmet.len()];
-        DepTracker { gates, unmet, ready_at, offsets: wl.flows.iter().map(|f| f.start).collect(), done: vec![false; wl.flows.len()] }
+        DepTracker {
+            gates,
+            unmet,
+            ready_at,
+            offsets: wl.flows.iter().map(|f| f.start).collect(),
+            done: vec![false; wl.flows.len()],
+        }
     }
 
     /// The flows with no dependencies, at their absolute start times (in flow order).
     pub fn initial(&self) -> Vec<Release> {
-        (0..self.offsets.len()).filter(|&i| self.gates.gate_of[i] == NO_GATE).map(|i| Release { flow: i as u32, at: self.offsets[i] }).collect()
+        (0..self.offsets.len())
+            .filter(|&i| self.gates.gate_of[i] == NO_GATE)
+            .map(|i| Release { flow: i as u32, at: self.offsets[i] })
+            .collect()
     }
 
     /// Record that `flow` completed at `now`; push the flows that become startable onto `out`
@@ -727,7 +788,10 @@ impl DepTracker {
             unmet[g] -= 1;
             if unmet[g] == 0 {
                 for &h in gates.gate_flows.of(g as u32) {
-                    out.push(Release { flow: h, at: ready_at[g].saturating_add(offsets[h as usize]) });
+                    out.push(Release {
+                        flow: h,
+                        at: ready_at[g].saturating_add(offsets[h as usize]),
+                    });
                 }
             }
         }

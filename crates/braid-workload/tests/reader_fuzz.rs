@@ -103,7 +103,21 @@ const CSV_WORDS: &[&str] = &[
     "job",
     "\n",
 ];
-const HPCC_WORDS: &[&str] = &["1", "2", "1000000000000", "0", "3", "100", "4294967295", "1e308", "nan", "-1", "2.000001", "1e30", "\n"];
+const HPCC_WORDS: &[&str] = &[
+    "1",
+    "2",
+    "1000000000000",
+    "0",
+    "3",
+    "100",
+    "4294967295",
+    "1e308",
+    "nan",
+    "-1",
+    "2.000001",
+    "1e30",
+    "\n",
+];
 const HTSIM_WORDS: &[&str] = &[
     "Nodes",
     "Connections",
@@ -130,8 +144,12 @@ const HTSIM_WORDS: &[&str] = &[
     "-1",
     "\n",
 ];
-const CDF_WORDS: &[&str] = &["0", "1", "100", "0.5", "1.0", "100", "10KB", "1e308", "nan", "inf", "-1", "1e30GB", ",", "#", "\n"];
-const INSERTS: &[&str] = &["\n", " ", ",", ";", "#", "->", "\u{feff}", "\0", "é", "-", "1e999", "\n\n\n"];
+const CDF_WORDS: &[&str] = &[
+    "0", "1", "100", "0.5", "1.0", "100", "10KB", "1e308", "nan", "inf", "-1", "1e30GB", ",", "#",
+    "\n",
+];
+const INSERTS: &[&str] =
+    &["\n", " ", ",", ";", "#", "->", "\u{feff}", "\0", "é", "-", "1e999", "\n\n\n"];
 
 proptest! {
     #![proptest_config(config(256))]
@@ -229,17 +247,27 @@ fn valid_inputs_still_read() {
 
 #[test]
 fn huge_flow_counts_are_errors() {
-    fails_fast("HPCC count 10^12", "limit", || parse_hpcc("f", "1000000000000\n0 1 3 100 10 0.1\n"));
-    fails_fast("HPCC count MAX_FLOWS + 1", "limit", || parse_hpcc("f", &format!("{}\n", MAX_FLOWS + 1)));
-    fails_fast("htsim Connections 10^12", "limit", || parse_htsim("f", "Connections 1000000000000\n0->1 start 0 size 1\n"));
-    fails_fast("htsim Nodes 10^12, host beyond", "outside", || parse_htsim("f", "Nodes 4\n0->4294967295 start 0 size 1\n"));
+    fails_fast("HPCC count 10^12", "limit", || {
+        parse_hpcc("f", "1000000000000\n0 1 3 100 10 0.1\n")
+    });
+    fails_fast("HPCC count MAX_FLOWS + 1", "limit", || {
+        parse_hpcc("f", &format!("{}\n", MAX_FLOWS + 1))
+    });
+    fails_fast("htsim Connections 10^12", "limit", || {
+        parse_htsim("f", "Connections 1000000000000\n0->1 start 0 size 1\n")
+    });
+    fails_fast("htsim Nodes 10^12, host beyond", "outside", || {
+        parse_htsim("f", "Nodes 4\n0->4294967295 start 0 size 1\n")
+    });
 }
 
 #[test]
 fn host_indices_beyond_the_topology_are_errors() {
     let wl = parse_braid_csv("f", "src,dst,size,start\n0,4294967295,1,0\n").unwrap();
     assert!(wl.validate(64).unwrap_err().contains("does not exist"));
-    fails_fast("host beyond u32", "host index", || parse_braid_csv("f", "src,dst,size,start\n0,4294967296,1,0\n"));
+    fails_fast("host beyond u32", "host index", || {
+        parse_braid_csv("f", "src,dst,size,start\n0,4294967296,1,0\n")
+    });
     let wl = parse_hpcc("f", "1\n0 4000000000 3 100 10 0.1\n").unwrap();
     assert!(wl.validate(64).unwrap_err().contains("does not exist"));
 }
@@ -247,9 +275,15 @@ fn host_indices_beyond_the_topology_are_errors() {
 #[test]
 fn huge_sizes_and_times_are_bounded_or_errors() {
     // A size or start that saturates is an error, not a silent u64::MAX.
-    fails_fast("CSV size 1e30GB", "size", || parse_braid_csv("f", "src,dst,size,start\n0,1,1e30GB,0\n"));
-    fails_fast("CSV start 1e30s", "start", || parse_braid_csv("f", "src,dst,size,start\n0,1,1,1e30s\n"));
-    fails_fast("CSV start 1e30 ns", "start", || parse_braid_csv("f", "src,dst,size,start\n0,1,1,1e30\n"));
+    fails_fast("CSV size 1e30GB", "size", || {
+        parse_braid_csv("f", "src,dst,size,start\n0,1,1e30GB,0\n")
+    });
+    fails_fast("CSV start 1e30s", "start", || {
+        parse_braid_csv("f", "src,dst,size,start\n0,1,1,1e30s\n")
+    });
+    fails_fast("CSV start 1e30 ns", "start", || {
+        parse_braid_csv("f", "src,dst,size,start\n0,1,1,1e30\n")
+    });
     fails_fast("HPCC start 1e30 s", "start", || parse_hpcc("f", "1\n0 1 3 100 10 1e30\n"));
     fails_fast("htsim start 1e30 us", "start", || parse_htsim("f", "0->1 start 1e30 size 1\n"));
 }
@@ -284,5 +318,7 @@ fn cdf_point_count_is_bounded() {
         s.push_str(&format!("{i} {}\n", (i + 1) as f64 / n as f64));
     }
     fails_fast("too many CDF points", "points", || EmpiricalCdf::parse("c", &s, CdfFormat::Braid));
-    fails_fast("CDF size 1e30GB", "size", || EmpiricalCdf::parse("c", "0 0\n1e30GB 1\n", CdfFormat::Braid));
+    fails_fast("CDF size 1e30GB", "size", || {
+        EmpiricalCdf::parse("c", "0 0\n1e30GB 1\n", CdfFormat::Braid)
+    });
 }

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use braid_core::percentile::percentile;
 
 use super::figure::{finite_range, fmt_si, BarGroup, Body, Figure, Line, Panel};
-use super::query::{distinct, expand_template, mean, run_column, time_series, to_unit, y_value, Results};
+use super::query::{
+    distinct, expand_template, mean, run_column, time_series, to_unit, y_value, Results,
+};
 use super::schema::{FigureSpec, Kind};
 
 impl FigureSpec {
@@ -33,10 +35,13 @@ pub fn build_figure(spec: &FigureSpec, res: &Results) -> Result<Figure, String> 
     let facets = distinct(rows.iter().map(|r| cell_of(res, r, &spec.facet)));
     let mut panels = Vec::new();
     for f in &facets {
-        let frows: Vec<&Vec<String>> = rows.iter().copied().filter(|r| &cell_of(res, r, &spec.facet) == f).collect();
+        let frows: Vec<&Vec<String>> =
+            rows.iter().copied().filter(|r| &cell_of(res, r, &spec.facet) == f).collect();
         let series = distinct(frows.iter().map(|r| cell_of(res, r, &spec.series)));
         let title = match &spec.facet {
-            Some(fc) if (facets.len() > 1 || !f.is_empty()) && !fc.contains('+') => format!("{fc} = {f}"),
+            Some(fc) if (facets.len() > 1 || !f.is_empty()) && !fc.contains('+') => {
+                format!("{fc} = {f}")
+            }
             Some(_) => f.clone(),
             _ => String::new(),
         };
@@ -72,10 +77,17 @@ fn cell_of(res: &Results, r: &[String], c: &Option<String>) -> String {
 /// The axis labels of a figure's panels (the plan's, else from the columns plotted).
 fn axis_labels(spec: &FigureSpec) -> (String, String) {
     match spec.kind {
-        Kind::Line | Kind::Bar => (spec.x_label_or(spec.x.as_deref().unwrap_or("")), spec.y_label_or(&spec.y.join(", "))),
+        Kind::Line | Kind::Bar => {
+            (spec.x_label_or(spec.x.as_deref().unwrap_or("")), spec.y_label_or(&spec.y.join(", ")))
+        }
         Kind::Cdf => (spec.x_label_or(&spec.y.join(", ")), spec.y_label_or("CDF")),
-        Kind::Timeseries => (spec.x_label_or(&format!("time ({})", spec.x_unit.as_deref().unwrap_or("us"))), spec.y_label_or(&spec.y.join(", "))),
-        Kind::SlowdownBins => (spec.x_label_or("flow size (bytes)"), spec.y_label_or("FCT slowdown")),
+        Kind::Timeseries => (
+            spec.x_label_or(&format!("time ({})", spec.x_unit.as_deref().unwrap_or("us"))),
+            spec.y_label_or(&spec.y.join(", ")),
+        ),
+        Kind::SlowdownBins => {
+            (spec.x_label_or("flow size (bytes)"), spec.y_label_or("FCT slowdown"))
+        }
     }
 }
 
@@ -93,8 +105,10 @@ fn figure_caption(spec: &FigureSpec, res: &Results, panels: &[Panel]) -> Vec<Str
     if !braid.is_empty() {
         // A `braid repro --quick` run is a scaled-down smoke run: its numbers are not the
         // paper's set-up, and the caption says so beside the paper's.
-        let quick = std::fs::read_to_string(res.dir.join("repro.toml")).is_ok_and(|t| t.lines().any(|l| l.trim() == "quick = true"));
-        let who = if quick { "Braid (quick run: scaled down, not the paper's set-up)" } else { "Braid" };
+        let quick = std::fs::read_to_string(res.dir.join("repro.toml"))
+            .is_ok_and(|t| t.lines().any(|l| l.trim() == "quick = true"));
+        let who =
+            if quick { "Braid (quick run: scaled down, not the paper's set-up)" } else { "Braid" };
         caption.push(format!("{who}: {braid}"));
     }
     caption
@@ -123,7 +137,11 @@ impl PanelRows<'_> {
             for (yi, y) in spec.y.iter().enumerate() {
                 let mut pts: BTreeMap<i64, (f64, Vec<f64>)> = BTreeMap::new();
                 for r in self.of_series(s) {
-                    let Some(x) = res.cell(r, xcol).and_then(|v| to_unit(v, spec.x_unit.as_deref())) else { continue };
+                    let Some(x) =
+                        res.cell(r, xcol).and_then(|v| to_unit(v, spec.x_unit.as_deref()))
+                    else {
+                        continue;
+                    };
                     if let Some(v) = y_value(res, spec, r, y) {
                         pts.entry((x * 1e6).round() as i64).or_insert((x, Vec::new())).1.push(v);
                     }
@@ -151,8 +169,11 @@ impl PanelRows<'_> {
                 let values = cats
                     .iter()
                     .map(|c| {
-                        let v: Vec<f64> =
-                            self.of_series(s).filter(|r| res.cell(r, xcol) == Some(c.as_str())).filter_map(|r| y_value(res, spec, r, y)).collect();
+                        let v: Vec<f64> = self
+                            .of_series(s)
+                            .filter(|r| res.cell(r, xcol) == Some(c.as_str()))
+                            .filter_map(|r| y_value(res, spec, r, y))
+                            .collect();
                         mean(&v)
                     })
                     .collect();
@@ -171,13 +192,24 @@ impl PanelRows<'_> {
             for (yi, y) in spec.y.iter().enumerate() {
                 let mut vals = Vec::new();
                 for r in self.of_series(s) {
-                    vals.extend(run_column(res, r, &file, y, &spec.between)?.into_iter().map(|v| v * spec.y_scale));
+                    vals.extend(
+                        run_column(res, r, &file, y, &spec.between)?
+                            .into_iter()
+                            .map(|v| v * spec.y_scale),
+                    );
                 }
                 vals.retain(|v| v.is_finite());
                 vals.sort_by(f64::total_cmp);
                 let n = vals.len();
-                let pts: Vec<(f64, f64)> = vals.iter().enumerate().map(|(i, &v)| (v, (i + 1) as f64 / n as f64)).collect();
-                lines.push(Line { name: line_name(s, spec, yi), points: thin_cdf(pts, 1500), markers: false, dashed: false, color: lines.len() });
+                let pts: Vec<(f64, f64)> =
+                    vals.iter().enumerate().map(|(i, &v)| (v, (i + 1) as f64 / n as f64)).collect();
+                lines.push(Line {
+                    name: line_name(s, spec, yi),
+                    points: thin_cdf(pts, 1500),
+                    markers: false,
+                    dashed: false,
+                    color: lines.len(),
+                });
             }
         }
         Ok(Body::Lines(lines))
@@ -192,13 +224,23 @@ impl PanelRows<'_> {
             let Some(r) = self.of_series(s).next() else { continue };
             for (yi, y) in spec.y.iter().enumerate() {
                 for (ename, pts) in time_series(res, r, &file, spec, y)? {
-                    let base = if spec.series.is_none() && spec.y.len() == 1 { String::new() } else { line_name(s, spec, yi) };
+                    let base = if spec.series.is_none() && spec.y.len() == 1 {
+                        String::new()
+                    } else {
+                        line_name(s, spec, yi)
+                    };
                     let name = match (base.is_empty(), ename.is_empty()) {
                         (_, true) => base,
                         (true, false) => ename,
                         (false, false) => format!("{base} {ename}"),
                     };
-                    lines.push(Line { name, points: downsample(pts, 3000), markers: false, dashed: false, color: lines.len() });
+                    lines.push(Line {
+                        name,
+                        points: downsample(pts, 3000),
+                        markers: false,
+                        dashed: false,
+                        color: lines.len(),
+                    });
                 }
             }
         }
@@ -209,19 +251,34 @@ impl PanelRows<'_> {
     fn slowdown_bins(&self) -> Result<Body, String> {
         let (spec, res) = (self.spec, self.res);
         let file = spec.file.clone().unwrap_or_else(|| "flows.csv".into());
-        let pcts = if spec.percentiles.is_empty() { vec![50.0, 99.0] } else { spec.percentiles.clone() };
+        let pcts =
+            if spec.percentiles.is_empty() { vec![50.0, 99.0] } else { spec.percentiles.clone() };
         let mut lines = Vec::new();
         for (si, s) in self.series.iter().enumerate() {
             let mut flows: Vec<(f64, f64)> = Vec::new();
             for r in self.of_series(s) {
                 let sizes = run_column(res, r, &file, "size_bytes", &spec.between)?;
-                let slow = run_column(res, r, &file, spec.y.first().map(String::as_str).unwrap_or("slowdown"), &spec.between)?;
-                flows.extend(sizes.into_iter().zip(slow).filter(|(a, b)| a.is_finite() && b.is_finite()));
+                let slow = run_column(
+                    res,
+                    r,
+                    &file,
+                    spec.y.first().map(String::as_str).unwrap_or("slowdown"),
+                    &spec.between,
+                )?;
+                flows.extend(
+                    sizes.into_iter().zip(slow).filter(|(a, b)| a.is_finite() && b.is_finite()),
+                );
             }
             for (pi, p) in pcts.iter().enumerate() {
                 let pts = slowdown_bins(&flows, &spec.bins, *p);
                 let sname = if s.is_empty() { String::new() } else { format!("{s} ") };
-                lines.push(Line { name: format!("{sname}p{}", fmt_si(*p)), points: pts, markers: true, dashed: pi > 0, color: si });
+                lines.push(Line {
+                    name: format!("{sname}p{}", fmt_si(*p)),
+                    points: pts,
+                    markers: true,
+                    dashed: pi > 0,
+                    color: si,
+                });
             }
         }
         Ok(Body::Lines(lines))
@@ -320,9 +377,16 @@ fn cdf_caption(panels: &[Panel]) -> String {
     for p in panels.iter().take(4) {
         if let Body::Lines(lines) = &p.body {
             for l in lines.iter().take(8) {
-                let at = |q: f64| l.points.iter().find(|pt| pt.1 >= q).map(|pt| fmt_si(pt.0)).unwrap_or_else(|| "-".into());
+                let at = |q: f64| {
+                    l.points
+                        .iter()
+                        .find(|pt| pt.1 >= q)
+                        .map(|pt| fmt_si(pt.0))
+                        .unwrap_or_else(|| "-".into())
+                };
                 let name = if l.name.is_empty() { "all".to_string() } else { l.name.clone() };
-                let prefix = if p.title.is_empty() { String::new() } else { format!("[{}] ", p.title) };
+                let prefix =
+                    if p.title.is_empty() { String::new() } else { format!("[{}] ", p.title) };
                 items.push(format!("{prefix}{name} p50 {} p99 {}", at(0.5), at(0.99)));
             }
         }
@@ -350,7 +414,12 @@ fn auto_caption(panels: &[Panel]) -> String {
             }
             Body::Bars { categories, groups } => {
                 for g in groups.iter().take(3) {
-                    let vals: Vec<String> = categories.iter().zip(&g.values).take(6).map(|(c, v)| format!("{c} {}", fmt_si(*v))).collect();
+                    let vals: Vec<String> = categories
+                        .iter()
+                        .zip(&g.values)
+                        .take(6)
+                        .map(|(c, v)| format!("{c} {}", fmt_si(*v)))
+                        .collect();
                     items.push(format!("{}: {}", g.name, vals.join(", ")));
                 }
             }

@@ -103,7 +103,11 @@ pub fn fmt_si(v: f64) -> String {
     } else {
         format!("{x:.2e}")
     };
-    let s = if s.contains('.') && !s.contains('e') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    let s = if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
     format!("{s}{suf}")
 }
 
@@ -125,7 +129,13 @@ pub fn figure_csv(fig: &Figure) -> String {
             Body::Lines(lines) => {
                 for l in lines {
                     for &(x, y) in &l.points {
-                        s.push_str(&format!("{},{},{},{}\n", csv_cell(&p.title), csv_cell(&l.name), num(x), num(y)));
+                        s.push_str(&format!(
+                            "{},{},{},{}\n",
+                            csv_cell(&p.title),
+                            csv_cell(&l.name),
+                            num(x),
+                            num(y)
+                        ));
                     }
                 }
             }
@@ -133,7 +143,13 @@ pub fn figure_csv(fig: &Figure) -> String {
                 for g in groups {
                     for (c, v) in categories.iter().zip(&g.values) {
                         if v.is_finite() {
-                            s.push_str(&format!("{},{},{},{}\n", csv_cell(&p.title), csv_cell(&g.name), csv_cell(c), num(*v)));
+                            s.push_str(&format!(
+                                "{},{},{},{}\n",
+                                csv_cell(&p.title),
+                                csv_cell(&g.name),
+                                csv_cell(c),
+                                num(*v)
+                            ));
                         }
                     }
                 }

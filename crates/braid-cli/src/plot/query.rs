@@ -38,7 +38,11 @@ impl Results {
             .rows
             .iter()
             .filter(|r| self.cell(r, "status").is_none_or(|s| s == "ok"))
-            .filter(|r| filter.iter().all(|(k, vs)| self.cell(r, k).is_some_and(|c| vs.iter().any(|v| v == c))))
+            .filter(|r| {
+                filter
+                    .iter()
+                    .all(|(k, vs)| self.cell(r, k).is_some_and(|c| vs.iter().any(|v| v == c)))
+            })
             .collect()
     }
 
@@ -50,7 +54,8 @@ impl Results {
 
     /// Rows of successful runs matching `filter` exactly.
     pub fn rows(&self, filter: &[(String, String)]) -> Vec<&Vec<String>> {
-        let f: Vec<(String, Vec<String>)> = filter.iter().map(|(k, v)| (k.clone(), vec![v.clone()])).collect();
+        let f: Vec<(String, Vec<String>)> =
+            filter.iter().map(|(k, v)| (k.clone(), vec![v.clone()])).collect();
         self.rows_any(&f)
     }
 
@@ -65,11 +70,17 @@ impl Results {
 
     /// The identity of a run for baseline matching: its case, scenario file (if `with_file`),
     /// grid values and seed, except the columns in `skip`.
-    pub(super) fn identity(&self, row: &[String], skip: &[(String, String)], with_file: bool) -> Vec<String> {
+    pub(super) fn identity(
+        &self,
+        row: &[String],
+        skip: &[(String, String)],
+        with_file: bool,
+    ) -> Vec<String> {
         let status = self.runs.col("status").unwrap_or(self.runs.header.len());
         let mut id = Vec::new();
         for (i, h) in self.runs.header.iter().enumerate() {
-            let is_param = (i > 0 && i < status && (with_file || h != "scenario_file")) || h == "seed";
+            let is_param =
+                (i > 0 && i < status && (with_file || h != "scenario_file")) || h == "seed";
             if is_param && !skip.iter().any(|(k, _)| k == h) {
                 id.push(row.get(i).cloned().unwrap_or_default());
             }
@@ -195,7 +206,8 @@ fn paths_metric(res: &Results, row: &[String], m: &str) -> Option<f64> {
         *per_flow.entry(flow).or_default() += row.get(r)?.parse::<f64>().ok()?;
         samples.entry(flow).or_default().insert(time as u64);
     }
-    let x: Vec<f64> = per_flow.iter().map(|(fl, sum)| sum / samples[fl].len().max(1) as f64).collect();
+    let x: Vec<f64> =
+        per_flow.iter().map(|(fl, sum)| sum / samples[fl].len().max(1) as f64).collect();
     let s: f64 = x.iter().sum();
     let s2: f64 = x.iter().map(|v| v * v).sum();
     (s2 > 0.0).then(|| s * s / (x.len() as f64 * s2))
@@ -219,16 +231,27 @@ fn flow_metric(res: &Results, row: &[String], m: &str) -> Option<f64> {
     };
     let run = res.cell(row, "run")?;
     let csv = Csv::read(&res.dir.join("runs").join(run).join("flows.csv")).ok()?;
-    let idx: Vec<(usize, &String)> = filter.iter().filter_map(|(k, v)| csv.col(k).map(|c| (c, v))).collect();
+    let idx: Vec<(usize, &String)> =
+        filter.iter().filter_map(|(k, v)| csv.col(k).map(|c| (c, v))).collect();
     if idx.len() != filter.len() {
         return None;
     }
     let rows: Vec<&Vec<String>> = csv
         .rows
         .iter()
-        .filter(|r| idx.iter().all(|(c, v)| r.get(*c).is_some_and(|x| x == *v || x.parse::<f64>().ok() == v.parse::<f64>().ok() && x.parse::<f64>().is_ok())))
+        .filter(|r| {
+            idx.iter().all(|(c, v)| {
+                r.get(*c).is_some_and(|x| {
+                    x == *v
+                        || x.parse::<f64>().ok() == v.parse::<f64>().ok()
+                            && x.parse::<f64>().is_ok()
+                })
+            })
+        })
         .collect();
-    let num = |r: &Vec<String>, c: &str| csv.col(c).and_then(|i| r.get(i)).and_then(|x| x.parse::<f64>().ok());
+    let num = |r: &Vec<String>, c: &str| {
+        csv.col(c).and_then(|i| r.get(i)).and_then(|x| x.parse::<f64>().ok())
+    };
     let done: Vec<&&Vec<String>> = rows.iter().filter(|r| num(r, "fct_ns").is_some()).collect();
     let sorted = |c: &str| {
         let mut v: Vec<f64> = done.iter().filter_map(|r| num(r, c)).collect();
@@ -239,8 +262,10 @@ fn flow_metric(res: &Results, row: &[String], m: &str) -> Option<f64> {
         "count" => Some(rows.len() as f64),
         "goodput" => {
             let bytes: f64 = done.iter().filter_map(|r| num(r, "size_bytes")).sum();
-            let start = done.iter().filter_map(|r| num(r, "start_ns")).fold(f64::INFINITY, f64::min);
-            let end = done.iter().filter_map(|r| num(r, "finish_ns")).fold(f64::NEG_INFINITY, f64::max);
+            let start =
+                done.iter().filter_map(|r| num(r, "start_ns")).fold(f64::INFINITY, f64::min);
+            let end =
+                done.iter().filter_map(|r| num(r, "finish_ns")).fold(f64::NEG_INFINITY, f64::max);
             (end > start).then(|| bytes * 8.0 / ((end - start) * 1e-9))
         }
         "fct_mean_ns" => Some(mean(&sorted("fct_ns"))),
@@ -248,7 +273,11 @@ fn flow_metric(res: &Results, row: &[String], m: &str) -> Option<f64> {
         "slowdown_p50" => Some(percentile(&sorted("slowdown"), 50.0).unwrap_or(f64::NAN)),
         "slowdown_p99" => Some(percentile(&sorted("slowdown"), 99.0).unwrap_or(f64::NAN)),
         "jain" => {
-            let tp: Vec<f64> = done.iter().filter_map(|r| Some(num(r, "size_bytes")? / num(r, "fct_ns")?)).filter(|x| x.is_finite()).collect();
+            let tp: Vec<f64> = done
+                .iter()
+                .filter_map(|r| Some(num(r, "size_bytes")? / num(r, "fct_ns")?))
+                .filter(|x| x.is_finite())
+                .collect();
             let s: f64 = tp.iter().sum();
             let s2: f64 = tp.iter().map(|x| x * x).sum();
             (s2 > 0.0).then(|| s * s / (tp.len() as f64 * s2))
@@ -280,24 +309,35 @@ pub(super) fn y_value(res: &Results, spec: &FigureSpec, row: &[String], col: &st
 
 /// A column of a per-run file, with derived flow columns: `fct_us`, `throughput_gbps`
 /// (size × 8 / FCT) and `normalized_throughput` (throughput / the run's mean throughput).
-pub(super) fn run_column(res: &Results, row: &[String], file: &str, col: &str, between: &[String]) -> Result<Vec<f64>, String> {
+pub(super) fn run_column(
+    res: &Results,
+    row: &[String],
+    file: &str,
+    col: &str,
+    between: &[String],
+) -> Result<Vec<f64>, String> {
     let run = res.cell(row, "run").unwrap_or("");
     let path = res.dir.join("runs").join(run).join(file);
     let mut csv = Csv::read(&path)?;
     if between.len() == 2 {
-        let (a, b) = (host_range(&between[0]).unwrap_or((1, 0)), host_range(&between[1]).unwrap_or((1, 0)));
+        let (a, b) =
+            (host_range(&between[0]).unwrap_or((1, 0)), host_range(&between[1]).unwrap_or((1, 0)));
         let (Some(sc), Some(dc)) = (csv.col("src"), csv.col("dst")) else {
             return Err(format!("`{}` has no src/dst columns for `between`", path.display()));
         };
-        let inr = |r: (u64, u64), v: &str| v.trim().parse::<u64>().is_ok_and(|x| x >= r.0 && x <= r.1);
+        let inr =
+            |r: (u64, u64), v: &str| v.trim().parse::<u64>().is_ok_and(|x| x >= r.0 && x <= r.1);
         csv.rows.retain(|row| {
             let (s, d) = (&row[sc], &row[dc]);
             (inr(a, s) && inr(b, d)) || (inr(b, s) && inr(a, d))
         });
     }
-    let get = |c: &str| csv.numbers(c).ok_or_else(|| format!("`{}` has no column `{c}`", path.display()));
+    let get =
+        |c: &str| csv.numbers(c).ok_or_else(|| format!("`{}` has no column `{c}`", path.display()));
     match col {
-        "fct_us" => Ok(get("fct_ns")?.into_iter().map(|v| v.map_or(f64::NAN, |x| x / 1e3)).collect()),
+        "fct_us" => {
+            Ok(get("fct_ns")?.into_iter().map(|v| v.map_or(f64::NAN, |x| x / 1e3)).collect())
+        }
         "throughput_gbps" | "normalized_throughput" => {
             let sz = get("size_bytes")?;
             let fct = get("fct_ns")?;
@@ -325,12 +365,28 @@ pub(super) fn run_column(res: &Results, row: &[String], file: &str, col: &str, b
 pub type NamedLines = Vec<(String, Vec<(f64, f64)>)>;
 
 /// Lines of a time series file of one run: (entity name, points).
-pub(super) fn time_series(res: &Results, row: &[String], file: &str, spec: &FigureSpec, col: &str) -> Result<NamedLines, String> {
+pub(super) fn time_series(
+    res: &Results,
+    row: &[String],
+    file: &str,
+    spec: &FigureSpec,
+    col: &str,
+) -> Result<NamedLines, String> {
     let run = res.cell(row, "run").unwrap_or("");
     let path = res.dir.join("runs").join(run).join(file);
     let csv = Csv::read(&path)?;
-    series_from_csv(&csv, &spec.time, spec.group.as_deref(), col, spec.aggregate, &spec.entities, spec.x_unit.as_deref(), spec.y_scale, spec.top)
-        .map_err(|e| format!("`{}`: {e}", path.display()))
+    series_from_csv(
+        &csv,
+        &spec.time,
+        spec.group.as_deref(),
+        col,
+        spec.aggregate,
+        &spec.entities,
+        spec.x_unit.as_deref(),
+        spec.y_scale,
+        spec.top,
+    )
+    .map_err(|e| format!("`{}`: {e}", path.display()))
 }
 
 fn time_div(unit: Option<&str>) -> f64 {
@@ -368,7 +424,10 @@ pub fn series_from_csv(
     let mut times: BTreeMap<i64, f64> = BTreeMap::new();
     let mut per: BTreeMap<String, BTreeMap<i64, f64>> = BTreeMap::new();
     for r in &csv.rows {
-        let (Some(t), Some(v)) = (r.get(tc).and_then(|s| s.parse::<f64>().ok()), r.get(vc).and_then(|s| s.parse::<f64>().ok())) else {
+        let (Some(t), Some(v)) = (
+            r.get(tc).and_then(|s| s.parse::<f64>().ok()),
+            r.get(vc).and_then(|s| s.parse::<f64>().ok()),
+        ) else {
             continue;
         };
         let e = gc.and_then(|g| r.get(g)).cloned().unwrap_or_default();
@@ -379,7 +438,9 @@ pub fn series_from_csv(
         times.insert(key, t);
         *per.entry(e).or_default().entry(key).or_insert(0.0) += v;
     }
-    let to_pts = |m: &BTreeMap<i64, f64>| -> Vec<(f64, f64)> { times.iter().map(|(k, t)| (t / div, m.get(k).copied().unwrap_or(0.0) * scale)).collect() };
+    let to_pts = |m: &BTreeMap<i64, f64>| -> Vec<(f64, f64)> {
+        times.iter().map(|(k, t)| (t / div, m.get(k).copied().unwrap_or(0.0) * scale)).collect()
+    };
     if how == Agg::None || gc.is_none() {
         let mut ents: Vec<(&String, &BTreeMap<i64, f64>)> = per.iter().collect();
         if entities.is_empty() && ents.len() > top {
@@ -394,7 +455,12 @@ pub fn series_from_csv(
             ents.sort_by(|a, b| natural(a.0, b.0));
         }
         let gname = group.unwrap_or("");
-        return Ok(ents.into_iter().map(|(e, m)| (if e.is_empty() { String::new() } else { format!("{gname} {e}") }, to_pts(m))).collect());
+        return Ok(ents
+            .into_iter()
+            .map(|(e, m)| {
+                (if e.is_empty() { String::new() } else { format!("{gname} {e}") }, to_pts(m))
+            })
+            .collect());
     }
     let n = per.len().max(1) as f64;
     let pts = times
@@ -455,14 +521,25 @@ pub fn eval_number(p: &str, res: &Results, extra: &[(String, String)]) -> Option
     let (colname, filter) = match body.split_once('[') {
         Some((c, f)) => {
             let f = f.trim_end_matches(']');
-            let kv: Vec<(String, String)> = f.split(',').filter_map(|x| x.split_once('=')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
+            let kv: Vec<(String, String)> = f
+                .split(',')
+                .filter_map(|x| x.split_once('='))
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .collect();
             (c.trim(), kv)
         }
         None => (body.trim(), Vec::new()),
     };
     let mut filter = filter;
-    filter.extend(extra.iter().filter(|(k, _)| !filter.iter().any(|(f, _)| f == k)).cloned().collect::<Vec<_>>());
-    let vals: Vec<f64> = res.rows(&filter).iter().filter_map(|r| cell_num(res, r, colname)).collect();
+    filter.extend(
+        extra
+            .iter()
+            .filter(|(k, _)| !filter.iter().any(|(f, _)| f == k))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    let vals: Vec<f64> =
+        res.rows(&filter).iter().filter_map(|r| cell_num(res, r, colname)).collect();
     if vals.is_empty() {
         return None;
     }

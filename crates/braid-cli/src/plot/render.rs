@@ -63,7 +63,13 @@ fn grid_shape(n: usize) -> (usize, usize) {
 pub fn figure_size(fig: &Figure) -> (u32, u32) {
     let (rows, cols) = grid_shape(fig.panels.len());
     let w = (cols as u32 * PANEL_W).max(fig.title.chars().count() as u32 * 11 + 20).min(2400);
-    (w, rows as u32 * PANEL_H + TITLE_H + CAPTION_LINE_H * wrap_caption(&fig.caption, w).len() as u32 + 8)
+    (
+        w,
+        rows as u32 * PANEL_H
+            + TITLE_H
+            + CAPTION_LINE_H * wrap_caption(&fig.caption, w).len() as u32
+            + 8,
+    )
 }
 
 /// Caption lines wrapped to the figure's width (about 7.5 px per character at 15 px).
@@ -108,7 +114,8 @@ pub fn write_figure(fig: &Figure, stem: &Path) -> Result<Vec<PathBuf>, String> {
         render(&root, fig).map_err(|e| format!("drawing `{}`: {e}", svg.display()))?;
         root.present().map_err(|e| format!("writing `{}`: {e:?}", svg.display()))?;
     }
-    fs::write(&csv, figure_csv(fig)).map_err(|e| format!("cannot write `{}`: {e}", csv.display()))?;
+    fs::write(&csv, figure_csv(fig))
+        .map_err(|e| format!("cannot write `{}`: {e}", csv.display()))?;
     let txt = stem.with_extension("txt");
     let mut cap = fig.title.clone();
     for l in &fig.caption {
@@ -129,11 +136,22 @@ fn render<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, fig: &Figure) -> Re
     let (w, h) = root.dim_in_pixel();
     let caption = wrap_caption(&fig.caption, w);
     let (top, rest) = root.split_vertically(TITLE_H);
-    top.draw(&Text::new(fig.title.clone(), (10, 8), (FONT_FAMILY, 20).into_font().style(FontStyle::Bold).color(&BLACK))).map_err(err)?;
+    top.draw(&Text::new(
+        fig.title.clone(),
+        (10, 8),
+        (FONT_FAMILY, 20).into_font().style(FontStyle::Bold).color(&BLACK),
+    ))
+    .map_err(err)?;
     let cap_h = CAPTION_LINE_H * caption.len() as u32 + 8;
     let (mid, bottom) = rest.split_vertically(h - TITLE_H - cap_h);
     for (i, line) in caption.iter().enumerate() {
-        bottom.draw(&Text::new(line.clone(), (10, 2 + i as i32 * CAPTION_LINE_H as i32), (FONT_FAMILY, 15).into_font().color(&BLACK))).map_err(err)?;
+        bottom
+            .draw(&Text::new(
+                line.clone(),
+                (10, 2 + i as i32 * CAPTION_LINE_H as i32),
+                (FONT_FAMILY, 15).into_font().color(&BLACK),
+            ))
+            .map_err(err)?;
     }
     let (rows, cols) = grid_shape(fig.panels.len());
     let areas = mid.split_evenly((rows, cols));
@@ -172,10 +190,20 @@ fn tr(v: f64, log: bool) -> f64 {
     }
 }
 
-fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, lines: &[Line]) -> Result<(), String> {
+fn draw_lines<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    p: &Panel,
+    lines: &[Line],
+) -> Result<(), String> {
     let pts: Vec<Vec<(f64, f64)>> = lines
         .iter()
-        .map(|l| l.points.iter().map(|&(x, y)| (tr(x, p.log_x), tr(y, p.log_y))).filter(|(x, y)| x.is_finite() && y.is_finite()).collect())
+        .map(|l| {
+            l.points
+                .iter()
+                .map(|&(x, y)| (tr(x, p.log_x), tr(y, p.log_y)))
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .collect()
+        })
         .collect();
     let xr = finite_range(pts.iter().flatten().map(|q| q.0)).unwrap_or((0.0, 1.0));
     let yr = finite_range(pts.iter().flatten().map(|q| q.1)).unwrap_or((0.0, 1.0));
@@ -191,7 +219,13 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, line
         .map_err(err)?;
     let (lx, ly) = (p.log_x, p.log_y);
     // On a log axis only whole decades get a label.
-    let decade = |v: f64| if (v - v.round()).abs() < 1e-6 { fmt_si(10f64.powf(v.round())) } else { String::new() };
+    let decade = |v: f64| {
+        if (v - v.round()).abs() < 1e-6 {
+            fmt_si(10f64.powf(v.round()))
+        } else {
+            String::new()
+        }
+    };
     let fx = move |v: &f64| if lx { decade(*v) } else { fmt_si(*v) };
     let fy = move |v: &f64| if ly { decade(*v) } else { fmt_si(*v) };
     let decades = |a: f64, b: f64| ((b.floor() - a.ceil()) as i64 + 1).clamp(2, 12) as usize;
@@ -219,7 +253,9 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, line
         } else {
             chart.draw_series(LineSeries::new(pts.clone(), style)).map_err(err)?;
         }
-        let anno = chart.draw_series(pts.iter().filter(|_| l.markers).map(|&q| Circle::new(q, 3, c.filled()))).map_err(err)?;
+        let anno = chart
+            .draw_series(pts.iter().filter(|_| l.markers).map(|&q| Circle::new(q, 3, c.filled())))
+            .map_err(err)?;
         if l.name.is_empty() {
             continue;
         }
@@ -240,7 +276,8 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, line
                 .filter(|(x, y)| {
                     let fx = (x - x0) / (x1 - x0);
                     let fy = (y - y0) / (y1 - y0);
-                    (if left { fx < 0.4 } else { fx > 0.6 }) && (if top { fy > 0.55 } else { fy < 0.45 })
+                    (if left { fx < 0.4 } else { fx > 0.6 })
+                        && (if top { fy > 0.55 } else { fy < 0.45 })
                 })
                 .count()
         };
@@ -266,10 +303,17 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, line
     Ok(())
 }
 
-fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, cats: &[String], groups: &[BarGroup]) -> Result<(), String> {
+fn draw_bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    p: &Panel,
+    cats: &[String],
+    groups: &[BarGroup],
+) -> Result<(), String> {
     let n = cats.len().max(1);
     let g = groups.len().max(1);
-    let ymax = finite_range(groups.iter().flat_map(|b| b.values.iter().copied())).map(|r| r.1).unwrap_or(1.0);
+    let ymax = finite_range(groups.iter().flat_map(|b| b.values.iter().copied()))
+        .map(|r| r.1)
+        .unwrap_or(1.0);
     // Head-room above the bars for their values and, with several groups, the legend.
     let ymax = if ymax <= 0.0 { 1.0 } else { ymax * if g > 1 { 1.35 } else { 1.15 } };
     let mut chart = ChartBuilder::on(area)
@@ -320,7 +364,9 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, cats:
             .collect();
         let drawn = chart.draw_series(rects).map_err(err)?;
         if g > 1 {
-            drawn.label(b.name.clone()).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+            drawn
+                .label(b.name.clone())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
         }
         // The value on top of each bar, as the papers print them.
         let labels: Vec<Text<(f64, f64), String>> = b
@@ -330,7 +376,11 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, cats:
             .filter(|(_, v)| v.is_finite())
             .map(|(i, &v)| {
                 let x = i as f64 - 0.4 + (j as f64 + 0.1) * w;
-                Text::new(fmt_si(v), (x, v.max(0.0) + ymax * 0.01), (FONT_FAMILY, 10).into_font().color(&BLACK))
+                Text::new(
+                    fmt_si(v),
+                    (x, v.max(0.0) + ymax * 0.01),
+                    (FONT_FAMILY, 10).into_font().color(&BLACK),
+                )
             })
             .collect();
         chart.draw_series(labels).map_err(err)?;

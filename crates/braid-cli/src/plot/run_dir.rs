@@ -42,7 +42,11 @@ pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
             continue;
         }
         if crate::table::older_than_run(dir, &p) {
-            eprintln!("note: `{}` is older than the run in `{}` (another run's file); not drawn", p.display(), dir.display());
+            eprintln!(
+                "note: `{}` is older than the run in `{}` (another run's file); not drawn",
+                p.display(),
+                dir.display()
+            );
             continue;
         }
         let csv = Csv::read(&p)?;
@@ -55,7 +59,8 @@ pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
         if csv.header.first().map(String::as_str) != Some("time_ns") || csv.rows.is_empty() {
             continue;
         }
-        let group = csv.header.iter().skip(1).find(|h| ENTITY_COLUMNS.contains(&h.as_str())).cloned();
+        let group =
+            csv.header.iter().skip(1).find(|h| ENTITY_COLUMNS.contains(&h.as_str())).cloned();
         let values: Vec<String> = csv
             .header
             .iter()
@@ -66,16 +71,29 @@ pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
             .collect();
         // How many entities the file holds, so that a panel drawing fewer says so.
         let entities = group.as_deref().and_then(|g| csv.col(g)).map(|c| {
-            let mut ids: Vec<&str> = csv.rows.iter().filter_map(|r| r.get(c).map(String::as_str)).collect();
+            let mut ids: Vec<&str> =
+                csv.rows.iter().filter_map(|r| r.get(c).map(String::as_str)).collect();
             ids.sort_unstable();
             ids.dedup();
             ids.len()
         });
         let mut panels = Vec::new();
         for v in &values {
-            let lines = series_from_csv(&csv, "time_ns", group.as_deref(), v, Agg::None, &[], Some("us"), 1.0, MAX_LINES)?;
+            let lines = series_from_csv(
+                &csv,
+                "time_ns",
+                group.as_deref(),
+                v,
+                Agg::None,
+                &[],
+                Some("us"),
+                1.0,
+                MAX_LINES,
+            )?;
             let title = match (entities, group.as_deref()) {
-                (Some(n), Some(g)) if n > lines.len() => format!("{v}: the {} busiest of {n} {g}s", lines.len()),
+                (Some(n), Some(g)) if n > lines.len() => {
+                    format!("{v}: the {} busiest of {n} {g}s", lines.len())
+                }
                 _ => v.clone(),
             };
             panels.push(Panel {
@@ -89,7 +107,13 @@ pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
                     lines
                         .into_iter()
                         .enumerate()
-                        .map(|(i, (n, pts))| Line { name: n, points: downsample(pts, 3000), markers: false, dashed: false, color: i })
+                        .map(|(i, (n, pts))| Line {
+                            name: n,
+                            points: downsample(pts, 3000),
+                            markers: false,
+                            dashed: false,
+                            color: i,
+                        })
                         .collect(),
                 ),
             });
@@ -97,7 +121,11 @@ pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
         if panels.is_empty() {
             continue;
         }
-        let fig = Figure { title: format!("{scenario}: {stem}"), panels, caption: vec![format!("source: {}", p.display())] };
+        let fig = Figure {
+            title: format!("{scenario}: {stem}"),
+            panels,
+            caption: vec![format!("source: {}", p.display())],
+        };
         written.extend(write_figure(&fig, &dir.join(format!("plot-{stem}")))?);
     }
     Ok(written)
@@ -127,7 +155,10 @@ fn flows_figure(csv: &Csv, scenario: &str) -> Option<Figure> {
     let mut s = slow.clone();
     s.sort_by(f64::total_cmp);
     let n = s.len();
-    let pts = thin_cdf(s.iter().enumerate().map(|(i, &v)| (v, (i + 1) as f64 / n as f64)).collect(), 1500);
+    let pts = thin_cdf(
+        s.iter().enumerate().map(|(i, &v)| (v, (i + 1) as f64 / n as f64)).collect(),
+        1500,
+    );
     Some(Figure {
         title: format!("{scenario}: FCT slowdown"),
         panels: vec![Panel {
@@ -137,7 +168,13 @@ fn flows_figure(csv: &Csv, scenario: &str) -> Option<Figure> {
             log_x: false,
             log_y: false,
             x_zero: false,
-            body: Body::Lines(vec![Line { name: format!("{n} flows"), points: pts, markers: false, dashed: false, color: 0 }]),
+            body: Body::Lines(vec![Line {
+                name: format!("{n} flows"),
+                points: pts,
+                markers: false,
+                dashed: false,
+                color: 0,
+            }]),
         }],
         caption: vec![format!(
             "p50 {}  p99 {}  max {}",

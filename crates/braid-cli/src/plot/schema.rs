@@ -30,7 +30,11 @@ impl Kind {
             "cdf" => Kind::Cdf,
             "timeseries" => Kind::Timeseries,
             "slowdown-bins" => Kind::SlowdownBins,
-            other => return Err(format!("unknown figure kind `{other}` (known: line, bar, cdf, timeseries, slowdown-bins)")),
+            other => {
+                return Err(format!(
+                "unknown figure kind `{other}` (known: line, bar, cdf, timeseries, slowdown-bins)"
+            ))
+            }
         })
     }
 }
@@ -139,7 +143,9 @@ fn kv_multi(v: Option<&Value>, what: &str) -> Result<Vec<(String, Vec<String>)>,
                 other => (k.clone(), vec![value_text(other)]),
             })
             .collect()),
-        Some(other) => Err(format!("`{what}` must be a table such as {{ case = [\"ECMP\", \"LCMP\"] }}, got {other}")),
+        Some(other) => Err(format!(
+            "`{what}` must be a table such as {{ case = [\"ECMP\", \"LCMP\"] }}, got {other}"
+        )),
     }
 }
 
@@ -147,7 +153,9 @@ fn kv_list(v: Option<&Value>, what: &str) -> Result<Vec<(String, String)>, Strin
     match v {
         None => Ok(Vec::new()),
         Some(Value::Table(t)) => Ok(t.iter().map(|(k, v)| (k.clone(), value_text(v))).collect()),
-        Some(other) => Err(format!("`{what}` must be a table such as {{ \"transport.kind\" = \"rondo\" }}, got {other}")),
+        Some(other) => Err(format!(
+            "`{what}` must be a table such as {{ \"transport.kind\" = \"rondo\" }}, got {other}"
+        )),
     }
 }
 
@@ -188,7 +196,10 @@ impl FigureSpec {
     pub fn from_table(t: &Table, what: &str) -> Result<FigureSpec, String> {
         for k in t.keys() {
             if !FIGURE_KEYS.contains(&k.as_str()) {
-                return Err(format!("unknown field `{what}.{k}` (known: {})", FIGURE_KEYS.join(", ")));
+                return Err(format!(
+                    "unknown field `{what}.{k}` (known: {})",
+                    FIGURE_KEYS.join(", ")
+                ));
             }
         }
         let s = |k: &str| -> Result<Option<String>, String> {
@@ -213,7 +224,9 @@ impl FigureSpec {
                     .map(|x| match x {
                         Value::Integer(i) => Ok(*i as f64),
                         Value::Float(f) => Ok(*f),
-                        Value::String(s) => braid_core::units::parse_size(s).map(|v| v as f64).map_err(|e| format!("`{what}.{k}`: {e}")),
+                        Value::String(s) => braid_core::units::parse_size(s)
+                            .map(|v| v as f64)
+                            .map_err(|e| format!("`{what}.{k}`: {e}")),
                         other => Err(format!("`{what}.{k}` must list numbers, got {other}")),
                     })
                     .collect(),
@@ -221,10 +234,13 @@ impl FigureSpec {
             }
         };
         let name = s("name")?.ok_or_else(|| format!("`{what}.name` is required"))?;
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        if name.is_empty()
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
             return Err(format!("`{what}.name` must be letters, digits, - or _ (it names files)"));
         }
-        let kind = Kind::parse(&s("kind")?.ok_or_else(|| format!("`{what}.kind` is required"))?).map_err(|e| format!("`{what}.kind`: {e}"))?;
+        let kind = Kind::parse(&s("kind")?.ok_or_else(|| format!("`{what}.kind` is required"))?)
+            .map_err(|e| format!("`{what}.kind`: {e}"))?;
         let mut y = str_list(t.get("y"), &format!("{what}.y"))?;
         if let Some(c) = s("column")? {
             y.push(c);
@@ -234,7 +250,11 @@ impl FigureSpec {
             Some("sum") => Agg::Sum,
             Some("max") => Agg::Max,
             Some("mean") => Agg::Mean,
-            Some(o) => return Err(format!("`{what}.aggregate`: unknown `{o}` (known: none, sum, max, mean)")),
+            Some(o) => {
+                return Err(format!(
+                    "`{what}.aggregate`: unknown `{o}` (known: none, sum, max, mean)"
+                ))
+            }
         };
         let relative = s("relative")?;
         if let Some(r) = &relative {
@@ -257,7 +277,9 @@ impl FigureSpec {
             y_names: str_list(t.get("y_names"), &format!("{what}.y_names"))?,
             series: s("series")?,
             facet: match t.get("facet") {
-                Some(Value::Array(_)) => Some(str_list(t.get("facet"), &format!("{what}.facet"))?.join("+")),
+                Some(Value::Array(_)) => {
+                    Some(str_list(t.get("facet"), &format!("{what}.facet"))?.join("+"))
+                }
                 _ => s("facet")?,
             },
             x_label: s("x_label")?,
@@ -278,7 +300,9 @@ impl FigureSpec {
                     return Err(format!("`{what}.between` must name two host ranges such as [\"0-15\", \"192-207\"]"));
                 }
                 for r in &b {
-                    host_range(r).ok_or_else(|| format!("`{what}.between`: `{r}` is not a host range such as \"0-15\""))?;
+                    host_range(r).ok_or_else(|| {
+                        format!("`{what}.between`: `{r}` is not a host range such as \"0-15\"")
+                    })?;
                 }
                 b
             },
@@ -297,7 +321,10 @@ impl FigureSpec {
         match spec.kind {
             Kind::Line | Kind::Bar => {
                 if spec.x.is_none() {
-                    return Err(format!("`{what}.x` is required for a {} figure", if spec.kind == Kind::Line { "line" } else { "bar" }));
+                    return Err(format!(
+                        "`{what}.x` is required for a {} figure",
+                        if spec.kind == Kind::Line { "line" } else { "bar" }
+                    ));
                 }
                 if spec.y.is_empty() {
                     return Err(format!("`{what}.y` is required (one or more runs.csv columns)"));
@@ -305,10 +332,14 @@ impl FigureSpec {
             }
             Kind::Cdf | Kind::Timeseries => {
                 if spec.y.is_empty() {
-                    return Err(format!("`{what}.column` (or `y`) is required: the column of the per-run file"));
+                    return Err(format!(
+                        "`{what}.column` (or `y`) is required: the column of the per-run file"
+                    ));
                 }
                 if spec.kind == Kind::Timeseries && spec.file.is_none() {
-                    return Err(format!("`{what}.file` is required for a timeseries (e.g. \"queues.csv\")"));
+                    return Err(format!(
+                        "`{what}.file` is required for a timeseries (e.g. \"queues.csv\")"
+                    ));
                 }
             }
             Kind::SlowdownBins => {}

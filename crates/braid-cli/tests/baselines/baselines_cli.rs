@@ -17,7 +17,10 @@ fn every_transport_runs_on_the_testbed_example() {
         let sets = vec![format!("transport.kind=\"{kind}\""), "workload.size=\"4MB\"".to_string()];
         let sc = load(&example(), &sets, None).unwrap_or_else(|e| panic!("{kind}: {e}"));
         let r = run(&sc, false).unwrap();
-        assert!(r.sim.flows().iter().all(|f| f.finish.is_some() && f.delivered_bytes == f.size_bytes), "{kind}");
+        assert!(
+            r.sim.flows().iter().all(|f| f.finish.is_some() && f.delivered_bytes == f.size_bytes),
+            "{kind}"
+        );
         assert!(r.sim.conservation().is_ok(), "{kind}");
     }
     // Rondo's own transports parse too (their tests run them). `roce` is single-path and rejects
@@ -67,7 +70,8 @@ fn bad_baseline_knobs_are_clear_errors() {
     assert!(e.contains("transport.target_qdelay"), "{e}");
     let e = err(&["transport.kind=\"eqds\"", "transport.credit_spec=0"]);
     assert!(e.contains("transport.credit_spec"), "{e}");
-    let e = err(&["transport.kind=\"falcon\"", "transport.cc=\"dcqcn\"", "transport.cc_params.ai=2"]);
+    let e =
+        err(&["transport.kind=\"falcon\"", "transport.cc=\"dcqcn\"", "transport.cc_params.ai=2"]);
     assert!(e.contains("cc_params"), "{e}");
 }
 

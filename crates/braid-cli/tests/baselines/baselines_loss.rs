@@ -35,14 +35,18 @@ fn check(kind: &str, workload: &[&str]) {
     for seed in [1u64, 2, 3] {
         let mut sets = vec![format!("transport.kind=\"{kind}\"")];
         sets.extend(workload.iter().map(|s| s.to_string()));
-        let sc = parse(LOSSY, Path::new("."), &sets, Some(seed)).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let sc = parse(LOSSY, Path::new("."), &sets, Some(seed))
+            .unwrap_or_else(|e| panic!("{kind}: {e}"));
         let r = run(&sc, false).unwrap();
         assert!(r.sim.conservation().is_ok(), "{kind} seed {seed}: {:?}", r.sim.conservation());
         let dropped: u64 = r.sim.stats().data_dropped.iter().sum();
         assert!(dropped > 0, "{kind} seed {seed}: 1 % loss should drop something");
         for (i, f) in r.sim.flows().iter().enumerate() {
             assert!(f.finish.is_some(), "{kind} seed {seed}: flow {i} did not complete");
-            assert!(r.sim.conn_of(i).receiver.is_complete(), "{kind} seed {seed}: flow {i} receiver incomplete");
+            assert!(
+                r.sim.conn_of(i).receiver.is_complete(),
+                "{kind} seed {seed}: flow {i} receiver incomplete"
+            );
             assert_eq!(f.delivered_bytes, f.size_bytes, "{kind} seed {seed}: flow {i}");
         }
         let retx: u64 = r.flows.iter().map(|f| f.retransmissions).sum();
@@ -75,5 +79,13 @@ fn uet_delivers_everything_exactly_once_in_order() {
 fn eqds_delivers_everything_exactly_once_in_order() {
     check("eqds", &[]);
     // An incast exercises the receiver's pull pacer with several senders.
-    check("eqds", &["workload.kind=\"incast\"", "workload.senders=[1, 2, 4, 5, 6]", "workload.receiver=0", "workload.size=\"1MB\""]);
+    check(
+        "eqds",
+        &[
+            "workload.kind=\"incast\"",
+            "workload.senders=[1, 2, 4, 5, 6]",
+            "workload.receiver=0",
+            "workload.size=\"1MB\"",
+        ],
+    );
 }

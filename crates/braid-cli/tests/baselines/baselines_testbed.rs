@@ -111,5 +111,9 @@ fn rrps_at_its_defaults_is_capped_by_the_slowest_path() {
     let fct_ms = (f.finish.unwrap() - f.start).ps() as f64 / 1e9;
     // 20 MB at 40 Gb/s is 4 ms; allow the start-up and the last RTT.
     assert!(fct_ms < 4.6, "RRPS FCT {fct_ms:.2} ms");
-    assert_eq!(r.summary.get("retransmissions"), Some(&Value::Int(0)), "a lossless testbed run retransmits nothing");
+    assert_eq!(
+        r.summary.get("retransmissions"),
+        Some(&Value::Int(0)),
+        "a lossless testbed run retransmits nothing"
+    );
 }

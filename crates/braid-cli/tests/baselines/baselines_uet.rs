@@ -77,7 +77,9 @@ fn slow_spine(sets: &[&str]) -> (Vec<(f64, f64)>, Time) {
         for _ in 0..10 {
             t += Time::from_us(5);
             sim.run(Some(t), &mut |_| true);
-            q += (sim.ports()[up(0, 0)].queued_bytes() + sim.ports()[up(1, 0)].queued_bytes()) as f64 / 20.0;
+            q += (sim.ports()[up(0, 0)].queued_bytes() + sim.ports()[up(1, 0)].queued_bytes())
+                as f64
+                / 20.0;
         }
         let (mut blocks, mut distinct) = (0u64, 0u64);
         for f in sim.conns_mut().iter_mut() {
@@ -102,16 +104,29 @@ fn reps_converges_on_good_entropies() {
     // htsim's default of one ACK per 16 KB REPS recycles one EV in four and sprays the rest at
     // random, and its convergence is diluted (measured: 38.5 → 35.4 distinct EVs per block).
     let (reps, reps_done) = slow_spine(&["transport.ack_every_bytes=0"]);
-    let (obl, obl_done) = slow_spine(&["transport.ev_select=\"oblivious\"", "transport.ack_every_bytes=0"]);
+    let (obl, obl_done) =
+        slow_spine(&["transport.ev_select=\"oblivious\"", "transport.ack_every_bytes=0"]);
     eprintln!("REPS (slow-spine uplink queue B, distinct EVs/64 pkts) per 50 µs: {reps:.1?}; all done at {reps_done}");
     eprintln!("oblivious: {obl:.1?}; all done at {obl_done}");
-    let late = |v: &[(f64, f64)], i: usize| v[v.len() - 6..].iter().map(|x| if i == 0 { x.0 } else { x.1 }).sum::<f64>() / 6.0;
-    let early = |v: &[(f64, f64)], i: usize| v[..2].iter().map(|x| if i == 0 { x.0 } else { x.1 }).sum::<f64>() / 2.0;
+    let late = |v: &[(f64, f64)], i: usize| {
+        v[v.len() - 6..].iter().map(|x| if i == 0 { x.0 } else { x.1 }).sum::<f64>() / 6.0
+    };
+    let early = |v: &[(f64, f64)], i: usize| {
+        v[..2].iter().map(|x| if i == 0 { x.0 } else { x.1 }).sum::<f64>() / 2.0
+    };
     let (d0, d1) = (early(&reps, 1), late(&reps, 1));
-    assert!(d1 < 0.75 * d0, "REPS should use fewer distinct EVs over time: early {d0:.1}, late {d1:.1}");
+    assert!(
+        d1 < 0.75 * d0,
+        "REPS should use fewer distinct EVs over time: early {d0:.1}, late {d1:.1}"
+    );
     assert!(late(&obl, 1) > 60.0, "oblivious spraying uses every EV in each block");
     let mean_q = |v: &[(f64, f64)]| v.iter().map(|x| x.0).sum::<f64>() / v.len() as f64;
-    assert!(mean_q(&reps) < 0.6 * mean_q(&obl), "REPS keeps the slow spine's queue lower: {:.0} B vs oblivious {:.0} B", mean_q(&reps), mean_q(&obl));
+    assert!(
+        mean_q(&reps) < 0.6 * mean_q(&obl),
+        "REPS keeps the slow spine's queue lower: {:.0} B vs oblivious {:.0} B",
+        mean_q(&reps),
+        mean_q(&obl)
+    );
     assert!(reps_done < obl_done, "REPS finishes first: {reps_done} vs {obl_done}");
 }
 
@@ -170,6 +185,9 @@ fn nscc_holds_the_queue_near_its_target_delay() {
     let mean = delays.iter().sum::<f64>() / delays.len() as f64;
     let max = delays.iter().cloned().fold(0.0, f64::max);
     eprintln!("NSCC queuing delay: mean {mean:.2} µs, max {max:.2} µs over {} flows; target {target:.2} µs", delays.len());
-    assert!(mean > 0.3 * target && mean < 1.5 * target, "mean delay {mean:.2} µs vs target {target:.2} µs");
+    assert!(
+        mean > 0.3 * target && mean < 1.5 * target,
+        "mean delay {mean:.2} µs vs target {target:.2} µs"
+    );
     assert!(sim.conservation().is_ok());
 }

@@ -99,8 +99,16 @@ fn rates_gbps(a: &[u64], b: &[u64], dt: Time) -> Vec<f64> {
 fn dctcp_window_holds_queue_near_k_at_full_throughput() {
     let n = 8;
     let k = 100_000u64;
-    let mut sim =
-        started(incast(n, "dctcp-window", &["network.kmin=\"100000B\"", "network.kmax=\"100000B\"", "network.pmax=1.0", "network.ecn_scale_with_rate=false"]));
+    let mut sim = started(incast(
+        n,
+        "dctcp-window",
+        &[
+            "network.kmin=\"100000B\"",
+            "network.kmax=\"100000B\"",
+            "network.pmax=1.0",
+            "network.ecn_scale_with_rate=false",
+        ],
+    ));
     let t0 = Time::from_ms(2);
     let t1 = Time::from_ms(6);
     let a = run_to(&mut sim, t0);

@@ -31,13 +31,18 @@ fn outputs(extra: &[&str]) -> (scratch::TmpDir, braid_cli::run::RunResult) {
     let sc = scenario::load(&root.join("examples/lcmp-tiny.toml"), &sets, None).unwrap();
     let r = run(&sc, false).unwrap();
     static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let dir = scratch::TmpDir::new("fct-rto", &N.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_string());
+    let dir = scratch::TmpDir::new(
+        "fct-rto",
+        &N.fetch_add(1, std::sync::atomic::Ordering::Relaxed).to_string(),
+    );
     write_outputs(&dir, &sc, &r).unwrap();
     (dir, r)
 }
 
 fn rule_field(r: &braid_cli::run::RunResult, key: &str) -> Option<Value> {
-    let Some(Value::Obj(o)) = r.summary.get("fct_slowdown_artifact_rule") else { panic!("no fct_slowdown_artifact_rule") };
+    let Some(Value::Obj(o)) = r.summary.get("fct_slowdown_artifact_rule") else {
+        panic!("no fct_slowdown_artifact_rule")
+    };
     o.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
 }
 
@@ -53,23 +58,44 @@ fn flows_that_needed_a_timeout_are_left_out_of_the_artifact_outputs_only() {
     let completed = r.flows.iter().filter(|f| f.finish_ns.is_some()).count();
     let timed_out = r.flows.iter().filter(|f| f.finish_ns.is_some() && f.timeouts > 0).count();
     assert_eq!(completed, r.flows.len(), "every flow completes in Braid");
-    assert!(timed_out > 0 && timed_out < completed, "the lossy run must have some flows that timed out: {timed_out} of {completed}");
+    assert!(
+        timed_out > 0 && timed_out < completed,
+        "the lossy run must have some flows that timed out: {timed_out} of {completed}"
+    );
     let fct_lines = std::fs::read_to_string(dir.join("fct.txt")).unwrap().lines().count();
     assert_eq!(fct_lines, completed - timed_out);
     assert_eq!(rule_field(&r, "rto_flows_left_out"), Some(Value::Int(timed_out as i128)));
     // The artifact's rule drops the largest of the flows it covers.
     assert_eq!(all_row_flows(&dir), completed - timed_out - 1);
     let stats = std::fs::read_to_string(dir.join("fct_stats.csv")).unwrap();
-    assert!(stats.contains(&format!("# {timed_out} completed flows that needed a retransmission timeout left out")), "{stats}");
+    assert!(
+        stats.contains(&format!(
+            "# {timed_out} completed flows that needed a retransmission timeout left out"
+        )),
+        "{stats}"
+    );
     // The flows left out are counted and named in summary.json, and the kept timers noted.
-    let Some(Value::Obj(left)) = r.summary.get("flows_left_out") else { panic!("no flows_left_out") };
+    let Some(Value::Obj(left)) = r.summary.get("flows_left_out") else {
+        panic!("no flows_left_out")
+    };
     let get = |k: &str| left.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap();
     assert_eq!(get("count"), Value::Int(timed_out as i128));
     let Value::List(ids) = get("flows") else { panic!() };
-    let expect: Vec<Value> = r.flows.iter().filter(|f| f.finish_ns.is_some() && f.timeouts > 0).map(|f| Value::Int(f.id as i128)).take(50).collect();
+    let expect: Vec<Value> = r
+        .flows
+        .iter()
+        .filter(|f| f.finish_ns.is_some() && f.timeouts > 0)
+        .map(|f| Value::Int(f.id as i128))
+        .take(50)
+        .collect();
     assert_eq!(ids, expect);
     let Some(Value::List(w)) = r.summary.get("warnings") else { panic!("no warnings") };
-    assert!(w.iter().any(|x| matches!(x, Value::Str(s) if s.contains("rto_min") && s.contains("overridden"))), "{w:?}");
+    assert!(
+        w.iter().any(
+            |x| matches!(x, Value::Str(s) if s.contains("rto_min") && s.contains("overridden"))
+        ),
+        "{w:?}"
+    );
     // flows.csv keeps every flow.
     let flows_lines = std::fs::read_to_string(dir.join("flows.csv")).unwrap().lines().count();
     assert_eq!(flows_lines, r.flows.len() + 1);
@@ -108,5 +134,11 @@ fn a_profile_that_cannot_apply_is_refused_with_the_fields_named() {
     )
     .unwrap();
     let (sim, _) = braid_cli::build::build(&sc).unwrap();
-    assert!(sim.notes().iter().any(|n| n.contains("rto_max") && n.contains("below the largest base RTT")), "{:?}", sim.notes());
+    assert!(
+        sim.notes()
+            .iter()
+            .any(|n| n.contains("rto_max") && n.contains("below the largest base RTT")),
+        "{:?}",
+        sim.notes()
+    );
 }

@@ -78,7 +78,9 @@ fn bad_limits_are_refused_with_the_field_named() {
         ("transport.read_size=\"8KiB\"", "read_size"),
         ("transport.verb=\"send\"", "transport.verb"),
     ] {
-        let e = scenario::load(&path, &[set.to_string()], None).err().unwrap_or_else(|| panic!("{set} accepted"));
+        let e = scenario::load(&path, &[set.to_string()], None)
+            .err()
+            .unwrap_or_else(|| panic!("{set} accepted"));
         assert!(e.contains(needle), "{set}: {e}");
     }
 }
@@ -92,6 +94,10 @@ fn the_verb_written_in_the_file_holds_for_every_transport_kind() {
     let path = root.join("repro/scenarios/rondo-fig24-transports.toml");
     for kind in ["rondo", "rrps", "mprdma", "falcon", "uet", "eqds", "roce"] {
         let sc = scenario::load(&path, &[format!("transport.kind=\"{kind}\"")], None).unwrap();
-        assert_eq!(sc.transport.recovery.psn_limit, PsnLimit::Reads { packets_per_read: 17, max_reads: 16 }, "{kind}");
+        assert_eq!(
+            sc.transport.recovery.psn_limit,
+            PsnLimit::Reads { packets_per_read: 17, max_reads: 16 },
+            "{kind}"
+        );
     }
 }

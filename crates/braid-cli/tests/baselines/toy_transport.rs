@@ -17,7 +17,10 @@ use braid_net::sim::RunEnd;
 use braid_proto::cc::CcKind;
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
 use braid_proto::transport::knobs::Knobs;
-use braid_proto::transport::{register_transport, AckIn, FlowEnv, SenderCore, SenderOps, Transport, TransportConfig, TransportKind, TxPacket};
+use braid_proto::transport::{
+    register_transport, AckIn, FlowEnv, SenderCore, SenderOps, Transport, TransportConfig,
+    TransportKind, TxPacket,
+};
 
 /// The toy transport's configuration.
 #[derive(Clone, Debug)]
@@ -39,7 +42,8 @@ struct FixedWindow {
 
 impl FixedWindow {
     fn may_send(&self) -> bool {
-        self.core.rec.has_data() && (self.core.rec.has_retx() || self.core.rec.outstanding() < self.window_packets)
+        self.core.rec.has_data()
+            && (self.core.rec.has_retx() || self.core.rec.outstanding() < self.window_packets)
     }
 }
 
@@ -66,7 +70,10 @@ impl Transport for FixedWindow {
 
     fn read_config(tc: &TransportConfig) -> Result<FixedWindowConfig, String> {
         let k = Knobs::new(Self::NAME, &tc.params, Self::KNOBS)?;
-        Ok(FixedWindowConfig { window_packets: k.u32_in("window_packets", 8, 1, 1 << 20)?, recovery: tc.recovery })
+        Ok(FixedWindowConfig {
+            window_packets: k.u32_in("window_packets", 8, 1, 1 << 20)?,
+            recovery: tc.recovery,
+        })
     }
 
     fn new(cfg: &FixedWindowConfig, env: &FlowEnv) -> Result<FixedWindow, String> {
@@ -181,14 +188,20 @@ fn a_registered_transport_runs_end_to_end_at_window_over_rtt() {
         let expected = packets / w * rtt.ps() as f64;
         let ratio = fct.ps() as f64 / expected;
         eprintln!("window {w}: FCT {:.1} µs = {ratio:.4} × N/W round trips", fct.ps() as f64 / 1e6);
-        assert!((1.0..1.05).contains(&ratio), "window {w}: FCT {fct:?} is {ratio:.3} × N/W round trips");
+        assert!(
+            (1.0..1.05).contains(&ratio),
+            "window {w}: FCT {fct:?} is {ratio:.3} × N/W round trips"
+        );
     }
     let halving = fct8.ps() as f64 / fct16.ps() as f64;
     assert!((1.95..2.05).contains(&halving), "doubling the window halves the FCT: {halving:.3}");
     // A window far above the BDP (~250 packets): the flow runs at line rate.
     let (fct, ideal) = fct_with_window(2000);
     let slowdown = fct.ps() as f64 / ideal.ps() as f64;
-    eprintln!("window 2000: FCT {:.1} µs = {slowdown:.4} × the ideal FCT (line rate on the best path)", fct.ps() as f64 / 1e6);
+    eprintln!(
+        "window 2000: FCT {:.1} µs = {slowdown:.4} × the ideal FCT (line rate on the best path)",
+        fct.ps() as f64 / 1e6
+    );
     assert!((1.0..1.02).contains(&slowdown), "FCT {fct:?} vs ideal {ideal:?}: {slowdown:.3}");
 }
 

@@ -43,7 +43,8 @@ size = "1MB"
 
 fn incast(sets: &[&str]) -> RunResult {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    let sc = parse(INCAST, Path::new("."), &sets, None).unwrap_or_else(|e| panic!("scenario error: {e}"));
+    let sc = parse(INCAST, Path::new("."), &sets, None)
+        .unwrap_or_else(|e| panic!("scenario error: {e}"));
     run(&sc, false).unwrap()
 }
 
@@ -74,11 +75,15 @@ fn uet_incast_with_trimming_has_no_timeouts_and_fewer_retransmissions() {
     assert!(st.trims > 0, "the incast must overflow the queue");
     // No switch dropped anything (the header queue never filled): every trimmed header reached
     // its receiver.
-    let switch_drops = st.data_dropped[DropReason::BufferFull as usize] + st.data_dropped[DropReason::ClassLimit as usize];
+    let switch_drops = st.data_dropped[DropReason::BufferFull as usize]
+        + st.data_dropped[DropReason::ClassLimit as usize];
     assert_eq!(switch_drops, 0);
     assert_eq!(st.trims, st.trimmed_arrived, "every trim reached the receiver");
     assert_eq!(to_on, 0, "trimmed packets are NACKed, not timed out");
-    assert!(to_off > 0 || retx_off > retx_on, "without trimming the drops cost timeouts or more retransmissions");
+    assert!(
+        to_off > 0 || retx_off > retx_on,
+        "without trimming the drops cost timeouts or more retransmissions"
+    );
     assert!(retx_on < retx_off, "retransmissions with trimming {retx_on} vs without {retx_off}");
     assert_eq!(off.sim.stats().trims, 0);
 }

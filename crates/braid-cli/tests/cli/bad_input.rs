@@ -33,7 +33,15 @@ fn braid_run(name: &str, text: &str, extra: &[&str]) -> (i32, String, PathBuf) {
     let f = d.join("s.toml");
     std::fs::write(&f, text).unwrap();
     let out = d.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_braid")).arg("run").arg(&f).arg("--out").arg(&out).arg("--quiet").args(extra).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
+        .arg("run")
+        .arg(&f)
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .args(extra)
+        .output()
+        .unwrap();
     (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).into_owned(), out)
 }
 
@@ -62,14 +70,29 @@ fn malformed_toml() {
 
 #[test]
 fn unknown_kind() {
-    expect_error("unknown-kind", &GOOD.replace("leaf-spine", "hypercube"), &[], "unknown topology kind `hypercube`");
-    expect_error("unknown-transport", GOOD, &["--set", "transport.kind=tcp-reno"], "transport.kind");
+    expect_error(
+        "unknown-kind",
+        &GOOD.replace("leaf-spine", "hypercube"),
+        &[],
+        "unknown topology kind `hypercube`",
+    );
+    expect_error(
+        "unknown-transport",
+        GOOD,
+        &["--set", "transport.kind=tcp-reno"],
+        "transport.kind",
+    );
     expect_error("unknown-cc", GOOD, &["--set", "transport.cc=bbr"], "transport.cc");
 }
 
 #[test]
 fn unknown_field() {
-    expect_error("unknown-field", &GOOD.replace("spines = 1", "spines = 1\nspline = 3"), &[], "topology.spline");
+    expect_error(
+        "unknown-field",
+        &GOOD.replace("spines = 1", "spines = 1\nspline = 3"),
+        &[],
+        "topology.spline",
+    );
     // A misspelt table at the root names the root's tables, not "the fields of ``".
     expect_error(
         "unknown-root-table",
@@ -78,7 +101,12 @@ fn unknown_field() {
         "unknown table or field `tranport` at the top of the scenario (known: name, seed, ",
     );
     // A misspelt kind's sub-table is named as one, not as a field of the wrong type.
-    expect_error("unknown-sub-table", &format!("{GOOD}\n[transport.rocee]\nx = 1\n"), &[], "unknown sub-table `[transport.rocee]`");
+    expect_error(
+        "unknown-sub-table",
+        &format!("{GOOD}\n[transport.rocee]\nx = 1\n"),
+        &[],
+        "unknown sub-table `[transport.rocee]`",
+    );
 }
 
 /// The real-packet commands name what is wrong too: a busy address, a path without its delay.
@@ -86,12 +114,17 @@ fn unknown_field() {
 fn real_packet_commands_name_the_address_and_the_missing_delay() {
     let busy = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     let addr = busy.local_addr().unwrap().to_string();
-    let o = Command::new(env!("CARGO_BIN_EXE_braid")).args(["recv", "--listen", &addr]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
+        .args(["recv", "--listen", &addr])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
-    let o =
-        Command::new(env!("CARGO_BIN_EXE_braid")).args(["emulate", "--listen", "127.0.0.1:0", "--forward", &addr, "--path", "rate=50Mbps"]).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
+        .args(["emulate", "--listen", "127.0.0.1:0", "--forward", &addr, "--path", "rate=50Mbps"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("needs `delay=`"), "{err}");
@@ -99,8 +132,18 @@ fn real_packet_commands_name_the_address_and_the_missing_delay() {
 
 #[test]
 fn negative_or_zero_rate() {
-    expect_error("zero-rate", GOOD, &["--set", "topology.host_rate=\"0Gbps\""], "topology.host_rate");
-    expect_error("negative-rate", GOOD, &["--set", "topology.fabric_rate=\"-5Gbps\""], "topology.fabric_rate");
+    expect_error(
+        "zero-rate",
+        GOOD,
+        &["--set", "topology.host_rate=\"0Gbps\""],
+        "topology.host_rate",
+    );
+    expect_error(
+        "negative-rate",
+        GOOD,
+        &["--set", "topology.fabric_rate=\"-5Gbps\""],
+        "topology.fabric_rate",
+    );
 }
 
 #[test]
@@ -109,20 +152,31 @@ fn disconnected_topology() {
     let topo = d.join("t.topo");
     std::fs::write(&topo, "braid-topology v1\nnode h0 host\nnode h1 host\nnode h2 host\nnode s0 switch\nlink h0 s0 100Gbps 1us\nlink h1 s0 100Gbps 1us\n")
         .unwrap();
-    let text = GOOD.replace("kind = \"leaf-spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2", &format!("kind = \"file\"\nfile = \"{}\"", topo.display()));
+    let text = GOOD.replace(
+        "kind = \"leaf-spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2",
+        &format!("kind = \"file\"\nfile = \"{}\"", topo.display()),
+    );
     expect_error("disconnected", &text, &[], "disconnected");
     let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn flow_to_missing_host() {
-    let text = GOOD.replace("kind = \"permutation\"\nsize = \"10KB\"", "kind = \"incast\"\nsenders = [0]\nreceiver = 99\nsize = \"10KB\"");
+    let text = GOOD.replace(
+        "kind = \"permutation\"\nsize = \"10KB\"",
+        "kind = \"incast\"\nsenders = [0]\nreceiver = 99\nsize = \"10KB\"",
+    );
     expect_error("missing-host", &text, &[], "99");
 }
 
 #[test]
 fn reorder_buffer_smaller_than_a_packet() {
-    expect_error("tiny-reorder", GOOD, &["--set", "network.reorder_buffer=\"100B\"", "--set", "network.mtu=\"1000B\""], "network.reorder_buffer");
+    expect_error(
+        "tiny-reorder",
+        GOOD,
+        &["--set", "network.reorder_buffer=\"100B\"", "--set", "network.mtu=\"1000B\""],
+        "network.reorder_buffer",
+    );
 }
 
 #[test]
@@ -134,9 +188,19 @@ fn bad_set_and_bad_units() {
 #[test]
 fn bad_inter_dc_spraying_knobs() {
     // Rondo's probe rate and the per-entropy / delay-spread routing knobs (Rondo over LCMP).
-    expect_error("probe-rate", GOOD, &["--set", "transport.kind=rondo", "--set", "transport.probe_rate=\"fast\""], "transport.probe_rate");
+    expect_error(
+        "probe-rate",
+        GOOD,
+        &["--set", "transport.kind=rondo", "--set", "transport.probe_rate=\"fast\""],
+        "transport.probe_rate",
+    );
     expect_error("per-entropy", GOOD, &["--set", "routing.per_entropy=3"], "routing.per_entropy");
-    expect_error("spread", GOOD, &["--set", "routing.max_delay_spread=\"-1ms\""], "routing.max_delay_spread");
+    expect_error(
+        "spread",
+        GOOD,
+        &["--set", "routing.max_delay_spread=\"-1ms\""],
+        "routing.max_delay_spread",
+    );
 }
 
 /// A fault naming a node that does not exist fails the run with exit 2 and sends the user to
@@ -144,7 +208,8 @@ fn bad_inter_dc_spraying_knobs() {
 /// faults) and repeats the faults' error on stderr.
 #[test]
 fn links_lists_the_topology_when_the_faults_do_not_load() {
-    let text = format!("{GOOD}\n[[faults]]\nat = \"1us\"\nnodes = [\"host0\"]\nchange = \"down\"\n");
+    let text =
+        format!("{GOOD}\n[[faults]]\nat = \"1us\"\nnodes = [\"host0\"]\nchange = \"down\"\n");
     let (code, err, out) = braid_run("bad-fault-node", &text, &[]);
     let _ = std::fs::remove_dir_all(out.parent().unwrap());
     assert_eq!(code, 2, "{err}");

@@ -36,7 +36,10 @@ const BOUND_LOSSY: f64 = 40.0;
 /// `TransportKind::BUILTIN_NAMES`), then RoCE with each other congestion control (`CcKind::ALL`).
 fn transports() -> Vec<(String, Vec<String>)> {
     use braid_proto::cc::CcKind;
-    let mut v: Vec<(String, Vec<String>)> = braid_proto::transport::TransportKind::BUILTIN_NAMES.iter().map(|k| (k.to_string(), Vec::new())).collect();
+    let mut v: Vec<(String, Vec<String>)> = braid_proto::transport::TransportKind::BUILTIN_NAMES
+        .iter()
+        .map(|k| (k.to_string(), Vec::new()))
+        .collect();
     for cc in CcKind::ALL.into_iter().filter(|&c| c != CcKind::Dcqcn) {
         v.push((format!("roce+{cc}"), vec![format!("transport.cc=\"{cc}\"")]));
     }
@@ -346,25 +349,44 @@ fn every_transport_at_its_defaults_on_every_small_scenario() {
             }
             let flows = r.sim.flows();
             let total: u64 = flows.iter().map(|f| f.size_bytes).sum();
-            let incomplete: Vec<usize> = flows.iter().enumerate().filter(|(_, f)| f.finish.is_none()).map(|(i, _)| i).collect();
+            let incomplete: Vec<usize> = flows
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.finish.is_none())
+                .map(|(i, _)| i)
+                .collect();
             if !incomplete.is_empty() {
-                bad.push(format!("{} of {} flows incomplete (first: {:?})", incomplete.len(), flows.len(), &incomplete[..incomplete.len().min(5)]));
+                bad.push(format!(
+                    "{} of {} flows incomplete (first: {:?})",
+                    incomplete.len(),
+                    flows.len(),
+                    &incomplete[..incomplete.len().min(5)]
+                ));
             }
             for (i, f) in flows.iter().enumerate() {
                 if f.finish.is_some() && f.delivered_bytes != f.size_bytes {
-                    bad.push(format!("flow {i} delivered {} of {} bytes", f.delivered_bytes, f.size_bytes));
+                    bad.push(format!(
+                        "flow {i} delivered {} of {} bytes",
+                        f.delivered_bytes, f.size_bytes
+                    ));
                 }
             }
             let app = r.sim.stats().app_bytes_delivered;
             if app != total {
-                bad.push(format!("application received {app} bytes, the flows hold {total} (exactly once)"));
+                bad.push(format!(
+                    "application received {app} bytes, the flows hold {total} (exactly once)"
+                ));
             }
             let end = flows.iter().filter_map(|f| f.finish).max().unwrap_or(Time::ZERO);
             let floor = makespan_floor(&r, &sc);
             let ratio = end.ps() as f64 / floor.ps().max(1) as f64;
             let bound = if sname.contains("loss") { BOUND_LOSSY } else { BOUND };
             if ratio > bound {
-                bad.push(format!("ended at {:.1} µs, {ratio:.1} × the floor of {:.1} µs (bound {bound})", end.ps() as f64 / 1e6, floor.ps() as f64 / 1e6));
+                bad.push(format!(
+                    "ended at {:.1} µs, {ratio:.1} × the floor of {:.1} µs (bound {bound})",
+                    end.ps() as f64 / 1e6,
+                    floor.ps() as f64 / 1e6
+                ));
             }
             row.push(if bad.is_empty() { format!("{ratio:.2}") } else { format!("{ratio:.2}!") });
             for b in bad {
@@ -388,5 +410,10 @@ fn every_transport_at_its_defaults_on_every_small_scenario() {
         out += "\n";
     }
     eprintln!("{out}");
-    assert!(failures.is_empty(), "{} failing cells:\n{}\n\n{out}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failing cells:\n{}\n\n{out}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

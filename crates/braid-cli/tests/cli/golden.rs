@@ -65,7 +65,8 @@ fn digests(label: &str, scenario: &Path) -> BTreeMap<String, String> {
         .status()
         .expect("braid runs");
     assert!(status.success(), "`braid run {}` failed: {status}", scenario.display());
-    let mut files: Vec<_> = std::fs::read_dir(&out).expect("output folder").map(|e| e.expect("entry").path()).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(&out).expect("output folder").map(|e| e.expect("entry").path()).collect();
     files.sort();
     let mut map = BTreeMap::new();
     for f in files {
@@ -84,7 +85,9 @@ fn fixture() -> BTreeMap<String, BTreeMap<String, String>> {
     for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
         let parts: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(parts.len(), 4, "fixture line `{line}`: want `scenario file digest length`");
-        m.entry(parts[0].to_string()).or_default().insert(parts[1].to_string(), format!("{} {}", parts[2], parts[3]));
+        m.entry(parts[0].to_string())
+            .or_default()
+            .insert(parts[1].to_string(), format!("{} {}", parts[2], parts[3]));
     }
     m
 }
@@ -165,11 +168,16 @@ fn check(select: impl Fn(&str) -> bool) {
             diffs.push(format!("{label}/{f}: in the fixture, not written now"));
         }
     }
-    assert!(diffs.is_empty(), "outputs differ from tests/golden/fixture.txt:\n{}", diffs.join("\n"));
+    assert!(
+        diffs.is_empty(),
+        "outputs differ from tests/golden/fixture.txt:\n{}",
+        diffs.join("\n")
+    );
 }
 
 /// The inter-DC examples, the heaviest runs, one test each so they spread over the cores.
-const HEAVY: &[&str] = &["lcmp-13dc", "lcmp-8dc-flows", "lcmp-8dc", "lcmp-dc1-dc8", "d-permutation-k16-2MB"];
+const HEAVY: &[&str] =
+    &["lcmp-13dc", "lcmp-8dc-flows", "lcmp-8dc", "lcmp-dc1-dc8", "d-permutation-k16-2MB"];
 
 #[test]
 fn golden_light_scenarios() {
@@ -205,7 +213,11 @@ fn fixture_covers_every_scenario() {
             let p = e.expect("entry").path();
             if p.extension().is_some_and(|e| e == "toml") {
                 let label = p.file_stem().unwrap().to_string_lossy().into_owned();
-                assert!(want.contains_key(&label), "{} has no golden digests: bless it", p.display());
+                assert!(
+                    want.contains_key(&label),
+                    "{} has no golden digests: bless it",
+                    p.display()
+                );
             }
         }
     }

@@ -39,8 +39,13 @@ fn documented_alternatives(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in text.lines() {
         let Some(rest) = line.trim_start().strip_prefix("# Compare:") else { continue };
-        let rest = rest.trim().strip_prefix("--set").unwrap_or_else(|| panic!("a Compare line starts with --set: {line}")).trim();
-        let (key, values) = rest.split_once('=').unwrap_or_else(|| panic!("a Compare line has key=values: {line}"));
+        let rest = rest
+            .trim()
+            .strip_prefix("--set")
+            .unwrap_or_else(|| panic!("a Compare line starts with --set: {line}"))
+            .trim();
+        let (key, values) =
+            rest.split_once('=').unwrap_or_else(|| panic!("a Compare line has key=values: {line}"));
         for v in values.split('|') {
             out.push(format!("{}={}", key.trim(), v.trim()));
         }
@@ -61,7 +66,8 @@ fn every_scenario_builds_with_every_transport_and_documented_alternative() {
         let text = std::fs::read_to_string(f).expect("scenario text");
         let documented = documented_alternatives(&text);
         assert!(
-            documented.iter().filter(|s| s.starts_with("transport.kind=")).count() == TRANSPORTS.len(),
+            documented.iter().filter(|s| s.starts_with("transport.kind=")).count()
+                == TRANSPORTS.len(),
             "{}: the header should list every transport in `# Compare: --set transport.kind=…`",
             f.display()
         );
@@ -86,19 +92,38 @@ fn every_scenario_builds_with_every_transport_and_documented_alternative() {
         }
     });
     let failures = failures.into_inner().unwrap();
-    assert!(failures.is_empty(), "{} of {} combinations fail:\n{}", failures.len(), jobs.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} combinations fail:\n{}",
+        failures.len(),
+        jobs.len(),
+        failures.join("\n")
+    );
 }
 
 /// The three cases of the issue, each with the kind switched alone.
 #[test]
 fn the_reported_switches_work() {
     let root = repo_root();
-    let sc = scenario::load(&root.join("crates/braid-cli/bench/a-permutation-k8-2MB.toml"), &["transport.kind=uet".into()], None).unwrap();
+    let sc = scenario::load(
+        &root.join("crates/braid-cli/bench/a-permutation-k8-2MB.toml"),
+        &["transport.kind=uet".into()],
+        None,
+    )
+    .unwrap();
     assert_eq!(sc.transport.kind.name(), "uet");
     assert!(sc.transport.cc.overrides.is_empty(), "RoCE's window is inactive under uet");
-    let sc = scenario::load(&root.join("examples/rondo-fig4.toml"), &["transport.kind=rrps".into()], None).unwrap();
+    let sc = scenario::load(
+        &root.join("examples/rondo-fig4.toml"),
+        &["transport.kind=rrps".into()],
+        None,
+    )
+    .unwrap();
     assert_eq!(sc.transport.kind.name(), "rrps");
-    let sets = ["workload.kind=flow-file".to_string(), "workload.file=../data/flows/lcmp-8dc-websearch-0.3.csv".into()];
+    let sets = [
+        "workload.kind=flow-file".to_string(),
+        "workload.file=../data/flows/lcmp-8dc-websearch-0.3.csv".into(),
+    ];
     let sc = scenario::load(&root.join("examples/lcmp-13dc.toml"), &sets, None).unwrap();
     assert_eq!(sc.workload.kind(), "flow-file");
 }
@@ -109,15 +134,32 @@ fn set_fields_belong_to_the_running_kind() {
     let root = repo_root();
     let sets = ["transport.kind=rrps".to_string(), "transport.window=64KB".into()];
     let sc = scenario::load(&root.join("examples/rondo-testbed.toml"), &sets, None).unwrap();
-    let window = sc.transport.cc.overrides.iter().find(|(k, _)| k == "window").map(|(_, v)| v.as_bytes().unwrap());
+    let window = sc
+        .transport
+        .cc
+        .overrides
+        .iter()
+        .find(|(k, _)| k == "window")
+        .map(|(_, v)| v.as_bytes().unwrap());
     assert_eq!(window, Some(braid_core::units::parse_size("64KB").unwrap()));
     // Without --set the example runs RRPS at its defaults (they must work)…
-    let sc = scenario::load(&root.join("examples/rondo-testbed.toml"), &["transport.kind=rrps".into()], None).unwrap();
+    let sc = scenario::load(
+        &root.join("examples/rondo-testbed.toml"),
+        &["transport.kind=rrps".into()],
+        None,
+    )
+    .unwrap();
     assert!(!sc.transport.cc.overrides.iter().any(|(k, _)| k == "window"));
     // …and a `[transport.rrps]` sub-table gives RRPS its window when RRPS runs.
     let text = format!("{BASE}[transport.rrps]\nwindow = \"32KB\"\n");
     let sc = parse(&text, &["transport.kind=rrps"]).unwrap();
-    let window = sc.transport.cc.overrides.iter().find(|(k, _)| k == "window").map(|(_, v)| v.as_bytes().unwrap());
+    let window = sc
+        .transport
+        .cc
+        .overrides
+        .iter()
+        .find(|(k, _)| k == "window")
+        .map(|(_, v)| v.as_bytes().unwrap());
     assert_eq!(window, Some(32_000));
 }
 
@@ -159,7 +201,11 @@ fn inactive_sub_tables_are_validated_and_named() {
         ("[transport.uet]\n", "[transport.eqds]\nrts = 3\n[transport.uet]\n", "transport.eqds.rts"),
         ("[workload.cdf]\n", "[workload.cdf]\nbogus = 1\n", "workload.cdf.bogus"),
         ("load = 0.3\n", "load = 7\n", "workload.cdf.load"),
-        ("[transport.uet]\n", "[routing.lcmp]\nalpha = \"x\"\n[transport.uet]\n", "routing.lcmp.alpha"),
+        (
+            "[transport.uet]\n",
+            "[routing.lcmp]\nalpha = \"x\"\n[transport.uet]\n",
+            "routing.lcmp.alpha",
+        ),
     ];
     for (anchor, with, field) in cases {
         let text = BASE.replace(anchor, with);
@@ -168,14 +214,17 @@ fn inactive_sub_tables_are_validated_and_named() {
         assert!(e.contains("inactive"), "{field}: {e}");
     }
     // Unknown fields of the running kind are errors as before.
-    let e = parse(&BASE.replace("[transport.roce]\n", "[transport.roce]\nfoo = 1\n"), &[]).unwrap_err();
+    let e =
+        parse(&BASE.replace("[transport.roce]\n", "[transport.roce]\nfoo = 1\n"), &[]).unwrap_err();
     assert!(e.contains("`transport.roce.foo`") && !e.contains("inactive"), "{e}");
     // The file's flat fields are checked against the file's kind when --set switches it.
-    let flat = BASE.replace("[transport.roce]\ncc = \"hpcc\"\n", "cc = \"nope\"\n[transport.roce]\n");
+    let flat =
+        BASE.replace("[transport.roce]\ncc = \"hpcc\"\n", "cc = \"nope\"\n[transport.roce]\n");
     let e = parse(&flat, &["transport.kind=uet"]).unwrap_err();
     assert!(e.contains("`transport.cc`") && e.contains("roce"), "{e}");
     // A sub-table cannot set `kind`.
-    assert!(parse(&BASE.replace("[transport.uet]\n", "[transport.uet]\nkind = \"roce\"\n"), &[]).is_err());
+    assert!(parse(&BASE.replace("[transport.uet]\n", "[transport.uet]\nkind = \"roce\"\n"), &[])
+        .is_err());
 }
 
 #[test]
@@ -190,7 +239,8 @@ fn resolved_toml_records_the_running_kinds() {
     let wl = r["workload"].as_table().unwrap();
     assert_eq!(wl.keys().map(String::as_str).collect::<Vec<_>>(), ["cdf", "flows", "kind", "load"]);
     // The dropped fields are listed in a comment at the head.
-    let head: String = sc.resolved_toml.lines().take_while(|l| l.starts_with('#')).collect::<Vec<_>>().join("\n");
+    let head: String =
+        sc.resolved_toml.lines().take_while(|l| l.starts_with('#')).collect::<Vec<_>>().join("\n");
     assert!(head.contains("transport.roce.cc") && head.contains("workload.size"), "{head}");
     // The resolved file reproduces the run: it parses to the same transport and workload.
     let again = parse(&sc.resolved_toml, &[]).unwrap();
@@ -201,7 +251,9 @@ fn resolved_toml_records_the_running_kinds() {
     let r: toml::Table = sc.resolved_toml.parse().unwrap();
     assert_eq!(r["transport"]["cc"].as_str(), Some("hpcc"));
     assert!(r["transport"].get("uet").is_none() && r["workload"].get("cdf").is_none());
-    assert!(sc.resolved_toml.starts_with("# ") && sc.resolved_toml.contains("transport.uet.ev_select"));
+    assert!(
+        sc.resolved_toml.starts_with("# ") && sc.resolved_toml.contains("transport.uet.ev_select")
+    );
 }
 
 #[test]

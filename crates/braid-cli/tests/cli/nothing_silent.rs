@@ -41,8 +41,13 @@ size = "64KB"
 #[test]
 fn a_run_owns_its_folder() {
     let d = scratch::TmpDir::new("silent", "folder");
-    std::fs::write(d.join("a.toml"), format!("{SMALL}[output]\nqueues = true\nsample_interval = \"1us\"\n")).unwrap();
-    std::fs::write(d.join("b.toml"), SMALL.replace("name = \"small\"", "name = \"other\"")).unwrap();
+    std::fs::write(
+        d.join("a.toml"),
+        format!("{SMALL}[output]\nqueues = true\nsample_interval = \"1us\"\n"),
+    )
+    .unwrap();
+    std::fs::write(d.join("b.toml"), SMALL.replace("name = \"small\"", "name = \"other\""))
+        .unwrap();
     // A file that is not Braid's stays; one that is, from the earlier run, does not.
     assert!(braid(&["run", "a.toml", "--out", "o", "--quiet"], &d).status.success());
     assert!(d.join("o/queues.csv").is_file());
@@ -87,7 +92,11 @@ fn every_quantity_needs_its_unit() {
         let o = braid(&["validate", "s.toml", "--set", set], &d);
         assert_eq!(o.status.code(), Some(2), "{set} was accepted");
         assert!(err(&o).contains(field), "{set}: {}", err(&o));
-        assert!(err(&o).contains("unit") || err(&o).contains("\"10us\"") || err(&o).contains("Gbps"), "{set}: the expected unit is not named: {}", err(&o));
+        assert!(
+            err(&o).contains("unit") || err(&o).contains("\"10us\"") || err(&o).contains("Gbps"),
+            "{set}: the expected unit is not named: {}",
+            err(&o)
+        );
     }
     let o = braid(&["validate", "s.toml", "--set", "workload.size=\"1B\""], &d);
     assert!(o.status.success(), "{}", err(&o));
@@ -99,7 +108,12 @@ fn every_quantity_needs_its_unit() {
 fn faults_name_nodes_and_survive_a_topology_change() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let load = |sets: &[&str]| {
-        braid_cli::scenario::load(&root.join("examples/spray-slow-spine.toml"), &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(), None).unwrap()
+        braid_cli::scenario::load(
+            &root.join("examples/spray-slow-spine.toml"),
+            &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            None,
+        )
+        .unwrap()
     };
     // The slow spine is spine0 whatever the number of spines: its four leaf links.
     for spines in [4, 8] {
@@ -109,18 +123,26 @@ fn faults_name_nodes_and_survive_a_topology_change() {
             .iter()
             .map(|e| {
                 let l = &sc.topology.links[e.link as usize];
-                (sc.topology.nodes[l.a.idx()].name.clone(), sc.topology.nodes[l.b.idx()].name.clone())
+                (
+                    sc.topology.nodes[l.a.idx()].name.clone(),
+                    sc.topology.nodes[l.b.idx()].name.clone(),
+                )
             })
             .collect();
         assert_eq!(names.len(), 4, "{names:?}");
-        assert!(names.iter().all(|(a, b)| a == "spine0" || b == "spine0"), "{spines} spines: {names:?}");
+        assert!(
+            names.iter().all(|(a, b)| a == "spine0" || b == "spine0"),
+            "{spines} spines: {names:?}"
+        );
     }
     let d = scratch::TmpDir::new("silent", "faults");
-    let with = |fault: &str| format!("{SMALL}[[faults]]\nat = \"10us\"\nchange = \"down\"\n{fault}\n");
+    let with =
+        |fault: &str| format!("{SMALL}[[faults]]\nat = \"10us\"\nchange = \"down\"\n{fault}\n");
     std::fs::write(d.join("f.toml"), with("link = \"leaf0-spine1\"")).unwrap();
     let sc = braid_cli::scenario::load(&d.join("f.toml"), &[], None).unwrap();
     let l = &sc.topology.links[sc.link_events[0].link as usize];
-    let ends = [sc.topology.nodes[l.a.idx()].name.as_str(), sc.topology.nodes[l.b.idx()].name.as_str()];
+    let ends =
+        [sc.topology.nodes[l.a.idx()].name.as_str(), sc.topology.nodes[l.b.idx()].name.as_str()];
     assert!(ends.contains(&"leaf0") && ends.contains(&"spine1"), "{ends:?}");
     for (fault, want) in [
         ("link = \"leaf0-spine9\"", "does not name two nodes"),
@@ -133,8 +155,13 @@ fn faults_name_nodes_and_survive_a_topology_change() {
     }
     // Numeric ids in a topology changed by --set are named.
     std::fs::write(d.join("f.toml"), with("links = [5]")).unwrap();
-    let sc = braid_cli::scenario::load(&d.join("f.toml"), &["topology.spines=3".into()], None).unwrap();
-    assert!(sc.notes.iter().any(|n| n.contains("faults[0]") && n.contains("by number")), "{:?}", sc.notes);
+    let sc =
+        braid_cli::scenario::load(&d.join("f.toml"), &["topology.spines=3".into()], None).unwrap();
+    assert!(
+        sc.notes.iter().any(|n| n.contains("faults[0]") && n.contains("by number")),
+        "{:?}",
+        sc.notes
+    );
     let sc = braid_cli::scenario::load(&d.join("f.toml"), &[], None).unwrap();
     assert!(sc.notes.is_empty(), "{:?}", sc.notes);
 }
@@ -143,7 +170,10 @@ fn faults_name_nodes_and_survive_a_topology_change() {
 fn a_sweep_resumes_in_its_own_folder() {
     let d = scratch::TmpDir::new("silent", "resume");
     std::fs::write(d.join("s.toml"), SMALL).unwrap();
-    let o = braid(&["compare", "s.toml", "--vary", "transport.cc=dcqcn,hpcc", "--out", "c", "--quiet"], &d);
+    let o = braid(
+        &["compare", "s.toml", "--vary", "transport.cc=dcqcn,hpcc", "--out", "c", "--quiet"],
+        &d,
+    );
     assert!(o.status.success(), "{}", err(&o));
     let before = std::fs::metadata(d.join("c/runs.csv")).unwrap().modified().unwrap();
     let o = braid(&["sweep", "c/plan.toml", "--quiet"], &d);
@@ -161,9 +191,13 @@ fn a_refused_command_leaves_nothing_that_passes_for_a_run() {
     // A run refused with exit 2 removes what an earlier run left in its folder, and writes nothing.
     assert!(braid(&["run", "s.toml", "--out", "o", "--quiet"], &d).status.success());
     assert!(d.join("o/summary.json").is_file() && d.join("o/flows.csv").is_file());
-    let o = braid(&["run", "s.toml", "--out", "o", "--quiet", "--set", "transport.kind=nonesuch"], &d);
+    let o =
+        braid(&["run", "s.toml", "--out", "o", "--quiet", "--set", "transport.kind=nonesuch"], &d);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-    let left: Vec<String> = std::fs::read_dir(d.join("o")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let left: Vec<String> = std::fs::read_dir(d.join("o"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert!(left.is_empty(), "a refused run left {left:?}");
     // `braid report` on a folder with no run is refused, not an empty page.
     let o = braid(&["report", "o"], &d);
@@ -171,24 +205,39 @@ fn a_refused_command_leaves_nothing_that_passes_for_a_run() {
     assert!(err(&o).contains("holds no run"), "{}", err(&o));
     assert!(!d.join("o/index.html").exists());
     // A comparison refused with exit 2 writes nothing: no folder, no plan.toml.
-    let o = braid(&["compare", "s.toml", "--vary", "transport.kind=roce,nonesuch", "--out", "x/c", "--quiet"], &d);
+    let o = braid(
+        &["compare", "s.toml", "--vary", "transport.kind=roce,nonesuch", "--out", "x/c", "--quiet"],
+        &d,
+    );
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(!d.join("x").exists(), "a refused comparison created its folder");
     // A second comparison into the same folder says what it reused and removes the runs of the
     // first that are not in it.
-    let o = braid(&["compare", "s.toml", "--vary", "transport.cc=dcqcn,hpcc", "--out", "c", "--quiet"], &d);
+    let o = braid(
+        &["compare", "s.toml", "--vary", "transport.cc=dcqcn,hpcc", "--out", "c", "--quiet"],
+        &d,
+    );
     assert!(o.status.success(), "{}", err(&o));
-    let o = braid(&["compare", "s.toml", "--vary", "transport.cc=dcqcn,timely", "--out", "c", "--quiet"], &d);
+    let o = braid(
+        &["compare", "s.toml", "--vary", "transport.cc=dcqcn,timely", "--out", "c", "--quiet"],
+        &d,
+    );
     assert!(o.status.success(), "{}", err(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("1 run now, 1 reused"), "{out}");
     assert!(out.contains("removed 1 run folder(s)"), "{out}");
-    let runs: Vec<String> = std::fs::read_dir(d.join("c/runs")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let runs: Vec<String> = std::fs::read_dir(d.join("c/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert_eq!(runs.len(), 2, "{runs:?}");
     assert!(!runs.iter().any(|r| r.contains("hpcc")), "{runs:?}");
     // A refused comparison into an existing folder leaves its plan as it was.
     let plan = std::fs::read_to_string(d.join("c/plan.toml")).unwrap();
-    let o = braid(&["compare", "s.toml", "--vary", "transport.kind=roce,nonesuch", "--out", "c", "--quiet"], &d);
+    let o = braid(
+        &["compare", "s.toml", "--vary", "transport.kind=roce,nonesuch", "--out", "c", "--quiet"],
+        &d,
+    );
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert_eq!(std::fs::read_to_string(d.join("c/plan.toml")).unwrap(), plan);
 }

@@ -22,7 +22,9 @@ fn have_tshark() -> bool {
         return true;
     }
     if std::env::var("BRAID_SKIP_TSHARK").as_deref() == Ok("1") {
-        eprintln!("note: tshark not found; skipping the pcap round-trip check (BRAID_SKIP_TSHARK=1)");
+        eprintln!(
+            "note: tshark not found; skipping the pcap round-trip check (BRAID_SKIP_TSHARK=1)"
+        );
         return false;
     }
     panic!("tshark is not installed (Debian package `tshark`; .ci/run installs it); set BRAID_SKIP_TSHARK=1 to skip this check");
@@ -63,7 +65,14 @@ fn run(dir: &Path, text: &str) -> PathBuf {
     let sc = dir.join("s.toml");
     std::fs::write(&sc, text).unwrap();
     let out = dir.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_braid")).arg("run").arg(&sc).arg("--out").arg(&out).arg("--quiet").output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
+        .arg("run")
+        .arg(&sc)
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     out.join("capture.pcap")
 }
@@ -76,7 +85,10 @@ fn tshark(pcap: &Path, fields: &[&str]) -> Vec<Vec<String>> {
     }
     let o = c.output().unwrap();
     assert!(o.status.success(), "tshark failed: {}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).lines().map(|l| l.split(',').map(str::to_string).collect()).collect()
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
 }
 
 #[test]
@@ -103,7 +115,15 @@ fn pcap_roundtrip_with_tshark() {
     let p = run(&d, &SCENARIO.replace("pcap = [\"1\", 0]", "pcap = [1]"));
     let rows = tshark(
         &p,
-        &["udp.dstport", "infiniband.bth.psn", "infiniband.bth.opcode", "infiniband.bth.destqp", "ip.src", "infiniband.aeth.syndrome", "infiniband.bth.a"],
+        &[
+            "udp.dstport",
+            "infiniband.bth.psn",
+            "infiniband.bth.opcode",
+            "infiniband.bth.destqp",
+            "ip.src",
+            "infiniband.aeth.syndrome",
+            "infiniband.bth.a",
+        ],
     );
     // 50 KB in 1000-byte packets: 50 data packets from host 1 (11.0.1.1), each ACKed by host 0.
     assert!(!rows.is_empty());
@@ -117,7 +137,10 @@ fn pcap_roundtrip_with_tshark() {
     assert_eq!(data[0][2], "0", "SEND First");
     assert!(data[1..49].iter().all(|r| r[2] == "1"), "SEND Middle");
     assert_eq!(data[49][2], "2", "SEND Last");
-    assert!(data.iter().all(|r| r[3] == "0x000100" && r[6] == "1"), "QPN 0x100 + flow 0, AckReq set");
+    assert!(
+        data.iter().all(|r| r[3] == "0x000100" && r[6] == "1"),
+        "QPN 0x100 + flow 0, AckReq set"
+    );
     assert!(acks.iter().all(|r| r[2] == "17" && r[5] == "31"), "ACKNOWLEDGE with an ACK syndrome");
     // Capturing host 0's link as well (link 0) records every packet a second time, at the receiver.
     let both = run(&d, SCENARIO);
@@ -132,7 +155,9 @@ fn pcap_probes_are_distinguishable() {
         return;
     }
     // Rondo probes at flow start: SEND Only with Immediate "PROB" (0x50524f42).
-    let text = SCENARIO.replace("kind = \"roce\"\ncc = \"dcqcn\"", "kind = \"rondo\"").replace("size = \"50KB\"", "size = \"2MB\"");
+    let text = SCENARIO
+        .replace("kind = \"roce\"\ncc = \"dcqcn\"", "kind = \"rondo\"")
+        .replace("size = \"50KB\"", "size = \"2MB\"");
     let d = tmp("probe");
     let p = run(&d, &text);
     let rows = tshark(&p, &["infiniband.bth.opcode", "infiniband.immdt", "infiniband.bth.psn"]);
@@ -147,8 +172,16 @@ fn pcap_probes_are_distinguishable() {
     // A 2 MB Rondo flow probes its paths at start: the scenario is chosen so that it does.
     assert!(sent > 0, "this Rondo run sent no probes; the scenario must make it probe:\n{summary}");
     assert!(probes > 0, "{sent} probes were sent but none is in the capture");
-    assert!(probes as u64 >= sent, "{sent} probes sent, {probes} in the capture of the sender's link (every probe crosses it)");
-    assert!(rows.iter().filter(|r| r[0] == "5").all(|r| r[1].contains("50524f42") || r[1].contains("50:52:4f:42")), "{rows:?}");
+    assert!(
+        probes as u64 >= sent,
+        "{sent} probes sent, {probes} in the capture of the sender's link (every probe crosses it)"
+    );
+    assert!(
+        rows.iter()
+            .filter(|r| r[0] == "5")
+            .all(|r| r[1].contains("50524f42") || r[1].contains("50:52:4f:42")),
+        "{rows:?}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -157,7 +190,13 @@ fn pcap_bad_link_is_rejected() {
     let d = tmp("bad");
     let sc = d.join("s.toml");
     std::fs::write(&sc, SCENARIO.replace("pcap = [\"1\", 0]", "pcap = [\"99\"]")).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_braid")).arg("run").arg(&sc).arg("--out").arg(d.join("out")).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
+        .arg("run")
+        .arg(&sc)
+        .arg("--out")
+        .arg(d.join("out"))
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("output.pcap[0]") && e.contains("link 99 does not exist"), "{e}");

@@ -24,7 +24,13 @@ fn tmp(name: &str) -> PathBuf {
 /// variable.
 fn chromium() -> Option<&'static str> {
     for c in ["chromium", "chromium-browser", "google-chrome"] {
-        if Command::new(c).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success()) {
+        if Command::new(c)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+        {
             return Some(c);
         }
     }
@@ -75,7 +81,10 @@ fn load(browser: &str, page: &Path) -> (String, String) {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    let out = (std::fs::read_to_string(&dom).unwrap_or_default(), std::fs::read_to_string(&log).unwrap_or_default());
+    let out = (
+        std::fs::read_to_string(&dom).unwrap_or_default(),
+        std::fs::read_to_string(&log).unwrap_or_default(),
+    );
     let _ = std::fs::remove_dir_all(&profile);
     out
 }
@@ -86,12 +95,18 @@ fn check_page(browser: &str, page: &Path, min_figures: usize) {
         .split("data-figures-loaded=\"")
         .nth(1)
         .and_then(|s| s.split('"').next())
-        .unwrap_or_else(|| panic!("the page's load script did not run (no data-figures-loaded):\n{}", &dom[..dom.len().min(2000)]));
+        .unwrap_or_else(|| {
+            panic!(
+                "the page's load script did not run (no data-figures-loaded):\n{}",
+                &dom[..dom.len().min(2000)]
+            )
+        });
     let (ok, total) = marker.split_once('/').unwrap();
     let (ok, total): (usize, usize) = (ok.parse().unwrap(), total.parse().unwrap());
     assert!(total >= min_figures, "expected at least {min_figures} figures, the page has {total}");
     assert_eq!(ok, total, "{ok} of {total} figures loaded");
-    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught")).collect();
+    let console: Vec<&str> =
+        log.lines().filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught")).collect();
     assert!(console.is_empty(), "console messages:\n{}", console.join("\n"));
 }
 
@@ -99,16 +114,34 @@ fn check_page(browser: &str, page: &Path, min_figures: usize) {
 fn report_static_content() {
     let out = tmp("static");
     let plans = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../repro");
-    let o = braid().args(["repro", "braid-cc-incast", "--quick", "--quiet", "--plans"]).arg(&plans).arg("--out").arg(&out).output().unwrap();
+    let o = braid()
+        .args(["repro", "braid-cc-incast", "--quick", "--quiet", "--plans"])
+        .arg(&plans)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
-    for needle in ["<figure id=\"fig-queue\">", "src=\"data:image/png;base64,", "Braid version", "seeds", "runs.csv", "cc-incast.toml", "plan.toml", "Paper:"] {
+    for needle in [
+        "<figure id=\"fig-queue\">",
+        "src=\"data:image/png;base64,",
+        "Braid version",
+        "seeds",
+        "runs.csv",
+        "cc-incast.toml",
+        "plan.toml",
+        "Paper:",
+    ] {
         assert!(html.contains(needle), "index.html lacks `{needle}`");
     }
     // A figure's caption is drawn in its image and said once on the page (the image's alt text),
     // never again under it.
     let (figures, papers) = (html.matches("<figure ").count(), html.matches("Paper:").count());
-    assert!(papers >= 1 && papers <= figures, "{papers} captions naming the paper for {figures} figures");
+    assert!(
+        papers >= 1 && papers <= figures,
+        "{papers} captions naming the paper for {figures} figures"
+    );
     // Self-contained: nothing fetched from elsewhere.
     for bad in ["http://", "https://", "src=\"fig-", "<link "] {
         assert!(!html.contains(bad), "index.html refers to `{bad}`");
@@ -121,7 +154,13 @@ fn report_renders_in_chromium() {
     let Some(browser) = chromium() else { return };
     let out = tmp("sweep");
     let plans = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../repro");
-    let o = braid().args(["repro", "braid-cc-incast", "--quick", "--quiet", "--plans"]).arg(&plans).arg("--out").arg(&out).output().unwrap();
+    let o = braid()
+        .args(["repro", "braid-cc-incast", "--quick", "--quiet", "--plans"])
+        .arg(&plans)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     check_page(browser, &out.join("index.html"), 3);
     let _ = std::fs::remove_dir_all(out);

@@ -29,19 +29,33 @@ fn plans() -> PathBuf {
 /// SVG files and that the report exists.
 fn quick(id: &str) -> scratch::TmpDir {
     let out = tmp(id);
-    let o = braid().args(["repro", id, "--quick", "--quiet", "--plans"]).arg(plans()).arg("--out").arg(&out).output().unwrap();
+    let o = braid()
+        .args(["repro", id, "--quick", "--quiet", "--plans"])
+        .arg(plans())
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "braid repro {id} --quick failed:\n{stdout}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "braid repro {id} --quick failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let plan = braid_cli::repro::ReproPlan::load(&plans().join(format!("{id}.toml"))).unwrap();
     let mut drawn = 0;
     for f in &plan.figures {
         let png = out.join(format!("fig-{}.png", f.name));
-        if !png.exists() && stdout.contains(&format!("fig-{}: not drawn in the quick version", f.name)) {
+        if !png.exists()
+            && stdout.contains(&format!("fig-{}: not drawn in the quick version", f.name))
+        {
             continue;
         }
         for ext in ["png", "svg", "csv"] {
             let p = out.join(format!("fig-{}.{ext}", f.name));
-            let len = std::fs::metadata(&p).unwrap_or_else(|e| panic!("{}: {e}\n{stdout}", p.display())).len();
+            let len = std::fs::metadata(&p)
+                .unwrap_or_else(|e| panic!("{}: {e}\n{stdout}", p.display()))
+                .len();
             assert!(len > 100, "{} is nearly empty ({len} bytes)", p.display());
         }
         let png = std::fs::read(out.join(format!("fig-{}.png", f.name))).unwrap();
@@ -61,7 +75,10 @@ fn quick(id: &str) -> scratch::TmpDir {
         assert_eq!(r.get(i, "run_end"), "all_flows_complete", "{id} {name}");
         assert_eq!(r.get(i, "conservation_ok"), "true", "{id} {name}");
         let total = r.num(i, "flows_total");
-        assert!(total >= 1.0 && r.num(i, "flows_completed") == total, "{id} {name}: not every flow completed");
+        assert!(
+            total >= 1.0 && r.num(i, "flows_completed") == total,
+            "{id} {name}: not every flow completed"
+        );
         for k in ["sim_time_ns", "goodput_bps", "fct_slowdown_p50", "fct_slowdown_p99"] {
             let v = r.num(i, k);
             assert!(v.is_finite() && v > 0.0, "{id} {name}: {k} = {v}");
@@ -93,7 +110,9 @@ impl Runs {
     }
     /// The row whose columns have the given values.
     fn find(&self, want: &[(&str, &str)]) -> usize {
-        (0..self.len()).find(|&i| want.iter().all(|(k, v)| self.get(i, k) == *v)).unwrap_or_else(|| panic!("no run with {want:?}"))
+        (0..self.len())
+            .find(|&i| want.iter().all(|(k, v)| self.get(i, k) == *v))
+            .unwrap_or_else(|| panic!("no run with {want:?}"))
     }
     /// A column of the row with the given values, as a number.
     fn at(&self, want: &[(&str, &str)], col: &str) -> f64 {
@@ -108,7 +127,11 @@ type Point = (String, String, String, f64);
 fn figure(out: &Path, name: &str) -> Vec<Point> {
     let c = Csv::read(&out.join(format!("fig-{name}.csv"))).unwrap();
     assert_eq!(c.header, ["panel", "series", "x", "y"], "fig-{name}.csv");
-    let pts: Vec<Point> = c.rows.iter().map(|r| (r[0].clone(), r[1].clone(), r[2].clone(), r[3].parse::<f64>().unwrap())).collect();
+    let pts: Vec<Point> = c
+        .rows
+        .iter()
+        .map(|r| (r[0].clone(), r[1].clone(), r[2].clone(), r[3].parse::<f64>().unwrap()))
+        .collect();
     assert!(!pts.is_empty(), "fig-{name}.csv draws nothing");
     for p in &pts {
         assert!(p.3.is_finite(), "fig-{name}: {p:?}");
@@ -118,7 +141,8 @@ fn figure(out: &Path, name: &str) -> Vec<Point> {
 
 /// The one drawn value of `series` at `x` in `panel`.
 fn point(pts: &[Point], panel: &str, series: &str, x: &str) -> f64 {
-    let v: Vec<f64> = pts.iter().filter(|p| p.0 == panel && p.1 == series && p.2 == x).map(|p| p.3).collect();
+    let v: Vec<f64> =
+        pts.iter().filter(|p| p.0 == panel && p.1 == series && p.2 == x).map(|p| p.3).collect();
     assert_eq!(v.len(), 1, "{panel:?} {series:?} at {x}: {v:?} in {pts:?}");
     v[0]
 }
@@ -135,7 +159,8 @@ fn check_slowdown_bins(out: &Path, pts: &[Point], panel: &str, label: &str, run:
     let flows = Csv::read(&out.join("runs").join(run).join("flows.csv")).unwrap();
     let sizes = flows.numbers("size_bytes").unwrap();
     let slow = flows.numbers("slowdown").unwrap();
-    let mut f: Vec<(f64, f64)> = sizes.into_iter().zip(slow).map(|(a, b)| (a.unwrap(), b.unwrap())).collect();
+    let mut f: Vec<(f64, f64)> =
+        sizes.into_iter().zip(slow).map(|(a, b)| (a.unwrap(), b.unwrap())).collect();
     f.sort_by(|a, b| a.0.total_cmp(&b.0));
     let per = f.len().div_ceil(10.min(f.len()));
     let mut drawn = 0;
@@ -147,13 +172,24 @@ fn check_slowdown_bins(out: &Path, pts: &[Point], panel: &str, label: &str, run:
             let rank = ((p / 100.0 * s.len() as f64).ceil() as usize).max(1);
             let want = s[rank - 1];
             let series = format!("{label} {q}");
-            let got: Vec<f64> = pts.iter().filter(|pt| pt.0 == panel && pt.1 == series && same(pt.2.parse().unwrap(), x)).map(|pt| pt.3).collect();
-            assert!(got.len() == 1 && same(got[0], want), "{run}: {q} of the flows around {x} B: drawn {got:?}, flows.csv {want}");
+            let got: Vec<f64> = pts
+                .iter()
+                .filter(|pt| pt.0 == panel && pt.1 == series && same(pt.2.parse().unwrap(), x))
+                .map(|pt| pt.3)
+                .collect();
+            assert!(
+                got.len() == 1 && same(got[0], want),
+                "{run}: {q} of the flows around {x} B: drawn {got:?}, flows.csv {want}"
+            );
             assert!(want > 0.0, "{run}: slowdown {want}");
             drawn += 1;
         }
     }
-    assert_eq!(pts.iter().filter(|p| p.0 == panel && p.1.starts_with(&format!("{label} "))).count(), drawn, "{run}: extra points");
+    assert_eq!(
+        pts.iter().filter(|p| p.0 == panel && p.1.starts_with(&format!("{label} "))).count(),
+        drawn,
+        "{run}: extra points"
+    );
 }
 
 #[test]
@@ -161,10 +197,20 @@ fn repro_list_shows_every_paper_figure() {
     let o = braid().args(["repro", "--list", "--plans"]).arg(plans()).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = String::from_utf8_lossy(&o.stdout);
-    let rondo = ["1a", "1b", "3", "4", "9", "9d", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19", "20", "21", "22", "23", "24", "25", "26", "27"];
+    let rondo = [
+        "1a", "1b", "3", "4", "9", "9d", "10", "11", "12", "13", "14", "15", "16", "17", "18",
+        "19", "20", "21", "22", "23", "24", "25", "26", "27",
+    ];
     let lcmp = [1, 5, 7, 8, 9, 10, 11];
-    for id in rondo.iter().map(|n| format!("rondo-fig{n}")).chain(lcmp.iter().map(|n| format!("lcmp-fig{n}"))) {
-        let line = s.lines().find(|l| l.split_whitespace().next() == Some(id.as_str())).unwrap_or_else(|| panic!("{id} missing:\n{s}"));
+    for id in rondo
+        .iter()
+        .map(|n| format!("rondo-fig{n}"))
+        .chain(lcmp.iter().map(|n| format!("lcmp-fig{n}")))
+    {
+        let line = s
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(id.as_str()))
+            .unwrap_or_else(|| panic!("{id} missing:\n{s}"));
         assert!(line.contains("[ready: ") || line.contains("[needs "), "{line}");
     }
     assert!(s.contains("claim:"));
@@ -176,7 +222,11 @@ fn repro_plans_all_parse() {
         let p = p.unwrap_or_else(|e| panic!("{e}"));
         assert!(!p.figures.is_empty());
         let q = p.quick_plan().unwrap_or_else(|e| panic!("{}: {e}", p.id));
-        assert!(q.expand().len() <= p.plan.expand().len().max(1) * 2, "{}: the quick version should not be larger", p.id);
+        assert!(
+            q.expand().len() <= p.plan.expand().len().max(1) * 2,
+            "{}: the quick version should not be larger",
+            p.id
+        );
     }
 }
 
@@ -199,7 +249,10 @@ fn every_run_of_every_plan_validates_and_every_quick_run_builds() {
                     Err(e) => failures.push(format!("{} ({what}) run `{}`: {e}", p.id, r.name)),
                     Ok(sc) if build => {
                         if let Err(e) = braid_cli::build::build(&sc) {
-                            failures.push(format!("{} ({what}) run `{}` does not build: {e}", p.id, r.name));
+                            failures.push(format!(
+                                "{} ({what}) run `{}` does not build: {e}",
+                                p.id, r.name
+                            ));
                         }
                     }
                     Ok(_) => {}
@@ -218,7 +271,13 @@ fn repro_cannot_run_exits_2() {
         "id = \"x-fig1\"\npaper = \"X\"\ntitle = \"t\"\nclaim = \"c\"\nscenario = \"scenarios/missing.toml\"\n[[figure]]\nname = \"a\"\nkind = \"bar\"\nx = \"case\"\ny = [\"goodput_bps\"]\n",
     )
     .unwrap();
-    let o = braid().args(["repro", "x-fig1", "--plans"]).arg(&d).arg("--out").arg(d.join("out")).output().unwrap();
+    let o = braid()
+        .args(["repro", "x-fig1", "--plans"])
+        .arg(&d)
+        .arg("--out")
+        .arg(d.join("out"))
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("cannot run in this build: needs scenario file"), "{e}");
@@ -236,23 +295,39 @@ fn repro_cannot_run_exits_2() {
 fn repro_quick_braid_cc_incast() {
     let out = quick("braid-cc-incast");
     // Resumable: a second call runs nothing again.
-    let o = braid().args(["repro", "braid-cc-incast", "--quick", "--quiet", "--plans"]).arg(plans()).arg("--out").arg(&out).output().unwrap();
+    let o = braid()
+        .args(["repro", "braid-cc-incast", "--quick", "--quiet", "--plans"])
+        .arg(plans())
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success());
-    assert!(String::from_utf8_lossy(&o.stdout).contains("(5 already complete)"), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("(5 already complete)"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     let r = Runs::read(&out);
     let ccs = ["dcqcn", "hpcc", "timely", "dctcp", "swift"];
     // fig-goodput draws each run's goodput_bps in Gb/s; 8 senders share host 0's 100 Gb/s link.
     let goodput = figure(&out, "goodput");
     for cc in ccs {
         let g = r.at(&[("transport.cc", cc)], "goodput_bps");
-        assert!(same(point(&goodput, "", "goodput", cc), g / 1e9), "{cc}: drawn {goodput:?}, runs.csv {g}");
+        assert!(
+            same(point(&goodput, "", "goodput", cc), g / 1e9),
+            "{cc}: drawn {goodput:?}, runs.csv {g}"
+        );
         assert!(g > 10e9 && g < 100e9, "{cc}: goodput {g} b/s");
     }
     // fig-slowdown draws the CDF of each run's flow slowdowns (flows.csv).
     let slow = figure(&out, "slowdown");
     for cc in ccs {
-        let flows = Csv::read(&out.join("runs").join(format!("transport.cc={cc}")).join("flows.csv")).unwrap();
-        let mut want: Vec<f64> = flows.numbers("slowdown").unwrap().into_iter().map(Option::unwrap).collect();
+        let flows =
+            Csv::read(&out.join("runs").join(format!("transport.cc={cc}")).join("flows.csv"))
+                .unwrap();
+        let mut want: Vec<f64> =
+            flows.numbers("slowdown").unwrap().into_iter().map(Option::unwrap).collect();
         want.sort_by(f64::total_cmp);
         let got: Vec<&Point> = slow.iter().filter(|p| p.1 == format!("cc={cc}")).collect();
         assert_eq!(got.len(), want.len(), "{cc}: one CDF step per flow");
@@ -266,7 +341,8 @@ fn repro_quick_braid_cc_incast() {
     // the drawn queue series, and the runs' p99).
     let queue = figure(&out, "queue");
     let mean_kb = |cc: &str| {
-        let v: Vec<f64> = queue.iter().filter(|p| p.1.starts_with(&format!("cc={cc} "))).map(|p| p.3).collect();
+        let v: Vec<f64> =
+            queue.iter().filter(|p| p.1.starts_with(&format!("cc={cc} "))).map(|p| p.3).collect();
         assert!(v.len() > 50, "{cc}: {} queue samples drawn", v.len());
         assert!(v.iter().all(|&y| y >= 0.0));
         v.iter().sum::<f64>() / v.len() as f64
@@ -274,8 +350,18 @@ fn repro_quick_braid_cc_incast() {
     let p99 = |cc: &str| r.at(&[("transport.cc", cc)], "queue_p99_bytes");
     for low in ["hpcc", "swift"] {
         for deep in ["dcqcn", "timely"] {
-            assert!(2.0 * mean_kb(low) < mean_kb(deep), "mean queue: {low} {:.0} KB vs {deep} {:.0} KB", mean_kb(low), mean_kb(deep));
-            assert!(p99(low) < p99(deep), "queue p99: {low} {} B vs {deep} {} B", p99(low), p99(deep));
+            assert!(
+                2.0 * mean_kb(low) < mean_kb(deep),
+                "mean queue: {low} {:.0} KB vs {deep} {:.0} KB",
+                mean_kb(low),
+                mean_kb(deep)
+            );
+            assert!(
+                p99(low) < p99(deep),
+                "queue p99: {low} {} B vs {deep} {} B",
+                p99(low),
+                p99(deep)
+            );
         }
     }
 }
@@ -317,7 +403,10 @@ fn repro_quick_rondo_fig10() {
             let want = [("case", case), ("topology.oversubscription", os)];
             let jct = r.at(&want, "sim_time_ns");
             let s = point(&speedup, &panel, "speedup", case);
-            assert!(same(s, ecmp / jct), "{case} {os}:1: drawn speedup {s}, runs.csv {ecmp} / {jct}");
+            assert!(
+                same(s, ecmp / jct),
+                "{case} {os}:1: drawn speedup {s}, runs.csv {ecmp} / {jct}"
+            );
             assert!(s > 0.3 && s < 3.5, "{case} {os}:1: speedup {s}");
             for (q, col) in [("p99", "nic_ood_p99"), ("max", "nic_ood_max")] {
                 assert_eq!(point(&ood, &panel, q, case), r.at(&want, col), "{case} {os}:1 OOD {q}");
@@ -335,8 +424,13 @@ fn repro_quick_rondo_fig19() {
     // time has an empty queue).
     let queues = figure(&out, "queues");
     let q = Csv::read(&run.join("queues.csv")).unwrap();
-    let (t, port, bytes) = (q.col("time_ns").unwrap(), q.col("port").unwrap(), q.col("bytes").unwrap());
-    let recorded: BTreeMap<(u64, String), f64> = q.rows.iter().map(|row| ((row[t].parse().unwrap(), row[port].clone()), row[bytes].parse().unwrap())).collect();
+    let (t, port, bytes) =
+        (q.col("time_ns").unwrap(), q.col("port").unwrap(), q.col("bytes").unwrap());
+    let recorded: BTreeMap<(u64, String), f64> = q
+        .rows
+        .iter()
+        .map(|row| ((row[t].parse().unwrap(), row[port].clone()), row[bytes].parse().unwrap()))
+        .collect();
     let mut by_time: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for (_, series, x, y) in &queues {
         let p = series.strip_prefix("port ").unwrap_or_else(|| panic!("series {series}"));
@@ -349,13 +443,28 @@ fn repro_quick_rondo_fig19() {
     // The claim: the inter-path queue difference stays below 30 KB. Checked over the common phase
     // (until the first flow completes, which changes the load), after a 100 µs start-up.
     let flows = Csv::read(&run.join("flows.csv")).unwrap();
-    let first_done = flows.numbers("finish_ns").unwrap().into_iter().map(Option::unwrap).fold(f64::MAX, f64::min) as u64;
+    let first_done = flows
+        .numbers("finish_ns")
+        .unwrap()
+        .into_iter()
+        .map(Option::unwrap)
+        .fold(f64::MAX, f64::min) as u64;
     let common: Vec<(u64, f64)> = by_time
         .iter()
         .filter(|(t, v)| **t >= 100_000 && **t < first_done && v.len() == 4)
-        .map(|(t, v)| (*t, v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min)))
+        .map(|(t, v)| {
+            (
+                *t,
+                v.iter().cloned().fold(f64::MIN, f64::max)
+                    - v.iter().cloned().fold(f64::MAX, f64::min),
+            )
+        })
         .collect();
-    assert!(common.len() >= 50, "only {} samples in the common phase (first completion at {first_done} ns)", common.len());
+    assert!(
+        common.len() >= 50,
+        "only {} samples in the common phase (first completion at {first_done} ns)",
+        common.len()
+    );
     let worst = common.iter().cloned().fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
     assert!(worst.1 < 30.0, "inter-path queue difference {} KB at {} ns", worst.1, worst.0);
     // fig-ood draws the sampled NIC-level OOD: at most the run's maximum, which stays small
@@ -363,7 +472,10 @@ fn repro_quick_rondo_fig19() {
     let r = Runs::read(&out);
     let max = r.num(0, "nic_ood_max");
     let ood = figure(&out, "ood");
-    assert!(ood.iter().all(|p| p.3 >= 0.0 && p.3 <= max), "drawn OOD above the run's maximum {max}");
+    assert!(
+        ood.iter().all(|p| p.3 >= 0.0 && p.3 <= max),
+        "drawn OOD above the run's maximum {max}"
+    );
     assert!(max < 40.0, "Rondo's NIC-level OOD reached {max}");
 }
 
@@ -377,16 +489,26 @@ fn repro_quick_rondo_fig27() {
     let run = out.join("runs/Rondo");
     let g = Csv::read(&run.join("goodput.csv")).unwrap();
     let (t, bps) = (g.col("time_ns").unwrap(), g.col("goodput_bps").unwrap());
-    let series: Vec<(f64, f64)> = g.rows.iter().map(|r| (r[t].parse::<f64>().unwrap() / 1e3, r[bps].parse::<f64>().unwrap() / 1e9)).collect();
+    let series: Vec<(f64, f64)> = g
+        .rows
+        .iter()
+        .map(|r| (r[t].parse::<f64>().unwrap() / 1e3, r[bps].parse::<f64>().unwrap() / 1e9))
+        .collect();
     let mean = |a: f64, b: f64| {
         let v: Vec<f64> = series.iter().filter(|p| p.0 > a && p.0 <= b).map(|p| p.1).collect();
         v.iter().sum::<f64>() / v.len().max(1) as f64
     };
     let full = 100.0 * 1000.0 / 1064.0;
     let (before, during, after) = (mean(200.0, 500.0), mean(600.0, 1000.0), mean(1100.0, 1400.0)); // the first flow ends at ~1.43 ms
-    eprintln!("goodput before {before:.1}, during {during:.1}, after {after:.1} Gb/s (line {full:.1})");
+    eprintln!(
+        "goodput before {before:.1}, during {during:.1}, after {after:.1} Gb/s (line {full:.1})"
+    );
     assert!(before > 0.95 * full, "before the drop: {before:.1} Gb/s");
-    assert!((during - full / 4.0).abs() < 0.05 * full / 4.0, "during the drop: {during:.1} Gb/s, a quarter is {:.1}", full / 4.0);
+    assert!(
+        (during - full / 4.0).abs() < 0.05 * full / 4.0,
+        "during the drop: {during:.1} Gb/s, a quarter is {:.1}",
+        full / 4.0
+    );
     assert!(after > 0.95 * full, "after the recovery: {after:.1} Gb/s");
     // Back to 90 % of the line within 100 µs of the recovery (probing, §4.2.2).
     let back = series.iter().find(|p| p.0 > 1000.0 && p.1 > 0.9 * full).map(|p| p.0 - 1000.0);
@@ -394,8 +516,12 @@ fn repro_quick_rondo_fig27() {
     // The drop's queue drains: 200 µs into the drop the queue before host 0 is below 20 KB.
     let q = Csv::read(&run.join("queues.csv")).unwrap();
     let (qt, qb) = (q.col("time_ns").unwrap(), q.col("bytes").unwrap());
-    let late: f64 =
-        q.rows.iter().filter(|r| (700_000.0..1_000_000.0).contains(&r[qt].parse::<f64>().unwrap())).map(|r| r[qb].parse::<f64>().unwrap()).fold(0.0, f64::max);
+    let late: f64 = q
+        .rows
+        .iter()
+        .filter(|r| (700_000.0..1_000_000.0).contains(&r[qt].parse::<f64>().unwrap()))
+        .map(|r| r[qb].parse::<f64>().unwrap())
+        .fold(0.0, f64::max);
     assert!(late < 20_000.0, "queue {late} B late in the drop");
 }
 
@@ -440,22 +566,34 @@ fn repro_quick_lcmp_fig5_poisson() {
 /// it. A per-figure setting that leaves the model is refused with the field named.
 #[test]
 fn rondo_evaluation_plans_keep_the_one_model() {
-    let eval: Vec<String> = [10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 23, 25, 26, 27].iter().map(|n| format!("rondo-fig{n}")).collect();
+    let eval: Vec<String> = [10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 23, 25, 26, 27]
+        .iter()
+        .map(|n| format!("rondo-fig{n}"))
+        .collect();
     let mut seen = 0;
     for p in braid_cli::repro::list(&plans()).unwrap() {
         let p = p.unwrap();
         if !eval.contains(&p.id) {
-            assert!(p.model.is_none() || p.id.starts_with("rondo-"), "{}: only Rondo plans use the rondo-sim model", p.id);
+            assert!(
+                p.model.is_none() || p.id.starts_with("rondo-"),
+                "{}: only Rondo plans use the rondo-sim model",
+                p.id
+            );
             continue;
         }
         seen += 1;
         assert_eq!(p.model.as_deref(), Some("rondo-sim"), "{}", p.id);
         assert!(!p.checks.is_empty(), "{}: the evaluation table needs its [[check]]s", p.id);
         for (field, quote) in &p.model_changes {
-            assert!(quote.contains('§') && quote.contains('"'), "{}: `{field}` must quote the paper with its section: {quote}", p.id);
+            assert!(
+                quote.contains('§') && quote.contains('"'),
+                "{}: `{field}` must quote the paper with its section: {quote}",
+                p.id
+            );
         }
         let runs = p.plan.expand();
-        let scenarios = braid_cli::sweep::load_all(&runs).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        let scenarios =
+            braid_cli::sweep::load_all(&runs).unwrap_or_else(|e| panic!("{}: {e}", p.id));
         p.check_model(&runs, &scenarios, false, &[]).unwrap_or_else(|e| panic!("{e}"));
         for (r, sc) in runs.iter().zip(&scenarios) {
             let what = format!("{} run `{}`", p.id, r.name);
@@ -464,7 +602,10 @@ fn rondo_evaluation_plans_keep_the_one_model() {
             let routing = format!("{:?}", sc.net.routing);
             assert_eq!(routing.starts_with("Adaptive"), ar, "{what}: routing {routing}");
             if !ar {
-                assert!(routing.starts_with("Ecmp"), "{what}: logical paths are hashed in the model, routing {routing}");
+                assert!(
+                    routing.starts_with("Ecmp"),
+                    "{what}: logical paths are hashed in the model, routing {routing}"
+                );
             }
             assert_eq!(sc.net.switch_buffer_bytes, 32 << 20, "{what}");
             assert!(sc.net.pfc.enabled, "{what}");
@@ -494,20 +635,44 @@ fn rondo_evaluation_plans_keep_the_one_model() {
 fn evaluation_table_is_printed_from_the_runs() {
     let root = tmp("evaluate");
     for id in ["rondo-fig10", "rondo-fig17"] {
-        let o = braid().args(["repro", id, "--quick", "--quiet", "--plans"]).arg(plans()).arg("--out").arg(root.join(format!("{id}-quick"))).output().unwrap();
+        let o = braid()
+            .args(["repro", id, "--quick", "--quiet", "--plans"])
+            .arg(plans())
+            .arg("--out")
+            .arg(root.join(format!("{id}-quick")))
+            .output()
+            .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
-    let o = braid().args(["evaluate", "rondo", "--quick", "--plans"]).arg(plans()).arg("--from").arg(&*root).output().unwrap();
+    let o = braid()
+        .args(["evaluate", "rondo", "--quick", "--plans"])
+        .arg(plans())
+        .arg("--from")
+        .arg(&*root)
+        .output()
+        .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "plans not run make the table incomplete: {err}");
     assert!(err.contains("rondo-fig11: not run"), "{err}");
     let mut lines = out.lines();
     assert_eq!(lines.next(), Some("| figure | claim | paper | Braid (the model) | rule | class |"));
-    let rows: Vec<Vec<String>> = lines.skip(1).map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect()).collect();
-    let n_checks: usize = braid_cli::evaluate::plans_of(&plans(), "rondo").unwrap().iter().map(|p| p.checks.len()).sum();
+    let rows: Vec<Vec<String>> = lines
+        .skip(1)
+        .map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect())
+        .collect();
+    let n_checks: usize = braid_cli::evaluate::plans_of(&plans(), "rondo")
+        .unwrap()
+        .iter()
+        .map(|p| p.checks.len())
+        .sum();
     assert_eq!(rows.len(), n_checks, "{out}");
-    assert!(rows.iter().all(|r| r.len() == 6 && ["match", "direction", "miss", "not run"].contains(&r[5].as_str())), "{out}");
+    assert!(
+        rows.iter()
+            .all(|r| r.len() == 6
+                && ["match", "direction", "miss", "not run"].contains(&r[5].as_str())),
+        "{out}"
+    );
     // Fig 10, "fastest or within 1 %": recompute from runs.csv.
     let runs = Csv::read(&root.join("rondo-fig10-quick/runs.csv")).unwrap();
     let col = |n: &str| runs.col(n).unwrap();
@@ -522,11 +687,13 @@ fn evaluation_table_is_printed_from_the_runs() {
         .values()
         .filter(|cases| {
             let rondo = cases.iter().find(|c| c.0 == "Rondo").unwrap().1;
-            let other = cases.iter().filter(|c| c.0 != "Rondo").map(|c| c.1).fold(f64::INFINITY, f64::min);
+            let other =
+                cases.iter().filter(|c| c.0 != "Rondo").map(|c| c.1).fold(f64::INFINITY, f64::min);
             rondo <= other * 1.01
         })
         .count();
-    let fastest = rows.iter().find(|r| r[0] == "Fig 10" && r[1].starts_with("Rondo the fastest")).unwrap();
+    let fastest =
+        rows.iter().find(|r| r[0] == "Fig 10" && r[1].starts_with("Rondo the fastest")).unwrap();
     assert!(fastest[3].starts_with(&format!("best in {best} of {}:", groups.len())), "{fastest:?}");
     let class = if best >= 4 {
         "match"
@@ -538,14 +705,21 @@ fn evaluation_table_is_printed_from_the_runs() {
     assert_eq!(fastest[5], class, "{fastest:?}");
     // Fig 17: Jain's index of size / FCT over Rondo's flows.
     let f17 = Csv::read(&root.join("rondo-fig17-quick/runs.csv")).unwrap();
-    let run = f17.rows.iter().find(|r| r[f17.col("case").unwrap()] == "Rondo").unwrap()[f17.col("run").unwrap()].clone();
-    let flows = Csv::read(&root.join("rondo-fig17-quick/runs").join(run).join("flows.csv")).unwrap();
+    let run = f17.rows.iter().find(|r| r[f17.col("case").unwrap()] == "Rondo").unwrap()
+        [f17.col("run").unwrap()]
+    .clone();
+    let flows =
+        Csv::read(&root.join("rondo-fig17-quick/runs").join(run).join("flows.csv")).unwrap();
     let x: Vec<f64> = flows
         .rows
         .iter()
-        .map(|r| r[flows.col("size_bytes").unwrap()].parse::<f64>().unwrap() / r[flows.col("fct_ns").unwrap()].parse::<f64>().unwrap())
+        .map(|r| {
+            r[flows.col("size_bytes").unwrap()].parse::<f64>().unwrap()
+                / r[flows.col("fct_ns").unwrap()].parse::<f64>().unwrap()
+        })
         .collect();
-    let jain = x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>());
+    let jain =
+        x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>());
     let row = rows.iter().find(|r| r[0] == "Fig 17").unwrap();
     assert_eq!(row[3], format!("{jain:.3}"), "{row:?}");
     assert_eq!(
@@ -561,9 +735,21 @@ fn evaluation_table_is_printed_from_the_runs() {
     // Plans not run are rows too, classed `not run`.
     assert!(rows.iter().any(|r| r[0] == "Fig 11" && r[5] == "not run"), "{out}");
     // An alternative folder adds a class column per row: the same runs give the same classes.
-    let o = braid().args(["evaluate", "rondo", "--quick", "--plans"]).arg(plans()).arg("--from").arg(&*root).arg("--alt").arg(&*root).output().unwrap();
+    let o = braid()
+        .args(["evaluate", "rondo", "--quick", "--plans"])
+        .arg(plans())
+        .arg("--from")
+        .arg(&*root)
+        .arg("--alt")
+        .arg(&*root)
+        .output()
+        .unwrap();
     let alt = String::from_utf8_lossy(&o.stdout);
-    let alt_rows: Vec<Vec<String>> = alt.lines().skip(2).map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect()).collect();
+    let alt_rows: Vec<Vec<String>> = alt
+        .lines()
+        .skip(2)
+        .map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect())
+        .collect();
     assert_eq!(alt_rows.len(), rows.len());
     for (a, r) in alt_rows.iter().zip(&rows) {
         assert_eq!(a.len(), 7, "{a:?}");

@@ -28,8 +28,11 @@ fn scenarios() -> &'static [(PathBuf, String)] {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut out = Vec::new();
         for dir in [root.join("../../examples"), root.join("bench")] {
-            let mut files: Vec<PathBuf> =
-                std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect();
             files.sort();
             for f in files {
                 out.push((dir.clone(), std::fs::read_to_string(&f).unwrap()));
@@ -85,12 +88,42 @@ proptest! {
 
 /// Nasty values of each field type: zero, one, edges of the integer types, non-finite floats,
 /// quantities with huge, zero, negative or unknown units.
-const INTS: &[&str] = &["0", "-1", "1", "2", "3", "4294967296", "1000000000", "1000000000000", "9223372036854775807"];
+const INTS: &[&str] =
+    &["0", "-1", "1", "2", "3", "4294967296", "1000000000", "1000000000000", "9223372036854775807"];
 const FLOATS: &[&str] = &["0", "-1", "0.5", "1", "1e300", "nan", "inf", "1e-300"];
-const TIMES: &[&str] = &["\"1e30s\"", "\"1e300s\"", "\"0us\"", "\"1ps\"", "\"1us\"", "\"1000000s\"", "\"-1us\"", "\"nanus\"", "0"];
-const SIZES: &[&str] = &["\"1e30GB\"", "\"1000000TB\"", "\"1B\"", "\"10KB\"", "\"4GiB\"", "\"0B\"", "\"-1KB\"", "1", "0"];
-const RATES: &[&str] = &["\"1e30Tbps\"", "\"0bps\"", "\"1bps\"", "\"1Kbps\"", "\"1e15bps\"", "\"100Gbps\"", "\"-1Gbps\""];
-const HOSTS: &[&str] = &["1", "2", "4294967295", "\"0-1000000000\"", "\"all\"", "\"3,3\"", "\"0-3\"", "0"];
+const TIMES: &[&str] = &[
+    "\"1e30s\"",
+    "\"1e300s\"",
+    "\"0us\"",
+    "\"1ps\"",
+    "\"1us\"",
+    "\"1000000s\"",
+    "\"-1us\"",
+    "\"nanus\"",
+    "0",
+];
+const SIZES: &[&str] = &[
+    "\"1e30GB\"",
+    "\"1000000TB\"",
+    "\"1B\"",
+    "\"10KB\"",
+    "\"4GiB\"",
+    "\"0B\"",
+    "\"-1KB\"",
+    "1",
+    "0",
+];
+const RATES: &[&str] = &[
+    "\"1e30Tbps\"",
+    "\"0bps\"",
+    "\"1bps\"",
+    "\"1Kbps\"",
+    "\"1e15bps\"",
+    "\"100Gbps\"",
+    "\"-1Gbps\"",
+];
+const HOSTS: &[&str] =
+    &["1", "2", "4294967295", "\"0-1000000000\"", "\"all\"", "\"3,3\"", "\"0-3\"", "0"];
 const CDFS: &[&str] = &["\"websearch\"", "\"hadoop\"", "\"nope\""];
 
 /// (table, key, values) a generated scenario may set.
@@ -147,7 +180,14 @@ const FAULTS: &[&str] = &[
 
 /// `template` with each placeholder replaced by the value of its class picked by `pick`.
 fn fill(template: &str, pick: &[usize; 6]) -> String {
-    let classes: [(&str, &[&str]); 6] = [("SIZE", SIZES), ("TIME", TIMES), ("INT", INTS), ("FLOAT", FLOATS), ("RATE", RATES), ("CDF", CDFS)];
+    let classes: [(&str, &[&str]); 6] = [
+        ("SIZE", SIZES),
+        ("TIME", TIMES),
+        ("INT", INTS),
+        ("FLOAT", FLOATS),
+        ("RATE", RATES),
+        ("CDF", CDFS),
+    ];
     let mut out = template.to_string();
     for (k, (ph, vals)) in classes.iter().enumerate() {
         out = out.replace(ph, vals[pick[k] % vals.len()]);
@@ -250,7 +290,11 @@ fn rejects(from: &str, to: &str, want: &str) {
 fn absurd_sizes_are_errors() {
     rejects("hosts_per_leaf = 2", "hosts_per_leaf = 1000000000", "too large");
     rejects("leaves = 2\nspines = 1", "leaves = 2\nspines = 100000000", "too large");
-    rejects("kind = \"leaf-spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2", "kind = \"fat-tree\"\nk = 1000000", "too large");
+    rejects(
+        "kind = \"leaf-spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2",
+        "kind = \"fat-tree\"\nk = 1000000",
+        "too large",
+    );
     rejects("size = \"10KB\"", "size = \"1000000TB\"", "unit");
     rejects("size = \"10KB\"", "size = \"1e30GB\"", "limit");
 }
@@ -259,8 +303,16 @@ fn absurd_sizes_are_errors() {
 fn huge_durations_and_counts_are_errors() {
     let cdf = "kind = \"cdf\"\ncdf = \"websearch\"\nload = 0.5\n";
     rejects("kind = \"permutation\"\nsize = \"10KB\"", &format!("{cdf}duration = \"1e30s\""), "");
-    rejects("kind = \"permutation\"\nsize = \"10KB\"", &format!("{cdf}duration = \"1000000s\""), "flows");
-    rejects("kind = \"permutation\"\nsize = \"10KB\"", &format!("{cdf}flows = 1000000000000"), "flows");
+    rejects(
+        "kind = \"permutation\"\nsize = \"10KB\"",
+        &format!("{cdf}duration = \"1000000s\""),
+        "flows",
+    );
+    rejects(
+        "kind = \"permutation\"\nsize = \"10KB\"",
+        &format!("{cdf}flows = 1000000000000"),
+        "flows",
+    );
 }
 
 #[test]
@@ -268,12 +320,20 @@ fn topologies_too_large_to_route_are_errors() {
     // Parses (a k = 128 fat-tree is within the topology bounds) but its next-hop tables would need
     // 8,192 destination classes × 2.1 × 10^6 nodes and links of work, beyond the limit: build must
     // refuse before allocating.
-    rejects("kind = \"leaf-spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2", "kind = \"fat-tree\"\nk = 128", "routing");
+    rejects(
+        "kind = \"leaf-spine\"\nleaves = 2\nspines = 1\nhosts_per_leaf = 2",
+        "kind = \"fat-tree\"\nk = 128",
+        "routing",
+    );
 }
 
 #[test]
 fn flows_to_missing_hosts_are_errors() {
-    rejects("kind = \"permutation\"\nsize = \"10KB\"", "kind = \"incast\"\nsenders = \"0-2\"\nreceiver = 99\nsize = \"1KB\"", "");
+    rejects(
+        "kind = \"permutation\"\nsize = \"10KB\"",
+        "kind = \"incast\"\nsenders = \"0-2\"\nreceiver = 99\nsize = \"1KB\"",
+        "",
+    );
 }
 
 #[test]
@@ -285,13 +345,19 @@ fn huge_fault_times_are_errors_or_fine() {
         ("change = \"rate\"\nrate = \"1e30Tbps\"", "rate"),
     ] {
         let text = format!("{GOOD}\n[[faults]]\nat = \"1us\"\nlink = 0\n{fault}\n");
-        let r = std::panic::catch_unwind(|| parse(&text, Path::new("."), &[], None).map(|sc| build(&sc).map(|_| ())));
+        let r = std::panic::catch_unwind(|| {
+            parse(&text, Path::new("."), &[], None).map(|sc| build(&sc).map(|_| ()))
+        });
         match r {
             Ok(Ok(Ok(()))) => panic!("{fault}: accepted"),
             Ok(Ok(Err(e))) | Ok(Err(e)) => assert!(e.contains(want), "{fault}: got `{e}`"),
             Err(_) => panic!("{fault}: panicked"),
         }
     }
-    rejects("[workload]", "[[faults]]\nat = \"1e30s\"\nlink = 0\nchange = \"down\"\n[workload]", "at");
+    rejects(
+        "[workload]",
+        "[[faults]]\nat = \"1e30s\"\nlink = 0\nchange = \"down\"\n[workload]",
+        "at",
+    );
     rejects("size = \"10KB\"", "size = \"10KB\"\nstart = \"1e30s\"", "limit");
 }

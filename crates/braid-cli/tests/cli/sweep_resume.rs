@@ -35,7 +35,14 @@ fn write_plan(dir: &Path) -> PathBuf {
 }
 
 fn sweep(plan: &Path, out: &Path, jobs: &str) -> String {
-    let o = braid().args(["sweep"]).arg(plan).arg("--out").arg(out).args(["--jobs", jobs, "--quiet"]).output().unwrap();
+    let o = braid()
+        .args(["sweep"])
+        .arg(plan)
+        .arg("--out")
+        .arg(out)
+        .args(["--jobs", jobs, "--quiet"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "sweep failed: {}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -58,7 +65,11 @@ fn sweep_writes_runs_and_resumes() {
     for f in braid_cli::sweep::WALL_CLOCK_FIELDS {
         assert!(!header.contains(f), "runs.csv must not have the wall-clock field `{f}`");
     }
-    assert!(lines[1].starts_with("topology.delay=1us__transport.cc=dcqcn__seed=1,"), "{}", lines[1]);
+    assert!(
+        lines[1].starts_with("topology.delay=1us__transport.cc=dcqcn__seed=1,"),
+        "{}",
+        lines[1]
+    );
     assert!(lines[1..].iter().all(|l| l.split(',').nth(4) == Some("ok")), "{csv}");
     for l in &lines[1..] {
         let run = l.split(',').next().unwrap();
@@ -76,11 +87,18 @@ fn sweep_writes_runs_and_resumes() {
     std::fs::remove_file(&first).unwrap();
     let msg = sweep(&plan, &out, "1");
     assert!(msg.contains("8 runs (1 run now, 7 already complete)"), "{msg}");
-    assert_eq!(std::fs::read_to_string(out.join("runs.csv")).unwrap(), csv, "a resumed sweep gives the same runs.csv");
+    assert_eq!(
+        std::fs::read_to_string(out.join("runs.csv")).unwrap(),
+        csv,
+        "a resumed sweep gives the same runs.csv"
+    );
     let p2 = std::fs::read_to_string(&plan).unwrap().replace("256KB", "128KB");
     std::fs::write(&plan, p2).unwrap();
     let msg = sweep(&plan, &out, "2");
-    assert!(msg.contains("8 runs (8 run now, 0 already complete)"), "a changed plan re-runs: {msg}");
+    assert!(
+        msg.contains("8 runs (8 run now, 0 already complete)"),
+        "a changed plan re-runs: {msg}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -114,7 +132,15 @@ fn sweep_cases_and_scenario_grid() {
     sweep(&p, &out, "2");
     let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
     let names: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
-    assert_eq!(names, ["DCQCN__scenario=quickstart", "DCQCN__scenario=cc-incast", "HPCC__scenario=quickstart", "HPCC__scenario=cc-incast"]);
+    assert_eq!(
+        names,
+        [
+            "DCQCN__scenario=quickstart",
+            "DCQCN__scenario=cc-incast",
+            "HPCC__scenario=quickstart",
+            "HPCC__scenario=cc-incast"
+        ]
+    );
     assert!(csv.lines().next().unwrap().starts_with("run,case,scenario_file,status,"), "{csv}");
     let _ = std::fs::remove_dir_all(&d);
 }
@@ -125,12 +151,18 @@ fn sweep_bad_plans_exit_2() {
     let cases = [
         ("nofile.toml", None),
         ("unknown.toml", Some("scenario = \"x.toml\"\nbogus = 1\n")),
-        ("range.toml", Some("scenario = \"x.toml\"\n[grid]\n\"topology.delay\" = \"1us..2ms step 1us\"\n")),
+        (
+            "range.toml",
+            Some("scenario = \"x.toml\"\n[grid]\n\"topology.delay\" = \"1us..2ms step 1us\"\n"),
+        ),
         (
             "badrun.toml",
             Some(&*Box::leak(
-                format!("scenario = {:?}\n[grid]\n\"transport.cc\" = [\"dcqcn\", \"nope\"]\n", examples().join("quickstart.toml").to_string_lossy())
-                    .into_boxed_str(),
+                format!(
+                    "scenario = {:?}\n[grid]\n\"transport.cc\" = [\"dcqcn\", \"nope\"]\n",
+                    examples().join("quickstart.toml").to_string_lossy()
+                )
+                .into_boxed_str(),
             )),
         ),
     ];
@@ -139,9 +171,19 @@ fn sweep_bad_plans_exit_2() {
         if let Some(t) = text {
             std::fs::write(&p, t).unwrap();
         }
-        let o = braid().arg("sweep").arg(&p).arg("--out").arg(d.join("out")).arg("--quiet").output().unwrap();
+        let o = braid()
+            .arg("sweep")
+            .arg(&p)
+            .arg("--out")
+            .arg(d.join("out"))
+            .arg("--quiet")
+            .output()
+            .unwrap();
         assert_eq!(o.status.code(), Some(2), "{name}: {}", String::from_utf8_lossy(&o.stderr));
-        assert!(!d.join("out/runs.csv").exists(), "{name}: a rejected plan must not leave runs.csv");
+        assert!(
+            !d.join("out/runs.csv").exists(),
+            "{name}: a rejected plan must not leave runs.csv"
+        );
     }
     let _ = std::fs::remove_dir_all(&d);
 }

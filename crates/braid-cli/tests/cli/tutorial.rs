@@ -63,10 +63,19 @@ fn every_tutorial_command_runs() {
     for (lang, body) in blocks(&md) {
         match lang.as_str() {
             "sh" => {
-                for line in body.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+                for line in
+                    body.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'))
+                {
                     let w = words(line);
-                    assert_eq!(w[0], "braid", "tutorial command `{line}` does not start with `braid`");
-                    let o = Command::new(env!("CARGO_BIN_EXE_braid")).args(&w[1..]).current_dir(&dir).output().unwrap();
+                    assert_eq!(
+                        w[0], "braid",
+                        "tutorial command `{line}` does not start with `braid`"
+                    );
+                    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
+                        .args(&w[1..])
+                        .current_dir(&dir)
+                        .output()
+                        .unwrap();
                     let err = String::from_utf8_lossy(&o.stderr);
                     assert!(o.status.success(), "`{line}` exited {:?}:\n{err}", o.status.code());
                     assert!(!err.contains("error"), "`{line}` printed an error:\n{err}");
@@ -74,12 +83,19 @@ fn every_tutorial_command_runs() {
                 }
             }
             "toml" => {
-                let name = body.lines().next().and_then(|l| l.strip_prefix("# file: ")).expect("a toml block starts with `# file: NAME`");
+                let name = body
+                    .lines()
+                    .next()
+                    .and_then(|l| l.strip_prefix("# file: "))
+                    .expect("a toml block starts with `# file: NAME`");
                 std::fs::write(dir.join(name.trim()), &body).unwrap();
                 files += 1;
             }
             "python" => {
-                assert!(body.starts_with("# run: python3"), "a python block starts with `# run: python3`");
+                assert!(
+                    body.starts_with("# run: python3"),
+                    "a python block starts with `# run: python3`"
+                );
                 let mut child = Command::new("python3")
                     .arg("-")
                     .current_dir(&dir)
@@ -91,14 +107,27 @@ fn every_tutorial_command_runs() {
                 use std::io::Write;
                 child.stdin.take().unwrap().write_all(body.as_bytes()).unwrap();
                 let o = child.wait_with_output().unwrap();
-                assert!(o.status.success(), "the tutorial's Python block failed:\n{}", String::from_utf8_lossy(&o.stderr));
-                assert!(String::from_utf8_lossy(&o.stdout).contains("median slowdown"), "{}", String::from_utf8_lossy(&o.stdout));
+                assert!(
+                    o.status.success(),
+                    "the tutorial's Python block failed:\n{}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                assert!(
+                    String::from_utf8_lossy(&o.stdout).contains("median slowdown"),
+                    "{}",
+                    String::from_utf8_lossy(&o.stdout)
+                );
                 scripts += 1;
             }
-            other => panic!("a `{other}` block in the tutorial: only sh, toml and python blocks are run"),
+            other => {
+                panic!("a `{other}` block in the tutorial: only sh, toml and python blocks are run")
+            }
         }
     }
-    assert!(commands >= 12 && files == 1 && scripts == 1, "{commands} commands, {files} files, {scripts} scripts");
+    assert!(
+        commands >= 12 && files == 1 && scripts == 1,
+        "{commands} commands, {files} files, {scripts} scripts"
+    );
     for f in [
         "out/quickstart/index.html",
         "out/quickstart/compare.csv",
@@ -113,8 +142,14 @@ fn every_tutorial_command_runs() {
         assert!(dir.join(f).is_file(), "{f} missing after the tutorial");
     }
     // `braid sweep out/my-compare/plan.toml` resumed in its own folder.
-    assert!(!dir.join("out/plan").exists() && !dir.join("out/sweep/plan").exists(), "the sweep did not resume in out/my-compare");
-    let plots = std::fs::read_dir(dir.join("out/my-first")).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".png")).count();
+    assert!(
+        !dir.join("out/plan").exists() && !dir.join("out/sweep/plan").exists(),
+        "the sweep did not resume in out/my-compare"
+    );
+    let plots = std::fs::read_dir(dir.join("out/my-first"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".png"))
+        .count();
     assert!(plots >= 3, "braid plot drew {plots} figures");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -26,7 +26,12 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
-        let mut child = braid().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn braid");
+        let mut child = braid()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn braid");
         let mut err = BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
         err.read_line(&mut line).unwrap();
@@ -83,7 +88,13 @@ fn emulate(to: &str, paths: &[&str]) -> Server {
 
 /// Run `braid send` (bounded in time): exit code, stdout, stderr.
 fn send(args: &[&str]) -> (i32, String, String) {
-    let mut child = braid().arg("send").args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = braid()
+        .arg("send")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let t0 = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if t0.elapsed() > Duration::from_secs(120) {
@@ -93,14 +104,21 @@ fn send(args: &[&str]) -> (i32, String, String) {
         std::thread::sleep(Duration::from_millis(10));
     }
     let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// A number field of a flat JSON summary.
 fn field(json: &str, key: &str) -> f64 {
     let k = format!("\"{key}\": ");
     let at = json.find(&k).unwrap_or_else(|| panic!("no `{key}` in {json}")) + k.len();
-    let v: String = json[at..].chars().take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | 'e')).collect();
+    let v: String = json[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | 'e'))
+        .collect();
     v.parse().unwrap_or_else(|_| panic!("`{key}` is not a number in {json}"))
 }
 
@@ -115,12 +133,33 @@ fn every_transport_delivers_each_byte_once_under_loss_and_reordering() {
         let rx = recv();
         // Two paths of different delay (reordering across them), jitter on one (reordering
         // within it), 1 % random loss of data and probes on both.
-        let em = emulate(&rx.addr, &["rate=40Mbps,delay=1ms,loss=0.01,jitter=300us,ecn=30KB", "rate=25Mbps,delay=2ms,loss=0.01,ecn=30KB"]);
-        let (code, out, err) = send(&[&em.addr, "--transport", t, "--size", "1MB", "--rate", "100Mbps", "--paths", "2", "--json", "--quiet"]);
+        let em = emulate(
+            &rx.addr,
+            &[
+                "rate=40Mbps,delay=1ms,loss=0.01,jitter=300us,ecn=30KB",
+                "rate=25Mbps,delay=2ms,loss=0.01,ecn=30KB",
+            ],
+        );
+        let (code, out, err) = send(&[
+            &em.addr,
+            "--transport",
+            t,
+            "--size",
+            "1MB",
+            "--rate",
+            "100Mbps",
+            "--paths",
+            "2",
+            "--json",
+            "--quiet",
+        ]);
         assert_eq!(code, 0, "{t}: {err}\n{out}");
         assert!(flag(&out, "verified") && flag(&out, "complete"), "{t}: {out}");
         assert_eq!(field(&out, "acked_bytes"), 1e6, "{t}");
-        assert!(field(&out, "retransmissions") > 0.0, "{t}: 1 % loss must cost retransmissions: {out}");
+        assert!(
+            field(&out, "retransmissions") > 0.0,
+            "{t}: 1 % loss must cost retransmissions: {out}"
+        );
         let (rcode, rout, rerr) = rx.finish(Duration::from_secs(20));
         assert_eq!(rcode, 0, "{t}: receiver: {rerr}");
         assert!(flag(&rout, "verified"), "{t}: {rout}");
@@ -128,7 +167,12 @@ fn every_transport_delivers_each_byte_once_under_loss_and_reordering() {
         assert_eq!(field(&rout, "corrupt"), 0.0, "{t}");
         let (ecode, eout, _) = em.finish(Duration::from_secs(20));
         assert_eq!(ecode, 0);
-        assert!(eout.contains("\"lost\": ") && !eout.contains("\"lost\": 0,\n      \"marked\": 0,\n      \"max_queue_bytes\": 0"), "{eout}");
+        assert!(
+            eout.contains("\"lost\": ")
+                && !eout
+                    .contains("\"lost\": 0,\n      \"marked\": 0,\n      \"max_queue_bytes\": 0"),
+            "{eout}"
+        );
     }
 }
 
@@ -180,7 +224,8 @@ fn a_transfer_that_stops_making_progress_exits_3_and_names_it() {
     let rx = recv();
     // The hand-shake passes (control datagrams are never lost), every data packet is.
     let em = emulate(&rx.addr, &["rate=50Mbps,delay=1ms,loss=0.999999"]);
-    let (code, out, err) = send(&[&em.addr, "--size", "1MB", "--stall-timeout", "1s", "--json", "--quiet"]);
+    let (code, out, err) =
+        send(&[&em.addr, "--size", "1MB", "--stall-timeout", "1s", "--json", "--quiet"]);
     assert_eq!(code, 3, "{err}\n{out}");
     assert!(err.contains("stopped making progress") && err.contains("0 of 1000 packets"), "{err}");
     assert!(!flag(&out, "complete"), "{out}");
@@ -213,7 +258,8 @@ fn malformed_truncated_replayed_and_foreign_datagrams_do_not_disturb_a_receiver(
         junk.send_to(&d, &rx.addr).unwrap();
     }
     // A transfer after the junk (and junk replayed during it) still verifies.
-    let (code, out, err) = send(&[&rx.addr, "--size", "2MB", "--rate", "200Mbps", "--json", "--quiet"]);
+    let (code, out, err) =
+        send(&[&rx.addr, "--size", "2MB", "--rate", "200Mbps", "--json", "--quiet"]);
     assert_eq!(code, 0, "{err}");
     assert!(flag(&out, "verified"), "{out}");
     let (rcode, rout, rerr) = rx.finish(Duration::from_secs(20));
@@ -229,7 +275,16 @@ fn real_testbed(size: &str, delta: bool, scheduler: bool) -> (f64, Vec<f64>, f64
     // The emulator spins (deliveries on time to a few µs): sleeping, it wakes 50–100 µs late,
     // and on a busy two-core machine the scheduler-on OOD then ranges 5–46 from run to run
     // (EXPERIMENTS.md, "Rondo on real packets").
-    let mut args = vec!["emulate", "--listen", "127.0.0.1:0", "--forward", &rx.addr, "--exit-idle", "1s", "--spin"];
+    let mut args = vec![
+        "emulate",
+        "--listen",
+        "127.0.0.1:0",
+        "--forward",
+        &rx.addr,
+        "--exit-idle",
+        "1s",
+        "--spin",
+    ];
     for p in ["rate=50Mbps,delay=5ms", "rate=40Mbps,delay=5ms", "rate=30Mbps,delay=5ms", slow] {
         args.extend(["--path", p]);
     }
@@ -261,9 +316,16 @@ fn real_testbed(size: &str, delta: bool, scheduler: bool) -> (f64, Vec<f64>, f64
     assert_eq!(code, 0, "{err}");
     assert!(flag(&out, "verified"), "{out}");
     let at = out.find("\"packets_per_path\": [").unwrap() + 21;
-    let pkts: Vec<f64> = out[at..out[at..].find(']').unwrap() + at].split(',').map(|x| x.trim().parse().unwrap()).collect();
+    let pkts: Vec<f64> = out[at..out[at..].find(']').unwrap() + at]
+        .split(',')
+        .map(|x| x.trim().parse().unwrap())
+        .collect();
     let n: f64 = pkts.iter().sum();
-    (field(&out, "goodput_gbps") * 1e3, pkts.iter().map(|p| p / n).collect(), field(&out, "nic_ood_mean"))
+    (
+        field(&out, "goodput_gbps") * 1e3,
+        pkts.iter().map(|p| p / n).collect(),
+        field(&out, "nic_ood_mean"),
+    )
 }
 
 /// Rondo on real packets over the emulated, scaled testbed (paths 50/40/30/20 Mb/s, the 20 Mb/s
@@ -277,7 +339,10 @@ fn rondo_on_real_packets_completes_and_verifies_on_the_scaled_testbed() {
     let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (goodput_mbps, shares, ood_mean) = real_testbed("2MB", true, true);
     eprintln!("goodput {goodput_mbps:.1} Mb/s, path shares {shares:.3?}, mean OOD {ood_mean:.1} (figures, not checks)");
-    assert!(shares.len() == 4 && shares.iter().all(|s| *s > 0.0), "every path carries data: {shares:?}");
+    assert!(
+        shares.len() == 4 && shares.iter().all(|s| *s > 0.0),
+        "every path carries data: {shares:?}"
+    );
 }
 
 /// Whether to run the capture check: yes when tshark runs; no when it does not and
@@ -322,7 +387,8 @@ fn probes_leave_marked_for_the_low_priority_class() {
         line.clear();
     }
     std::thread::spawn(move || for _ in err.lines() {});
-    let (code, out, serr) = send(&[&rx.addr, "--size", "2MB", "--rate", "1Gbps", "--json", "--quiet"]);
+    let (code, out, serr) =
+        send(&[&rx.addr, "--size", "2MB", "--rate", "1Gbps", "--json", "--quiet"]);
     assert_eq!(code, 0, "{serr}");
     let (probes_sent, data_sent) = (field(&out, "probes_sent"), field(&out, "data_packets_sent"));
     assert!(probes_sent > 0.0, "{out}");
@@ -335,7 +401,11 @@ fn probes_leave_marked_for_the_low_priority_class() {
     let (mut data, mut probes) = (0u32, 0u32);
     for l in text.lines() {
         let mut f = l.split('\t');
-        let (dscp, len, payload) = (f.next().unwrap_or(""), f.next().unwrap_or(""), f.next().unwrap_or("").replace(':', ""));
+        let (dscp, len, payload) = (
+            f.next().unwrap_or(""),
+            f.next().unwrap_or(""),
+            f.next().unwrap_or("").replace(':', ""),
+        );
         if len != "1040" {
             continue;
         }
@@ -345,9 +415,15 @@ fn probes_leave_marked_for_the_low_priority_class() {
             (kind, dscp) => panic!("a full-size datagram of kind {kind:?} left with DSCP {dscp} (data must leave with 0, probes with 1)"),
         }
     }
-    assert!(f64::from(data) <= data_sent && f64::from(probes) <= probes_sent, "captured more than was sent: {data} data, {probes} probes; {out}");
+    assert!(
+        f64::from(data) <= data_sent && f64::from(probes) <= probes_sent,
+        "captured more than was sent: {data} data, {probes} probes; {out}"
+    );
     // Enough of each for the check to mean something (the capture held 63-100 % when measured).
-    assert!(f64::from(data) >= 0.25 * data_sent, "only {data} of {data_sent} data datagrams captured");
+    assert!(
+        f64::from(data) >= 0.25 * data_sent,
+        "only {data} of {data_sent} data datagrams captured"
+    );
     assert!(probes > 0, "no probe captured");
 }
 
@@ -376,7 +452,19 @@ fn the_lcmp_selector_puts_sender_ports_on_the_cheaper_paths() {
         "--path",
         "rate=20Mbps,delay=40ms",
     ]);
-    let (code, out, err) = send(&[&em.addr, "--transport", "rondo", "--paths", "16", "--size", "2MB", "--rate", "200Mbps", "--json", "--quiet"]);
+    let (code, out, err) = send(&[
+        &em.addr,
+        "--transport",
+        "rondo",
+        "--paths",
+        "16",
+        "--size",
+        "2MB",
+        "--rate",
+        "200Mbps",
+        "--json",
+        "--quiet",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(flag(&out, "verified"), "{out}");
     let (_, _, log) = em.finish(Duration::from_secs(20));
@@ -384,7 +472,10 @@ fn the_lcmp_selector_puts_sender_ports_on_the_cheaper_paths() {
     assert_eq!(chosen.len(), 16, "{log}");
     assert!(chosen.iter().all(|p| *p == "0" || *p == "2"), "LCMP chose a long path: {log}");
     // 16 hashed ports all on one of two paths: a chance of 2⁻¹⁵.
-    assert!(chosen.contains(&"0") && chosen.contains(&"2"), "LCMP should hash over both cheap paths: {log}");
+    assert!(
+        chosen.contains(&"0") && chosen.contains(&"2"),
+        "LCMP should hash over both cheap paths: {log}"
+    );
     let _ = rx.finish(Duration::from_secs(20));
 }
 
@@ -394,7 +485,17 @@ fn the_lcmp_selector_puts_sender_ports_on_the_cheaper_paths() {
 fn a_duration_limited_transfer_reports_and_verifies_its_prefix() {
     let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let rx = recv();
-    let (code, out, err) = send(&[&rx.addr, "--size", "100GB", "--rate", "200Mbps", "--duration", "1s", "--json", "--quiet"]);
+    let (code, out, err) = send(&[
+        &rx.addr,
+        "--size",
+        "100GB",
+        "--rate",
+        "200Mbps",
+        "--duration",
+        "1s",
+        "--json",
+        "--quiet",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(!flag(&out, "complete") && flag(&out, "verified"), "{out}");
     let acked = field(&out, "acked_bytes");
@@ -413,7 +514,9 @@ fn a_busy_receiver_refuses_a_second_sender() {
     let rx = recv();
     let addr = rx.addr.clone();
     // The first transfer takes about a second (8 MB at 64 Mb/s).
-    let first = std::thread::spawn(move || send(&[&addr, "--size", "8MB", "--rate", "64Mbps", "--json", "--quiet"]));
+    let first = std::thread::spawn(move || {
+        send(&[&addr, "--size", "8MB", "--rate", "64Mbps", "--json", "--quiet"])
+    });
     std::thread::sleep(Duration::from_millis(300));
     let (code, _, err) = send(&[&rx.addr, "--size", "1MB"]);
     assert_eq!(code, 2, "{err}");

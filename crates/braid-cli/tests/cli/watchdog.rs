@@ -27,7 +27,10 @@ fn summary(out: &Path) -> String {
 }
 
 fn files(out: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(out).expect("out dir").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
+    let mut v: Vec<String> = std::fs::read_dir(out)
+        .expect("out dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
     v.sort();
     v
 }
@@ -38,7 +41,12 @@ fn a_network_that_drops_everything_stops_with_exit_3_and_names_the_stuck_flows()
     let o = braid(&["examples/quickstart.toml", "--set", "network.loss_rate=1.0"], &out);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "stderr: {err}");
-    assert!(err.contains("no progress") && err.contains("flow 0:") && err.contains("8 of 8 flows incomplete"), "{err}");
+    assert!(
+        err.contains("no progress")
+            && err.contains("flow 0:")
+            && err.contains("8 of 8 flows incomplete"),
+        "{err}"
+    );
     let s = summary(&out);
     assert!(s.contains("\"run_end\": \"stalled\""), "{s}");
     assert!(s.contains("\"stuck_flows_total\": 8"), "{s}");
@@ -46,7 +54,16 @@ fn a_network_that_drops_everything_stops_with_exit_3_and_names_the_stuck_flows()
     // Nothing that looks like a complete run: no flows.csv, no time series.
     assert_eq!(files(&out), vec!["scenario.resolved.toml", "summary.json"]);
     // The default stall timeout (1,000 base RTTs, at least 100 ms) bounds the simulated time.
-    let t: f64 = s.split("\"sim_time_ns\": ").nth(1).unwrap().split(',').next().unwrap().trim().parse().unwrap();
+    let t: f64 = s
+        .split("\"sim_time_ns\": ")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!((100e6..120e6).contains(&t), "stopped at {t} ns");
     let _ = std::fs::remove_dir_all(&out);
 }
@@ -54,10 +71,28 @@ fn a_network_that_drops_everything_stops_with_exit_3_and_names_the_stuck_flows()
 #[test]
 fn the_stall_timeout_is_a_knob() {
     let out = out_dir("stall-knob");
-    let o = braid(&["examples/quickstart.toml", "--set", "network.loss_rate=1.0", "--set", "run.stall_timeout=5ms"], &out);
+    let o = braid(
+        &[
+            "examples/quickstart.toml",
+            "--set",
+            "network.loss_rate=1.0",
+            "--set",
+            "run.stall_timeout=5ms",
+        ],
+        &out,
+    );
     assert_eq!(o.status.code(), Some(3));
     let s = summary(&out);
-    let t: f64 = s.split("\"sim_time_ns\": ").nth(1).unwrap().split(',').next().unwrap().trim().parse().unwrap();
+    let t: f64 = s
+        .split("\"sim_time_ns\": ")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!((5e6..8e6).contains(&t), "stopped at {t} ns");
     let _ = std::fs::remove_dir_all(&out);
 }
@@ -76,7 +111,10 @@ fn a_simulated_time_limit_ends_with_exit_3() {
 #[test]
 fn a_run_that_finishes_is_not_touched_by_the_limits() {
     let out = out_dir("fine");
-    let o = braid(&["examples/quickstart.toml", "--set", "run.max_sim_time=1s", "--set", "run.max_wall=600s"], &out);
+    let o = braid(
+        &["examples/quickstart.toml", "--set", "run.max_sim_time=1s", "--set", "run.max_wall=600s"],
+        &out,
+    );
     assert_eq!(o.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&o.stderr));
     assert!(summary(&out).contains("\"run_end\": \"all_flows_complete\""));
     assert!(out.join("flows.csv").is_file());
@@ -85,7 +123,11 @@ fn a_run_that_finishes_is_not_touched_by_the_limits() {
 
 #[test]
 fn bad_limits_are_bad_input() {
-    for (set, word) in [("run.stall_timeout=0s", "run.stall_timeout"), ("run.max_wall=fast", "run.max_wall"), ("run.nonsense=1", "run.nonsense")] {
+    for (set, word) in [
+        ("run.stall_timeout=0s", "run.stall_timeout"),
+        ("run.max_wall=fast", "run.max_wall"),
+        ("run.nonsense=1", "run.nonsense"),
+    ] {
         let out = out_dir("bad");
         let o = braid(&["examples/quickstart.toml", "--set", set], &out);
         let err = String::from_utf8_lossy(&o.stderr);

@@ -62,7 +62,11 @@ fn faults_in_effect_at_the_start_are_in_the_ideal_fct() {
         // twice (data and the last ACK): +40 µs per fabric link (none between hosts of one ToR).
         assert!(w >= l, "flow {i}: ideal {w:?} with the fault, {l:?} without");
         let extra = w.ps() - l.ps();
-        assert_eq!(extra % Time::from_us(40).ps(), 0, "flow {i}: ideal {w:?} with the fault, {l:?} without");
+        assert_eq!(
+            extra % Time::from_us(40).ps(),
+            0,
+            "flow {i}: ideal {w:?} with the fault, {l:?} without"
+        );
         crossing += usize::from(extra > 0);
     }
     assert!(crossing >= with.len() / 2, "only {crossing} of {} flows cross the fabric", with.len());
@@ -70,7 +74,13 @@ fn faults_in_effect_at_the_start_are_in_the_ideal_fct() {
 
 #[test]
 fn rondo_survives_a_base_rtt_hint_that_is_too_short() {
-    let sc = parse(&scenario("1ns", "rondo"), Path::new("."), &["run.max_sim_time=\"50ms\"".into()], None).unwrap();
+    let sc = parse(
+        &scenario("1ns", "rondo"),
+        Path::new("."),
+        &["run.max_sim_time=\"50ms\"".into()],
+        None,
+    )
+    .unwrap();
     let r = run(&sc, false).unwrap();
     let flows = r.sim.flows();
     assert!(flows.iter().all(|f| f.finish.is_some()), "run ended {:?}", r.end);
@@ -78,7 +88,11 @@ fn rondo_survives_a_base_rtt_hint_that_is_too_short() {
     // 4 fabric hops × 2 × 21 µs: well under 300 µs. A permutation on a non-blocking Clos with
     // ECMP collisions at most doubles that; a starving path takes milliseconds.
     let worst = flows.iter().map(|f| f.finish.unwrap() - f.start).max().unwrap();
-    assert!(worst < Time::from_us(900), "slowest Rondo flow took {:.1} µs", worst.ps() as f64 / 1e6);
+    assert!(
+        worst < Time::from_us(900),
+        "slowest Rondo flow took {:.1} µs",
+        worst.ps() as f64 / 1e6
+    );
 }
 
 /// `Sim::longest_base_rtt_at`, the bound of Rondo's `rtt_bound`: on a Clos whose equal-cost paths
@@ -88,7 +102,8 @@ fn rondo_survives_a_base_rtt_hint_that_is_too_short() {
 #[test]
 fn the_longest_path_is_the_best_one_where_the_paths_are_alike() {
     let gaps = |fraction: &str| -> Vec<i128> {
-        let text = scenario("0us", "roce").replace("random_fraction = 1.0", &format!("random_fraction = {fraction}"));
+        let text = scenario("0us", "roce")
+            .replace("random_fraction = 1.0", &format!("random_fraction = {fraction}"));
         let sc = parse(&text, Path::new("."), &[], None).unwrap();
         let (mut sim, _) = braid_cli::build::build(&sc).unwrap();
         let (wire, ack) = (1064, sc.net.ack_bytes as u64);
@@ -102,10 +117,17 @@ fn the_longest_path_is_the_best_one_where_the_paths_are_alike() {
             })
             .collect()
     };
-    assert!(gaps("1.0").iter().all(|&g| g == 0), "every fabric link delayed alike: {:?}", gaps("1.0"));
+    assert!(
+        gaps("1.0").iter().all(|&g| g == 0),
+        "every fabric link delayed alike: {:?}",
+        gaps("1.0")
+    );
     let half = gaps("0.5");
     assert!(half.iter().all(|&g| g >= 0 && g % Time::from_us(40).ps() as i128 == 0), "{half:?}");
-    assert!(half.iter().any(|&g| g > 0), "no pair has a longer path with half the fabric delayed: {half:?}");
+    assert!(
+        half.iter().any(|&g| g > 0),
+        "no pair has a longer path with half the fabric delayed: {half:?}"
+    );
 }
 
 /// Two faults in effect at different flows' starts: each flow's ideal FCT is that of the network
@@ -117,7 +139,11 @@ fn each_flow_ideal_fct_is_of_the_network_at_its_own_start() {
     std::fs::create_dir_all(&dir).unwrap();
     // Hosts 0 → 8 and 1 → 9 cross pods. The first flow starts under the first fault (+20 µs on
     // every fabric link) only, the other two after the second (every fabric link at 50 µs).
-    std::fs::write(dir.join("flows.csv"), "src,dst,size,start\n0,8,100KB,0us\n1,9,100KB,2ms\n0,8,100KB,2ms\n").unwrap();
+    std::fs::write(
+        dir.join("flows.csv"),
+        "src,dst,size,start\n0,8,100KB,0us\n1,9,100KB,2ms\n0,8,100KB,2ms\n",
+    )
+    .unwrap();
     let text = scenario("0us", "roce").replace("kind = \"permutation\"\nsize = \"1MB\"", "kind = \"flow-file\"\nfile = \"flows.csv\"")
         + "[[faults]]\nat = \"1ms\"\nrandom_fraction = 1.0\nscope = \"fabric\"\nchange = \"delay\"\ndelay = \"50us\"\n";
     let ideal = |text: &str| -> Vec<Time> {
@@ -132,7 +158,10 @@ fn each_flow_ideal_fct_is_of_the_network_at_its_own_start() {
     assert_eq!(both[0], first_only[0], "the flow at 0 µs: {both:?} against {first_only:?}");
     // The later flows start with every fabric link at 50 µs instead of 21 µs.
     for i in [1, 2] {
-        assert!(both[i] > first_only[i], "flow {i} starts after the second fault: {both:?} against {first_only:?}");
+        assert!(
+            both[i] > first_only[i],
+            "flow {i} starts after the second fault: {both:?} against {first_only:?}"
+        );
     }
     assert!(both[2] > both[0], "the same pair at two epochs: {both:?}");
 }

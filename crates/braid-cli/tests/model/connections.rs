@@ -48,7 +48,8 @@ fn scenario(dir: &Path, kind: &str, flows: &str, extra: &str) -> braid_cli::scen
 }
 
 /// Three 2 MB messages from host 0 to host 8, each posted 20 µs after the previous completes.
-const CHAIN: &str = "src,dst,size,start,deps,conn\n0,8,2MB,0,,1\n0,8,2MB,20us,0,1\n0,8,2MB,20us,1,1\n";
+const CHAIN: &str =
+    "src,dst,size,start,deps,conn\n0,8,2MB,0,,1\n0,8,2MB,20us,0,1\n0,8,2MB,20us,1,1\n";
 
 fn fcts(r: &braid_cli::run::RunResult) -> Vec<f64> {
     r.flows.iter().map(|f| f.fct_ns().expect("completed")).collect()
@@ -66,17 +67,39 @@ fn a_warm_connection_carries_its_state_to_the_next_message_on_every_transport() 
         for r in [&warm, &cold] {
             r.sim.conservation().unwrap();
             assert_eq!(r.sim.data_in_flight(), 0, "{kind}");
-            assert!(r.flows.iter().all(|f| f.finish_ns.is_some()), "{kind}: every message completes");
-            assert!(r.sim.flows().iter().all(|f| f.delivered_bytes == f.size_bytes && f.delivered_at.is_some()), "{kind}");
+            assert!(
+                r.flows.iter().all(|f| f.finish_ns.is_some()),
+                "{kind}: every message completes"
+            );
+            assert!(
+                r.sim
+                    .flows()
+                    .iter()
+                    .all(|f| f.delivered_bytes == f.size_bytes && f.delivered_at.is_some()),
+                "{kind}"
+            );
         }
         // In order on the connection: consecutive PSN ranges, and completions in that order.
         let m = warm.sim.flows();
-        assert_eq!((m[0].psn_first, m[1].psn_first, m[2].psn_first), (0, m[0].psn_end, m[1].psn_end), "{kind}");
-        assert_eq!(warm.sim.conns()[0].receiver.next_expected(), m[2].psn_end, "{kind}: every PSN delivered");
+        assert_eq!(
+            (m[0].psn_first, m[1].psn_first, m[2].psn_first),
+            (0, m[0].psn_end, m[1].psn_end),
+            "{kind}"
+        );
+        assert_eq!(
+            warm.sim.conns()[0].receiver.next_expected(),
+            m[2].psn_end,
+            "{kind}: every PSN delivered"
+        );
         assert_eq!(warm.sim.conns()[0].receiver.duplicates(), 0, "{kind}: no byte twice");
         let (w, c) = (fcts(&warm), fcts(&cold));
         for k in 1..3 {
-            assert!(w[k] <= c[k] * 1.02, "{kind}: message {k} on the warm connection took {} ns, on a fresh one {} ns", w[k], c[k]);
+            assert!(
+                w[k] <= c[k] * 1.02,
+                "{kind}: message {k} on the warm connection took {} ns, on a fresh one {} ns",
+                w[k],
+                c[k]
+            );
         }
     }
 }
@@ -99,7 +122,11 @@ fn rondo_resumes_at_the_window_the_last_message_ended_with() {
     // Over the second message's first 20 µs the window never falls below 90 % of that.
     for k in 1..10 {
         let w = window_at(start2 + 2_000.0 * k as f64);
-        assert!(w as f64 >= 0.9 * before as f64, "window {w} B at {} µs into message 2, {before} B at the end of message 1", 2 * k);
+        assert!(
+            w as f64 >= 0.9 * before as f64,
+            "window {w} B at {} µs into message 2, {before} B at the end of message 1",
+            2 * k
+        );
     }
     // Without a new probing round trip or W0 the later messages run at their ideal FCT.
     for f in &warm.flows[1..] {
@@ -119,8 +146,14 @@ fn messages_posted_together_go_out_one_after_another() {
         r.sim.conservation().unwrap();
         let m = r.sim.flows();
         assert_eq!(r.sim.conns().len(), 2, "{kind}");
-        assert!(m[0].finish < m[1].finish && m[1].finish < m[2].finish, "{kind}: completions in posting order");
-        assert!(m[0].delivered_at < m[1].delivered_at && m[1].delivered_at < m[2].delivered_at, "{kind}");
+        assert!(
+            m[0].finish < m[1].finish && m[1].finish < m[2].finish,
+            "{kind}: completions in posting order"
+        );
+        assert!(
+            m[0].delivered_at < m[1].delivered_at && m[1].delivered_at < m[2].delivered_at,
+            "{kind}"
+        );
         // The last message waited behind the first two: it cannot beat their bytes at line rate.
         let line_ns = 3_500_000.0 * 8.0 / 100.0;
         assert!(r.flows[2].finish_ns.unwrap() >= line_ns, "{kind}");
@@ -129,7 +162,11 @@ fn messages_posted_together_go_out_one_after_another() {
         braid_cli::run::write_outputs(&dir, &sc, &r).unwrap();
         let csv = std::fs::read_to_string(dir.join("connections.csv")).unwrap();
         let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
-        assert_eq!(&row[..8], &["0", "0", "8", "main", *kind, "3", "3", "3500000"], "{kind}: {csv}");
+        assert_eq!(
+            &row[..8],
+            &["0", "0", "8", "main", *kind, "3", "3", "3500000"],
+            "{kind}: {csv}"
+        );
     }
 }
 
@@ -150,8 +187,18 @@ fn each_group_runs_its_own_transport_and_the_outputs_name_it() {
         // it finishes): the transport it is built from, and the one built then, are checked.
         let conn = r.sim.flows()[i].conn as usize;
         let spec = r.sim.transport_spec(conn).expect("groups' transports given");
-        assert!(if bg { matches!(spec, TransportSpec::Roce(_)) } else { matches!(spec, TransportSpec::Rondo(_)) }, "flow {i}");
-        assert!(r.sim.with_sender(conn, |_| ()).is_none(), "flow {i}: a finished one-message flow keeps no sender");
+        assert!(
+            if bg {
+                matches!(spec, TransportSpec::Roce(_))
+            } else {
+                matches!(spec, TransportSpec::Rondo(_))
+            },
+            "flow {i}"
+        );
+        assert!(
+            r.sim.with_sender(conn, |_| ()).is_none(),
+            "flow {i}: a finished one-message flow keeps no sender"
+        );
         assert!(f.finish_ns.is_some());
     }
     // Rondo sprays, RoCE keeps one path: only the foreground has probes.
@@ -175,9 +222,12 @@ fn each_group_runs_its_own_transport_and_the_outputs_name_it() {
 #[test]
 fn the_moe_trace_replays_end_to_end_on_persistent_connections() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let sc =
-        braid_cli::scenario::load(&root.join("examples/moe-training.toml"), &["workload.size_scale=0.0005".into(), "transport.kind=\"roce\"".into()], None)
-            .unwrap();
+    let sc = braid_cli::scenario::load(
+        &root.join("examples/moe-training.toml"),
+        &["workload.size_scale=0.0005".into(), "transport.kind=\"roce\"".into()],
+        None,
+    )
+    .unwrap();
     let r = run(&sc, false).unwrap();
     r.sim.conservation().unwrap();
     assert_eq!(r.sim.data_in_flight(), 0);
@@ -206,7 +256,13 @@ fn malformed_traces_end_with_exit_2_and_the_reason() {
     let text = format!("name = \"x\"\n{NET}\n[transport]\nkind = \"roce\"\n[workload]\nkind = \"chakra\"\ntrace = \"t\"\n");
     let f = d.join("s.toml");
     std::fs::write(&f, text).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_braid")).args(["run"]).arg(&f).arg("--out").arg(d.join("out")).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
+        .args(["run"])
+        .arg(&f)
+        .arg("--out")
+        .arg(d.join("out"))
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("t.0.et") && err.contains("past the end"), "{err}");
@@ -214,7 +270,13 @@ fn malformed_traces_end_with_exit_2_and_the_reason() {
     // No trace at all.
     let text = format!("name = \"x\"\n{NET}\n[transport]\nkind = \"roce\"\n[workload]\nkind = \"chakra\"\ntrace = \"missing\"\n");
     std::fs::write(&f, text).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_braid")).args(["run"]).arg(&f).arg("--out").arg(d.join("out")).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
+        .args(["run"])
+        .arg(&f)
+        .arg("--out")
+        .arg(d.join("out"))
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("no Chakra trace"), "{err}");
@@ -234,14 +296,23 @@ fn senders_live_only_while_their_connections_are_in_progress() {
     for kind in TRANSPORTS {
         let sc = scenario(&d, kind, flows, "");
         let (mut sim, _) = braid_cli::build::build(&sc).unwrap();
-        assert!(sim.conns().iter().all(|c| !c.has_sender() && c.holds_sender()), "{kind}: a sender was built before its start");
+        assert!(
+            sim.conns().iter().all(|c| !c.has_sender() && c.holds_sender()),
+            "{kind}: a sender was built before its start"
+        );
         sim.prepare();
         sim.run(Some(braid_core::Time::from_us(300)), &mut |_| true);
         let first = sim.flows()[0].conn as usize;
         let second = sim.flows()[1].conn as usize;
         assert!(sim.flows()[0].finish.is_some(), "{kind}: the first flow should be done by 300 µs");
-        assert!(!sim.conns()[first].has_sender() && !sim.conns()[first].holds_sender(), "{kind}: a finished flow kept its sender");
-        assert!(!sim.conns()[second].has_sender() && sim.conns()[second].holds_sender(), "{kind}: a flow not started has a sender");
+        assert!(
+            !sim.conns()[first].has_sender() && !sim.conns()[first].holds_sender(),
+            "{kind}: a finished flow kept its sender"
+        );
+        assert!(
+            !sim.conns()[second].has_sender() && sim.conns()[second].holds_sender(),
+            "{kind}: a flow not started has a sender"
+        );
         sim.run(None, &mut |_| true);
         assert!(sim.flows().iter().all(|f| f.finish.is_some()), "{kind}: every flow completes");
         let shared = sim.flows()[2].conn as usize;
@@ -253,7 +324,11 @@ fn senders_live_only_while_their_connections_are_in_progress() {
         keep.run(None, &mut |_| true);
         for c in 0..sim.conns().len() {
             assert!(keep.conns()[c].has_sender(), "{kind}: keep_finished_senders let one go");
-            assert_eq!(sim.conns()[c].recovery_stats(), keep.conns()[c].recovery_stats(), "{kind}: connection {c}'s counters");
+            assert_eq!(
+                sim.conns()[c].recovery_stats(),
+                keep.conns()[c].recovery_stats(),
+                "{kind}: connection {c}'s counters"
+            );
         }
     }
 }

@@ -56,7 +56,11 @@ fn idle_path_fct_is_serialisation_plus_propagation_plus_store_and_forward() {
     let expected = n * s + (links - 1.0) * s + links * prop + links * (a + prop);
     let one_pkt = s;
     assert!((fct - expected).abs() <= one_pkt, "FCT {fct} ns, expected {expected} ns");
-    assert!((f.ideal_fct_ns - expected).abs() <= one_pkt, "ideal {} ns, expected {expected}", f.ideal_fct_ns);
+    assert!(
+        (f.ideal_fct_ns - expected).abs() <= one_pkt,
+        "ideal {} ns, expected {expected}",
+        f.ideal_fct_ns
+    );
 }
 
 #[test]
@@ -154,7 +158,14 @@ size = "200KB"
 #[test]
 fn lossy_network_conserves_packets_and_delivers_everything() {
     for (loss, rec) in [("0.01", "sr"), ("0.01", "gbn"), ("0.001", "irn")] {
-        let sc = scenario(INCAST, &[&format!("network.loss_rate={loss}"), "network.pfc=false", &format!("transport.recovery={rec}")]);
+        let sc = scenario(
+            INCAST,
+            &[
+                &format!("network.loss_rate={loss}"),
+                "network.pfc=false",
+                &format!("transport.recovery={rec}"),
+            ],
+        );
         let r = run(&sc, false).unwrap();
         assert!(r.sim.conservation().is_ok(), "{rec}: {:?}", r.sim.conservation());
         assert!(r.flows.iter().all(|f| f.finish_ns.is_some()), "{rec}: not all flows completed");
@@ -207,20 +218,34 @@ loss = 0.02
             sim.set_direct_arrivals(direct);
             sim.prepare();
             let direct_ports = sim.ports().iter().filter(|p| p.wire_direct).count();
-            assert_eq!(sim.run(None, &mut |_| true), braid_net::sim::RunEnd::AllFlowsComplete, "{sets:?}");
+            assert_eq!(
+                sim.run(None, &mut |_| true),
+                braid_net::sim::RunEnd::AllFlowsComplete,
+                "{sets:?}"
+            );
             assert!(sim.conservation().is_ok(), "{sets:?}: {:?}", sim.conservation());
             let s = sim.stats();
             let finish: Vec<Option<Time>> = sim.flows().iter().map(|f| f.finish).collect();
-            let counters = (sim.events().popped(), s.packet_hops, s.ecn_marks, s.data_dropped, s.pfc_pauses_sent);
+            let counters = (
+                sim.events().popped(),
+                s.packet_hops,
+                s.ecn_marks,
+                s.data_dropped,
+                s.pfc_pauses_sent,
+            );
             (direct_ports, finish, format!("{counters:?}"))
         };
-        let (direct_ports, finish, counters) = outcome(Some(braid_net::sim::DIRECT_ARRIVAL_MAX_DELAY));
+        let (direct_ports, finish, counters) =
+            outcome(Some(braid_net::sim::DIRECT_ARRIVAL_MAX_DELAY));
         let (wire_ports, wire_finish, wire_counters) = outcome(None);
         // A k = 4 fat-tree has 48 links (96 ports); the faults change the delay of a fifth of
         // its 32 fabric links, which keep the wire queue.
         assert!(direct_ports > 0 && direct_ports < 96, "{sets:?}: {direct_ports} direct ports");
         assert_eq!(wire_ports, 0);
         assert_eq!(finish, wire_finish, "{sets:?}: flow completions");
-        assert_eq!(counters, wire_counters, "{sets:?}: (events, packet-hops, ECN marks, drops, pauses)");
+        assert_eq!(
+            counters, wire_counters,
+            "{sets:?}: (events, packet-hops, ECN marks, drops, pauses)"
+        );
     }
 }

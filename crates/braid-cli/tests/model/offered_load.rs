@@ -19,7 +19,8 @@ fn field(out: &Path, key: &str) -> String {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("braid-offered-load-test-{}-{name}", std::process::id()));
+    let d =
+        std::env::temp_dir().join(format!("braid-offered-load-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -56,7 +57,14 @@ fn an_overloaded_scenario_warns_and_says_so_in_the_summary() {
     let sc = d.join("s.toml");
     std::fs::write(&sc, OVERLOADED).unwrap();
     let out = d.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_braid")).arg("run").arg(&sc).arg("--out").arg(&out).arg("--quiet").output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
+        .arg("run")
+        .arg(&sc)
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     assert!(stderr.contains("warning: offered load exceeds capacity: leaf0 uplinks (out) carry 1.71× their 200 Gb/s (341.333 Gb/s offered"), "{stderr}");
@@ -96,7 +104,11 @@ const INTENDED: &str = "overload intended:";
 #[test]
 fn shipped_examples_are_not_overloaded_unless_intended() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
     files.sort();
     assert!(files.len() > 10);
     let mut report = Vec::new();
@@ -105,9 +117,20 @@ fn shipped_examples_are_not_overloaded_unless_intended() {
         let l = analyze(f);
         let max = l.max_cut().unwrap();
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        let header: String = std::fs::read_to_string(f).unwrap().lines().take_while(|x| x.starts_with('#')).collect::<Vec<_>>().join("\n");
+        let header: String = std::fs::read_to_string(f)
+            .unwrap()
+            .lines()
+            .take_while(|x| x.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n");
         let intended = header.contains(INTENDED);
-        report.push(format!("{name}: {:.3} on {} ({:?}){}", max.factor(), max.label(), l.basis, if intended { ", intended" } else { "" }));
+        report.push(format!(
+            "{name}: {:.3} on {} ({:?}){}",
+            max.factor(),
+            max.label(),
+            l.basis,
+            if intended { ", intended" } else { "" }
+        ));
         if l.overloaded().is_empty() {
             if intended {
                 bad.push(format!("{name}: says `{INTENDED}` but is not overloaded"));

@@ -17,7 +17,8 @@ fn repo_root() -> PathBuf {
 /// resolved scenario is left out (it records `run.threads`), and `summary.json` loses its
 /// wall-clock lines.
 fn run(example: &str, label: &str, args: &[&str]) -> (i32, String, BTreeMap<String, Vec<u8>>) {
-    let out = std::env::temp_dir().join(format!("braid-parallel-{}-{example}-{label}", std::process::id()));
+    let out = std::env::temp_dir()
+        .join(format!("braid-parallel-{}-{example}-{label}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     let o = Command::new(env!("CARGO_BIN_EXE_braid"))
         .current_dir(repo_root())
@@ -53,14 +54,31 @@ fn run(example: &str, label: &str, args: &[&str]) -> (i32, String, BTreeMap<Stri
 
 /// The partition count `braid` reports on stderr.
 fn partitions(stderr: &str) -> usize {
-    let line = stderr.lines().find(|l| l.starts_with("parallel: ")).unwrap_or_else(|| panic!("no `parallel:` line in\n{stderr}"));
-    line["parallel: ".len()..].split_whitespace().next().unwrap().parse().expect("a partition count")
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("parallel: "))
+        .unwrap_or_else(|| panic!("no `parallel:` line in\n{stderr}"));
+    line["parallel: ".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .expect("a partition count")
 }
 
 fn summary_field(files: &BTreeMap<String, Vec<u8>>, key: &str) -> f64 {
     let text = std::str::from_utf8(&files["summary.json"]).unwrap();
-    let line = text.lines().find(|l| l.trim_start().starts_with(&format!("\"{key}\""))).unwrap_or_else(|| panic!("no {key}"));
-    line.split(':').nth(1).unwrap().trim().trim_end_matches(',').parse().unwrap_or_else(|_| panic!("{key} is a number"))
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("\"{key}\"")))
+        .unwrap_or_else(|| panic!("no {key}"));
+    line.split(':')
+        .nth(1)
+        .unwrap()
+        .trim()
+        .trim_end_matches(',')
+        .parse()
+        .unwrap_or_else(|_| panic!("{key} is a number"))
 }
 
 /// Every output file of `example` is the same bytes at 1, 2 and 3 threads and with 2 threads
@@ -69,16 +87,34 @@ fn same_bytes(example: &str) {
     let (rc1, err1, one) = run(example, "t1", &["--threads", "1"]);
     assert_eq!(rc1, 0, "{example} --threads 1 failed:\n{err1}");
     assert_eq!(partitions(&err1), 1);
-    assert!(one.contains_key("flows.csv") && one.contains_key("summary.json"), "{example}: outputs missing");
-    assert!(std::str::from_utf8(&one["summary.json"]).unwrap().contains("\"conservation_ok\": true"), "{example}: packets not conserved");
+    assert!(
+        one.contains_key("flows.csv") && one.contains_key("summary.json"),
+        "{example}: outputs missing"
+    );
+    assert!(
+        std::str::from_utf8(&one["summary.json"]).unwrap().contains("\"conservation_ok\": true"),
+        "{example}: packets not conserved"
+    );
     // 2 and 3 threads, and 2 threads sharing 4 partitions (taken largest first, window by window).
     // (3 threads on CI's 2 cores, twice: a scheduling race shows up as a difference.)
-    for args in [&["--threads", "2"][..], &["--threads", "3"], &["--threads", "3"], &["--threads", "2", "--set", "run.partitions=4"]] {
+    for args in [
+        &["--threads", "2"][..],
+        &["--threads", "3"],
+        &["--threads", "3"],
+        &["--threads", "2", "--set", "run.partitions=4"],
+    ] {
         let n = args.join(" ");
         let (rc, err, many) = run(example, &n.replace([' ', '='], "_"), args);
         assert_eq!(rc, 0, "{example} {n} failed:\n{err}");
-        assert!(partitions(&err) >= 2, "{example} {n} ran in one partition: the test would prove nothing");
-        assert_eq!(one.keys().collect::<Vec<_>>(), many.keys().collect::<Vec<_>>(), "{example}: different output files");
+        assert!(
+            partitions(&err) >= 2,
+            "{example} {n} ran in one partition: the test would prove nothing"
+        );
+        assert_eq!(
+            one.keys().collect::<Vec<_>>(),
+            many.keys().collect::<Vec<_>>(),
+            "{example}: different output files"
+        );
         for (name, bytes) in &one {
             assert!(bytes == &many[name], "{example}: {name} differs between --threads 1 and {n}");
         }
@@ -115,11 +151,24 @@ fn parallel_engine_agrees_with_the_sequential_queue() {
         let (rc_s, err_s, seq) = run(ex, "seq", &[]);
         let (rc_p, err_p, par) = run(ex, "par", &["--threads", "2"]);
         assert_eq!((rc_s, rc_p), (0, 0), "{ex}:\n{err_s}\n{err_p}");
-        assert_eq!(summary_field(&seq, "flows_completed"), summary_field(&par, "flows_completed"), "{ex}");
-        assert_eq!(summary_field(&seq, "packets_injected"), summary_field(&par, "packets_injected"), "{ex}: a different workload");
-        for (key, tol) in [("fct_slowdown_p50", 0.05), ("fct_slowdown_p99", 0.05), ("queue_mean_bytes", 0.10)] {
+        assert_eq!(
+            summary_field(&seq, "flows_completed"),
+            summary_field(&par, "flows_completed"),
+            "{ex}"
+        );
+        assert_eq!(
+            summary_field(&seq, "packets_injected"),
+            summary_field(&par, "packets_injected"),
+            "{ex}: a different workload"
+        );
+        for (key, tol) in
+            [("fct_slowdown_p50", 0.05), ("fct_slowdown_p99", 0.05), ("queue_mean_bytes", 0.10)]
+        {
             let (a, b) = (summary_field(&seq, key), summary_field(&par, key));
-            assert!((a - b).abs() <= tol * a.abs().max(1.0), "{ex}: {key} sequential {a} vs parallel {b} (tolerance {tol})");
+            assert!(
+                (a - b).abs() <= tol * a.abs().max(1.0),
+                "{ex}: {key} sequential {a} vs parallel {b} (tolerance {tol})"
+            );
         }
     }
 }
@@ -147,13 +196,20 @@ fn what_cannot_be_split_is_refused_with_exit_2() {
 /// same point for every thread count, and its packets are conserved across the partitions.
 #[test]
 fn a_limit_stops_every_thread_count_at_the_same_point() {
-    let (rc1, err1, one) = run("permutation", "limit1", &["--threads", "1", "--set", "run.max_sim_time=300us"]);
-    let (rc2, err2, two) = run("permutation", "limit2", &["--threads", "2", "--set", "run.max_sim_time=300us"]);
+    let (rc1, err1, one) =
+        run("permutation", "limit1", &["--threads", "1", "--set", "run.max_sim_time=300us"]);
+    let (rc2, err2, two) =
+        run("permutation", "limit2", &["--threads", "2", "--set", "run.max_sim_time=300us"]);
     assert_eq!((rc1, rc2), (3, 3), "a limit ends with exit 3:\n{err1}\n{err2}");
     assert!(partitions(&err2) >= 2);
-    assert!(summary_field(&one, "packets_in_flight") > 0.0, "the limit must stop the run mid-flight");
+    assert!(
+        summary_field(&one, "packets_in_flight") > 0.0,
+        "the limit must stop the run mid-flight"
+    );
     assert_eq!(one["summary.json"], two["summary.json"], "different summaries at the limit");
-    assert!(std::str::from_utf8(&two["summary.json"]).unwrap().contains("\"conservation_ok\": true"));
+    assert!(std::str::from_utf8(&two["summary.json"])
+        .unwrap()
+        .contains("\"conservation_ok\": true"));
 }
 
 /// Each connection's sender (or what it is built from when the connection starts) is held by
@@ -162,7 +218,8 @@ fn a_limit_stops_every_thread_count_at_the_same_point() {
 /// one copy of the flows' state.
 #[test]
 fn each_sender_is_held_by_one_partition() {
-    let sc = braid_cli::scenario::load(&repo_root().join("examples/rondo-incast.toml"), &[], None).expect("scenario");
+    let sc = braid_cli::scenario::load(&repo_root().join("examples/rondo-incast.toml"), &[], None)
+        .expect("scenario");
     let (first, _) = braid_cli::build::build(&sc).expect("build");
     let p = braid_cli::run::partitioned(&sc, first, 2).expect("partitions");
     assert!(p.n_parts() >= 2, "one partition: the test would prove nothing");
@@ -170,9 +227,13 @@ fn each_sender_is_held_by_one_partition() {
     assert!(conns > 0);
     let mut held = vec![0usize; p.n_parts()];
     for i in 0..conns {
-        let holders: Vec<usize> = (0..p.n_parts()).filter(|&k| p.parts()[k].conns()[i].holds_sender()).collect();
+        let holders: Vec<usize> =
+            (0..p.n_parts()).filter(|&k| p.parts()[k].conns()[i].holds_sender()).collect();
         assert_eq!(holders.len(), 1, "connection {i}'s sender is held by partitions {holders:?}");
         held[holders[0]] += 1;
     }
-    assert!(held.iter().filter(|&&h| h > 0).count() >= 2, "senders held per partition {held:?}: every sender in one");
+    assert!(
+        held.iter().filter(|&&h| h > 0).count() >= 2,
+        "senders held per partition {held:?}: every sender in one"
+    );
 }

@@ -48,7 +48,11 @@ fn measure(seed: u64, probing: bool) -> (f64, f64, f64, f64) {
     let sets = [format!("seed={seed}"), format!("transport.probing={probing}")];
     let sc = parse(SCENARIO, Path::new("."), &sets, None).unwrap();
     let r = run(&sc, false).unwrap();
-    assert!(r.flows.iter().all(|f| f.finish_ns.is_some()), "seed {seed} probing {probing}: {:?}", r.end);
+    assert!(
+        r.flows.iter().all(|f| f.finish_ns.is_some()),
+        "seed {seed} probing {probing}: {:?}",
+        r.end
+    );
     let num = |k: &str| match r.summary.get(k) {
         Some(Value::Int(i)) => *i as f64,
         Some(Value::Float(x)) => *x,
@@ -66,10 +70,22 @@ fn probing_cuts_start_up_overshoot_and_its_reordering() {
             "seed {seed}: probing JCT {jct_on:.0} ns, OOD p99/max {p99_on}/{max_on}, queue {q_on} B; \
              without JCT {jct_off:.0} ns, OOD {p99_off}/{max_off}, queue {q_off} B"
         );
-        assert!(p99_on * 2.0 <= p99_off, "seed {seed}: p99 OOD {p99_on} with probing vs {p99_off} without");
-        assert!(max_on < max_off, "seed {seed}: max OOD {max_on} with probing vs {max_off} without");
-        assert!(q_on < q_off, "seed {seed}: largest queue {q_on} B with probing vs {q_off} B without");
+        assert!(
+            p99_on * 2.0 <= p99_off,
+            "seed {seed}: p99 OOD {p99_on} with probing vs {p99_off} without"
+        );
+        assert!(
+            max_on < max_off,
+            "seed {seed}: max OOD {max_on} with probing vs {max_off} without"
+        );
+        assert!(
+            q_on < q_off,
+            "seed {seed}: largest queue {q_on} B with probing vs {q_off} B without"
+        );
         let ratio = jct_on / jct_off;
-        assert!((0.75..=1.33).contains(&ratio), "seed {seed}: job time with/without probing {ratio:.2}");
+        assert!(
+            (0.75..=1.33).contains(&ratio),
+            "seed {seed}: job time with/without probing {ratio:.2}"
+        );
     }
 }

@@ -57,10 +57,16 @@ fn transport(kind: &str) -> String {
 #[test]
 fn fig10_incast_baselines_reorder_by_hundreds_rondo_not_at_all() {
     for (kind, lo, hi) in [("uet", 169.0, 2696.0), ("mprdma", 169.0, 2696.0), ("rondo", 0.0, 2.0)] {
-        let r = run_repro("rondo-clos-incast.toml", &[&transport(kind), BY_INDEX, "workload.size=\"256KB\""]);
+        let r = run_repro(
+            "rondo-clos-incast.toml",
+            &[&transport(kind), BY_INDEX, "workload.size=\"256KB\""],
+        );
         let ood = num(&r, "nic_ood_max");
         eprintln!("incast {kind}: NIC OOD max {ood}");
-        assert!((lo..=hi).contains(&ood), "incast {kind}: NIC-level max OOD {ood}, calibrated range {lo}..{hi}");
+        assert!(
+            (lo..=hi).contains(&ood),
+            "incast {kind}: NIC-level max OOD {ood}, calibrated range {lo}..{hi}"
+        );
     }
 }
 
@@ -68,7 +74,15 @@ fn fig10_incast_baselines_reorder_by_hundreds_rondo_not_at_all() {
 /// behind a multipath scheme.
 #[test]
 fn fig10_permutation_ecmp_pays_for_its_collisions() {
-    let jct = |k: &str| num(&run_repro("rondo-clos-permutation.toml", &[&transport(k), BY_INDEX, "workload.size=\"512KB\""]), "sim_time_ns");
+    let jct = |k: &str| {
+        num(
+            &run_repro(
+                "rondo-clos-permutation.toml",
+                &[&transport(k), BY_INDEX, "workload.size=\"512KB\""],
+            ),
+            "sim_time_ns",
+        )
+    };
     let (ecmp, uet) = (jct("ecmp"), jct("uet"));
     eprintln!("permutation: ECMP {ecmp} ns, UET {uet} ns ({:.2}x)", ecmp / uet);
     assert!((1.5..=6.5).contains(&(ecmp / uet)), "ECMP {ecmp} ns vs UET {uet} ns");
@@ -79,7 +93,8 @@ fn fig10_permutation_ecmp_pays_for_its_collisions() {
 #[test]
 fn fig11_moe_trace_ecmp_is_about_one_and_a_half_times_slower() {
     let bytes = |k: &str| {
-        let r = run_repro("rondo-clos-moe-training.toml", &[&transport(k), "run.max_sim_time=\"5ms\""]);
+        let r =
+            run_repro("rondo-clos-moe-training.toml", &[&transport(k), "run.max_sim_time=\"5ms\""]);
         r.sim.stats().inorder_bytes as f64
     };
     let (ecmp, uet) = (bytes("ecmp"), bytes("uet"));
@@ -91,7 +106,15 @@ fn fig11_moe_trace_ecmp_is_about_one_and_a_half_times_slower() {
 /// k = 10..16 with 1 MB): the multipath schemes finish about 3× sooner than ECMP.
 #[test]
 fn fig22_all_to_all_ecmp_is_about_three_times_slower() {
-    let jct = |k: &str| num(&run_repro("rondo-fattree-moe.toml", &[&transport(k), BY_INDEX, "topology.k=8", "workload.size=\"256KB\""]), "sim_time_ns");
+    let jct = |k: &str| {
+        num(
+            &run_repro(
+                "rondo-fattree-moe.toml",
+                &[&transport(k), BY_INDEX, "topology.k=8", "workload.size=\"256KB\""],
+            ),
+            "sim_time_ns",
+        )
+    };
     let ecmp = jct("ecmp");
     for k in ["uet", "falcon"] {
         let t = jct(k);
@@ -107,7 +130,8 @@ fn fig22_all_to_all_ecmp_is_about_three_times_slower() {
 /// open, decides the figure's regime (EXPERIMENTS.md, "The Rondo evaluation", its 3 MB column).
 #[test]
 fn fig12_cache_follower_baselines_reorder_by_hundreds_under_pfc() {
-    let sets = ["workload.cdf=\"cachefollower\"", "workload.load=0.8", "workload.duration=\"0.5ms\""];
+    let sets =
+        ["workload.cdf=\"cachefollower\"", "workload.load=0.8", "workload.duration=\"0.5ms\""];
     let run = |kind: &str, extra: &[&str]| {
         let t = transport(kind);
         let mut all: Vec<&str> = vec![&t];
@@ -123,10 +147,16 @@ fn fig12_cache_follower_baselines_reorder_by_hundreds_under_pfc() {
     eprintln!(
         "Cache Follower 80 %, 3 MB buffers: max NIC-level OOD UET {uet} ({uet_pauses} PAUSEs), Rondo {rondo}; UET with the model's 32 MiB {uet_deep} ({deep_pauses} PAUSEs)"
     );
-    assert!((273.0..=2556.0).contains(&uet), "UET's max NIC-level OOD {uet}, calibrated range 273..2556 (the paper's 546-1278)");
+    assert!(
+        (273.0..=2556.0).contains(&uet),
+        "UET's max NIC-level OOD {uet}, calibrated range 273..2556 (the paper's 546-1278)"
+    );
     assert!(uet_pauses > 0.0, "the 3 MB buffer should pause the fabric");
     assert!(rondo <= uet / 10.0, "Rondo's max NIC-level OOD {rondo} against UET's {uet}");
-    assert!(uet_deep < 100.0 && deep_pauses == 0.0, "with 32 MB buffers UET's max OOD {uet_deep} ({deep_pauses} PAUSEs)");
+    assert!(
+        uet_deep < 100.0 && deep_pauses == 0.0,
+        "with 32 MB buffers UET's max OOD {uet_deep} ({deep_pauses} PAUSEs)"
+    );
 }
 
 /// Fig 23 at its worst setting (`Tu` = 0.25 base RTT, τq = 0.04 max base RTT; the plan's 4 MB
@@ -138,13 +168,20 @@ fn fig12_cache_follower_baselines_reorder_by_hundreds_under_pfc() {
 #[test]
 fn fig23_max_ood_stays_in_the_papers_range_at_the_fastest_update() {
     let ood = |extra: &[&str]| {
-        let mut sets = vec![transport("rondo"), BY_INDEX.to_string(), "transport.tu=0.25".into(), "transport.tau_q=0.04".into()];
+        let mut sets = vec![
+            transport("rondo"),
+            BY_INDEX.to_string(),
+            "transport.tu=0.25".into(),
+            "transport.tau_q=0.04".into(),
+        ];
         sets.extend(extra.iter().map(|s| s.to_string()));
         let sets: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
         num(&run_repro("rondo-clos-permutation.toml", &sets), "nic_ood_max")
     };
     let (expiry, kept) = (ood(&[]), ood(&["transport.skip_expiry=false"]));
-    eprintln!("Fig 23, Tu = 0.25, tau_q = 0.04: max NIC-level OOD {expiry} (reservations kept: {kept})");
+    eprintln!(
+        "Fig 23, Tu = 0.25, tau_q = 0.04: max NIC-level OOD {expiry} (reservations kept: {kept})"
+    );
     assert!(expiry <= 36.0, "max NIC-level OOD {expiry}, the paper's range 18-36");
     assert!(expiry <= kept, "expiry {expiry} against reservations kept {kept}");
 }

@@ -57,7 +57,10 @@ fn flows_of_different_base_rtts_share_a_bottleneck_equally() {
     assert!(total > 90.0 && total < 105.0, "sum {total:.1} Gb/s: {rates:?}");
     assert!(jain(&rates) >= 0.98, "Jain index {:.3} over {rates:.1?} Gb/s", jain(&rates));
     for &r in &rates {
-        assert!((r - total / 3.0).abs() <= 0.2 * total / 3.0, "a flow off its fair share by more than 20 %: {rates:.1?}");
+        assert!(
+            (r - total / 3.0).abs() <= 0.2 * total / 3.0,
+            "a flow off its fair share by more than 20 %: {rates:.1?}"
+        );
     }
 }
 
@@ -69,7 +72,11 @@ fn staggered_fcts_us(sets: &[&str]) -> Vec<f64> {
     all.push("output.paths=false".into());
     let sc = parse(&text, &dir, &all, None).unwrap();
     let r = run(&sc, false).unwrap();
-    r.sim.flows().iter().map(|f| (f.finish.expect("every flow finishes") - f.start).secs_f64() * 1e6).collect()
+    r.sim
+        .flows()
+        .iter()
+        .map(|f| (f.finish.expect("every flow finishes") - f.start).secs_f64() * 1e6)
+        .collect()
 }
 
 #[test]
@@ -86,5 +93,10 @@ fn flows_joining_one_by_one_share_equally_with_t_from_the_topology() {
     // path"). What the bound removes is that advantage.
     let floored = staggered_fcts_us(&[]);
     eprintln!("defaults: {floored:.0?}");
-    assert!(floored[7] < fct[7], "the last joiner with the defaults {:.0} µs, with the bound {:.0} µs", floored[7], fct[7]);
+    assert!(
+        floored[7] < fct[7],
+        "the last joiner with the defaults {:.0} µs, with the bound {:.0} µs",
+        floored[7],
+        fct[7]
+    );
 }

@@ -16,7 +16,15 @@ fn incast_is_fair_and_in_order() {
     let r = run(&sc, false).unwrap();
     r.sim.conservation().unwrap();
     assert_eq!(r.sim.flows().len(), 32);
-    let thr: Vec<f64> = r.sim.flows().iter().map(|f| f.size_bytes as f64 * 8.0 / (f.finish.expect("completes") - f.started_at.unwrap()).secs_f64()).collect();
+    let thr: Vec<f64> = r
+        .sim
+        .flows()
+        .iter()
+        .map(|f| {
+            f.size_bytes as f64 * 8.0
+                / (f.finish.expect("completes") - f.started_at.unwrap()).secs_f64()
+        })
+        .collect();
     let j = jain_index(&thr);
     let c = 100e9 * 1000.0 / 1064.0;
     let mean = thr.iter().sum::<f64>() / thr.len() as f64;

@@ -99,14 +99,27 @@ fn no_flow_starves_and_no_window_stays_below_a_packet() {
         let mut slow: Vec<f64> = r
             .flows
             .iter()
-            .map(|f| f.slowdown().unwrap_or_else(|| panic!("draw {seed} {:?}: flow {} did not finish ({:?})", draw(seed), f.id, r.end)))
+            .map(|f| {
+                f.slowdown().unwrap_or_else(|| {
+                    panic!(
+                        "draw {seed} {:?}: flow {} did not finish ({:?})",
+                        draw(seed),
+                        f.id,
+                        r.end
+                    )
+                })
+            })
             .collect();
         let max = slow.iter().copied().fold(0.0, f64::max);
         let med = median(&mut slow);
         if max / med > worst_ratio.0 {
             worst_ratio = (max / med, seed);
         }
-        assert!(max <= K_MEDIAN * med, "draw {seed} {:?}: slowest flow at {max:.2}× its ideal FCT, median {med:.2}", draw(seed));
+        assert!(
+            max <= K_MEDIAN * med,
+            "draw {seed} {:?}: slowest flow at {max:.2}× its ideal FCT, median {med:.2}",
+            draw(seed)
+        );
 
         // Windows: the longest stretch a path of a running flow spends below one MTU.
         let flows = r.sim.flows();
@@ -120,7 +133,8 @@ fn no_flow_starves_and_no_window_stays_below_a_packet() {
             if s.window_bytes < 1000 {
                 let since = *below_since.entry(key).or_insert(t);
                 // The flow's base RTT is at most its ideal FCT minus its serialisation time.
-                let base_rtt = flow.ideal_fct.saturating_sub(Time::from_ps(flow.size_bytes * 8 * 10));
+                let base_rtt =
+                    flow.ideal_fct.saturating_sub(Time::from_ps(flow.size_bytes * 8 * 10));
                 assert!(
                     t - since <= base_rtt.mul_f64(10.0).max(Time::from_us(20)),
                     "draw {seed}: flow {f} path {} below one MTU ({} B) since {since:?}, now {t:?} (base RTT {base_rtt:?})",
@@ -139,9 +153,19 @@ fn no_flow_starves_and_no_window_stays_below_a_packet() {
 fn spurious_ratio(loss_on: &str) -> (f64, u64, u64) {
     let (mut spurious, mut data, mut retx) = (0u64, 0u64, 0u64);
     for seed in 1..=20 {
-        let sc = parse(&scenario(seed, 0.001, loss_on), Path::new("."), &["output.paths=false".into()], None).unwrap();
+        let sc = parse(
+            &scenario(seed, 0.001, loss_on),
+            Path::new("."),
+            &["output.paths=false".into()],
+            None,
+        )
+        .unwrap();
         let r = run(&sc, false).unwrap();
-        assert!(r.flows.iter().all(|f| f.finish_ns.is_some()), "draw {seed}: run ended {:?}", r.end);
+        assert!(
+            r.flows.iter().all(|f| f.finish_ns.is_some()),
+            "draw {seed}: run ended {:?}",
+            r.end
+        );
         spurious += r.flows.iter().map(|f| f.spurious_retransmissions).sum::<u64>();
         retx += r.flows.iter().map(|f| f.retransmissions).sum::<u64>();
         data += r.flows.iter().map(|f| f.size_bytes.div_ceil(1000)).sum::<u64>();
@@ -149,14 +173,21 @@ fn spurious_ratio(loss_on: &str) -> (f64, u64, u64) {
     let ratio = spurious as f64 / data as f64;
     eprintln!("loss on {loss_on}: spurious {spurious} of {data} data packets ({:.3} %), {retx} retransmissions", 100.0 * ratio);
     // 0.1 % loss per link over 3–5 links: several per thousand packets are lost and resent.
-    assert!(retx >= data / 1000, "too few retransmissions ({retx}) for 0.1 % loss: is the loss applied?");
+    assert!(
+        retx >= data / 1000,
+        "too few retransmissions ({retx}) for 0.1 % loss: is the loss applied?"
+    );
     (ratio, retx, data)
 }
 
 #[test]
 fn random_data_loss_gives_few_spurious_retransmissions() {
     let (ratio, _, _) = spurious_ratio("forward");
-    assert!(ratio <= 0.001, "spurious retransmissions {:.3} % of data packets (bound 0.1 %)", 100.0 * ratio);
+    assert!(
+        ratio <= 0.001,
+        "spurious retransmissions {:.3} % of data packets (bound 0.1 %)",
+        100.0 * ratio
+    );
 }
 
 /// ACKs lost too: the ACK bitmap (the 64 PSNs below the acknowledged one) names a packet whose own
@@ -165,5 +196,9 @@ fn random_data_loss_gives_few_spurious_retransmissions() {
 #[test]
 fn lost_acks_do_not_read_as_lost_packets() {
     let (ratio, _, _) = spurious_ratio("all");
-    assert!(ratio <= 0.001, "spurious retransmissions {:.3} % of data packets (bound 0.1 %)", 100.0 * ratio);
+    assert!(
+        ratio <= 0.001,
+        "spurious retransmissions {:.3} % of data packets (bound 0.1 %)",
+        100.0 * ratio
+    );
 }

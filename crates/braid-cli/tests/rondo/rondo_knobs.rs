@@ -50,14 +50,29 @@ fn defaults_are_arcc_with_early_recovery() {
 fn every_ablation_variant_runs_to_completion() {
     let variants: &[&[&str]] = &[
         &["transport.cc=\"swift\""],
-        &["transport.cc=\"swift\"", "transport.path_selection=\"random\"", "transport.scheduler=false"],
+        &[
+            "transport.cc=\"swift\"",
+            "transport.path_selection=\"random\"",
+            "transport.scheduler=false",
+        ],
         &["transport.path_selection=\"random\""],
         &["transport.probing=false"],
         &["transport.scheduler=false"],
         &["transport.paths=1"],
         &["transport.paths=8"],
-        &["transport.tu=1.0", "transport.tau_q=0.1", "transport.q0=2", "transport.alpha=0.5", "transport.gamma=0.25"],
-        &["transport.tu=\"8us\"", "transport.tau_q=\"1us\"", "transport.q0=\"4KB\"", "transport.w0=\"3KB\""],
+        &[
+            "transport.tu=1.0",
+            "transport.tau_q=0.1",
+            "transport.q0=2",
+            "transport.alpha=0.5",
+            "transport.gamma=0.25",
+        ],
+        &[
+            "transport.tu=\"8us\"",
+            "transport.tau_q=\"1us\"",
+            "transport.q0=\"4KB\"",
+            "transport.w0=\"3KB\"",
+        ],
         &["transport.alpha_side=\"sample\"", "transport.fast_drain=1"],
         &["transport.er_threshold=8", "transport.er_mode=\"episode\""],
         &["transport.recovery=\"sr\""],
@@ -71,7 +86,14 @@ fn every_ablation_variant_runs_to_completion() {
         let sc = parse(SMALL, Path::new("."), &sets, None).unwrap_or_else(|e| panic!("{v:?}: {e}"));
         let r = run(&sc, false).unwrap();
         r.sim.conservation().unwrap_or_else(|e| panic!("{v:?}: {e}"));
-        assert!(r.sim.flows().iter().enumerate().all(|(i, f)| f.finish.is_some() && r.sim.conn_of(i).receiver.is_complete()), "{v:?}");
+        assert!(
+            r.sim
+                .flows()
+                .iter()
+                .enumerate()
+                .all(|(i, f)| f.finish.is_some() && r.sim.conn_of(i).receiver.is_complete()),
+            "{v:?}"
+        );
     }
 }
 
@@ -96,8 +118,14 @@ fn bad_rondo_fields_name_the_field() {
         (&["transport.startup_skips=\"sometimes\""][..], "transport.startup_skips"),
         // Scheduler knobs where the part of the scheduler they change does not run.
         (&["transport.scheduler=false", "transport.skip_expiry=true"][..], "transport.skip_expiry"),
-        (&["transport.scheduler=false", "transport.startup_skips=\"per-update\""][..], "transport.startup_skips"),
-        (&["transport.scheduler_start=\"stable\"", "transport.startup_skips=\"per-sample\""][..], "transport.startup_skips"),
+        (
+            &["transport.scheduler=false", "transport.startup_skips=\"per-update\""][..],
+            "transport.startup_skips",
+        ),
+        (
+            &["transport.scheduler_start=\"stable\"", "transport.startup_skips=\"per-sample\""][..],
+            "transport.startup_skips",
+        ),
     ] {
         let e = parse_err(sets);
         assert!(e.contains(needle), "{sets:?}: {e}");

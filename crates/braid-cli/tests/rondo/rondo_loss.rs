@@ -62,7 +62,10 @@ fn every_byte_delivered_once_in_order_under_loss_and_any_delays() {
             r.sim.conservation().unwrap_or_else(|e| panic!("{case}: {e}"));
             for (i, f) in r.sim.flows().iter().enumerate() {
                 assert!(f.finish.is_some(), "{case}: flow {i} did not complete");
-                assert!(r.sim.conn_of(i).receiver.is_complete(), "{case}: flow {i} receiver incomplete");
+                assert!(
+                    r.sim.conn_of(i).receiver.is_complete(),
+                    "{case}: flow {i} receiver incomplete"
+                );
                 assert_eq!(f.delivered_bytes, f.size_bytes, "{case}: flow {i} delivered bytes");
                 assert!(f.delivered_at.is_some(), "{case}: flow {i} never delivered in full");
             }
@@ -70,7 +73,10 @@ fn every_byte_delivered_once_in_order_under_loss_and_any_delays() {
             let total: u64 = r.sim.flows().iter().map(|f| f.size_bytes).sum();
             assert_eq!(r.sim.stats().app_bytes_delivered, total, "{case}");
             if loss != "0" {
-                assert!(r.sim.stats().data_dropped[braid_net::stats::DropReason::LinkLoss as usize] > 0, "{case}: no loss happened");
+                assert!(
+                    r.sim.stats().data_dropped[braid_net::stats::DropReason::LinkLoss as usize] > 0,
+                    "{case}: no loss happened"
+                );
             }
             cases += 1;
         }
@@ -80,7 +86,11 @@ fn every_byte_delivered_once_in_order_under_loss_and_any_delays() {
 
 #[test]
 fn heterogeneous_testbed_with_loss_completes() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/rondo-testbed.toml")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/rondo-testbed.toml"
+    ))
+    .unwrap();
     let base = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples"));
     for (loss, rec) in [("0.01", "er"), ("0.005", "sr")] {
         let sets = vec![
@@ -104,7 +114,8 @@ fn heterogeneous_testbed_with_loss_completes() {
 fn clos_loss(sets: &[String]) -> braid_cli::scenario::Scenario {
     let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../repro/scenarios"));
     let text = std::fs::read_to_string(dir.join("rondo-clos-permutation.toml")).unwrap();
-    let mut all = vec!["network.loss_rate=0.001".to_string(), "workload.size=\"256KB\"".to_string()];
+    let mut all =
+        vec!["network.loss_rate=0.001".to_string(), "workload.size=\"256KB\"".to_string()];
     all.extend_from_slice(sets);
     parse(&text, dir, &all, None).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -117,8 +128,13 @@ fn spurious(sets: &[&str]) -> (u64, u64, u32) {
     r.sim.conservation().unwrap();
     assert!(r.sim.flows().iter().all(|f| f.finish.is_some()), "{sets:?}: a flow did not complete");
     let st = r.sim.stats();
-    assert!(st.data_dropped[braid_net::stats::DropReason::LinkLoss as usize] > 20, "{sets:?}: too few losses to judge");
-    let rto_flows = (0..r.sim.flows().len()).filter(|&i| r.sim.conn_of(i).recovery_stats().timeouts > 0).count() as u32;
+    assert!(
+        st.data_dropped[braid_net::stats::DropReason::LinkLoss as usize] > 20,
+        "{sets:?}: too few losses to judge"
+    );
+    let rto_flows = (0..r.sim.flows().len())
+        .filter(|&i| r.sim.conn_of(i).recovery_stats().timeouts > 0)
+        .count() as u32;
     (st.spurious_retx, st.data_injected, rto_flows)
 }
 
@@ -135,7 +151,10 @@ fn er_spurious_ratio_stays_below_a_tenth_of_a_percent_at_one_in_a_thousand_loss(
     assert!(er_rto <= 1, "ER-4: {er_rto} flows waited for an RTO");
     let (rack, rack_pkts, _) = spurious(&["transport.recovery=\"rack-tlp\""]);
     let rack_ratio = rack as f64 / rack_pkts as f64;
-    assert!(rack_ratio >= 4.0 * ratio.max(0.5 / pkts as f64), "flow RACK-TLP {rack} of {rack_pkts} vs ER {er} of {pkts}");
+    assert!(
+        rack_ratio >= 4.0 * ratio.max(0.5 / pkts as f64),
+        "flow RACK-TLP {rack} of {rack_pkts} vs ER {er} of {pkts}"
+    );
     let (no_bitmap, nb_pkts, _) = spurious(&["transport.ack_bitmap=false"]);
     assert!(no_bitmap > 3 * er.max(1), "without the ACK bitmap {no_bitmap} of {nb_pkts}, with it {er}: lost ACKs no longer explain the difference");
 }

@@ -39,7 +39,8 @@ fn port(sim: &Sim, from: &str, to: &str) -> PortId {
 #[test]
 fn synchronized_start_keeps_inter_path_queues_balanced() {
     let (mut sim, _) = load("rondo-sync-start.toml");
-    let uplinks: Vec<PortId> = (0..4).map(|i| port(&sim, "tor-left", &format!("path{i}"))).collect();
+    let uplinks: Vec<PortId> =
+        (0..4).map(|i| port(&sim, "tor-left", &format!("path{i}"))).collect();
     let mut t = Time::ZERO;
     let (mut max_diff, mut max_diff_late, mut max_q) = (0u64, 0u64, 0u64);
     let mut samples = 0;
@@ -49,7 +50,8 @@ fn synchronized_start_keeps_inter_path_queues_balanced() {
         if sim.flows().iter().any(|f| f.finish.is_some()) {
             break; // the first completion changes the load: stop at the end of the common phase
         }
-        let q: Vec<u64> = uplinks.iter().map(|p| sim.ports()[p.idx()].q_bytes[CLASS_DATA as usize]).collect();
+        let q: Vec<u64> =
+            uplinks.iter().map(|p| sim.ports()[p.idx()].q_bytes[CLASS_DATA as usize]).collect();
         let diff = q.iter().max().unwrap() - q.iter().min().unwrap();
         max_diff = max_diff.max(diff);
         max_q = max_q.max(*q.iter().max().unwrap());
@@ -82,7 +84,11 @@ fn flows_joining_and_leaving_converge_without_a_queue_spike() {
         let end = sim.run(Some(t), &mut |_| true);
         let p = &sim.ports()[down.idx()];
         let tx = p.tx_bytes_class[CLASS_DATA as usize];
-        series.push((t, (tx - last_tx) as f64 * 8.0 / step.secs_f64() / rate, p.q_bytes[CLASS_DATA as usize]));
+        series.push((
+            t,
+            (tx - last_tx) as f64 * 8.0 / step.secs_f64() / rate,
+            p.q_bytes[CLASS_DATA as usize],
+        ));
         last_tx = tx;
         if end != RunEnd::StopTime {
             break;
@@ -95,7 +101,9 @@ fn flows_joining_and_leaving_converge_without_a_queue_spike() {
         let v: Vec<f64> = series.iter().filter(|s| s.0 > a && s.0 <= b).map(|s| s.1).collect();
         v.iter().sum::<f64>() / v.len().max(1) as f64
     };
-    let qmax = |a: Time, b: Time| series.iter().filter(|s| s.0 > a && s.0 <= b).map(|s| s.2).max().unwrap_or(0);
+    let qmax = |a: Time, b: Time| {
+        series.iter().filter(|s| s.0 > a && s.0 <= b).map(|s| s.2).max().unwrap_or(0)
+    };
     let before = util(Time::from_us(200), join);
     let during = util(join + Time::from_us(100), leave.min(Time::from_ms(2)));
     let q_before = qmax(Time::from_us(200), join);
@@ -115,7 +123,13 @@ fn flows_joining_and_leaving_converge_without_a_queue_spike() {
     let tau_q = 0.04 * 17e-6;
     let bound = 100e9 / 8.0 * tau_q + 160.0 * 750.0 + 128.0 * 4000.0;
     println!("Prop 2 bound {bound:.0} B");
-    assert!((q_join as f64) < 1.25 * bound, "queue spike when 32 flows join: {q_join} B (bound {bound:.0} B)");
+    assert!(
+        (q_join as f64) < 1.25 * bound,
+        "queue spike when 32 flows join: {q_join} B (bound {bound:.0} B)"
+    );
     let rtt = Time::from_us(17);
-    assert!(recovered.is_some_and(|d| d <= rtt.mul_f64(5.0)), "recovery after the leave took {recovered:?}");
+    assert!(
+        recovered.is_some_and(|d| d <= rtt.mul_f64(5.0)),
+        "recovery after the leave took {recovered:?}"
+    );
 }

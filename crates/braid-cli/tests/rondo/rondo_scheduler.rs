@@ -47,7 +47,8 @@ fn fig4(extra_us: u64, scheduler: bool) -> Steady {
         }
     }
     // R̄: in-order delivery rate per flow over the window, in wire bits.
-    let at = |t: Time| r.sim.goodput_series().iter().find(|g| g.0 >= t).map(|g| (g.0, g.1)).unwrap();
+    let at =
+        |t: Time| r.sim.goodput_series().iter().find(|g| g.0 >= t).map(|g| (g.0, g.1)).unwrap();
     let ((t0, b0), (t1, b1)) = (at(from), at(to));
     let wire = (1000 + sc.net.header_bytes) as f64 / 1000.0;
     let rate_bps = (b1 - b0) as f64 * 8.0 * wire / (t1 - t0).secs_f64() / 4.0;
@@ -75,14 +76,32 @@ fn without_scheduler_ood_follows_eq3_with_it_stays_low() {
     for (extra, theory, off, on) in &rows {
         if *extra == 0 {
             // Equal delays: nothing to compensate, a few packets of OOD either way.
-            assert!(off.max_ood <= 12 && on.max_ood <= 12, "ΔD=0: {} / {}", off.max_ood, on.max_ood);
+            assert!(
+                off.max_ood <= 12 && on.max_ood <= 12,
+                "ΔD=0: {} / {}",
+                off.max_ood,
+                on.max_ood
+            );
             continue;
         }
         // Eq 3: the maximum OOD without the scheduler tracks R̄·ΔD.
         let ratio = off.max_ood as f64 / theory;
-        assert!((0.7..=1.3).contains(&ratio), "ΔD={extra}: max OOD {} vs R̄ΔD {theory:.0}", off.max_ood);
+        assert!(
+            (0.7..=1.3).contains(&ratio),
+            "ΔD={extra}: max OOD {} vs R̄ΔD {theory:.0}",
+            off.max_ood
+        );
         // Prop 3: the scheduler removes most of it (steady state, noisy rates and queues).
-        assert!((on.max_ood as f64) < 0.4 * theory, "ΔD={extra}: scheduler max OOD {} vs R̄ΔD {theory:.0}", on.max_ood);
-        assert!(on.mean_ood < 0.15 * off.mean_ood, "ΔD={extra}: mean OOD {:.1} vs {:.1}", on.mean_ood, off.mean_ood);
+        assert!(
+            (on.max_ood as f64) < 0.4 * theory,
+            "ΔD={extra}: scheduler max OOD {} vs R̄ΔD {theory:.0}",
+            on.max_ood
+        );
+        assert!(
+            on.mean_ood < 0.15 * off.mean_ood,
+            "ΔD={extra}: mean OOD {:.1} vs {:.1}",
+            on.mean_ood,
+            off.mean_ood
+        );
     }
 }

@@ -34,7 +34,12 @@ fn rondo_uses_all_four_paths_and_reorders_far_less_than_rrps() {
     for extra in ["0us", "10us"] {
         let ed = format!("topology.extra_delay=\"{extra}\"");
         let rondo = testbed(&[&ed]);
-        let rrps = testbed(&[&ed, "transport.kind=\"rrps\"", "transport.window=\"128KB\"", "transport.recovery=\"rack-tlp-per-path\""]);
+        let rrps = testbed(&[
+            &ed,
+            "transport.kind=\"rrps\"",
+            "transport.window=\"128KB\"",
+            "transport.recovery=\"rack-tlp-per-path\"",
+        ]);
         let (g_rondo, g_rrps) = (wire_gbps(&rondo), wire_gbps(&rrps));
         let (o_rondo, o_rrps) = (rondo.sim.nic_ood_hist().mean(), rrps.sim.nic_ood_hist().mean());
         println!("{extra}: rondo {g_rondo:.2} Gb/s mean OOD {o_rondo:.2} | rrps {g_rrps:.2} Gb/s mean OOD {o_rrps:.2}");
@@ -44,7 +49,11 @@ fn rondo_uses_all_four_paths_and_reorders_far_less_than_rrps() {
         assert!((36.0..=41.0).contains(&g_rrps), "{extra}: rrps {g_rrps:.2} Gb/s");
         // Average OOD far below RRPS's (paper: 82–92 % lower).
         assert!(o_rondo < 0.15 * o_rrps, "{extra}: OOD {o_rondo:.2} vs {o_rrps:.2}");
-        assert_eq!(rondo.sim.stats().spurious_retx, 0, "{extra}: lossless testbed, no spurious retransmission");
+        assert_eq!(
+            rondo.sim.stats().spurious_retx,
+            0,
+            "{extra}: lossless testbed, no spurious retransmission"
+        );
     }
 }
 
@@ -58,7 +67,11 @@ fn the_ideal_is_the_four_paths_maximum_flow() {
     let f = &r.flows[0];
     let wire = 20_000_000.0 * 1064.0 / 1000.0;
     let floor_ns = (wire - 1064.0) * 8.0 / 70e9 * 1e9;
-    assert!(f.ideal_fct_ns > floor_ns && f.ideal_fct_ns < floor_ns + 30_000.0, "ideal {} ns, floor {floor_ns} ns", f.ideal_fct_ns);
+    assert!(
+        f.ideal_fct_ns > floor_ns && f.ideal_fct_ns < floor_ns + 30_000.0,
+        "ideal {} ns, floor {floor_ns} ns",
+        f.ideal_fct_ns
+    );
     let slow = f.finish_ns.unwrap() / f.ideal_fct_ns;
     assert!((1.0..1.05).contains(&slow), "slowdown {slow}");
 }

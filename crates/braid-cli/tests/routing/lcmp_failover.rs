@@ -81,22 +81,33 @@ fn dci_link_failure_moves_flows_at_their_next_packet() {
             (a == "dci176" && b == "dci181") || (a == "dci181" && b == "dci176")
         })
         .expect("DC1–DC6 link");
-    let dci1 = NodeId::from_idx(probe.topology.nodes.iter().position(|n| n.name == "dci176").unwrap());
+    let dci1 =
+        NodeId::from_idx(probe.topology.nodes.iter().position(|n| n.name == "dci176").unwrap());
 
     let sc = parse(&scenario("lcmp", &flows, link, 15), Path::new("."), &[], None).unwrap();
     let r = run(&sc, false).unwrap();
     let sim = &r.sim;
     assert!(sim.conservation().is_ok(), "{:?}", sim.conservation());
-    assert_eq!(r.flows.iter().filter(|f| f.finish_ns.is_some()).count(), 16, "every flow completes");
+    assert_eq!(
+        r.flows.iter().filter(|f| f.finish_ns.is_some()).count(),
+        16,
+        "every flow completes"
+    );
     // Nothing was ever queued on the down port.
     assert_eq!(sim.routing().stats.sent_to_down_port, 0);
     // The only losses are the packets on or queued at the link when it failed.
     assert_eq!(sim.stats().data_dropped[DropReason::BufferFull as usize], 0);
-    assert!(sim.stats().data_dropped[DropReason::LinkDown as usize] > 0, "the link carried traffic when it failed");
+    assert!(
+        sim.stats().data_dropped[DropReason::LinkDown as usize] > 0,
+        "the link carried traffic when it failed"
+    );
     // DC1's DCI: the flows it had placed on DC6 were re-decided once each, at their next packet,
     // and no new decision chose the dead port.
     let lr = sim.routing().lcmp_of(dci1).expect("DC1's DCI runs LCMP");
-    let dc6_port = sim.node_ports()[dci1.idx()].iter().position(|p| sim.ports()[p.idx()].link.idx() == link).unwrap();
+    let dc6_port = sim.node_ports()[dci1.idx()]
+        .iter()
+        .position(|p| sim.ports()[p.idx()].link.idx() == link)
+        .unwrap();
     let on_dc6 = lr.stats.chosen[dc6_port];
     assert!(on_dc6 >= 1, "some flows used DC6 before the failure: {:?}", lr.stats.chosen);
     assert_eq!(lr.stats.failovers, on_dc6, "each flow on DC6 failed over once: {:?}", lr.stats);
@@ -104,7 +115,8 @@ fn dci_link_failure_moves_flows_at_their_next_packet() {
     assert_eq!(lr.stats.decisions, 16 + on_dc6);
     // After the failure the flows went elsewhere: DC1's port toward DC6 sent nothing more than
     // before (it is down), and the flows moved to the other kept candidates.
-    let moved: u64 = lr.stats.chosen.iter().enumerate().filter(|&(i, _)| i != dc6_port).map(|(_, &c)| c).sum();
+    let moved: u64 =
+        lr.stats.chosen.iter().enumerate().filter(|&(i, _)| i != dc6_port).map(|(_, &c)| c).sum();
     assert_eq!(moved, 16, "{:?}", lr.stats.chosen);
 }
 

@@ -56,14 +56,28 @@ file = "{file}"
 /// 800/3200, 400G 1600/6400 (×1000 B); DCI buffers 128 MiB, intra-DC 32 MiB.
 #[test]
 fn ecn_thresholds_and_buffers_per_link_rate() {
-    let (sc, _dir) = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
+    let (sc, _dir) =
+        scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
     let (sim, _) = build(&sc).unwrap();
-    let table = [(25u64, 100_000u64, 400_000u64), (100, 400_000, 1_600_000), (200, 800_000, 3_200_000), (400, 1_600_000, 6_400_000)];
+    let table = [
+        (25u64, 100_000u64, 400_000u64),
+        (100, 400_000, 1_600_000),
+        (200, 800_000, 3_200_000),
+        (400, 1_600_000, 6_400_000),
+    ];
     for (g, kmin, kmax) in table {
-        let p = sim.ports().iter().find(|p| p.rate.bps() == g * 1_000_000_000).unwrap_or_else(|| panic!("a {g} G port"));
+        let p = sim
+            .ports()
+            .iter()
+            .find(|p| p.rate.bps() == g * 1_000_000_000)
+            .unwrap_or_else(|| panic!("a {g} G port"));
         assert_eq!((p.kmin, p.kmax), (kmin, kmax), "{g} G");
     }
-    let (sc40, _dir40) = scenario("data/topologies/lcmp-8dc-poscor.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
+    let (sc40, _dir40) = scenario(
+        "data/topologies/lcmp-8dc-poscor.topo",
+        "src,dst,size,start\n0,112,1000,0\n",
+        "dcqcn",
+    );
     let (sim40, _) = build(&sc40).unwrap();
     let p = sim40.ports().iter().find(|p| p.rate.bps() == 40_000_000_000).unwrap();
     assert_eq!((p.kmin, p.kmax), (160_000, 640_000));
@@ -83,7 +97,11 @@ fn ecn_thresholds_and_buffers_per_link_rate() {
 #[test]
 fn windows_are_64_bit_over_long_haul_rtts() {
     for cc in ["dcqcn", "hpcc", "timely", "dctcp"] {
-        let (sc, _dir) = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n32,64,1MB,0\n0,112,1MB,0\n", cc);
+        let (sc, _dir) = scenario(
+            "data/topologies/lcmp-8dc.topo",
+            "src,dst,size,start\n32,64,1MB,0\n0,112,1MB,0\n",
+            cc,
+        );
         let (sim, _) = build(&sc).unwrap();
         for c in 0..sim.conns().len() {
             let w = sim.with_sender(c, |s| s.window_bytes()).expect("a sender to build");
@@ -98,12 +116,17 @@ fn windows_are_64_bit_over_long_haul_rtts() {
 /// (size + ⌈size/1000⌉ · 48) · 8 / 25 Gb/s. On posCor the same path is 40 G.
 #[test]
 fn artifact_ideal_fct() {
-    let (sc, _dir) = scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n0,112,1000000,0\n", "dcqcn");
+    let (sc, _dir) =
+        scenario("data/topologies/lcmp-8dc.topo", "src,dst,size,start\n0,112,1000000,0\n", "dcqcn");
     let (sim, _) = build(&sc).unwrap();
     let got = sim.artifact_ideal_fct(0, 112, 1_000_000, 1000, 48).unwrap();
     let base = 2 * 10_006_000 + 4 * 80 + 2 * 20 + 2 * 320;
     assert_eq!(got, Time::from_ns(base + 1_048_000 * 8 / 25));
-    let (sc, _dir) = scenario("data/topologies/lcmp-8dc-poscor.topo", "src,dst,size,start\n0,112,1000000,0\n", "dcqcn");
+    let (sc, _dir) = scenario(
+        "data/topologies/lcmp-8dc-poscor.topo",
+        "src,dst,size,start\n0,112,1000000,0\n",
+        "dcqcn",
+    );
     let (sim, _) = build(&sc).unwrap();
     let got = sim.artifact_ideal_fct(0, 112, 1_000_000, 1000, 48).unwrap();
     let base = 2 * 10_006_000 + 4 * 80 + 2 * 20 + 2 * 200;
@@ -121,13 +144,34 @@ fn artifact_ideal_fct() {
 /// saturation point resolved to 256 ms (the longest candidate, 200 ms via DC3).
 #[test]
 fn control_plane_path_table() {
-    let (sc, _dir) = scenario("data/topologies/lcmp-8dc-poscor.topo", "src,dst,size,start\n0,112,1000,0\n", "dcqcn");
+    let (sc, _dir) = scenario(
+        "data/topologies/lcmp-8dc-poscor.topo",
+        "src,dst,size,start\n0,112,1000,0\n",
+        "dcqcn",
+    );
     let (mut sim, _) = build(&sc).unwrap();
-    let dci1 = braid_core::NodeId::from_idx(sim.topo().nodes.iter().position(|n| n.name == "dci176").unwrap());
+    let dci1 = braid_core::NodeId::from_idx(
+        sim.topo().nodes.iter().position(|n| n.name == "dci176").unwrap(),
+    );
     assert_eq!(sim.routing().lcmp_of(dci1).unwrap().max_delay(), Time::from_ms(256));
     let routes = sim.routes().clone();
     let ports = sim.ports().to_vec();
     let c = sim.routing_mut().describe_candidates(dci1, 112, &routes, &ports);
-    let got: Vec<(u64, u64, u8)> = c.iter().map(|(_, a, cp)| (a.path_delay.ns() / 1_000_000, a.path_bottleneck_bps / 1_000_000_000, *cp)).collect();
-    assert_eq!(got, vec![(50, 200, 68), (200, 200, 181), (20, 100, 65), (80, 100, 110), (10, 40, 64), (40, 40, 86)]);
+    let got: Vec<(u64, u64, u8)> = c
+        .iter()
+        .map(|(_, a, cp)| {
+            (a.path_delay.ns() / 1_000_000, a.path_bottleneck_bps / 1_000_000_000, *cp)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (50, 200, 68),
+            (200, 200, 181),
+            (20, 100, 65),
+            (80, 100, 110),
+            (10, 40, 64),
+            (40, 40, 86)
+        ]
+    );
 }

@@ -29,7 +29,10 @@ fn reference() -> HashMap<(String, String), (usize, [f64; 3])> {
     for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
         let c: Vec<&str> = line.split(',').collect();
         let num = |i: usize| c[i].parse::<f64>().unwrap();
-        m.insert((c[0].to_string(), c[1].to_string()), (c[2].parse().unwrap(), [num(3), num(4), num(5)]));
+        m.insert(
+            (c[0].to_string(), c[1].to_string()),
+            (c[2].parse().unwrap(), [num(3), num(4), num(5)]),
+        );
     }
     m
 }
@@ -38,20 +41,24 @@ fn braid_stats(routing: &str) -> Vec<(&'static str, usize, [Option<f64>; 3])> {
     // The scenario that sets the profile itself (adding it with --set to an example whose own
     // timers contradict it is refused).
     let sets = [format!("routing.kind={routing}")];
-    let sc = scenario::load(&root().join("repro/scenarios/lcmp-8dc-ns3.toml"), &sets, None).unwrap();
+    let sc =
+        scenario::load(&root().join("repro/scenarios/lcmp-8dc-ns3.toml"), &sets, None).unwrap();
     let r = run(&sc, false).unwrap();
     assert!(r.flows.iter().all(|f| f.finish_ns.is_some()), "{routing}: {:?}", r.end);
     let ideals = artifact_ideals(&sc, &r.sim);
-    let pairs: Vec<(u64, f64)> = slowdown_pairs(&sc, &r.sim, &r.flows, &ideals).iter().map(|p| (p.0, p.2)).collect();
+    let pairs: Vec<(u64, f64)> =
+        slowdown_pairs(&sc, &r.sim, &r.flows, &ideals).iter().map(|p| (p.0, p.2)).collect();
     braid_workload::artifact_slowdown_stats(&pairs)
 }
 
 #[test]
 fn fig5_30_percent_matches_the_published_ns3_outputs() {
     let reference = reference();
-    let runs: Vec<(&str, &str, f64)> = vec![("ecmp", "ECMP", 0.01), ("ucmp", "UCMP", 0.01), ("lcmp-artifact", "LCMP", 0.10)];
+    let runs: Vec<(&str, &str, f64)> =
+        vec![("ecmp", "ECMP", 0.01), ("ucmp", "UCMP", 0.01), ("lcmp-artifact", "LCMP", 0.10)];
     let results: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = runs.iter().map(|&(routing, _, _)| s.spawn(move || braid_stats(routing))).collect();
+        let handles: Vec<_> =
+            runs.iter().map(|&(routing, _, _)| s.spawn(move || braid_stats(routing))).collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let mut worst = 0.0f64;
@@ -63,10 +70,24 @@ fn fig5_30_percent_matches_the_published_ns3_outputs() {
                 let b = ps[i].unwrap();
                 let dev = (b / rp[i] - 1.0).abs();
                 worst = worst.max(dev);
-                eprintln!("{label:5} {set:10} {q}: ns-3 {:8.3}  Braid {b:8.3}  ({:+.1} %)", rp[i], 100.0 * (b / rp[i] - 1.0));
-                assert!(dev <= 0.10, "{label} {set} {q}: Braid {b:.3} vs ns-3 {:.3} ({:+.1} %)", rp[i], 100.0 * (b / rp[i] - 1.0));
+                eprintln!(
+                    "{label:5} {set:10} {q}: ns-3 {:8.3}  Braid {b:8.3}  ({:+.1} %)",
+                    rp[i],
+                    100.0 * (b / rp[i] - 1.0)
+                );
+                assert!(
+                    dev <= 0.10,
+                    "{label} {set} {q}: Braid {b:.3} vs ns-3 {:.3} ({:+.1} %)",
+                    rp[i],
+                    100.0 * (b / rp[i] - 1.0)
+                );
                 if set == "all" {
-                    assert!(dev <= *all_tol, "{label} all {q}: Braid {b:.3} vs ns-3 {:.3} beyond {} %", rp[i], 100.0 * all_tol);
+                    assert!(
+                        dev <= *all_tol,
+                        "{label} all {q}: Braid {b:.3} vs ns-3 {:.3} beyond {} %",
+                        rp[i],
+                        100.0 * all_tol
+                    );
                 }
             }
         }

@@ -58,7 +58,11 @@ file = "{flows}"
     let sets: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     let sc = parse(&text, Path::new("."), &sets, None).unwrap_or_else(|e| panic!("{e}"));
     let r = run(&sc, false).unwrap();
-    assert_eq!(r.flows.iter().filter(|f| f.finish_ns.is_some()).count(), r.flows.len(), "{kind}: all flows complete");
+    assert_eq!(
+        r.flows.iter().filter(|f| f.finish_ns.is_some()).count(),
+        r.flows.len(),
+        "{kind}: all flows complete"
+    );
     assert!(r.sim.conservation().is_ok());
     r
 }
@@ -66,12 +70,17 @@ file = "{flows}"
 /// Data bytes DC1's DCI sent toward DC2…DC7 (in that order).
 fn dc1_wan_bytes(r: &RunResult) -> Vec<u64> {
     let sim = &r.sim;
-    let node = |name: &str| NodeId::from_idx(sim.topo().nodes.iter().position(|n| n.name == name).unwrap());
+    let node = |name: &str| {
+        NodeId::from_idx(sim.topo().nodes.iter().position(|n| n.name == name).unwrap())
+    };
     let dci1 = node("dci176");
     (177..=182)
         .map(|k| {
             let peer = node(&format!("dci{k}"));
-            let p = sim.node_ports()[dci1.idx()].iter().find(|p| sim.ports()[p.idx()].peer == peer).unwrap();
+            let p = sim.node_ports()[dci1.idx()]
+                .iter()
+                .find(|p| sim.ports()[p.idx()].peer == peer)
+                .unwrap();
             sim.ports()[p.idx()].tx_bytes_class[1]
         })
         .collect()
@@ -87,13 +96,17 @@ fn each_scheme_uses_the_expected_links() {
     let d = tmp("schemes");
     let flows = sparse_flows(&d);
     // ECMP: all six; UCMP (artifact): the two 200 G links only.
-    assert_eq!(used(&dc1_wan_bytes(&poscor("ecmp", &flows, &[]))), ["DC2", "DC3", "DC4", "DC5", "DC6", "DC7"]);
+    assert_eq!(
+        used(&dc1_wan_bytes(&poscor("ecmp", &flows, &[]))),
+        ["DC2", "DC3", "DC4", "DC5", "DC6", "DC7"]
+    );
     assert_eq!(used(&dc1_wan_bytes(&poscor("ucmp", &flows, &[]))), ["DC2", "DC3"]);
     // LCMP, paper design: whole-path costs DC6 48, DC4 48, DC2 51 are the cheaper half.
     let r = poscor("lcmp", &flows, &[]);
     assert_eq!(used(&dc1_wan_bytes(&r)), ["DC2", "DC4", "DC6"]);
     // Each flow was decided once at DC1's DCI; its ACKs came back along the reverse path.
-    let dci1 = NodeId::from_idx(r.sim.topo().nodes.iter().position(|n| n.name == "dci176").unwrap());
+    let dci1 =
+        NodeId::from_idx(r.sim.topo().nodes.iter().position(|n| n.name == "dci176").unwrap());
     assert_eq!(r.sim.routing().lcmp_of(dci1).unwrap().stats.decisions, 96);
     assert!(r.sim.routing().stats.reverse_pins >= 96);
     // LCMP, artifact profile: per-next-hop costs DC6 64, DC4 82, DC7 132 (`docs/lcmp.md`,
@@ -118,21 +131,50 @@ fn max_delay_spread_keeps_only_candidates_near_the_shortest_path() {
     // DC3 200 ms (`docs/lcmp.md`, topologies). The filter runs before LCMP's cost filter.
     let d = tmp("spread");
     let flows = sparse_flows(&d);
-    assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"0us\""]))), ["DC6"]);
+    assert_eq!(
+        used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"0us\""]))),
+        ["DC6"]
+    );
     // 10 ms: DC6 and DC4 (both cost 48, so the cheaper half keeps both).
-    assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"10ms\""]))), ["DC4", "DC6"]);
+    assert_eq!(
+        used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"10ms\""]))),
+        ["DC4", "DC6"]
+    );
     // 40 ms admits DC7 and DC2 too: of four candidates the cheaper half is DC6 and DC4 (DC2's
     // 51 is not tied with their 48); all six give the cheaper half DC6, DC4, DC2, as "inf" (no
     // filter) does.
-    assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"40ms\""]))), ["DC4", "DC6"]);
-    assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"inf\""]))), ["DC2", "DC4", "DC6"]);
+    assert_eq!(
+        used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"40ms\""]))),
+        ["DC4", "DC6"]
+    );
+    assert_eq!(
+        used(&dc1_wan_bytes(&poscor("lcmp", &flows, &["routing.max_delay_spread=\"inf\""]))),
+        ["DC2", "DC4", "DC6"]
+    );
     // The artifact profile filters the same way (next-hop costs inside the set).
-    assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp-artifact", &flows, &["routing.max_delay_spread=\"0us\""]))), ["DC6"]);
+    assert_eq!(
+        used(&dc1_wan_bytes(&poscor(
+            "lcmp-artifact",
+            &flows,
+            &["routing.max_delay_spread=\"0us\""]
+        ))),
+        ["DC6"]
+    );
     // ECMP and UCMP hash inside the same delay-bounded set.
-    assert_eq!(used(&dc1_wan_bytes(&poscor("ecmp", &flows, &["routing.max_delay_spread=\"0us\""]))), ["DC6"]);
-    assert_eq!(used(&dc1_wan_bytes(&poscor("ecmp", &flows, &["routing.max_delay_spread=\"10ms\""]))), ["DC4", "DC6"]);
-    assert_eq!(used(&dc1_wan_bytes(&poscor("ucmp", &flows, &["routing.max_delay_spread=\"0us\""]))), ["DC6"]);
-    let ucmp10 = used(&dc1_wan_bytes(&poscor("ucmp", &flows, &["routing.max_delay_spread=\"10ms\""])));
+    assert_eq!(
+        used(&dc1_wan_bytes(&poscor("ecmp", &flows, &["routing.max_delay_spread=\"0us\""]))),
+        ["DC6"]
+    );
+    assert_eq!(
+        used(&dc1_wan_bytes(&poscor("ecmp", &flows, &["routing.max_delay_spread=\"10ms\""]))),
+        ["DC4", "DC6"]
+    );
+    assert_eq!(
+        used(&dc1_wan_bytes(&poscor("ucmp", &flows, &["routing.max_delay_spread=\"0us\""]))),
+        ["DC6"]
+    );
+    let ucmp10 =
+        used(&dc1_wan_bytes(&poscor("ucmp", &flows, &["routing.max_delay_spread=\"10ms\""])));
     assert!(!ucmp10.is_empty() && ucmp10.iter().all(|d| *d == "DC4" || *d == "DC6"), "{ucmp10:?}");
     // Without the filter ECMP spreads over more than these two.
     assert!(used(&dc1_wan_bytes(&poscor("ecmp", &flows, &[]))).len() > 2);
@@ -188,10 +230,19 @@ fn adaptive_routing_spreads_packets_per_packet() {
         assert!(r.sim.routing().stats.adaptive_decisions > 0);
         let sim = &r.sim;
         // Leaf 0's uplinks: ports from the first leaf to the spines.
-        let leaf0 = NodeId::from_idx(sim.topo().nodes.iter().position(|n| n.kind == braid_net::topology::NodeKind::Switch).unwrap());
+        let leaf0 = NodeId::from_idx(
+            sim.topo()
+                .nodes
+                .iter()
+                .position(|n| n.kind == braid_net::topology::NodeKind::Switch)
+                .unwrap(),
+        );
         let up: Vec<u64> = sim.node_ports()[leaf0.idx()]
             .iter()
-            .filter(|p| sim.topo().nodes[sim.ports()[p.idx()].peer.idx()].kind != braid_net::topology::NodeKind::Host)
+            .filter(|p| {
+                sim.topo().nodes[sim.ports()[p.idx()].peer.idx()].kind
+                    != braid_net::topology::NodeKind::Host
+            })
             .map(|p| sim.ports()[p.idx()].tx_bytes_class[1])
             .collect();
         assert_eq!(up.len(), 4);
@@ -216,7 +267,9 @@ fn routing_table_errors_name_the_field() {
     bad(&["routing.sampling=\"sometimes\""], "routing.sampling");
     bad(&["routing.max_delay=\"fast\""], "routing.max_delay");
     // Every documented kind parses.
-    for k in ["ecmp", "entropy", "wcmp", "ucmp", "ucmp-weighted", "lcmp", "lcmp-artifact", "adaptive"] {
+    for k in
+        ["ecmp", "entropy", "wcmp", "ucmp", "ucmp-weighted", "lcmp", "lcmp-artifact", "adaptive"]
+    {
         let set = vec![format!("routing.kind=\"{k}\"")];
         parse(LEAF_SPINE, Path::new("."), &set, None).unwrap_or_else(|e| panic!("{k}: {e}"));
     }
@@ -259,7 +312,11 @@ file = "{f}"
     );
     let sc = parse(&text, Path::new("."), &[], None).unwrap_or_else(|e| panic!("{e}"));
     let r = run(&sc, false).unwrap();
-    assert_eq!(r.flows.iter().filter(|f| f.finish_ns.is_some()).count(), 2, "{kind}: both flows complete");
+    assert_eq!(
+        r.flows.iter().filter(|f| f.finish_ns.is_some()).count(),
+        2,
+        "{kind}: both flows complete"
+    );
     let sim = &r.sim;
     let carried = |prefix: &str, pod_of_agg: bool| {
         sim.topo()
@@ -267,7 +324,9 @@ file = "{f}"
             .iter()
             .enumerate()
             .filter(|(_, n)| n.name.starts_with(prefix) && (!pod_of_agg || n.group == 0))
-            .filter(|(i, _)| sim.node_ports()[*i].iter().any(|p| sim.ports()[p.idx()].tx_bytes_class[1] > 0))
+            .filter(|(i, _)| {
+                sim.node_ports()[*i].iter().any(|p| sim.ports()[p.idx()].tx_bytes_class[1] > 0)
+            })
             .count()
     };
     (carried("core", false), carried("agg", true))

@@ -30,7 +30,8 @@ fn te_with_a_long_interval_is_wcmp_and_a_short_one_shifts() {
     assert!(te_stats.iter().any(|(k, v)| k == "rounds" && *v == Value::Int(0)));
     // 1 ms rounds over the 10 ms of arrivals with no dead band: capacity-proportional weights keep
     // the candidates' utilisations close, so any remaining imbalance moves a step of weight.
-    let (short, s) = flows_csv(&["routing.kind=te", "routing.te_interval=\"1ms\"", "routing.te_threshold=0"]);
+    let (short, s) =
+        flows_csv(&["routing.kind=te", "routing.te_interval=\"1ms\"", "routing.te_threshold=0"]);
     let Some(Value::Obj(te_stats)) = s.get("te") else { panic!("no te summary") };
     let get = |k: &str| te_stats.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
     assert!(matches!(get("rounds"), Some(Value::Int(n)) if n >= 10), "{te_stats:?}");

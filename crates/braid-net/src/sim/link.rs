@@ -72,7 +72,18 @@ impl Sim {
         let size = pk.size_bytes as u64;
         if is_switch && pk.kind.is_forward() {
             let leaked = if self.ecn_leak.is_empty() { 0 } else { self.ecn_leak[port.idx()] };
-            mark_at_dequeue(now, &self.cfg, p, leaked, pk, pkt.0, &mut self.node_rng, &mut self.ints, &mut self.pkt_int, &mut self.stats);
+            mark_at_dequeue(
+                now,
+                &self.cfg,
+                p,
+                leaked,
+                pk,
+                pkt.0,
+                &mut self.node_rng,
+                &mut self.ints,
+                &mut self.pkt_int,
+                &mut self.stats,
+            );
         }
         p.tx_bytes += size;
         p.tx_pkts += 1;
@@ -82,7 +93,10 @@ impl Sim {
         if !self.capture_ports.is_empty() && self.capture_ports[port.idx()] {
             self.captured.push((now, port.0, *pk));
         }
-        if p.loss > 0.0 && (!self.cfg.loss_forward_only || pk.kind.is_forward()) && self.port_rng[port.idx()].bernoulli(p.loss) {
+        if p.loss > 0.0
+            && (!self.cfg.loss_forward_only || pk.kind.is_forward())
+            && self.port_rng[port.idx()].bernoulli(p.loss)
+        {
             self.drop_packet(now, pkt, DropReason::LinkLoss);
             return;
         }
@@ -126,7 +140,9 @@ impl Sim {
         // links deliver in order, so it arrives now, right behind it.
         if !p.wire_direct {
             match p.wire.pop(now, self.q.last_seq()) {
-                Some((t, seq, next)) => self.q.push_with_seq(t.max(now), seq, Ev::Arrive { pkt: next, port: port.0 }),
+                Some((t, seq, next)) => {
+                    self.q.push_with_seq(t.max(now), seq, Ev::Arrive { pkt: next, port: port.0 })
+                }
                 None => p.wire_head = false,
             }
         }
@@ -224,7 +240,8 @@ impl Sim {
                 port_peer: &port_peer,
                 is_host: &self.is_host,
                 port_up: &port_up,
-                ns3_order: self.cfg.routing_params.nexthop_order == braid_proto::routing::NextHopOrder::Ns3Bfs,
+                ns3_order: self.cfg.routing_params.nexthop_order
+                    == braid_proto::routing::NextHopOrder::Ns3Bfs,
             },
             &hosts,
         );

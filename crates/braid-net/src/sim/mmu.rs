@@ -52,7 +52,15 @@ impl HpccMmu {
     /// The MMU of every switch: `buffer_cap[node]`, `ports` (port `p`'s far end is the switch
     /// whose ingress it is), `node_ports[node]` (a switch's ports, one per link), `nic_bps` (the
     /// hosts' NIC rate), `shift0` (the shift at or below the NIC rate).
-    pub fn new(buffer_cap: &[u64], ports: &[Port], node_ports: &[Vec<PortId>], is_host: &[bool], nic_bps: u64, shift0: u32, wrap32: bool) -> HpccMmu {
+    pub fn new(
+        buffer_cap: &[u64],
+        ports: &[Port],
+        node_ports: &[Vec<PortId>],
+        is_host: &[bool],
+        nic_bps: u64,
+        shift0: u32,
+        wrap32: bool,
+    ) -> HpccMmu {
         let headroom: Vec<u64> = ports
             .iter()
             .map(|p| {
@@ -85,8 +93,10 @@ impl HpccMmu {
                     return 0;
                 }
                 // The switch's ingress ports are the reverse of its egress ports (same links).
-                let hdrm: u64 =
-                    out.iter().map(|&e| headroom[ports[e.idx()].reverse.idx()]).fold(0u64, |a, h| if wrap32 { (a + h) & 0xFFFF_FFFF } else { a + h });
+                let hdrm: u64 = out
+                    .iter()
+                    .map(|&e| headroom[ports[e.idx()].reverse.idx()])
+                    .fold(0u64, |a, h| if wrap32 { (a + h) & 0xFFFF_FFFF } else { a + h });
                 let rsrv = out.len() as u64 * RESERVE_BYTES;
                 if wrap32 {
                     (buffer_cap[n] as i128 - hdrm as i128 - rsrv as i128).rem_euclid(1 << 32)
@@ -95,7 +105,14 @@ impl HpccMmu {
                 }
             })
             .collect();
-        HpccMmu { base, shared_used: vec![0; node_ports.len()], headroom, shift, hdrm: vec![[0; NUM_CLASSES]; ports.len()], wrap32 }
+        HpccMmu {
+            base,
+            shared_used: vec![0; node_ports.len()],
+            headroom,
+            shift,
+            hdrm: vec![[0; NUM_CLASSES]; ports.len()],
+            wrap32,
+        }
     }
 
     /// The PFC threshold of ingress `ing` at switch `node`.
@@ -115,14 +132,29 @@ impl HpccMmu {
     /// Whether a packet of `size` bytes from ingress `ing` (class `c`, `ingress_bytes` in its
     /// reserve and shared pools) may enter switch `node`.
     #[inline]
-    pub fn admits(&self, node: NodeId, ing: PortId, c: usize, size: u64, ingress_bytes: u64) -> bool {
-        !(size + self.hdrm[ing.idx()][c] > self.headroom[ing.idx()] && size + Self::shared_of(ingress_bytes) > self.threshold(node, ing))
+    pub fn admits(
+        &self,
+        node: NodeId,
+        ing: PortId,
+        c: usize,
+        size: u64,
+        ingress_bytes: u64,
+    ) -> bool {
+        !(size + self.hdrm[ing.idx()][c] > self.headroom[ing.idx()]
+            && size + Self::shared_of(ingress_bytes) > self.threshold(node, ing))
     }
 
     /// Account an admitted packet; returns whether the ingress must now be PAUSEd (when it is not
     /// already).
     #[inline]
-    pub fn on_admit(&mut self, node: NodeId, ing: PortId, c: usize, size: u64, ingress_bytes: &mut u64) -> bool {
+    pub fn on_admit(
+        &mut self,
+        node: NodeId,
+        ing: PortId,
+        c: usize,
+        size: u64,
+        ingress_bytes: &mut u64,
+    ) -> bool {
         let new_bytes = *ingress_bytes + size;
         if new_bytes <= RESERVE_BYTES {
             *ingress_bytes += size;
@@ -137,14 +169,22 @@ impl HpccMmu {
 
     /// Release a departing packet; returns whether a PAUSEd ingress may now be RESUMEd.
     #[inline]
-    pub fn on_release(&mut self, node: NodeId, ing: PortId, c: usize, size: u64, ingress_bytes: &mut u64) -> bool {
+    pub fn on_release(
+        &mut self,
+        node: NodeId,
+        ing: PortId,
+        c: usize,
+        size: u64,
+        ingress_bytes: &mut u64,
+    ) -> bool {
         let from_hdrm = self.hdrm[ing.idx()][c].min(size);
         let from_shared = (size - from_hdrm).min(Self::shared_of(*ingress_bytes));
         self.hdrm[ing.idx()][c] -= from_hdrm;
         *ingress_bytes -= size - from_hdrm;
         self.shared_used[node.idx()] -= from_shared;
         let shared = Self::shared_of(*ingress_bytes);
-        self.hdrm[ing.idx()][c] == 0 && (shared == 0 || shared + RESUME_OFFSET_BYTES <= self.threshold(node, ing))
+        self.hdrm[ing.idx()][c] == 0
+            && (shared == 0 || shared + RESUME_OFFSET_BYTES <= self.threshold(node, ing))
     }
 }
 
@@ -154,7 +194,12 @@ mod tests {
     use braid_core::{LinkId, Rate, Time};
 
     /// One switch (node 0) with two links to hosts 1 and 2: ports 0/1 and 2/3 (even = switch side).
-    fn two_port_switch(buffer: u64, delay: Time, rate_gbps: u64, wrap32: bool) -> (HpccMmu, Vec<Port>) {
+    fn two_port_switch(
+        buffer: u64,
+        delay: Time,
+        rate_gbps: u64,
+        wrap32: bool,
+    ) -> (HpccMmu, Vec<Port>) {
         let mut ports = Vec::new();
         for h in 1..=2u32 {
             let li = LinkId::from_idx(h as usize - 1);
@@ -167,7 +212,15 @@ mod tests {
             ports.push(b);
         }
         let node_ports = vec![vec![PortId(0), PortId(2)], vec![PortId(1)], vec![PortId(3)]];
-        let mmu = HpccMmu::new(&[buffer, 0, 0], &ports, &node_ports, &[false, true, true], 100_000_000_000, 3, wrap32);
+        let mmu = HpccMmu::new(
+            &[buffer, 0, 0],
+            &ports,
+            &node_ports,
+            &[false, true, true],
+            100_000_000_000,
+            3,
+            wrap32,
+        );
         (mmu, ports)
     }
 
@@ -220,7 +273,10 @@ mod tests {
         }
         assert!(resumed);
         assert_eq!(mmu.hdrm[1][1], 0);
-        assert!(RESERVE_BYTES.max(bytes) - RESERVE_BYTES + RESUME_OFFSET_BYTES <= mmu.threshold(n, ing) || bytes <= RESERVE_BYTES);
+        assert!(
+            RESERVE_BYTES.max(bytes) - RESERVE_BYTES + RESUME_OFFSET_BYTES <= mmu.threshold(n, ing)
+                || bytes <= RESERVE_BYTES
+        );
     }
 
     #[test]

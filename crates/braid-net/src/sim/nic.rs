@@ -55,7 +55,11 @@ impl Sim {
             // since, so asking again would give it again.
             let kept = self.send_wait[f.idx()];
             if kept > now {
-                debug_assert_eq!(self.conns[f.idx()].sender().next_send_time(now), kept, "a stable sender's next send time changed without input");
+                debug_assert_eq!(
+                    self.conns[f.idx()].sender().next_send_time(now),
+                    kept,
+                    "a stable sender's next send time changed without input"
+                );
                 earliest = earliest.min(kept);
                 continue;
             }
@@ -156,13 +160,23 @@ impl Sim {
     /// A data packet `pk` of flow `f` reached its receiver at host `h`: a receiver-driven flow
     /// asks the host's pull pacer for pulls ([`braid_proto::pull_pacer::PullPacer::on_data`]).
     pub(super) fn pull_on_data(&mut self, now: Time, h: u32, f: FlowId, pk: &Packet) {
-        if !self.conns.get(f.idx()).is_some_and(|c| c.wants_pulls) || !is_pulled(&self.conns[f.idx()], self.sender_end_visible()) {
+        if !self.conns.get(f.idx()).is_some_and(|c| c.wants_pulls)
+            || !is_pulled(&self.conns[f.idx()], self.sender_end_visible())
+        {
             return;
         }
         let c = &mut self.conns[f.idx()];
         let to_target = c.pulls_to_target;
         let trimmed = pk.flags & flags::TRIMMED != 0;
-        if let Some(t) = self.hosts[h as usize].pull_pacer.on_data(now, f.0, &mut c.pulls, to_target, pk.pull_target(), trimmed, pk.entropy) {
+        if let Some(t) = self.hosts[h as usize].pull_pacer.on_data(
+            now,
+            f.0,
+            &mut c.pulls,
+            to_target,
+            pk.pull_target(),
+            trimmed,
+            pk.entropy,
+        ) {
             self.q.push(t, Ev::PullTick { host: h });
         }
     }
@@ -174,7 +188,9 @@ impl Sim {
             return;
         }
         let c = &mut self.conns[f.idx()];
-        if let Some(t) = self.hosts[h as usize].pull_pacer.on_rts(now, f.0, &mut c.pulls, wanted, entropy) {
+        if let Some(t) =
+            self.hosts[h as usize].pull_pacer.on_rts(now, f.0, &mut c.pulls, wanted, entropy)
+        {
             self.q.push(t, Ev::PullTick { host: h });
         }
     }

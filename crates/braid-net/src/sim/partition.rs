@@ -58,7 +58,11 @@ impl Remote {
     pub fn event(&self) -> Ev {
         match self.kind & 0xFF {
             Self::ARRIVAL | Self::ARRIVAL_INT => Ev::Arrive { pkt: 0, port: self.port },
-            _ => Ev::Pfc { port: self.port, class: (self.kind >> 8) as u8, pause: self.kind >> 16 != 0 },
+            _ => Ev::Pfc {
+                port: self.port,
+                class: (self.kind >> 8) as u8,
+                pause: self.kind >> 16 != 0,
+            },
         }
     }
 }
@@ -141,7 +145,11 @@ impl Sim {
     /// `me`, and events are ordered by origin keys. Call before [`Sim::prepare`].
     pub fn make_partition(&mut self, owner: Arc<[u16]>, me: u16, n_parts: usize) {
         assert_eq!(owner.len(), self.topo.nodes.len(), "make_partition: one owner per node");
-        let port_remote = self.ports.iter().map(|p| owner[p.peer.idx()] != me && owner[p.node.idx()] == me).collect();
+        let port_remote = self
+            .ports
+            .iter()
+            .map(|p| owner[p.peer.idx()] != me && owner[p.node.idx()] == me)
+            .collect();
         self.q.use_origin_keys(self.topo.nodes.len() + VIRTUAL_ORIGINS);
         self.keep_own_senders(&owner, me);
         self.part = Some(Box::new(Part {
@@ -207,9 +215,15 @@ impl Sim {
         let virt = match *ev {
             Ev::Arrive { port, .. } => return self.ports[port as usize].peer.0,
             Ev::TxDone { port } | Ev::Pfc { port, .. } => return self.ports[port as usize].node.0,
-            Ev::NicWake { host } | Ev::PullTick { host } => return self.hosts[host as usize].node.0,
-            Ev::FlowTimer { conn } => return self.hosts[self.conns[conn as usize].src_host as usize].node.0,
-            Ev::FlowStart { flow } => return self.hosts[self.flows[flow as usize].src_host as usize].node.0,
+            Ev::NicWake { host } | Ev::PullTick { host } => {
+                return self.hosts[host as usize].node.0
+            }
+            Ev::FlowTimer { conn } => {
+                return self.hosts[self.conns[conn as usize].src_host as usize].node.0
+            }
+            Ev::FlowStart { flow } => {
+                return self.hosts[self.flows[flow as usize].src_host as usize].node.0
+            }
             Ev::Sample => ORIGIN_SAMPLE,
             Ev::Routing { .. } => ORIGIN_ROUTING,
             Ev::Link { .. } => ORIGIN_LINK,
@@ -252,12 +266,25 @@ impl Sim {
 
     /// Send a PFC frame reaching `port` at `at` (PAUSE or RESUME of `class`) to `node`, the
     /// port's node: scheduled here, or a message to its partition.
-    pub(super) fn push_pfc_for(&mut self, at: Time, port: PortId, class: u8, pause: bool, node: NodeId) {
+    pub(super) fn push_pfc_for(
+        &mut self,
+        at: Time,
+        port: PortId,
+        class: u8,
+        pause: bool,
+        node: NodeId,
+    ) {
         match &mut self.part {
             Some(p) if p.owner[node.idx()] != p.me => {
                 let seq = self.q.reserve_seq();
                 let kind = Remote::pfc(class, pause);
-                p.outbox[p.owner[node.idx()] as usize].list.push(Remote { at, seq, pkt: Packet::default(), port: port.0, kind });
+                p.outbox[p.owner[node.idx()] as usize].list.push(Remote {
+                    at,
+                    seq,
+                    pkt: Packet::default(),
+                    port: port.0,
+                    kind,
+                });
             }
             _ => self.q.push(at, Ev::Pfc { port: port.0, class, pause }),
         }
@@ -276,17 +303,25 @@ impl Sim {
     pub fn accept_remote(&mut self, msgs: &mut Messages) {
         let mut ints = msgs.ints.drain(..);
         for m in msgs.list.drain(..) {
-            debug_assert!(m.at >= self.q.now(), "a message from the past: the lookahead was broken");
+            debug_assert!(
+                m.at >= self.q.now(),
+                "a message from the past: the lookahead was broken"
+            );
             match m.kind {
                 Remote::ARRIVAL | Remote::ARRIVAL_INT => {
                     let id = self.pkts.alloc(m.pkt);
                     if m.kind == Remote::ARRIVAL_INT {
-                        let s = ints.next().expect("an arrival with an INT stack has one in its buffer");
+                        let s = ints
+                            .next()
+                            .expect("an arrival with an INT stack has one in its buffer");
                         let int = self.ints.alloc(s) + 1;
                         self.set_int(PktId(id), int);
                     }
                     let p = &self.ports[m.port as usize];
-                    debug_assert!(!p.wire_head || p.wire.tail() < (m.at, m.seq), "arrivals of one link out of order");
+                    debug_assert!(
+                        !p.wire_head || p.wire.tail() < (m.at, m.seq),
+                        "arrivals of one link out of order"
+                    );
                     self.put_on_wire(PortId(m.port), m.at, m.seq, id);
                 }
                 _ => self.q.push_with_seq(m.at, m.seq, m.event()),
@@ -322,7 +357,12 @@ impl Sim {
     /// The earliest time at which something is pending here: an event in the queue or a message
     /// not yet handed over.
     pub fn next_pending(&self) -> Option<Time> {
-        let msgs = self.part.iter().flat_map(|p| p.outbox.iter().flat_map(|m| m.iter())).map(|m| m.at).min();
+        let msgs = self
+            .part
+            .iter()
+            .flat_map(|p| p.outbox.iter().flat_map(|m| m.iter()))
+            .map(|m| m.at)
+            .min();
         match (self.q.peek_time(), msgs) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -372,7 +412,11 @@ impl Sim {
         let own = match p.own_flows {
             Some(n) => n,
             None => {
-                let n = self.flows.iter().filter(|f| p.own_node[self.hosts[f.src_host as usize].node.idx()]).count();
+                let n = self
+                    .flows
+                    .iter()
+                    .filter(|f| p.own_node[self.hosts[f.src_host as usize].node.idx()])
+                    .count();
                 if let Some(p) = &mut self.part {
                     p.own_flows = Some(n);
                 }
@@ -440,7 +484,9 @@ impl Sim {
                     self.stats.retx_delay_count += 1;
                 }
             }
-            Some(p) if pkt_flags & flags::RETX != 0 => p.loss_log.push((now, self.q.last_seq(), key)),
+            Some(p) if pkt_flags & flags::RETX != 0 => {
+                p.loss_log.push((now, self.q.last_seq(), key))
+            }
             Some(_) => {}
         }
     }
@@ -450,7 +496,12 @@ impl Sim {
 /// alive in its arena.
 fn live_counts(sim: &Sim) -> (u64, u64) {
     let data = |h: &PktId| sim.pkts.get(h.0).kind == braid_core::PacketKind::Data;
-    let queued = sim.ports.iter().flat_map(|p| p.queues.iter()).map(|q| q.iter().filter(|h| data(h)).count() as u64).sum();
+    let queued = sim
+        .ports
+        .iter()
+        .flat_map(|p| p.queues.iter())
+        .map(|q| q.iter().filter(|h| data(h)).count() as u64)
+        .sum();
     (queued, sim.pkts.live() as u64)
 }
 

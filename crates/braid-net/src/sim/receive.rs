@@ -27,7 +27,9 @@ impl Sim {
                 self.free_int_stack(int);
                 self.pkts.free(pkt.0);
             }
-            PacketKind::Data if pk.flags & flags::TRIMMED != 0 => self.receive_trimmed(now, h, pkt, int),
+            PacketKind::Data if pk.flags & flags::TRIMMED != 0 => {
+                self.receive_trimmed(now, h, pkt, int)
+            }
             PacketKind::Data | PacketKind::Probe => {
                 if pk.kind == PacketKind::Data {
                     self.pull_on_data(now, h, f, &pk);
@@ -100,14 +102,33 @@ impl Sim {
             return;
         }
         self.pull_on_data(now, h, f, &pk);
-        let data = DataIn { psn: pk.psn, path: pk.path, entropy: pk.entropy, ecn_ce: pk.ecn_ce(), ts_sent: pk.ts_sent, hops: pk.hops, ack_request: false };
-        let reply = self.conns[f.idx()].receiver.on_trimmed(now, &data, pk.flags & flags::TRIM_LAST_HOP != 0);
+        let data = DataIn {
+            psn: pk.psn,
+            path: pk.path,
+            entropy: pk.entropy,
+            ecn_ce: pk.ecn_ce(),
+            ts_sent: pk.ts_sent,
+            hops: pk.hops,
+            ack_request: false,
+        };
+        let reply = self.conns[f.idx()].receiver.on_trimmed(
+            now,
+            &data,
+            pk.flags & flags::TRIM_LAST_HOP != 0,
+        );
         self.send_reply(now, h, &pk, &reply, int);
     }
 
     /// A data packet of connection `f` reached host `h`: the receiver decides, the NIC-level
     /// reorder metrics and the delivery counters follow. Returns the reply to send, if any.
-    fn receive_data(&mut self, now: Time, h: u32, f: FlowId, data: &DataIn, pkt_flags: u8) -> Option<AckOut> {
+    fn receive_data(
+        &mut self,
+        now: Time,
+        h: u32,
+        f: FlowId,
+        data: &DataIn,
+        pkt_flags: u8,
+    ) -> Option<AckOut> {
         let mtu = self.cfg.mtu_bytes as u64;
         let host = &self.hosts[h as usize];
         let room = host.reorder_used + mtu <= self.cfg.reorder_buffer_bytes;
@@ -115,7 +136,8 @@ impl Sim {
         let (out, reply) = fl.receiver.on_data_packet(now, data, room);
         // NIC-level reorder metrics.
         let host = &mut self.hosts[h as usize];
-        host.reorder_used = (host.reorder_used as i64 + out.rbo_delta as i64 * mtu as i64).max(0) as u64;
+        host.reorder_used =
+            (host.reorder_used as i64 + out.rbo_delta as i64 * mtu as i64).max(0) as u64;
         host.nic_rbo = (host.nic_rbo as i64 + out.rbo_delta as i64).max(0) as u64;
         host.nic_ood = host.nic_ood + out.ood as u64 - fl.ood as u64;
         host.nic_ood_max = host.nic_ood_max.max(host.nic_ood);
@@ -202,7 +224,8 @@ impl Sim {
                 self.stats.last_delivery = self.stats.last_delivery.max(now);
                 self.conns[c].delivered += 1;
             } else {
-                fl.delivered_bytes = (ne.saturating_sub(fl.psn_first) as u64 * mtu).min(fl.size_bytes);
+                fl.delivered_bytes =
+                    (ne.saturating_sub(fl.psn_first) as u64 * mtu).min(fl.size_bytes);
             }
             self.stats.inorder_bytes += fl.delivered_bytes - before;
             if fl.delivered_bytes > before {
@@ -219,7 +242,11 @@ impl Sim {
     fn send_reply(&mut self, now: Time, h: u32, data: &Packet, a: &AckOut, int: u32) {
         let ack = Packet {
             kind: a.kind,
-            prio: if matches!(a.kind, PacketKind::Ack | PacketKind::Nak) { self.cfg.ack_class } else { CLASS_CONTROL },
+            prio: if matches!(a.kind, PacketKind::Ack | PacketKind::Nak) {
+                self.cfg.ack_class
+            } else {
+                CLASS_CONTROL
+            },
             flags: a.flags,
             size_bytes: self.cfg.ack_bytes,
             src: data.dst,
@@ -253,7 +280,15 @@ impl Sim {
                 let fl = &self.conns[f.idx()];
                 if fl.wants_pulls && fl.receiver.is_complete() && !sender_done {
                     // The receiver has everything; its sender lost the last ACKs: ACK again.
-                    let rts = DataIn { psn: pk.psn, path: pk.path, entropy: pk.entropy, ecn_ce: false, ts_sent: pk.ts_sent, hops: pk.hops, ack_request: false };
+                    let rts = DataIn {
+                        psn: pk.psn,
+                        path: pk.path,
+                        entropy: pk.entropy,
+                        ecn_ce: false,
+                        ts_sent: pk.ts_sent,
+                        hops: pk.hops,
+                        ack_request: false,
+                    };
                     let reply = fl.receiver.on_rts_complete(now, &rts);
                     self.send_reply(now, h, &pk, &reply, 0);
                 } else if fl.wants_pulls {
@@ -265,7 +300,17 @@ impl Sim {
                 if fl.idle() {
                     return;
                 }
-                let ack = AckIn { ts_rx: pk.ts_rx, ..AckIn::plain(PacketKind::Pull, pk.psn, pk.cum_ack, pk.path, pk.ts_sent, pk.hops) };
+                let ack = AckIn {
+                    ts_rx: pk.ts_rx,
+                    ..AckIn::plain(
+                        PacketKind::Pull,
+                        pk.psn,
+                        pk.cum_ack,
+                        pk.path,
+                        pk.ts_sent,
+                        pk.hops,
+                    )
+                };
                 fl.sender_mut().on_ack(now, &ack);
                 self.after_sender_fed(now, f, h);
             }

@@ -33,7 +33,13 @@ impl Sim {
         let pk = self.pkts.get_mut(pkt.0);
         pk.ingress = ingress.0;
         pk.hops = pk.hops.saturating_add(1);
-        let chosen = match self.routing.egress_without_view(&self.routes, &self.host_of_node, &self.hash_seed, node, self.pkts.get(pkt.0)) {
+        let chosen = match self.routing.egress_without_view(
+            &self.routes,
+            &self.host_of_node,
+            &self.hash_seed,
+            node,
+            self.pkts.get(pkt.0),
+        ) {
             Ok(decided) => decided,
             Err(hops) => {
                 let view = RouteView {
@@ -45,7 +51,14 @@ impl Sim {
                     hash_seed: &self.hash_seed,
                     buffer_cap: &self.buffer_cap,
                 };
-                self.routing.select_egress(&view, node, self.pkts.get(pkt.0), hops, ingress, &mut self.node_rng[node.idx()])
+                self.routing.select_egress(
+                    &view,
+                    node,
+                    self.pkts.get(pkt.0),
+                    hops,
+                    ingress,
+                    &mut self.node_rng[node.idx()],
+                )
             }
         };
         let Some(egress) = chosen else {
@@ -73,7 +86,8 @@ impl Sim {
         }
         if let Some(r) = self.refusal(node, port, pkt) {
             let pk = self.pkts.get(pkt.0);
-            let trimmable = pk.kind == PacketKind::Data && pk.prio == CLASS_DATA && r != DropReason::LinkDown;
+            let trimmable =
+                pk.kind == PacketKind::Data && pk.prio == CLASS_DATA && r != DropReason::LinkDown;
             if self.cfg.trim.enabled && trimmable {
                 self.trim_on_overflow(now, node, port, pkt);
             } else {
@@ -104,7 +118,8 @@ impl Sim {
         } else if let Some(mmu) = &self.mmu {
             if lossless {
                 let ing = PortId(pk.ingress);
-                (!mmu.admits(node, ing, c, size, self.ports[ing.idx()].ingress_bytes)).then_some(DropReason::BufferFull)
+                (!mmu.admits(node, ing, c, size, self.ports[ing.idx()].ingress_bytes))
+                    .then_some(DropReason::BufferFull)
             } else if c == CLASS_CONTROL as usize {
                 // The HPCC MMU does not account its highest-priority queue (ACKs with
                 // `network.ack_class = "control"`, PFC frames): always admitted.
@@ -122,7 +137,14 @@ impl Sim {
     /// Braid's admission of a lossy class: the shared buffer's free space, and the port's dynamic
     /// share of it (`network.dt_alpha`).
     #[inline]
-    fn lossy_refusal(&self, p: &Port, c: usize, size: u64, used: u64, cap: u64) -> Option<DropReason> {
+    fn lossy_refusal(
+        &self,
+        p: &Port,
+        c: usize,
+        size: u64,
+        used: u64,
+        cap: u64,
+    ) -> Option<DropReason> {
         // The shared buffer is full, or the port is over its dynamic share of what is free.
         if used + size > cap || self.over_dynamic_share(p.q_bytes[c] + size, cap - used) {
             Some(DropReason::BufferFull)
@@ -147,7 +169,8 @@ impl Sim {
     #[inline]
     fn over_egress_cap(&self, port: PortId, pkt: PktId) -> bool {
         let cap = self.cfg.egress_cap_bytes;
-        cap > 0 && self.ports[port.idx()].queued_bytes() + self.pkts.get(pkt.0).size_bytes as u64 >= cap
+        cap > 0
+            && self.ports[port.idx()].queued_bytes() + self.pkts.get(pkt.0).size_bytes as u64 >= cap
     }
 
     /// Queue `pkt` on `port` at switch `node` (it was admitted): buffer and PFC accounting; a
@@ -176,7 +199,9 @@ impl Sim {
         }
         let ingress = PortId(pk.ingress);
         let pause = match &mut self.mmu {
-            Some(mmu) => mmu.on_admit(node, ingress, c, size, &mut self.ports[ingress.idx()].ingress_bytes),
+            Some(mmu) => {
+                mmu.on_admit(node, ingress, c, size, &mut self.ports[ingress.idx()].ingress_bytes)
+            }
             None => {
                 let xoff = self.xoff_threshold(node);
                 let ip = &mut self.ports[ingress.idx()];
@@ -215,9 +240,11 @@ impl Sim {
     /// packet goes to the control class (served first), or is dropped if that is full too.
     fn trim_on_overflow(&mut self, now: Time, node: NodeId, port: PortId, pkt: PktId) {
         let c = CLASS_DATA as usize;
-        let trim_tail = !self.ports[port.idx()].queues[c].is_empty() && self.trim_rng[port.idx()].bernoulli(0.5);
+        let trim_tail = !self.ports[port.idx()].queues[c].is_empty()
+            && self.trim_rng[port.idx()].bernoulli(0.5);
         if trim_tail {
-            let victim = self.ports[port.idx()].queues[c].pop_back().expect("data queue is not empty");
+            let victim =
+                self.ports[port.idx()].queues[c].pop_back().expect("data queue is not empty");
             self.release(port, c, victim);
             self.stats.trims_of_queued += 1;
             self.trim_into_header_queue(now, node, port, victim);
@@ -279,12 +306,15 @@ impl Sim {
     fn release_ingress(&mut self, node: NodeId, c: usize, size: u64, pkt: PktId) {
         let ing = PortId(self.pkts.get(pkt.0).ingress);
         let resume = match &mut self.mmu {
-            Some(mmu) => mmu.on_release(node, ing, c, size, &mut self.ports[ing.idx()].ingress_bytes),
+            Some(mmu) => {
+                mmu.on_release(node, ing, c, size, &mut self.ports[ing.idx()].ingress_bytes)
+            }
             None => {
                 let ip = &mut self.ports[ing.idx()];
                 ip.ingress_bytes -= size;
                 let in_bytes = ip.ingress_bytes;
-                in_bytes <= self.xoff_threshold(node).saturating_sub(self.cfg.pfc.resume_offset_bytes)
+                in_bytes
+                    <= self.xoff_threshold(node).saturating_sub(self.cfg.pfc.resume_offset_bytes)
             }
         };
         if resume && self.ports[ing.idx()].pause_sent {
@@ -300,7 +330,10 @@ impl Sim {
     fn xoff_threshold(&self, node: NodeId) -> u64 {
         match self.cfg.pfc.xoff_bytes {
             Some(x) => x,
-            None => (self.buffer_cap[node.idx()].saturating_sub(self.buffer_used[node.idx()])) >> self.cfg.pfc.shift,
+            None => {
+                (self.buffer_cap[node.idx()].saturating_sub(self.buffer_used[node.idx()]))
+                    >> self.cfg.pfc.shift
+            }
         }
     }
 
@@ -311,7 +344,10 @@ impl Sim {
         // A host whose ACK queue sits under the data priority (`network.host_ack_pausable`)
         // stops its ACKs with its data.
         // (Only the data class's pause is counted; the resume below pumps both.)
-        if c == CLASS_DATA as usize && self.cfg.host_ack_pausable && self.is_host[self.ports[port.idx()].node.idx()] {
+        if c == CLASS_DATA as usize
+            && self.cfg.host_ack_pausable
+            && self.is_host[self.ports[port.idx()].node.idx()]
+        {
             self.ports[port.idx()].paused[CLASS_CONTROL as usize] = pause;
         }
         let p = &mut self.ports[port.idx()];
@@ -395,21 +431,45 @@ mod tests {
     /// under each routing scheme (the fast path answers for some, defers for the others).
     #[test]
     fn the_decision_without_the_view_is_the_full_decision() {
-        let kinds = [RoutingMode::Ecmp, RoutingMode::EntropyIndexed, RoutingMode::PathIndex, RoutingMode::Ucmp, RoutingMode::Adaptive, RoutingMode::Lcmp];
+        let kinds = [
+            RoutingMode::Ecmp,
+            RoutingMode::EntropyIndexed,
+            RoutingMode::PathIndex,
+            RoutingMode::Ucmp,
+            RoutingMode::Adaptive,
+            RoutingMode::Lcmp,
+        ];
         let mut rng = Rng::new(5);
         for kind in kinds {
-            let topo = fat_tree(&FatTreeParams { k: 4, ..FatTreeParams::default() }).expect("k = 4 fat-tree");
+            let topo = fat_tree(&FatTreeParams { k: 4, ..FatTreeParams::default() })
+                .expect("k = 4 fat-tree");
             let mut sim = Sim::new(topo, NetConfig { routing: kind, ..NetConfig::default() }, 1);
             let hosts: Vec<NodeId> = sim.hosts.iter().map(|h| h.node).collect();
             let (mut fast, mut full) = (0, 0);
-            for node in (0..sim.is_host.len()).map(NodeId::from_idx).filter(|n| !sim.is_host[n.idx()]) {
+            for node in
+                (0..sim.is_host.len()).map(NodeId::from_idx).filter(|n| !sim.is_host[n.idx()])
+            {
                 for &dst in &hosts {
                     for _ in 0..8 {
                         let src = hosts[rng.below(hosts.len() as u64) as usize];
-                        let pkt_kind = if rng.below(2) == 0 { PacketKind::Data } else { PacketKind::Ack };
-                        let pk = Packet { kind: pkt_kind, src, dst, entropy: rng.below(1 << 16) as u16, size_bytes: 1064, ..Packet::default() };
+                        let pkt_kind =
+                            if rng.below(2) == 0 { PacketKind::Data } else { PacketKind::Ack };
+                        let pk = Packet {
+                            kind: pkt_kind,
+                            src,
+                            dst,
+                            entropy: rng.below(1 << 16) as u16,
+                            size_bytes: 1064,
+                            ..Packet::default()
+                        };
                         full += 1;
-                        let Ok(decided) = sim.routing.egress_without_view(&sim.routes, &sim.host_of_node, &sim.hash_seed, node, &pk) else {
+                        let Ok(decided) = sim.routing.egress_without_view(
+                            &sim.routes,
+                            &sim.host_of_node,
+                            &sim.hash_seed,
+                            node,
+                            &pk,
+                        ) else {
                             continue;
                         };
                         fast += 1;
@@ -424,8 +484,19 @@ mod tests {
                         };
                         let ingress = sim.node_ports[node.idx()][0];
                         let hops = sim.routes.next_hops(node, sim.host_of_node[dst.idx()]);
-                        let chosen = sim.routing.select_egress(&view, node, &pk, hops, ingress, &mut sim.node_rng[node.idx()]);
-                        assert_eq!(decided, chosen, "{kind:?}, {pkt_kind:?} at node {} to {}", node.0, dst.0);
+                        let chosen = sim.routing.select_egress(
+                            &view,
+                            node,
+                            &pk,
+                            hops,
+                            ingress,
+                            &mut sim.node_rng[node.idx()],
+                        );
+                        assert_eq!(
+                            decided, chosen,
+                            "{kind:?}, {pkt_kind:?} at node {} to {}",
+                            node.0, dst.0
+                        );
                     }
                 }
             }
@@ -433,7 +504,10 @@ mod tests {
             // next hop leaves nothing to choose (LCMP's data packets go to its flow cache).
             println!("{kind:?}: {fast} of {full} decided without the view");
             assert!(fast > 0);
-            if matches!(kind, RoutingMode::Ecmp | RoutingMode::EntropyIndexed | RoutingMode::PathIndex) {
+            if matches!(
+                kind,
+                RoutingMode::Ecmp | RoutingMode::EntropyIndexed | RoutingMode::PathIndex
+            ) {
                 assert_eq!(fast, full);
             }
         }

@@ -71,7 +71,10 @@ pub fn braid_file(text: &str) -> Result<Topology, String> {
         }
         if !seen_header {
             if toks.join(" ") != HEADER {
-                return Err(format!("line {ln}: a Braid topology file must start with `{HEADER}`, found `{}`", line.trim()));
+                return Err(format!(
+                    "line {ln}: a Braid topology file must start with `{HEADER}`, found `{}`",
+                    line.trim()
+                ));
             }
             seen_header = true;
             continue;
@@ -86,9 +89,19 @@ pub fn braid_file(text: &str) -> Result<Topology, String> {
                     "host" => NodeKind::Host,
                     "switch" => NodeKind::Switch,
                     "dci" => NodeKind::Dci,
-                    k => return Err(format!("line {ln}: unknown node kind `{k}` for `{name}` (use host, switch or dci)")),
+                    k => {
+                        return Err(format!(
+                        "line {ln}: unknown node kind `{k}` for `{name}` (use host, switch or dci)"
+                    ))
+                    }
                 };
-                let mut spec = NodeSpec { kind, name: name.to_string(), group: 0, tier: 0, buffer_bytes: None };
+                let mut spec = NodeSpec {
+                    kind,
+                    name: name.to_string(),
+                    group: 0,
+                    tier: 0,
+                    buffer_bytes: None,
+                };
                 let mut used: Vec<&str> = Vec::new();
                 for opt in &toks[3..] {
                     let Some((k, v)) = opt.split_once('=') else {
@@ -121,16 +134,24 @@ pub fn braid_file(text: &str) -> Result<Topology, String> {
                 if t.links.len() >= MAX_LINKS {
                     return Err(format!("line {ln}: more than {MAX_LINKS} links"));
                 }
-                let end = |n: &str| by_name.get(n).copied().ok_or_else(|| format!("line {ln}: link names node `{n}`, which is not declared above"));
+                let end = |n: &str| {
+                    by_name.get(n).copied().ok_or_else(|| {
+                        format!("line {ln}: link names node `{n}`, which is not declared above")
+                    })
+                };
                 let (a, b) = (end(toks[1])?, end(toks[2])?);
                 if a == b {
                     return Err(format!("line {ln}: link connects `{}` to itself", toks[1]));
                 }
                 let rate = parse_rate(toks[3]).map_err(|e| format!("line {ln}: link rate: {e}"))?;
                 if rate.bps() == 0 {
-                    return Err(format!("line {ln}: link rate must be positive, got `{}`", toks[3]));
+                    return Err(format!(
+                        "line {ln}: link rate must be positive, got `{}`",
+                        toks[3]
+                    ));
                 }
-                let delay = parse_duration(toks[4]).map_err(|e| format!("line {ln}: link delay: {e}"))?;
+                let delay =
+                    parse_duration(toks[4]).map_err(|e| format!("line {ln}: link delay: {e}"))?;
                 t.connect(a, b, rate, delay);
             }
             s => return Err(format!("line {ln}: unknown statement `{s}` (use `node` or `link`)")),
@@ -151,7 +172,10 @@ pub fn to_braid_text(t: &Topology, comment: &str) -> Result<String, String> {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, n) in t.nodes.iter().enumerate() {
         if !valid_name(&n.name) {
-            return Err(format!("node {i} has name {:?}, which cannot be written (empty, whitespace or `#`)", n.name));
+            return Err(format!(
+                "node {i} has name {:?}, which cannot be written (empty, whitespace or `#`)",
+                n.name
+            ));
         }
         if let Some(j) = seen.insert(&n.name, i) {
             return Err(format!("nodes {j} and {i} are both called `{}`", n.name));
@@ -177,8 +201,20 @@ pub fn to_braid_text(t: &Topology, comment: &str) -> Result<String, String> {
     }
     let _ = writeln!(s, "# link <a> <b> <rate> <one-way delay>");
     for (i, l) in t.links.iter().enumerate() {
-        let name = |x: NodeId| t.nodes.get(x.idx()).map(|n| n.name.as_str()).ok_or_else(|| format!("link {i} names node {x}, which does not exist"));
-        let _ = writeln!(s, "link {} {} {} {}", name(l.a)?, name(l.b)?, fmt_rate(l.rate), fmt_time(l.delay));
+        let name = |x: NodeId| {
+            t.nodes
+                .get(x.idx())
+                .map(|n| n.name.as_str())
+                .ok_or_else(|| format!("link {i} names node {x}, which does not exist"))
+        };
+        let _ = writeln!(
+            s,
+            "link {} {} {} {}",
+            name(l.a)?,
+            name(l.b)?,
+            fmt_rate(l.rate),
+            fmt_time(l.delay)
+        );
     }
     Ok(s)
 }
@@ -186,7 +222,12 @@ pub fn to_braid_text(t: &Topology, comment: &str) -> Result<String, String> {
 /// A rate in the largest unit that divides it exactly (`100Gbps`, `2500Mbps`, `7bps`).
 pub fn fmt_rate(r: Rate) -> String {
     let v = r.bps();
-    for (scale, unit) in [(1_000_000_000_000u64, "Tbps"), (1_000_000_000, "Gbps"), (1_000_000, "Mbps"), (1_000, "Kbps")] {
+    for (scale, unit) in [
+        (1_000_000_000_000u64, "Tbps"),
+        (1_000_000_000, "Gbps"),
+        (1_000_000, "Mbps"),
+        (1_000, "Kbps"),
+    ] {
         if v != 0 && v % scale == 0 {
             return format!("{}{unit}", v / scale);
         }
@@ -197,7 +238,9 @@ pub fn fmt_rate(r: Rate) -> String {
 /// A duration in the largest unit that divides it exactly (`10ms`, `2500ns`, `0ps`).
 pub fn fmt_time(t: Time) -> String {
     let v = t.ps();
-    for (scale, unit) in [(1_000_000_000_000u64, "s"), (1_000_000_000, "ms"), (1_000_000, "us"), (1_000, "ns")] {
+    for (scale, unit) in
+        [(1_000_000_000_000u64, "s"), (1_000_000_000, "ms"), (1_000_000, "us"), (1_000, "ns")]
+    {
         if v != 0 && v % scale == 0 {
             return format!("{}{unit}", v / scale);
         }
@@ -207,7 +250,14 @@ pub fn fmt_time(t: Time) -> String {
 
 /// A size in bytes in the largest binary or decimal unit that divides it exactly.
 pub fn fmt_size(b: u64) -> String {
-    for (scale, unit) in [(1u64 << 30, "GiB"), (1_000_000_000, "GB"), (1 << 20, "MiB"), (1_000_000, "MB"), (1 << 10, "KiB"), (1_000, "KB")] {
+    for (scale, unit) in [
+        (1u64 << 30, "GiB"),
+        (1_000_000_000, "GB"),
+        (1 << 20, "MiB"),
+        (1_000_000, "MB"),
+        (1 << 10, "KiB"),
+        (1_000, "KB"),
+    ] {
         if b != 0 && b % scale == 0 {
             return format!("{}{unit}", b / scale);
         }
@@ -244,7 +294,9 @@ link path0   egress  25Gbps  2500ns
         assert_eq!(t.links[2].rate, Rate::from_gbps(25));
         assert_eq!(t.links[2].delay, Time::from_ns(2500));
         // Same as the builder with one path.
-        let b = testbed(&TestbedParams { path_rates: vec![Rate::from_gbps(25)], ..Default::default() }).unwrap();
+        let b =
+            testbed(&TestbedParams { path_rates: vec![Rate::from_gbps(25)], ..Default::default() })
+                .unwrap();
         assert_eq!(b.links, t.links);
     }
 
@@ -254,10 +306,24 @@ link path0   egress  25Gbps  2500ns
             leaf_spine(&LeafSpineParams::default()).unwrap(),
             fat_tree(&FatTreeParams { k: 4, ..Default::default() }).unwrap(),
             clos3(&Clos3Params { oversubscription: 4, ..Default::default() }).unwrap(),
-            four_path(&FourPathParams { extra_delay: Time::from_ps(1234567), ..Default::default() }).unwrap(),
-            testbed(&TestbedParams { base_rtt: Time::from_ps(20_000_006), ..Default::default() }).unwrap(),
-            inter_dc(&InterDcParams { dcs: 2, graph: vec![DcLink { a: 0, b: 1, rate: Rate(2_500_000_001), delay: Time::from_ms(250) }], ..Default::default() })
+            four_path(&FourPathParams {
+                extra_delay: Time::from_ps(1234567),
+                ..Default::default()
+            })
+            .unwrap(),
+            testbed(&TestbedParams { base_rtt: Time::from_ps(20_000_006), ..Default::default() })
                 .unwrap(),
+            inter_dc(&InterDcParams {
+                dcs: 2,
+                graph: vec![DcLink {
+                    a: 0,
+                    b: 1,
+                    rate: Rate(2_500_000_001),
+                    delay: Time::from_ms(250),
+                }],
+                ..Default::default()
+            })
+            .unwrap(),
         ];
         tops[0].nodes[17].buffer_bytes = Some(32 << 20);
         tops[0].nodes[18].buffer_bytes = Some(1_500_000);
@@ -297,12 +363,21 @@ link path0   egress  25Gbps  2500ns
             ("braid-topology v1\nnode a host tier=300\n", "`tier`"),
             ("braid-topology v1\nnode a host tier=1 tier=2\n", "twice"),
             ("braid-topology v1\nnode a switch buffer=12XB\n", "`buffer`"),
-            ("braid-topology v1\nnode a host\nnode a host\n", "line 3: node name `a` is declared twice"),
+            (
+                "braid-topology v1\nnode a host\nnode a host\n",
+                "line 3: node name `a` is declared twice",
+            ),
             ("braid-topology v1\nnode a host\nlink a b 1Gbps 1us\n", "line 3: link names node `b`"),
             ("braid-topology v1\nnode a host\nnode b host\nlink a b 1Gbps\n", "exactly four"),
             ("braid-topology v1\nnode a host\nnode b host\nlink a b 0Gbps 1us\n", "positive"),
-            ("braid-topology v1\nnode a host\nnode b host\nlink a b 1Gb 1us\n", "line 4: link rate"),
-            ("braid-topology v1\nnode a host\nnode b host\nlink a b 1Gbps 1\n", "line 4: link delay"),
+            (
+                "braid-topology v1\nnode a host\nnode b host\nlink a b 1Gb 1us\n",
+                "line 4: link rate",
+            ),
+            (
+                "braid-topology v1\nnode a host\nnode b host\nlink a b 1Gbps 1\n",
+                "line 4: link delay",
+            ),
             ("braid-topology v1\nnode a host\nnode b host\nlink a a 1Gbps 1us\n", "itself"),
             ("braid-topology v1\nnode a host\nnode b host\n", "disconnected"),
             ("braid-topology v1\nnode a host\nedge a b\n", "unknown statement `edge`"),

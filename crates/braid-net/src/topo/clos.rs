@@ -59,8 +59,10 @@ pub fn leaf_spine(p: &LeafSpineParams) -> Result<Topology, String> {
     need_size("`spines`", &[p.spines])?;
     let mut t = Topology::new();
     let hosts: Vec<NodeId> = (0..n_hosts).map(|i| t.add_host(format!("h{i}"), 0)).collect();
-    let leaves: Vec<NodeId> = (0..p.leaves).map(|i| t.add_switch(format!("leaf{i}"), 0, 1)).collect();
-    let spines: Vec<NodeId> = (0..p.spines).map(|i| t.add_switch(format!("spine{i}"), 0, 2)).collect();
+    let leaves: Vec<NodeId> =
+        (0..p.leaves).map(|i| t.add_switch(format!("leaf{i}"), 0, 1)).collect();
+    let spines: Vec<NodeId> =
+        (0..p.spines).map(|i| t.add_switch(format!("spine{i}"), 0, 2)).collect();
     for (i, &h) in hosts.iter().enumerate() {
         t.connect(h, leaves[i / p.hosts_per_leaf], p.host_rate, p.host_delay);
     }
@@ -88,7 +90,12 @@ pub struct FatTreeParams {
 impl Default for FatTreeParams {
     /// k = 8 (128 hosts), 100 Gb/s everywhere, 1 µs links.
     fn default() -> Self {
-        Self { k: 8, host_rate: Rate::from_gbps(100), fabric_rate: Rate::from_gbps(100), delay: Time::from_us(1) }
+        Self {
+            k: 8,
+            host_rate: Rate::from_gbps(100),
+            fabric_rate: Rate::from_gbps(100),
+            delay: Time::from_us(1),
+        }
     }
 }
 
@@ -120,8 +127,10 @@ pub fn fat_tree(p: &FatTreeParams) -> Result<Topology, String> {
             hosts.push(t.add_host(format!("h{}", hosts.len()), pod as u32));
         }
     }
-    let edges: Vec<NodeId> = (0..k * h).map(|i| t.add_switch(format!("edge{i}"), (i / h) as u32, 1)).collect();
-    let aggs: Vec<NodeId> = (0..k * h).map(|i| t.add_switch(format!("agg{i}"), (i / h) as u32, 2)).collect();
+    let edges: Vec<NodeId> =
+        (0..k * h).map(|i| t.add_switch(format!("edge{i}"), (i / h) as u32, 1)).collect();
+    let aggs: Vec<NodeId> =
+        (0..k * h).map(|i| t.add_switch(format!("agg{i}"), (i / h) as u32, 2)).collect();
     let cores: Vec<NodeId> = (0..h * h).map(|i| t.add_switch(format!("core{i}"), 0, 3)).collect();
     for (i, &host) in hosts.iter().enumerate() {
         t.connect(host, edges[i / h], p.host_rate, p.delay);
@@ -235,10 +244,18 @@ pub fn clos3(p: &Clos3Params) -> Result<Topology, String> {
             hosts.push(t.add_host(format!("h{}", hosts.len()), (tor / p.tors_per_pod) as u32));
         }
     }
-    let tors: Vec<NodeId> = (0..n_tors).map(|i| t.add_switch(format!("tor{i}"), (i / p.tors_per_pod) as u32, 1)).collect();
-    let aggs: Vec<NodeId> = (0..n_aggs).map(|i| t.add_switch(format!("agg{i}"), (i / p.aggs_per_pod) as u32, 2)).collect();
+    let tors: Vec<NodeId> = (0..n_tors)
+        .map(|i| t.add_switch(format!("tor{i}"), (i / p.tors_per_pod) as u32, 1))
+        .collect();
+    let aggs: Vec<NodeId> = (0..n_aggs)
+        .map(|i| t.add_switch(format!("agg{i}"), (i / p.aggs_per_pod) as u32, 2))
+        .collect();
     // cores[group][j] for j < active; named by their index in the full fabric.
-    let cores: Vec<Vec<NodeId>> = (0..p.aggs_per_pod).map(|grp| (0..active).map(|j| t.add_switch(format!("core{}", grp * g + j), 0, 3)).collect()).collect();
+    let cores: Vec<Vec<NodeId>> = (0..p.aggs_per_pod)
+        .map(|grp| {
+            (0..active).map(|j| t.add_switch(format!("core{}", grp * g + j), 0, 3)).collect()
+        })
+        .collect();
     for (i, &h) in hosts.iter().enumerate() {
         t.connect(h, tors[i / p.hosts_per_tor], p.host_rate, p.delay);
     }
@@ -282,14 +299,18 @@ mod tests {
     fn leaf_spine_rejects_bad_parameters() {
         let e = leaf_spine(&LeafSpineParams { spines: 0, ..Default::default() }).unwrap_err();
         assert!(e.contains("`spines`"), "{e}");
-        let e = leaf_spine(&LeafSpineParams { hosts_per_leaf: 0, ..Default::default() }).unwrap_err();
+        let e =
+            leaf_spine(&LeafSpineParams { hosts_per_leaf: 0, ..Default::default() }).unwrap_err();
         assert!(e.contains("`hosts_per_leaf`"), "{e}");
-        let e = leaf_spine(&LeafSpineParams { fabric_rate: Rate(0), ..Default::default() }).unwrap_err();
+        let e = leaf_spine(&LeafSpineParams { fabric_rate: Rate(0), ..Default::default() })
+            .unwrap_err();
         assert!(e.contains("`fabric_rate`"), "{e}");
-        let e = leaf_spine(&LeafSpineParams { leaves: usize::MAX, ..Default::default() }).unwrap_err();
+        let e =
+            leaf_spine(&LeafSpineParams { leaves: usize::MAX, ..Default::default() }).unwrap_err();
         assert!(e.contains("`leaves`") && e.contains("too large"), "{e}");
         // One leaf with one host: fewer than two hosts fails validation with a clear message.
-        let e = leaf_spine(&LeafSpineParams { leaves: 1, hosts_per_leaf: 1, ..Default::default() }).unwrap_err();
+        let e = leaf_spine(&LeafSpineParams { leaves: 1, hosts_per_leaf: 1, ..Default::default() })
+            .unwrap_err();
         assert!(e.contains("at least two"), "{e}");
     }
 
@@ -333,8 +354,14 @@ mod tests {
         check_fat_tree(4);
         check_fat_tree(8);
         check_fat_tree(16);
-        assert_eq!(fat_tree(&FatTreeParams { k: 8, ..Default::default() }).unwrap().hosts().len(), 128);
-        assert_eq!(fat_tree(&FatTreeParams { k: 16, ..Default::default() }).unwrap().hosts().len(), 1024);
+        assert_eq!(
+            fat_tree(&FatTreeParams { k: 8, ..Default::default() }).unwrap().hosts().len(),
+            128
+        );
+        assert_eq!(
+            fat_tree(&FatTreeParams { k: 16, ..Default::default() }).unwrap().hosts().len(),
+            1024
+        );
     }
 
     #[test]
@@ -373,7 +400,12 @@ mod tests {
         assert_eq!(t.nodes[find(&t, "agg7").idx()].group, 1);
         // agg i of every pod reaches exactly the cores of group i.
         let agg5 = find(&t, "agg5"); // pod 1, agg index 1 → cores 4..7
-        let mut nbrs: Vec<String> = t.links.iter().filter(|l| l.a == agg5).map(|l| t.nodes[l.b.idx()].name.clone()).collect();
+        let mut nbrs: Vec<String> = t
+            .links
+            .iter()
+            .filter(|l| l.a == agg5)
+            .map(|l| t.nodes[l.b.idx()].name.clone())
+            .collect();
         nbrs.sort();
         assert_eq!(nbrs, ["core4", "core5", "core6", "core7"]);
     }
@@ -382,7 +414,8 @@ mod tests {
     fn clos3_rondo_four_to_one() {
         let t = clos3(&Clos3Params { oversubscription: 4, ..Default::default() }).unwrap();
         assert_eq!(t.hosts().len(), 320);
-        let cores: Vec<&str> = t.nodes.iter().filter(|n| n.tier == 3).map(|n| n.name.as_str()).collect();
+        let cores: Vec<&str> =
+            t.nodes.iter().filter(|n| n.tier == 3).map(|n| n.name.as_str()).collect();
         assert_eq!(cores, ["core0", "core4", "core8", "core12"]);
         assert_eq!(t.links.len(), 320 + 80 + 20);
         let (tor0, tor1, tor4) = (find(&t, "tor0"), find(&t, "tor1"), find(&t, "tor4"));

@@ -51,7 +51,8 @@ fn graph_8dc(via: [(u64, u64); 6]) -> Vec<DcLink> {
 }
 
 const VIA_REPO: [(u64, u64); 6] = [(200, 25), (200, 250), (100, 10), (100, 100), (25, 5), (25, 50)];
-const VIA_POSCOR: [(u64, u64); 6] = [(200, 25), (200, 100), (100, 10), (100, 40), (40, 5), (40, 20)];
+const VIA_POSCOR: [(u64, u64); 6] =
+    [(200, 25), (200, 100), (100, 10), (100, 40), (40, 5), (40, 20)];
 
 /// The 20 inter-DC links of the 13-DC BSONetwork (LCMP §6.2, Fig 4b; `docs/lcmp.md`, topologies),
 /// DC numbers 1-based.
@@ -79,14 +80,26 @@ const TABLE_13DC: [(usize, usize, u64, u64); 20] = [
 ];
 
 fn graph_13dc() -> Vec<DcLink> {
-    TABLE_13DC.iter().map(|&(a, b, g, ms)| DcLink { a: a - 1, b: b - 1, rate: Rate::from_gbps(g), delay: Time::from_ms(ms) }).collect()
+    TABLE_13DC
+        .iter()
+        .map(|&(a, b, g, ms)| DcLink {
+            a: a - 1,
+            b: b - 1,
+            rate: Rate::from_gbps(g),
+            delay: Time::from_ms(ms),
+        })
+        .collect()
 }
 
 /// Everything but the names must match.
 fn assert_same_but_names(a: &Topology, b: &Topology) {
     assert_eq!(a.nodes.len(), b.nodes.len());
     for (i, (x, y)) in a.nodes.iter().zip(&b.nodes).enumerate() {
-        assert_eq!((x.kind, x.group, x.tier, x.buffer_bytes), (y.kind, y.group, y.tier, y.buffer_bytes), "node {i}");
+        assert_eq!(
+            (x.kind, x.group, x.tier, x.buffer_bytes),
+            (y.kind, y.group, y.tier, y.buffer_bytes),
+            "node {i}"
+        );
     }
     assert_eq!(a.links, b.links);
 }
@@ -128,7 +141,8 @@ fn lcmp_8dc_repo_file() {
     // DC1 host to DC8 host: 6 two-DCI-hop transits × 2 spines × 2 spines.
     assert_eq!(count_shortest_paths(&t, NodeId(0), NodeId(127)), (8, 24));
     // The builder reproduces the file exactly (node order, link order, values).
-    let b = inter_dc(&InterDcParams { dcs: 8, graph: graph_8dc(VIA_REPO), ..Default::default() }).unwrap();
+    let b = inter_dc(&InterDcParams { dcs: 8, graph: graph_8dc(VIA_REPO), ..Default::default() })
+        .unwrap();
     assert_same_but_names(&t, &b);
 }
 
@@ -137,7 +151,8 @@ fn lcmp_8dc_poscor_file() {
     let Some(text) = shared_data(POSCOR_8DC) else { return };
     let t = hpcc_file(&text).unwrap();
     check_lcmp(&t, 8, 184, 220);
-    let b = inter_dc(&InterDcParams { dcs: 8, graph: graph_8dc(VIA_POSCOR), ..Default::default() }).unwrap();
+    let b = inter_dc(&InterDcParams { dcs: 8, graph: graph_8dc(VIA_POSCOR), ..Default::default() })
+        .unwrap();
     assert_same_but_names(&t, &b);
 }
 
@@ -147,7 +162,8 @@ fn lcmp_13dc_file() {
     let t = hpcc_file(&text).unwrap();
     check_lcmp(&t, 13, 299, 358);
     assert_eq!(t.nodes[298].name, "dci298");
-    let b = inter_dc(&InterDcParams { dcs: 13, graph: graph_13dc(), ..Default::default() }).unwrap();
+    let b =
+        inter_dc(&InterDcParams { dcs: 13, graph: graph_13dc(), ..Default::default() }).unwrap();
     assert_same_but_names(&t, &b);
     // DC1 → DC13: 5 equal-hop DCI paths (§4.3), × 2 spines at each end.
     assert_eq!(count_shortest_paths(&t, NodeId(0), NodeId(207)), (6 + 5, 5 * 4));
@@ -176,24 +192,37 @@ fn shipped_topologies_parse() {
     let dir = repo_data_dir().join("topologies");
     for (src, name, _) in SHIPPED {
         let path = dir.join(name);
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let t = braid_file(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         match name {
             "lcmp-13dc.topo" => {
                 check_lcmp(&t, 13, 299, 358);
                 assert_eq!(find(&t, "dci298"), NodeId(298));
-                let b = inter_dc(&InterDcParams { dcs: 13, graph: graph_13dc(), ..Default::default() }).unwrap();
+                let b =
+                    inter_dc(&InterDcParams { dcs: 13, graph: graph_13dc(), ..Default::default() })
+                        .unwrap();
                 assert_same_but_names(&t, &b);
             }
             "lcmp-8dc.topo" => {
                 check_lcmp(&t, 8, 184, 220);
                 assert_eq!(find(&t, "dci176"), NodeId(176));
-                let b = inter_dc(&InterDcParams { dcs: 8, graph: graph_8dc(VIA_REPO), ..Default::default() }).unwrap();
+                let b = inter_dc(&InterDcParams {
+                    dcs: 8,
+                    graph: graph_8dc(VIA_REPO),
+                    ..Default::default()
+                })
+                .unwrap();
                 assert_same_but_names(&t, &b);
             }
             _ => {
                 check_lcmp(&t, 8, 184, 220);
-                let b = inter_dc(&InterDcParams { dcs: 8, graph: graph_8dc(VIA_POSCOR), ..Default::default() }).unwrap();
+                let b = inter_dc(&InterDcParams {
+                    dcs: 8,
+                    graph: graph_8dc(VIA_POSCOR),
+                    ..Default::default()
+                })
+                .unwrap();
                 assert_same_but_names(&t, &b);
             }
         }

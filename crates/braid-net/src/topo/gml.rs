@@ -161,7 +161,11 @@ fn tokenize(text: &str) -> Result<Vec<(usize, Tok)>, String> {
 
 const MAX_DEPTH: usize = 64;
 
-fn parse_list(toks: &[(usize, Tok)], pos: &mut usize, depth: usize) -> Result<Vec<(String, GmlValue)>, String> {
+fn parse_list(
+    toks: &[(usize, Tok)],
+    pos: &mut usize,
+    depth: usize,
+) -> Result<Vec<(String, GmlValue)>, String> {
     if depth > MAX_DEPTH {
         let line = toks.get(*pos).map_or(0, |t| t.0);
         return Err(format!("GML line {line}: lists nested more than {MAX_DEPTH} deep"));
@@ -193,13 +197,21 @@ fn parse_list(toks: &[(usize, Tok)], pos: &mut usize, depth: usize) -> Result<Ve
                         *pos += 1;
                         v.clone()
                     }
-                    Some((l, _)) => return Err(format!("GML line {l}: key `{k}` is not followed by a value")),
-                    None => return Err(format!("GML line {line}: key `{k}` at the end of the file has no value")),
+                    Some((l, _)) => {
+                        return Err(format!("GML line {l}: key `{k}` is not followed by a value"))
+                    }
+                    None => {
+                        return Err(format!(
+                            "GML line {line}: key `{k}` at the end of the file has no value"
+                        ))
+                    }
                 };
                 out.push((k.clone(), value));
             }
             Tok::Open => return Err(format!("GML line {line}: expected a key, found `[`")),
-            Tok::Val(v) => return Err(format!("GML line {line}: expected a key, found the value {v:?}")),
+            Tok::Val(v) => {
+                return Err(format!("GML line {line}: expected a key, found the value {v:?}"))
+            }
         }
     }
 }
@@ -258,16 +270,26 @@ pub(crate) fn haversine_km(a: (f64, f64), b: (f64, f64)) -> f64 {
 }
 
 fn sanitize(label: &str) -> String {
-    label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect()
+    label
+        .chars()
+        .map(
+            |c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' },
+        )
+        .collect()
 }
 
 fn link_speed(e: &[(String, GmlValue)], idx: usize) -> Result<Option<Rate>, String> {
-    let bad = |what: &str, v: &GmlValue| format!("GML edge {idx}: {what} {v:?} is not a positive speed");
+    let bad =
+        |what: &str, v: &GmlValue| format!("GML edge {idx}: {what} {v:?} is not a positive speed");
     if let Some(v) = GmlValue::get(e, "LinkSpeedRaw") {
-        let bps = v.as_f64().filter(|x| *x > 0.0 && x.is_finite()).ok_or_else(|| bad("LinkSpeedRaw", v))?;
+        let bps = v
+            .as_f64()
+            .filter(|x| *x > 0.0 && x.is_finite())
+            .ok_or_else(|| bad("LinkSpeedRaw", v))?;
         return Ok(Some(Rate::from_bps_f64(bps)));
     }
-    let (Some(v), Some(u)) = (GmlValue::get(e, "LinkSpeed"), GmlValue::get(e, "LinkSpeedUnits")) else {
+    let (Some(v), Some(u)) = (GmlValue::get(e, "LinkSpeed"), GmlValue::get(e, "LinkSpeedUnits"))
+    else {
         return Ok(None);
     };
     let x = v.as_f64().filter(|x| *x > 0.0 && x.is_finite()).ok_or_else(|| bad("LinkSpeed", v))?;
@@ -278,9 +300,15 @@ fn link_speed(e: &[(String, GmlValue)], idx: usize) -> Result<Option<Rate>, Stri
             "M" | "m" => 1e6,
             "G" | "g" => 1e9,
             "T" | "t" => 1e12,
-            other => return Err(format!("GML edge {idx}: unknown LinkSpeedUnits {other:?} (use K, M, G or T)")),
+            other => {
+                return Err(format!(
+                    "GML edge {idx}: unknown LinkSpeedUnits {other:?} (use K, M, G or T)"
+                ))
+            }
         },
-        other => return Err(format!("GML edge {idx}: LinkSpeedUnits {other:?} is not a unit string")),
+        other => {
+            return Err(format!("GML edge {idx}: LinkSpeedUnits {other:?} is not a unit string"))
+        }
     };
     Ok(Some(Rate::from_bps_f64(x * scale)))
 }
@@ -306,7 +334,9 @@ pub fn zoo_gml(text: &str, p: &ZooParams) -> Result<Topology, String> {
             continue;
         }
         let i = names.len();
-        let GmlValue::List(n) = v else { return Err(format!("GML node {i}: `node` is not a `[ … ]` list")) };
+        let GmlValue::List(n) = v else {
+            return Err(format!("GML node {i}: `node` is not a `[ … ]` list"));
+        };
         let id = GmlValue::get(n, "id")
             .ok_or_else(|| format!("GML node {i} has no `id`"))?
             .as_id()
@@ -320,13 +350,19 @@ pub fn zoo_gml(text: &str, p: &ZooParams) -> Result<Topology, String> {
             Some(GmlValue::Float(x)) => x.to_string(),
             _ => String::new(),
         };
-        names.push(if label.is_empty() { format!("dc{i}") } else { format!("dc{i}-{}", sanitize(&label)) });
+        names.push(if label.is_empty() {
+            format!("dc{i}")
+        } else {
+            format!("dc{i}-{}", sanitize(&label))
+        });
         let lat = GmlValue::get(n, "Latitude").and_then(GmlValue::as_f64);
         let lon = GmlValue::get(n, "Longitude").and_then(GmlValue::as_f64);
         coords.push(match (lat, lon) {
             (Some(la), Some(lo)) => {
                 if !(-90.0..=90.0).contains(&la) || !(-180.0..=180.0).contains(&lo) {
-                    return Err(format!("GML node {id} ({label}): coordinates ({la}, {lo}) are out of range"));
+                    return Err(format!(
+                        "GML node {id} ({label}): coordinates ({la}, {lo}) are out of range"
+                    ));
                 }
                 Some((la, lo))
             }
@@ -345,19 +381,27 @@ pub fn zoo_gml(text: &str, p: &ZooParams) -> Result<Topology, String> {
         }
         let idx = n_edges;
         n_edges += 1;
-        let GmlValue::List(e) = v else { return Err(format!("GML edge {idx}: `edge` is not a `[ … ]` list")) };
+        let GmlValue::List(e) = v else {
+            return Err(format!("GML edge {idx}: `edge` is not a `[ … ]` list"));
+        };
         let end = |key: &str| -> Result<usize, String> {
             let id = GmlValue::get(e, key)
                 .ok_or_else(|| format!("GML edge {idx} has no `{key}`"))?
                 .as_id()
                 .ok_or_else(|| format!("GML edge {idx}: `{key}` is not an integer"))?;
-            ids.get(&id).copied().ok_or_else(|| format!("GML edge {idx}: `{key}` {id} is not a node id"))
+            ids.get(&id)
+                .copied()
+                .ok_or_else(|| format!("GML edge {idx}: `{key}` {id} is not a node id"))
         };
         let (a, b) = (end("source")?, end("target")?);
         if a == b {
             continue;
         }
-        let rate = if p.use_link_speed { link_speed(e, idx)?.unwrap_or(p.default_rate) } else { p.default_rate };
+        let rate = if p.use_link_speed {
+            link_speed(e, idx)?.unwrap_or(p.default_rate)
+        } else {
+            p.default_rate
+        };
         let delay = match (p.delay_override, coords[a], coords[b]) {
             (Some(d), _, _) => d,
             (None, Some(ca), Some(cb)) => p.delay_per_km.mul_f64(haversine_km(ca, cb)),
@@ -376,7 +420,8 @@ pub fn zoo_gml(text: &str, p: &ZooParams) -> Result<Topology, String> {
             }
         }
     }
-    inter_dc(&InterDcParams { dcs: names.len(), graph: links, names, intra: p.intra.clone() }).map_err(|e| format!("zoo-gml: {e}"))
+    inter_dc(&InterDcParams { dcs: names.len(), graph: links, names, intra: p.intra.clone() })
+        .map_err(|e| format!("zoo-gml: {e}"))
 }
 
 #[cfg(test)]
@@ -388,14 +433,20 @@ mod tests {
     fn dci_links(t: &Topology) -> Vec<(String, String, Rate, Time)> {
         t.links
             .iter()
-            .filter(|l| t.nodes[l.a.idx()].kind == NodeKind::Dci && t.nodes[l.b.idx()].kind == NodeKind::Dci)
-            .map(|l| (t.nodes[l.a.idx()].name.clone(), t.nodes[l.b.idx()].name.clone(), l.rate, l.delay))
+            .filter(|l| {
+                t.nodes[l.a.idx()].kind == NodeKind::Dci && t.nodes[l.b.idx()].kind == NodeKind::Dci
+            })
+            .map(|l| {
+                (t.nodes[l.a.idx()].name.clone(), t.nodes[l.b.idx()].name.clone(), l.rate, l.delay)
+            })
             .collect()
     }
 
     #[test]
     fn parses_gml_values() {
-        let v = parse_gml("# c\nCreator \"x y\"\ngraph [ a 1 b -2.5 c \"multi\nline\" d [ e 1e3 ] ]\n").unwrap();
+        let v =
+            parse_gml("# c\nCreator \"x y\"\ngraph [ a 1 b -2.5 c \"multi\nline\" d [ e 1e3 ] ]\n")
+                .unwrap();
         assert_eq!(v[0], ("Creator".into(), GmlValue::Str("x y".into())));
         let GmlValue::List(g) = &v[1].1 else { panic!() };
         assert_eq!(g[0].1, GmlValue::Int(1));
@@ -493,7 +544,8 @@ graph [
             let e = zoo_gml(text, &d).unwrap_err();
             assert!(e.contains(want), "{text:?}: got `{e}`, wanted `{want}`");
         }
-        let e = zoo_gml(SMALL, &ZooParams { default_rate: Rate(0), ..Default::default() }).unwrap_err();
+        let e =
+            zoo_gml(SMALL, &ZooParams { default_rate: Rate(0), ..Default::default() }).unwrap_err();
         assert!(e.contains("`default_rate`"), "{e}");
     }
 
@@ -516,7 +568,8 @@ graph [
         let l = dci_links(&t);
         // 24 edges, one parallel pair (Helsinki–Stockholm) merged.
         assert_eq!(l.len(), 23);
-        let hs = l.iter().find(|x| x.0 == "dc10-Helsinki-dci" && x.1 == "dc11-Stockholm-dci").unwrap();
+        let hs =
+            l.iter().find(|x| x.0 == "dc10-Helsinki-dci" && x.1 == "dc11-Stockholm-dci").unwrap();
         assert_eq!(hs.2, Rate::from_gbps(200));
         // Prague–Frankfurt ≈ 410 km → ≈ 2.05 ms.
         let pf = l.iter().find(|x| x.0 == "dc0-Prague-dci" && x.1 == "dc1-Frankfurt-dci").unwrap();
@@ -528,7 +581,8 @@ graph [
         // The two "New York" nodes stay distinct.
         find(&t, "dc15-New_York-dci");
         find(&t, "dc16-New_York-dci");
-        let kept = zoo_gml(&text, &ZooParams { merge_parallel: false, ..Default::default() }).unwrap();
+        let kept =
+            zoo_gml(&text, &ZooParams { merge_parallel: false, ..Default::default() }).unwrap();
         assert_eq!(dci_links(&kept).len(), 24);
     }
 
@@ -539,7 +593,10 @@ graph [
         assert_eq!(t.hosts().len(), 11 * 16);
         let l = dci_links(&t);
         assert_eq!(l.len(), 14);
-        assert!(l.iter().all(|x| x.2 == Rate::from_gbps(100)), "no LinkSpeed in Abilene: default rate");
+        assert!(
+            l.iter().all(|x| x.2 == Rate::from_gbps(100)),
+            "no LinkSpeed in Abilene: default rate"
+        );
         let nc = l.iter().find(|x| x.0 == "dc0-New_York-dci" && x.1 == "dc1-Chicago-dci").unwrap();
         let ms = nc.3.secs_f64() * 1e3;
         assert!((5.65..5.8).contains(&ms), "{ms}");

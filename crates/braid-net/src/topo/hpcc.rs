@@ -52,12 +52,19 @@ fn ns3_rate(s: &str) -> Result<Rate, String> {
 pub fn hpcc_file(text: &str) -> Result<Topology, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // Non-comment content of each line, with its 1-based line number.
-    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.split('#').next().unwrap_or("").trim())).filter(|(_, l)| !l.is_empty());
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.split('#').next().unwrap_or("").trim()))
+        .filter(|(_, l)| !l.is_empty());
 
     let (hl, header) = lines.next().ok_or("the HPCC topology file is empty (no header line)")?;
     let nums: Vec<usize> = header
         .split_whitespace()
-        .map(|x| x.parse::<usize>().map_err(|_| format!("line {hl}: header field `{x}` is not a non-negative integer")))
+        .map(|x| {
+            x.parse::<usize>()
+                .map_err(|_| format!("line {hl}: header field `{x}` is not a non-negative integer"))
+        })
         .collect::<Result<_, _>>()?;
     let (n_nodes, n_sw, n_dci, n_links) = match nums[..] {
         [n, s, l] => (n, s, 0, l),
@@ -76,7 +83,9 @@ pub fn hpcc_file(text: &str) -> Result<Topology, String> {
         return Err(format!("line {hl}: {n_links} links is too many (at most {MAX_LINKS})"));
     }
     if n_sw.checked_add(n_dci).is_none_or(|s| s > n_nodes) {
-        return Err(format!("line {hl}: {n_sw} switches + {n_dci} DCIs exceed the {n_nodes} nodes"));
+        return Err(format!(
+            "line {hl}: {n_sw} switches + {n_dci} DCIs exceed the {n_nodes} nodes"
+        ));
     }
 
     // Switch ids, then DCI ids, as a token stream; the last id must end its line.
@@ -92,11 +101,17 @@ pub fn hpcc_file(text: &str) -> Result<Topology, String> {
         for tok in l.split_whitespace() {
             let what = if got < n_sw { "switch" } else { "DCI" };
             if got == want {
-                return Err(format!("line {ln}: more switch/DCI ids than the header's {n_sw} + {n_dci} (`{tok}`)"));
+                return Err(format!(
+                    "line {ln}: more switch/DCI ids than the header's {n_sw} + {n_dci} (`{tok}`)"
+                ));
             }
-            let id: usize = tok.parse().map_err(|_| format!("line {ln}: {what} id `{tok}` is not an integer"))?;
+            let id: usize = tok
+                .parse()
+                .map_err(|_| format!("line {ln}: {what} id `{tok}` is not an integer"))?;
             if id >= n_nodes {
-                return Err(format!("line {ln}: {what} id {id} is not below the node count {n_nodes}"));
+                return Err(format!(
+                    "line {ln}: {what} id {id} is not below the node count {n_nodes}"
+                ));
             }
             if kind[id].is_some() {
                 return Err(format!("line {ln}: node {id} is listed twice as a switch or DCI"));
@@ -121,15 +136,20 @@ pub fn hpcc_file(text: &str) -> Result<Topology, String> {
     }
 
     for _ in 0..n_links {
-        let (ln, l) = lines.next().ok_or_else(|| format!("the file ends after {} of the header's {n_links} links", t.links.len()))?;
+        let (ln, l) = lines.next().ok_or_else(|| {
+            format!("the file ends after {} of the header's {n_links} links", t.links.len())
+        })?;
         let f: Vec<&str> = l.split_whitespace().collect();
         if f.len() != 5 {
             return Err(format!("line {ln}: a link line is `<src> <dst> <rate> <delay> <error_rate>` (5 fields), found {}", f.len()));
         }
         let end = |x: &str, what: &str| -> Result<NodeId, String> {
-            let id: usize = x.parse().map_err(|_| format!("line {ln}: link {what} `{x}` is not a node id"))?;
+            let id: usize =
+                x.parse().map_err(|_| format!("line {ln}: link {what} `{x}` is not a node id"))?;
             if id >= n_nodes {
-                return Err(format!("line {ln}: link {what} {id} is not below the node count {n_nodes}"));
+                return Err(format!(
+                    "line {ln}: link {what} {id} is not below the node count {n_nodes}"
+                ));
             }
             Ok(NodeId::from_idx(id))
         };
@@ -142,7 +162,9 @@ pub fn hpcc_file(text: &str) -> Result<Topology, String> {
             return Err(format!("line {ln}: link rate must be positive, got `{}`", f[2]));
         }
         let delay = parse_duration(f[3]).map_err(|e| format!("line {ln}: link delay: {e}"))?;
-        let err: f64 = f[4].parse().map_err(|_| format!("line {ln}: error_rate `{}` is not a number", f[4]))?;
+        let err: f64 = f[4]
+            .parse()
+            .map_err(|_| format!("line {ln}: error_rate `{}` is not a number", f[4]))?;
         if err != 0.0 {
             return Err(format!("line {ln}: error_rate {} is not supported (Braid topologies have no per-link random loss; use 0)", f[4]));
         }

@@ -110,7 +110,9 @@ pub fn inter_dc(p: &InterDcParams) -> Result<Topology, String> {
         }
         for (i, n) in p.names.iter().enumerate() {
             if !valid_name(n) {
-                return Err(format!("`names[{i}]` = {n:?} is not a valid name (empty, whitespace or `#`)"));
+                return Err(format!(
+                    "`names[{i}]` = {n:?} is not a valid name (empty, whitespace or `#`)"
+                ));
             }
             if p.names[..i].contains(n) {
                 return Err(format!("`names[{i}]` = {n:?} is used twice"));
@@ -120,7 +122,10 @@ pub fn inter_dc(p: &InterDcParams) -> Result<Topology, String> {
     };
     for (i, l) in p.graph.iter().enumerate() {
         if l.a >= p.dcs || l.b >= p.dcs {
-            return Err(format!("`graph[{i}]` connects DC {} to DC {}, but `dcs` is {}", l.a, l.b, p.dcs));
+            return Err(format!(
+                "`graph[{i}]` connects DC {} to DC {}, but `dcs` is {}",
+                l.a, l.b, p.dcs
+            ));
         }
         if l.a == l.b {
             return Err(format!("`graph[{i}]` connects DC {} to itself", l.a));
@@ -142,15 +147,32 @@ pub fn inter_dc(p: &InterDcParams) -> Result<Topology, String> {
         }
     }
     if let Some(d) = seen.iter().position(|s| !s) {
-        return Err(format!("`graph` is disconnected: DC {d} ({}) cannot reach DC 0 ({})", names[d], names[0]));
+        return Err(format!(
+            "`graph` is disconnected: DC {d} ({}) cannot reach DC 0 ({})",
+            names[d], names[0]
+        ));
     }
 
     let mut t = Topology::new();
     let g = |d: usize| d as u32;
-    let hosts: Vec<Vec<NodeId>> = (0..p.dcs).map(|d| (0..q.hosts_per_dc).map(|j| t.add_host(format!("{}-h{j}", names[d]), g(d))).collect()).collect();
-    let leaves: Vec<Vec<NodeId>> = (0..p.dcs).map(|d| (0..q.leaves).map(|j| t.add_switch(format!("{}-leaf{j}", names[d]), g(d), 1)).collect()).collect();
-    let spines: Vec<Vec<NodeId>> = (0..p.dcs).map(|d| (0..q.spines).map(|j| t.add_switch(format!("{}-spine{j}", names[d]), g(d), 2)).collect()).collect();
-    let dcis: Vec<NodeId> = (0..p.dcs).map(|d| t.add_node(NodeKind::Dci, format!("{}-dci", names[d]), g(d), 3)).collect();
+    let hosts: Vec<Vec<NodeId>> = (0..p.dcs)
+        .map(|d| {
+            (0..q.hosts_per_dc).map(|j| t.add_host(format!("{}-h{j}", names[d]), g(d))).collect()
+        })
+        .collect();
+    let leaves: Vec<Vec<NodeId>> = (0..p.dcs)
+        .map(|d| {
+            (0..q.leaves).map(|j| t.add_switch(format!("{}-leaf{j}", names[d]), g(d), 1)).collect()
+        })
+        .collect();
+    let spines: Vec<Vec<NodeId>> = (0..p.dcs)
+        .map(|d| {
+            (0..q.spines).map(|j| t.add_switch(format!("{}-spine{j}", names[d]), g(d), 2)).collect()
+        })
+        .collect();
+    let dcis: Vec<NodeId> = (0..p.dcs)
+        .map(|d| t.add_node(NodeKind::Dci, format!("{}-dci", names[d]), g(d), 3))
+        .collect();
     for d in 0..p.dcs {
         for (j, &h) in hosts[d].iter().enumerate() {
             t.connect(h, leaves[d][j * q.leaves / q.hosts_per_dc], q.host_rate, q.host_delay);
@@ -176,7 +198,14 @@ mod tests {
     use crate::topo::testutil::{count_shortest_paths, degrees, find};
 
     fn ring(n: usize) -> Vec<DcLink> {
-        (0..n).map(|i| DcLink { a: i, b: (i + 1) % n, rate: Rate::from_gbps(200), delay: Time::from_ms(1) }).collect()
+        (0..n)
+            .map(|i| DcLink {
+                a: i,
+                b: (i + 1) % n,
+                rate: Rate::from_gbps(200),
+                delay: Time::from_ms(1),
+            })
+            .collect()
     }
 
     #[test]
@@ -204,7 +233,13 @@ mod tests {
     #[test]
     fn uneven_hosts_per_leaf_and_names() {
         let intra = IntraDcParams { hosts_per_dc: 5, leaves: 2, spines: 1, ..Default::default() };
-        let t = inter_dc(&InterDcParams { dcs: 2, graph: ring(2)[..1].to_vec(), names: vec!["east".into(), "west".into()], intra }).unwrap();
+        let t = inter_dc(&InterDcParams {
+            dcs: 2,
+            graph: ring(2)[..1].to_vec(),
+            names: vec!["east".into(), "west".into()],
+            intra,
+        })
+        .unwrap();
         let d = degrees(&t);
         assert_eq!(d[find(&t, "east-leaf0").idx()], 3 + 1);
         assert_eq!(d[find(&t, "west-leaf1").idx()], 2 + 1);

@@ -81,7 +81,11 @@ pub const MAX_LINKS: usize = 1 << 22;
 
 /// The product of `parts`, or an `Err` mentioning `what` if it overflows or exceeds `max`.
 fn need_at_most(what: &str, parts: &[usize], max: usize) -> Result<usize, String> {
-    parts.iter().try_fold(1usize, |acc, &x| acc.checked_mul(x)).filter(|&n| n <= max).ok_or_else(|| format!("{what} is too large (more than {max})"))
+    parts
+        .iter()
+        .try_fold(1usize, |acc, &x| acc.checked_mul(x))
+        .filter(|&n| n <= max)
+        .ok_or_else(|| format!("{what} is too large (more than {max})"))
 }
 
 /// The product of `parts` (a number of nodes), or an `Err` mentioning `what` if it overflows or
@@ -112,7 +116,13 @@ pub(crate) fn need_link_ranges(t: &Topology) -> Result<(), String> {
     for (i, l) in t.links.iter().enumerate() {
         let name = |n: braid_core::NodeId| t.nodes.get(n.idx()).map_or("?", |x| x.name.as_str());
         if l.rate > MAX_LINK_RATE {
-            return Err(format!("link {i} ({} – {}): rate {} bit/s is above the limit of {} bit/s", name(l.a), name(l.b), l.rate.bps(), MAX_LINK_RATE.bps()));
+            return Err(format!(
+                "link {i} ({} – {}): rate {} bit/s is above the limit of {} bit/s",
+                name(l.a),
+                name(l.b),
+                l.rate.bps(),
+                MAX_LINK_RATE.bps()
+            ));
         }
         if l.delay > MAX_LINK_DELAY {
             return Err(format!(

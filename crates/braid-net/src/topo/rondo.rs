@@ -30,7 +30,14 @@ pub struct FourPathParams {
 impl Default for FourPathParams {
     /// Figure 3's setting: 16 senders, 4 receivers, 100 Gb/s hosts and paths, 2 µs links, no extra delay.
     fn default() -> Self {
-        Self { senders: 16, receivers: 4, host_rate: Rate::from_gbps(100), path_rate: Rate::from_gbps(100), delay: Time::from_us(2), extra_delay: Time::ZERO }
+        Self {
+            senders: 16,
+            receivers: 4,
+            host_rate: Rate::from_gbps(100),
+            path_rate: Rate::from_gbps(100),
+            delay: Time::from_us(2),
+            extra_delay: Time::ZERO,
+        }
     }
 }
 
@@ -126,7 +133,8 @@ pub fn testbed(p: &TestbedParams) -> Result<Topology, String> {
     let receiver = t.add_host("receiver", 0);
     let ingress = t.add_switch("ingress", 0, 1);
     let egress = t.add_switch("egress", 0, 1);
-    let paths: Vec<NodeId> = (0..p.path_rates.len()).map(|i| t.add_switch(format!("path{i}"), 0, 2)).collect();
+    let paths: Vec<NodeId> =
+        (0..p.path_rates.len()).map(|i| t.add_switch(format!("path{i}"), 0, 2)).collect();
     t.connect(sender, ingress, p.host_rate, first_link);
     t.connect(receiver, egress, p.host_rate, per_link);
     for (i, &s) in paths.iter().enumerate() {
@@ -151,7 +159,8 @@ mod tests {
         let mut d = Time::ZERO;
         for w in hops.windows(2) {
             let (x, y) = (find(t, w[0]), find(t, w[1]));
-            let l = t.links.iter().find(|l| (l.a == x && l.b == y) || (l.a == y && l.b == x)).unwrap();
+            let l =
+                t.links.iter().find(|l| (l.a == x && l.b == y) || (l.a == y && l.b == x)).unwrap();
             d += l.delay;
         }
         d
@@ -180,12 +189,20 @@ mod tests {
 
     #[test]
     fn four_path_extra_delay_on_path4() {
-        let t = four_path(&FourPathParams { senders: 4, extra_delay: Time::from_us(25), ..Default::default() }).unwrap();
+        let t = four_path(&FourPathParams {
+            senders: 4,
+            extra_delay: Time::from_us(25),
+            ..Default::default()
+        })
+        .unwrap();
         let base = one_way(&t, "path0", "snd0", "rcv0", "tor-left", "tor-right");
         let p4 = one_way(&t, "path3", "snd0", "rcv0", "tor-left", "tor-right");
         assert_eq!(base, Time::from_us(8));
         assert_eq!(p4 - base, Time::from_us(25));
-        let l = t.links.iter().find(|l| t.nodes[l.a.idx()].name == "path3" && t.nodes[l.b.idx()].name == "tor-right");
+        let l = t
+            .links
+            .iter()
+            .find(|l| t.nodes[l.a.idx()].name == "path3" && t.nodes[l.b.idx()].name == "tor-right");
         assert_eq!(l.unwrap().delay, Time::from_us(27));
     }
 
@@ -193,11 +210,13 @@ mod tests {
     fn four_path_rejects_bad_parameters() {
         let e = four_path(&FourPathParams { senders: 0, ..Default::default() }).unwrap_err();
         assert!(e.contains("`senders`"), "{e}");
-        let e = four_path(&FourPathParams { senders: usize::MAX, ..Default::default() }).unwrap_err();
+        let e =
+            four_path(&FourPathParams { senders: usize::MAX, ..Default::default() }).unwrap_err();
         assert!(e.contains("`senders`") && e.contains("too large"), "{e}");
         let e = four_path(&FourPathParams { receivers: 0, ..Default::default() }).unwrap_err();
         assert!(e.contains("`receivers`"), "{e}");
-        let e = four_path(&FourPathParams { path_rate: Rate(0), ..Default::default() }).unwrap_err();
+        let e =
+            four_path(&FourPathParams { path_rate: Rate(0), ..Default::default() }).unwrap_err();
         assert!(e.contains("`path_rate`"), "{e}");
     }
 
@@ -227,14 +246,20 @@ mod tests {
 
     #[test]
     fn testbed_heterogeneous_delay() {
-        let t = testbed(&TestbedParams { extra_delay: Time::from_us(10), ..Default::default() }).unwrap();
+        let t = testbed(&TestbedParams { extra_delay: Time::from_us(10), ..Default::default() })
+            .unwrap();
         let d0 = one_way(&t, "path0", "sender", "receiver", "ingress", "egress");
         let d3 = one_way(&t, "path3", "sender", "receiver", "ingress", "egress");
         assert_eq!(d0, Time::from_us(10));
         assert_eq!(d3, Time::from_us(20));
         // An RTT that does not split evenly still sums exactly.
-        let t = testbed(&TestbedParams { base_rtt: Time::from_ps(20_000_006), ..Default::default() }).unwrap();
-        assert_eq!(one_way(&t, "path1", "sender", "receiver", "ingress", "egress"), Time::from_ps(10_000_003));
+        let t =
+            testbed(&TestbedParams { base_rtt: Time::from_ps(20_000_006), ..Default::default() })
+                .unwrap();
+        assert_eq!(
+            one_way(&t, "path1", "sender", "receiver", "ingress", "egress"),
+            Time::from_ps(10_000_003)
+        );
     }
 
     #[test]

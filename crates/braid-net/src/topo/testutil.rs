@@ -35,7 +35,12 @@ pub fn count_shortest_paths(t: &Topology, a: NodeId, b: NodeId) -> (usize, u128)
             }
         }
     }
-    assert!(dist[b.idx()] != usize::MAX, "{} unreachable from {}", t.nodes[b.idx()].name, t.nodes[a.idx()].name);
+    assert!(
+        dist[b.idx()] != usize::MAX,
+        "{} unreachable from {}",
+        t.nodes[b.idx()].name,
+        t.nodes[a.idx()].name
+    );
     (dist[b.idx()], cnt[b.idx()])
 }
 
@@ -51,7 +56,8 @@ pub fn degrees(t: &Topology) -> Vec<usize> {
 
 /// The node called `name` (panics if absent).
 pub fn find(t: &Topology, name: &str) -> NodeId {
-    let i = t.nodes.iter().position(|n| n.name == name).unwrap_or_else(|| panic!("no node `{name}`"));
+    let i =
+        t.nodes.iter().position(|n| n.name == name).unwrap_or_else(|| panic!("no node `{name}`"));
     NodeId::from_idx(i)
 }
 
@@ -75,7 +81,8 @@ pub fn neighbours(t: &Topology, x: NodeId) -> Vec<NodeId> {
 /// (`<repo>/../shared/data`). A missing file fails the test that asked for it, unless
 /// `BRAID_SKIP_SHARED_DATA=1` says to skip such tests (then `None`, with a note).
 pub fn shared_data(rel: &str) -> Option<String> {
-    let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "..", "shared", "data", rel].iter().collect();
+    let p: PathBuf =
+        [env!("CARGO_MANIFEST_DIR"), "..", "..", "..", "shared", "data", rel].iter().collect();
     match std::fs::read_to_string(&p) {
         Ok(s) => Some(s),
         Err(e) if std::env::var("BRAID_SKIP_SHARED_DATA").as_deref() == Ok("1") => {

@@ -19,7 +19,14 @@ fn line() -> Topology {
 
 /// Make a packet from h0 to h1 "arrive" at the switch over h0's port at `at`.
 fn inject(sim: &mut Sim, at: Time, kind: PacketKind, prio: u8, size: u32) {
-    let pkt = Packet { kind, prio, size_bytes: size, src: NodeId(0), dst: NodeId(1), ..Packet::default() };
+    let pkt = Packet {
+        kind,
+        prio,
+        size_bytes: size,
+        src: NodeId(0),
+        dst: NodeId(1),
+        ..Packet::default()
+    };
     sim.inject(at, pkt, PortId(0));
 }
 
@@ -31,7 +38,10 @@ fn run_until(sim: &mut Sim, t: Time) {
 
 #[test]
 fn strict_priority_low_class_gets_only_the_leftover() {
-    let cfg = NetConfig { class_limit_bytes: [0; braid_net::config::NUM_CLASSES], ..NetConfig::default() };
+    let cfg = NetConfig {
+        class_limit_bytes: [0; braid_net::config::NUM_CLASSES],
+        ..NetConfig::default()
+    };
     let mut sim = Sim::new(line(), cfg, 1);
     let size = 1000u32;
     let c = Rate::from_gbps(100);
@@ -70,7 +80,8 @@ fn ecn_marking_follows_kmin_kmax_pmax() {
     let size = 1000u64;
     let n = 600u64; // 600 KB burst
     let (kmin, kmax, pmax) = (100_000u64, 400_000u64, 0.3);
-    let expected: f64 = (1..=n).map(|i| ecn_mark_probability((n - i) * size, kmin, kmax, pmax)).sum();
+    let expected: f64 =
+        (1..=n).map(|i| ecn_mark_probability((n - i) * size, kmin, kmax, pmax)).sum();
     let mut total = 0u64;
     let runs = 40;
     for seed in 0..runs {
@@ -97,10 +108,20 @@ fn event_order_is_deterministic() {
     let run = || {
         let mut sim = Sim::new(line(), NetConfig::default(), 3);
         for i in 0..100 {
-            inject(&mut sim, Time::from_ns(i * 7 % 50), PacketKind::Pull, (i % 3) as u8, 500 + (i as u32 % 7) * 100);
+            inject(
+                &mut sim,
+                Time::from_ns(i * 7 % 50),
+                PacketKind::Pull,
+                (i % 3) as u8,
+                500 + (i as u32 % 7) * 100,
+            );
         }
         run_until(&mut sim, Time::from_ms(1));
-        (sim.events().popped(), sim.ports().iter().map(|p| p.tx_bytes).collect::<Vec<_>>(), sim.events().now())
+        (
+            sim.events().popped(),
+            sim.ports().iter().map(|p| p.tx_bytes).collect::<Vec<_>>(),
+            sim.events().now(),
+        )
     };
     assert_eq!(run(), run());
 }
@@ -125,9 +146,14 @@ fn loss_set_by_a_link_change_draws_the_stream_a_loss_from_the_start_draws() {
         (s.control_dropped, sim.ports()[2].tx_pkts)
     };
     let from_start = lost(NetConfig { loss_rate: 0.3, ..NetConfig::default() }, &[]);
-    let changes: Vec<LinkEvent> = (0..2).map(|link| LinkEvent { at: Time::ZERO, link, change: LinkChange::Loss(0.3) }).collect();
+    let changes: Vec<LinkEvent> = (0..2)
+        .map(|link| LinkEvent { at: Time::ZERO, link, change: LinkChange::Loss(0.3) })
+        .collect();
     let by_change = lost(NetConfig::default(), &changes);
     assert_eq!(by_change, from_start, "(packets lost, packets sent on sw→h1)");
     let (dropped, sent) = from_start;
-    assert!(sent == 2_000 && (500..700).contains(&dropped), "about 30 % of 2,000 lost: {dropped} of {sent}");
+    assert!(
+        sent == 2_000 && (500..700).contains(&dropped),
+        "about 30 % of 2,000 lost: {dropped} of {sent}"
+    );
 }

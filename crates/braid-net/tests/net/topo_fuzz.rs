@@ -131,7 +131,8 @@ const BRAID_WORDS: &[&str] = &[
     "#",
     "\n",
 ];
-const INSERTS: &[&str] = &["\n", " ", "#", "[", "]", "\"", "=", "\u{feff}", "\0", "é", "-", "1e999", "\n\n\n"];
+const INSERTS: &[&str] =
+    &["\n", " ", "#", "[", "]", "\"", "=", "\u{feff}", "\0", "é", "-", "1e999", "\n\n\n"];
 
 proptest! {
     #![proptest_config(config(256))]
@@ -208,12 +209,24 @@ fn valid_inputs_still_read() {
 #[test]
 fn hpcc_huge_counts_are_errors() {
     fails_fast("10^12 nodes", "too many", || topo::hpcc_file("1000000000000 1 1\n0\n"));
-    fails_fast("MAX_NODES + 1 nodes", "too many", || topo::hpcc_file(&format!("{} 1 1\n0\n", MAX_NODES + 1)));
-    fails_fast("10^12 links", "links", || topo::hpcc_file("3 1 1000000000000\n2\n0 2 1Gbps 1us 0\n"));
-    fails_fast("u64::MAX switches", "not a non-negative integer", || topo::hpcc_file("3 18446744073709551616 1\n"));
-    fails_fast("usize::MAX switches + DCIs", "exceed", || topo::hpcc_file(&format!("3 {} {} 1\n", usize::MAX, usize::MAX)));
-    fails_fast("huge switch id", "not below the node count", || topo::hpcc_file("3 1 1\n4294967295\n"));
-    fails_fast("huge link end", "not below the node count", || topo::hpcc_file("3 1 1\n2\n0 18446744073709551615 1Gbps 1us 0\n"));
+    fails_fast("MAX_NODES + 1 nodes", "too many", || {
+        topo::hpcc_file(&format!("{} 1 1\n0\n", MAX_NODES + 1))
+    });
+    fails_fast("10^12 links", "links", || {
+        topo::hpcc_file("3 1 1000000000000\n2\n0 2 1Gbps 1us 0\n")
+    });
+    fails_fast("u64::MAX switches", "not a non-negative integer", || {
+        topo::hpcc_file("3 18446744073709551616 1\n")
+    });
+    fails_fast("usize::MAX switches + DCIs", "exceed", || {
+        topo::hpcc_file(&format!("3 {} {} 1\n", usize::MAX, usize::MAX))
+    });
+    fails_fast("huge switch id", "not below the node count", || {
+        topo::hpcc_file("3 1 1\n4294967295\n")
+    });
+    fails_fast("huge link end", "not below the node count", || {
+        topo::hpcc_file("3 1 1\n2\n0 18446744073709551615 1Gbps 1us 0\n")
+    });
 }
 
 #[test]
@@ -225,32 +238,55 @@ fn gml_huge_ids_are_errors_or_fine() {
     assert_eq!(t.hosts().len(), 4);
     assert!(t0.elapsed().as_secs_f64() < 5.0);
     fails_fast("edge to a huge unknown id", "is not a node id", || {
-        topo::zoo_gml("graph [ node [ id 1 ] node [ id 2 ] edge [ source 1 target 4294967296 ] ]", &small_zoo())
+        topo::zoo_gml(
+            "graph [ node [ id 1 ] node [ id 2 ] edge [ source 1 target 4294967296 ] ]",
+            &small_zoo(),
+        )
     });
     fails_fast("absurd link speed", "above the limit", || {
-        topo::zoo_gml("graph [ node [ id 1 ] node [ id 2 ] edge [ source 1 target 2 LinkSpeedRaw 1e300 ] ]", &small_zoo())
+        topo::zoo_gml(
+            "graph [ node [ id 1 ] node [ id 2 ] edge [ source 1 target 2 LinkSpeedRaw 1e300 ] ]",
+            &small_zoo(),
+        )
     });
     // Many DCs of the default size: more nodes than the bound.
     let mut p = ZooParams::default();
     p.intra.hosts_per_dc = MAX_NODES;
-    fails_fast("hosts_per_dc beyond the bound", "too large", || topo::zoo_gml("graph [ node [ id 1 ] node [ id 2 ] edge [ source 1 target 2 ] ]", &p));
+    fails_fast("hosts_per_dc beyond the bound", "too large", || {
+        topo::zoo_gml("graph [ node [ id 1 ] node [ id 2 ] edge [ source 1 target 2 ] ]", &p)
+    });
 }
 
 #[test]
 fn braid_huge_values_are_errors() {
     let head = "braid-topology v1\nnode a host\nnode b host\n";
-    fails_fast("huge rate", "above the limit", || topo::braid_file(&format!("{head}link a b 1e30Tbps 1us\n")));
-    fails_fast("huge delay", "above the limit", || topo::braid_file(&format!("{head}link a b 1Gbps 1e30s\n")));
+    fails_fast("huge rate", "above the limit", || {
+        topo::braid_file(&format!("{head}link a b 1e30Tbps 1us\n"))
+    });
+    fails_fast("huge delay", "above the limit", || {
+        topo::braid_file(&format!("{head}link a b 1Gbps 1e30s\n"))
+    });
     fails_fast("NaN rate", "rate", || topo::braid_file(&format!("{head}link a b NaNGbps 1us\n")));
-    fails_fast("group beyond u32", "group", || topo::braid_file("braid-topology v1\nnode a host group=4294967296\n"));
+    fails_fast("group beyond u32", "group", || {
+        topo::braid_file("braid-topology v1\nnode a host group=4294967296\n")
+    });
 }
 
 #[test]
 fn builders_reject_sizes_beyond_the_bounds() {
     use topo::{fat_tree, leaf_spine, FatTreeParams, LeafSpineParams};
-    fails_fast("hosts_per_leaf = 10^9", "too large", || leaf_spine(&LeafSpineParams { hosts_per_leaf: 1_000_000_000, ..Default::default() }));
-    fails_fast("leaves × spines beyond MAX_LINKS", "too large", || {
-        leaf_spine(&LeafSpineParams { leaves: MAX_LINKS, spines: 2, hosts_per_leaf: 1, ..Default::default() })
+    fails_fast("hosts_per_leaf = 10^9", "too large", || {
+        leaf_spine(&LeafSpineParams { hosts_per_leaf: 1_000_000_000, ..Default::default() })
     });
-    fails_fast("fat-tree k = 10^6", "too large", || fat_tree(&FatTreeParams { k: 1_000_000, ..Default::default() }));
+    fails_fast("leaves × spines beyond MAX_LINKS", "too large", || {
+        leaf_spine(&LeafSpineParams {
+            leaves: MAX_LINKS,
+            spines: 2,
+            hosts_per_leaf: 1,
+            ..Default::default()
+        })
+    });
+    fails_fast("fat-tree k = 10^6", "too large", || {
+        fat_tree(&FatTreeParams { k: 1_000_000, ..Default::default() })
+    });
 }

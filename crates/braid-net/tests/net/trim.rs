@@ -62,7 +62,11 @@ fn overload(trim: bool, seed: u64) -> Sim {
     }
     while sim.step().is_some() {
         let q = &sim.ports()[2];
-        assert!(q.q_bytes[CLASS_DATA as usize] <= LIMIT, "data queue {} > limit {LIMIT}", q.q_bytes[CLASS_DATA as usize]);
+        assert!(
+            q.q_bytes[CLASS_DATA as usize] <= LIMIT,
+            "data queue {} > limit {LIMIT}",
+            q.q_bytes[CLASS_DATA as usize]
+        );
     }
     sim
 }
@@ -80,14 +84,24 @@ fn trimming_bounds_the_queue_halves_the_choice_serves_headers_first_and_conserve
     // Conservation: every packet left the switch once (whole or trimmed) or was dropped.
     let sent = sim.captured().iter().filter(|(_, port, _)| *port == 2).collect::<Vec<_>>();
     let dropped: u64 = st.data_dropped.iter().sum();
-    assert_eq!(sent.len() as u64 + dropped, total, "sent {} + dropped {dropped} ≠ {total}", sent.len());
+    assert_eq!(
+        sent.len() as u64 + dropped,
+        total,
+        "sent {} + dropped {dropped} ≠ {total}",
+        sent.len()
+    );
     let mut seen = vec![false; total as usize];
     for (_, _, pk) in &sent {
         assert!(!seen[pk.psn as usize], "psn {} sent twice", pk.psn);
         seen[pk.psn as usize] = true;
     }
-    let trimmed: Vec<&Packet> = sent.iter().map(|x| &x.2).filter(|p| p.flags & flags::TRIMMED != 0).collect();
-    assert_eq!(trimmed.len() as u64 + dropped, st.trims, "each trimmed packet sent once or dropped");
+    let trimmed: Vec<&Packet> =
+        sent.iter().map(|x| &x.2).filter(|p| p.flags & flags::TRIMMED != 0).collect();
+    assert_eq!(
+        trimmed.len() as u64 + dropped,
+        st.trims,
+        "each trimmed packet sent once or dropped"
+    );
     for p in &trimmed {
         assert_eq!((p.size_bytes, p.payload_bytes(64), p.prio), (64, 0, CLASS_CONTROL));
         assert!(p.flags & flags::TRIM_LAST_HOP != 0, "sw→h1 faces the destination host");
@@ -98,8 +112,10 @@ fn trimming_bounds_the_queue_halves_the_choice_serves_headers_first_and_conserve
     // Headers first: a trimmed header waits at most for the packet being serialised (and a few
     // headers); whole packets wait behind a full data queue.
     let wait = |(t, _, p): &&(Time, u32, Packet)| t.saturating_sub(p.ts_sent).ps() as f64 / 1e3;
-    let header_wait = sent.iter().filter(|x| x.2.flags & flags::TRIMMED != 0).map(wait).fold(0.0, f64::max);
-    let data_waits: Vec<f64> = sent.iter().filter(|x| x.2.flags & flags::TRIMMED == 0).map(wait).collect();
+    let header_wait =
+        sent.iter().filter(|x| x.2.flags & flags::TRIMMED != 0).map(wait).fold(0.0, f64::max);
+    let data_waits: Vec<f64> =
+        sent.iter().filter(|x| x.2.flags & flags::TRIMMED == 0).map(wait).collect();
     let data_wait = data_waits.iter().sum::<f64>() / data_waits.len() as f64;
     let one_packet_ns = 80.0;
     assert!(header_wait < 3.0 * one_packet_ns, "a header waited {header_wait} ns");
@@ -113,5 +129,8 @@ fn without_trimming_the_same_overload_drops_and_never_trims() {
     assert_eq!(st.trims, 0);
     let dropped: u64 = st.data_dropped.iter().sum();
     assert!(dropped > 2 * PER_SENDER as u64 / 3, "dropped {dropped}");
-    assert!(sim.captured().iter().all(|(_, _, p)| p.flags & flags::TRIMMED == 0 && p.size_bytes == SIZE));
+    assert!(sim
+        .captured()
+        .iter()
+        .all(|(_, _, p)| p.flags & flags::TRIMMED == 0 && p.size_bytes == SIZE));
 }

@@ -37,10 +37,14 @@ pub const NASTY_NUMBERS: &[&str] = &[
 ];
 
 /// Unit strings the mutator looks for in a file.
-pub const UNITS: &[&str] = &["Gbps", "Mbps", "Kbps", "bps", "Gb/s", "GBps", "us", "ns", "ms", "ps", "KB", "MB", "GB", "KiB", "MiB", "B"];
+pub const UNITS: &[&str] = &[
+    "Gbps", "Mbps", "Kbps", "bps", "Gb/s", "GBps", "us", "ns", "ms", "ps", "KB", "MB", "GB", "KiB",
+    "MiB", "B",
+];
 
 /// What a found unit string may be replaced with: nothing, larger units, unknown units.
-pub const NASTY_UNITS: &[&str] = &["", "TB", "EB", "Tbps", "Pbps", "XB", "s", "ps", "µs", "zz", "%", "e"];
+pub const NASTY_UNITS: &[&str] =
+    &["", "TB", "EB", "Tbps", "Pbps", "XB", "s", "ps", "µs", "zz", "%", "e"];
 
 /// One edit of a text, with indices taken modulo the number of candidates when applied.
 #[derive(Clone, Debug)]
@@ -90,7 +94,9 @@ fn number_spans(text: &str) -> Vec<(usize, usize)> {
         if b[i].is_ascii_digit() {
             let start = if i > 0 && b[i - 1] == b'-' { i - 1 } else { i };
             let mut j = i;
-            while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.' || b[j] == b'e' || b[j] == b'E') {
+            while j < b.len()
+                && (b[j].is_ascii_digit() || b[j] == b'.' || b[j] == b'e' || b[j] == b'E')
+            {
                 j += 1;
             }
             out.push((start, j));
@@ -131,7 +137,9 @@ pub fn apply(text: &str, m: &Mutation) -> String {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let n = lines.len().max(1);
     match m {
-        Mutation::DeleteLine(i) => lines.iter().enumerate().filter(|(k, _)| *k != i % n).map(|(_, l)| *l).collect(),
+        Mutation::DeleteLine(i) => {
+            lines.iter().enumerate().filter(|(k, _)| *k != i % n).map(|(_, l)| *l).collect()
+        }
         Mutation::DuplicateLine(i) => {
             let mut v: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
             if let Some(l) = lines.get(i % n) {
@@ -141,7 +149,8 @@ pub fn apply(text: &str, m: &Mutation) -> String {
             v.concat()
         }
         Mutation::SwapLines(i, j) => {
-            let mut v: Vec<String> = lines.iter().map(|l| l.trim_end_matches('\n').to_string()).collect();
+            let mut v: Vec<String> =
+                lines.iter().map(|l| l.trim_end_matches('\n').to_string()).collect();
             if !v.is_empty() {
                 v.swap(i % n, j % n);
             }
@@ -173,23 +182,32 @@ pub fn apply_all(text: &str, ms: &[Mutation]) -> String {
 /// Arbitrary bytes (up to `max_len`), read as text the way `read_to_string` callers would after a
 /// lossy conversion.
 pub fn arbitrary_text(max_len: usize) -> impl Strategy<Value = String> {
-    prop::collection::vec(any::<u8>(), 0..max_len).prop_map(|b| String::from_utf8_lossy(&b).into_owned())
+    prop::collection::vec(any::<u8>(), 0..max_len)
+        .prop_map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 /// Up to `max_words` words of `vocab` joined by spaces and newlines.
-pub fn token_soup(vocab: &'static [&'static str], max_words: usize) -> impl Strategy<Value = String> {
-    prop::collection::vec((prop::sample::select(vocab), prop::bool::weighted(0.2)), 0..max_words).prop_map(|ws| {
-        let mut s = String::new();
-        for (w, nl) in ws {
-            s.push_str(w);
-            s.push(if nl { '\n' } else { ' ' });
-        }
-        s
-    })
+pub fn token_soup(
+    vocab: &'static [&'static str],
+    max_words: usize,
+) -> impl Strategy<Value = String> {
+    prop::collection::vec((prop::sample::select(vocab), prop::bool::weighted(0.2)), 0..max_words)
+        .prop_map(|ws| {
+            let mut s = String::new();
+            for (w, nl) in ws {
+                s.push_str(w);
+                s.push(if nl { '\n' } else { ' ' });
+            }
+            s
+        })
 }
 
 /// Run `f`; a panic becomes a test failure that shows the input. An `Err` must have a message.
-pub fn no_panic<T, F: FnOnce() -> Result<T, String>>(what: &str, input: &str, f: F) -> Result<Option<T>, TestCaseError> {
+pub fn no_panic<T, F: FnOnce() -> Result<T, String>>(
+    what: &str,
+    input: &str,
+    f: F,
+) -> Result<Option<T>, TestCaseError> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(Some(v)),
         Ok(Err(e)) => {
@@ -197,7 +215,10 @@ pub fn no_panic<T, F: FnOnce() -> Result<T, String>>(what: &str, input: &str, f:
             Ok(None)
         }
         Err(p) => {
-            let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
             Err(TestCaseError::fail(format!("{what} panicked ({msg:?}) on input {input:?}")))
         }
     }

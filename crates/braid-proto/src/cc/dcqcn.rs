@@ -122,7 +122,9 @@ impl DcqcnConfig {
             "rate_hai" => self.rate_hai = knob::nonneg_rate(ALGO, key, v)?,
             "min_rate" => self.min_rate = knob::pos_rate(ALGO, key, v)?,
             "clamp_target" => self.clamp_target = knob::boolean(ALGO, key, v)?,
-            "rate_on_first_cnp" => self.rate_on_first_cnp = knob::float_in(ALGO, key, v, 0.0, true, 1.0)?,
+            "rate_on_first_cnp" => {
+                self.rate_on_first_cnp = knob::float_in(ALGO, key, v, 0.0, true, 1.0)?
+            }
             "window" => self.window = knob::boolean(ALGO, key, v)?,
             "var_win" => self.var_win = knob::boolean(ALGO, key, v)?,
             "window_wrap" => self.window_wrap = knob::boolean(ALGO, key, v)?,
@@ -167,7 +169,9 @@ impl Dcqcn {
     /// env has no maximum BDP.
     pub fn new(cfg: DcqcnConfig, env: &CcEnv) -> Result<Dcqcn, String> {
         if cfg.window && env.max_bdp_bytes == 0 {
-            return Err("dcqcn with `window = true` needs a positive maximum BDP in the environment".into());
+            return Err(
+                "dcqcn with `window = true` needs a positive maximum BDP in the environment".into(),
+            );
         }
         let line = env.line_rate.bps_f64();
         Ok(Dcqcn {
@@ -238,7 +242,8 @@ impl Dcqcn {
         }
         let period = self.cfg.t_alpha.ps();
         let mut n = (t - self.alpha_next).ps() / period + 1;
-        self.alpha_next = Time::from_ps(self.alpha_next.ps().saturating_add(n.saturating_mul(period)));
+        self.alpha_next =
+            Time::from_ps(self.alpha_next.ps().saturating_add(n.saturating_mul(period)));
         let keep = 1.0 - self.cfg.g;
         if self.alpha_cnp {
             self.alpha = keep * self.alpha + self.cfg.g;
@@ -310,11 +315,12 @@ impl Dcqcn {
         }
         self.rc_bps = self.clamp(self.rc_bps);
         self.stage = self.stage.saturating_add(1);
-        self.inc_next = if self.rc_bps >= self.line_bps && self.rt_bps >= self.line_bps && self.stage > f {
-            None // parked: further increase events are no-ops
-        } else {
-            Some(t.saturating_add(self.cfg.t_inc))
-        };
+        self.inc_next =
+            if self.rc_bps >= self.line_bps && self.rt_bps >= self.line_bps && self.stage > f {
+                None // parked: further increase events are no-ops
+            } else {
+                Some(t.saturating_add(self.cfg.t_inc))
+            };
     }
 }
 
@@ -360,7 +366,16 @@ mod tests {
     }
 
     fn ack(now: Time, ecn: bool) -> AckEvent<'static> {
-        AckEvent { now, newly_acked_bytes: 1000, ack_seq_bytes: 0, snd_nxt_bytes: 0, ecn, rtt: None, int: None, hops: 1 }
+        AckEvent {
+            now,
+            newly_acked_bytes: 1000,
+            ack_seq_bytes: 0,
+            snd_nxt_bytes: 0,
+            ecn,
+            rtt: None,
+            int: None,
+            hops: 1,
+        }
     }
 
     fn dcqcn() -> Dcqcn {
@@ -576,8 +591,12 @@ mod tests {
     #[test]
     fn closed_loop_converges_to_fair_share() {
         let e = fluid::env_100g();
-        let flows: Vec<FlowSpec> =
-            (0..4).map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Dcqcn), &e).unwrap(), start: Time::from_us(500 * i) }).collect();
+        let flows: Vec<FlowSpec> = (0..4)
+            .map(|i| FlowSpec {
+                cc: Cc::new(&CcConfig::new(CcKind::Dcqcn), &e).unwrap(),
+                start: Time::from_us(500 * i),
+            })
+            .collect();
         let model = Fluid { red: (400_000.0, 1_600_000.0, 0.2), ..Fluid::new_100g() };
         let r = model.run(flows, Time::from_ms(160), Time::from_ms(110));
         r.assert_fair_share(0.15);

@@ -62,7 +62,8 @@ pub struct DctcpConfig {
 
 impl DctcpConfig {
     /// Knob names accepted by [`DctcpConfig::apply_knob`].
-    pub const KNOBS: &'static [&'static str] = &["g", "rate_ai", "min_rate", "alpha_init", "window", "var_win", "window_wrap"];
+    pub const KNOBS: &'static [&'static str] =
+        &["g", "rate_ai", "min_rate", "alpha_init", "window", "var_win", "window_wrap"];
 
     /// The `run.py --cc dctcp` defaults.
     pub fn defaults_for(_env: &CcEnv) -> DctcpConfig {
@@ -121,7 +122,9 @@ impl Dctcp {
     /// A flow at line rate.
     pub fn new(cfg: DctcpConfig, env: &CcEnv) -> Result<Dctcp, String> {
         if cfg.window && env.max_bdp_bytes == 0 {
-            return Err("dctcp with its window needs a positive maximum BDP in the environment".into());
+            return Err(
+                "dctcp with its window needs a positive maximum BDP in the environment".into()
+            );
         }
         let line = env.line_rate.bps_f64();
         Ok(Dctcp {
@@ -213,12 +216,20 @@ pub struct DctcpWindowConfig {
 
 impl DctcpWindowConfig {
     /// Knob names accepted by [`DctcpWindowConfig::apply_knob`].
-    pub const KNOBS: &'static [&'static str] = &["g", "alpha_init", "init_cwnd", "min_cwnd", "max_cwnd", "ai"];
+    pub const KNOBS: &'static [&'static str] =
+        &["g", "alpha_init", "init_cwnd", "min_cwnd", "max_cwnd", "ai"];
 
     /// The defaults for `env`.
     pub fn defaults_for(env: &CcEnv) -> DctcpWindowConfig {
         let mss = env.mtu_bytes as u64;
-        DctcpWindowConfig { g: 1.0 / 16.0, alpha_init: 1.0, init_cwnd: env.bdp_bytes().max(mss).max(1), min_cwnd: mss.max(1), max_cwnd: u64::MAX, ai: 1.0 }
+        DctcpWindowConfig {
+            g: 1.0 / 16.0,
+            alpha_init: 1.0,
+            init_cwnd: env.bdp_bytes().max(mss).max(1),
+            min_cwnd: mss.max(1),
+            max_cwnd: u64::MAX,
+            ai: 1.0,
+        }
     }
 
     /// Sets one knob by name (window sizes as plain bytes or `"64KB"`).
@@ -239,7 +250,13 @@ impl DctcpWindowConfig {
     /// `min_cwnd ≤ max_cwnd`.
     pub fn check(&self) -> Result<(), String> {
         if self.min_cwnd > self.max_cwnd {
-            return Err(knob::inconsistent(ALGO_WIN, format!("knob `min_cwnd` ({}) exceeds `max_cwnd` ({})", self.min_cwnd, self.max_cwnd)));
+            return Err(knob::inconsistent(
+                ALGO_WIN,
+                format!(
+                    "knob `min_cwnd` ({}) exceeds `max_cwnd` ({})",
+                    self.min_cwnd, self.max_cwnd
+                ),
+            ));
         }
         Ok(())
     }
@@ -319,7 +336,11 @@ impl CongestionControl for DctcpWindow {
             self.started = true;
             self.window_end = ev.snd_nxt_bytes;
         } else if ack > self.window_end {
-            let f = if self.acked_in_win > 0 { (self.marked_in_win as f64 / self.acked_in_win as f64).min(1.0) } else { 0.0 };
+            let f = if self.acked_in_win > 0 {
+                (self.marked_in_win as f64 / self.acked_in_win as f64).min(1.0)
+            } else {
+                0.0
+            };
             self.alpha = (1.0 - self.cfg.g) * self.alpha + self.cfg.g * f;
             self.acked_in_win = 0;
             self.marked_in_win = 0;
@@ -389,7 +410,16 @@ mod tests {
     }
 
     fn ev(ack: u64, snd_nxt: u64, ecn: bool) -> AckEvent<'static> {
-        AckEvent { now: Time::ZERO, newly_acked_bytes: 1000, ack_seq_bytes: ack, snd_nxt_bytes: snd_nxt, ecn, rtt: None, int: None, hops: 1 }
+        AckEvent {
+            now: Time::ZERO,
+            newly_acked_bytes: 1000,
+            ack_seq_bytes: ack,
+            snd_nxt_bytes: snd_nxt,
+            ecn,
+            rtt: None,
+            int: None,
+            hops: 1,
+        }
     }
 
     /// Rate form: each "window" is 10 packets (10 KB in flight, so `batchSize` is 10); `marks`
@@ -554,8 +584,12 @@ mod tests {
     #[test]
     fn rate_form_closed_loop_fair_share() {
         let e = fluid::env_100g();
-        let flows: Vec<FlowSpec> =
-            (0..4).map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Dctcp), &e).unwrap(), start: Time::from_us(200 * i) }).collect();
+        let flows: Vec<FlowSpec> = (0..4)
+            .map(|i| FlowSpec {
+                cc: Cc::new(&CcConfig::new(CcKind::Dctcp), &e).unwrap(),
+                start: Time::from_us(200 * i),
+            })
+            .collect();
         let model = Fluid { red: (300_000.0, 300_000.0, 1.0), ..Fluid::new_100g() };
         let r = model.run(flows, Time::from_ms(12), Time::from_ms(6));
         r.assert_fair_share(0.15);
@@ -569,8 +603,12 @@ mod tests {
     #[test]
     fn window_form_closed_loop_fair_share() {
         let e = fluid::env_100g();
-        let flows: Vec<FlowSpec> =
-            (0..4).map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::DctcpWindow), &e).unwrap(), start: Time::from_us(200 * i) }).collect();
+        let flows: Vec<FlowSpec> = (0..4)
+            .map(|i| FlowSpec {
+                cc: Cc::new(&CcConfig::new(CcKind::DctcpWindow), &e).unwrap(),
+                start: Time::from_us(200 * i),
+            })
+            .collect();
         let k = 100_000.0;
         let model = Fluid { red: (k, k, 1.0), jitter: Time::from_us(1), ..Fluid::new_100g() };
         let r = model.run(flows, Time::from_ms(40), Time::from_ms(20));

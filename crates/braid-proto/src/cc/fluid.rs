@@ -83,7 +83,13 @@ impl Report {
     pub fn assert_fair_share(&self, tol: f64) {
         for (i, r) in self.rates_bps.iter().enumerate() {
             let rel = (r - self.fair_share_bps).abs() / self.fair_share_bps;
-            assert!(rel <= tol, "flow {i}: {:.2} Gb/s vs fair share {:.2} Gb/s ({:.1} % off)\n{self:?}", r / 1e9, self.fair_share_bps / 1e9, rel * 100.0);
+            assert!(
+                rel <= tol,
+                "flow {i}: {:.2} Gb/s vs fair share {:.2} Gb/s ({:.1} % off)\n{self:?}",
+                r / 1e9,
+                self.fair_share_bps / 1e9,
+                rel * 100.0
+            );
         }
     }
 
@@ -92,7 +98,13 @@ impl Report {
         let mean = self.rates_bps.iter().sum::<f64>() / self.rates_bps.len().max(1) as f64;
         for (i, r) in self.rates_bps.iter().enumerate() {
             let rel = (r - mean).abs() / mean;
-            assert!(rel <= tol, "flow {i}: {:.2} Gb/s vs mean {:.2} Gb/s ({:.1} % off)\n{self:?}", r / 1e9, mean / 1e9, rel * 100.0);
+            assert!(
+                rel <= tol,
+                "flow {i}: {:.2} Gb/s vs mean {:.2} Gb/s ({:.1} % off)\n{self:?}",
+                r / 1e9,
+                mean / 1e9,
+                rel * 100.0
+            );
         }
     }
 }
@@ -157,7 +169,15 @@ impl Fluid {
         let n = flows.len();
         let mut senders: Vec<Sender> = flows
             .into_iter()
-            .map(|f| Sender { cc: f.cc, start: f.start, credit: 0.0, snd_nxt: 0, acked: 0, acked_at_measure: 0, pipe: VecDeque::with_capacity(4096) })
+            .map(|f| Sender {
+                cc: f.cc,
+                start: f.start,
+                credit: 0.0,
+                snd_nxt: 0,
+                acked: 0,
+                acked_at_measure: 0,
+                pipe: VecDeque::with_capacity(4096),
+            })
             .collect();
         let mut rng = XorShift(self.seed | 1);
         let c_bytes_per_ps = self.c_bps / 8.0 / 1e12;
@@ -170,7 +190,11 @@ impl Fluid {
         let (mut rtt_sum, mut rtt_n, mut rtt_max) = (0.0, 0u64, 0.0f64);
         let mut measuring = false;
         // `BRAID_FLUID_TRACE=<µs>` prints the state every that many µs (debugging aid).
-        let trace_every = std::env::var("BRAID_FLUID_TRACE").ok().and_then(|v| v.parse::<u64>().ok()).map(Time::from_us).or(self.trace_every);
+        let trace_every = std::env::var("BRAID_FLUID_TRACE")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(Time::from_us)
+            .or(self.trace_every);
         let mut next_trace = trace_every.unwrap_or(Time::MAX);
         let steps = dur.ps() / self.dt.ps();
         for step in 0..steps {
@@ -234,7 +258,12 @@ impl Fluid {
                     let qd = Time::from_ps((q_here / c_bytes_per_ps).round() as u64);
                     s.snd_nxt += self.mtu;
                     let mut int = IntStack::default();
-                    int.push(IntHop { ts: t + qd, tx_bytes: (served + q_here + mtu) as u64, qlen_bytes: q_here.min(u32::MAX as f64) as u32, rate_mbps });
+                    int.push(IntHop {
+                        ts: t + qd,
+                        tx_bytes: (served + q_here + mtu) as u64,
+                        qlen_bytes: q_here.min(u32::MAX as f64) as u32,
+                        rate_mbps,
+                    });
                     let noise = Time::from_ps((rng.next_f64() * self.jitter.ps() as f64) as u64);
                     let rtt = self.base_rtt + qd + noise;
                     let ecn = rng.next_f64() < self.mark_prob(q_here);
@@ -259,14 +288,19 @@ impl Fluid {
                             Cc::DctcpWindow(d) => format!("/a={:.3}", d.alpha()),
                             _ => String::new(),
                         };
-                        format!("{:.2}/{}{extra}", s.cc.rate().gbps_f64(), s.cc.window_bytes().min(99_999_999))
+                        format!(
+                            "{:.2}/{}{extra}",
+                            s.cc.rate().gbps_f64(),
+                            s.cc.window_bytes().min(99_999_999)
+                        )
                     })
                     .collect();
                 eprintln!("t={:>9.1}us q={:>9.0} rates/win={}", t.us_f64(), q, rates.join(" "));
             }
         }
         let secs = (dur.saturating_sub(measure_from)).secs_f64();
-        let rates_bps: Vec<f64> = senders.iter().map(|s| (s.acked - s.acked_at_measure) as f64 * 8.0 / secs).collect();
+        let rates_bps: Vec<f64> =
+            senders.iter().map(|s| (s.acked - s.acked_at_measure) as f64 * 8.0 / secs).collect();
         let total: f64 = rates_bps.iter().sum();
         Report {
             fair_share_bps: self.c_bps / n as f64,

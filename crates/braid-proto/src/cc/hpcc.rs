@@ -58,7 +58,17 @@ pub struct HpccConfig {
 
 impl HpccConfig {
     /// Knob names accepted by [`HpccConfig::apply_knob`].
-    pub const KNOBS: &'static [&'static str] = &["eta", "max_stage", "w_ai", "min_rate", "fast_react", "window", "var_win", "window_wrap", "u_init"];
+    pub const KNOBS: &'static [&'static str] = &[
+        "eta",
+        "max_stage",
+        "w_ai",
+        "min_rate",
+        "fast_react",
+        "window",
+        "var_win",
+        "window_wrap",
+        "u_init",
+    ];
 
     /// The `run.py` defaults with `W_AI` scaled to the env's line rate.
     pub fn defaults_for(env: &CcEnv) -> HpccConfig {
@@ -127,7 +137,9 @@ impl Hpcc {
             return Err("hpcc needs a positive maximum RTT (T) in the environment".into());
         }
         if cfg.window && env.max_bdp_bytes == 0 {
-            return Err("hpcc with its window needs a positive maximum BDP in the environment".into());
+            return Err(
+                "hpcc with its window needs a positive maximum BDP in the environment".into()
+            );
         }
         let line = env.line_rate.bps_f64();
         Ok(Hpcc {
@@ -187,7 +199,8 @@ impl Hpcc {
                 let tau = best_tau.min(self.t_ps);
                 self.u = (self.u * (self.t_ps - tau) + best_u * tau) / self.t_ps;
                 let max_c = self.u / self.cfg.eta;
-                let (new_rate, new_stage) = if max_c >= 1.0 || self.inc_stage >= self.cfg.max_stage {
+                let (new_rate, new_stage) = if max_c >= 1.0 || self.inc_stage >= self.cfg.max_stage
+                {
                     let r = if max_c > 0.0 { self.rc_bps / max_c } else { self.line_bps };
                     (r + self.cfg.w_ai.bps_f64(), 0)
                 } else {
@@ -397,7 +410,12 @@ mod tests {
         let mk = |t: u64, tx: [u64; 2], q: [u32; 2]| {
             let mut s = IntStack::default();
             for i in 0..2 {
-                s.push(IntHop { ts: Time::from_ns(t), tx_bytes: tx[i], qlen_bytes: q[i], rate_mbps: 100_000 });
+                s.push(IntHop {
+                    ts: Time::from_ns(t),
+                    tx_bytes: tx[i],
+                    qlen_bytes: q[i],
+                    rate_mbps: 100_000,
+                });
             }
             s
         };
@@ -441,10 +459,18 @@ mod tests {
     #[test]
     fn closed_loop_keeps_queue_near_zero_at_eta() {
         let e = fluid::env_100g();
-        let flows: Vec<FlowSpec> = (0..4).map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Hpcc), &e).unwrap(), start: Time::from_us(100 * i) }).collect();
+        let flows: Vec<FlowSpec> = (0..4)
+            .map(|i| FlowSpec {
+                cc: Cc::new(&CcConfig::new(CcKind::Hpcc), &e).unwrap(),
+                start: Time::from_us(100 * i),
+            })
+            .collect();
         let r = Fluid::new_100g().run(flows, Time::from_ms(25), Time::from_ms(15));
         assert!((r.utilization - 0.95).abs() < 0.02, "{r:?}");
-        assert!(r.avg_queue_bytes < 5_000.0 && r.max_queue_bytes < 50_000.0, "queue should stay near zero: {r:?}");
+        assert!(
+            r.avg_queue_bytes < 5_000.0 && r.max_queue_bytes < 50_000.0,
+            "queue should stay near zero: {r:?}"
+        );
         r.assert_fair_share(0.15);
     }
 }

@@ -14,7 +14,9 @@ fn bad(algo: &str, key: &str, msg: impl std::fmt::Display) -> String {
 
 /// A duration with units that must be strictly positive.
 pub(crate) fn pos_time(algo: &str, key: &str, v: &Knob) -> Result<Time, String> {
-    let t = v.as_time().map_err(|e| bad(algo, key, format!("expected a duration such as \"10us\": {e}")))?;
+    let t = v
+        .as_time()
+        .map_err(|e| bad(algo, key, format!("expected a duration such as \"10us\": {e}")))?;
     if t == Time::ZERO {
         return Err(bad(algo, key, "must be positive, got 0"));
     }
@@ -28,7 +30,9 @@ pub(crate) fn nonneg_time(algo: &str, key: &str, v: &Knob) -> Result<Time, Strin
 
 /// A rate with units that must be strictly positive.
 pub(crate) fn pos_rate(algo: &str, key: &str, v: &Knob) -> Result<Rate, String> {
-    let r = v.as_rate().map_err(|e| bad(algo, key, format!("expected a rate such as \"100Mbps\": {e}")))?;
+    let r = v
+        .as_rate()
+        .map_err(|e| bad(algo, key, format!("expected a rate such as \"100Mbps\": {e}")))?;
     if r.bps() == 0 {
         return Err(bad(algo, key, "must be positive, got 0bps"));
     }
@@ -41,7 +45,14 @@ pub(crate) fn nonneg_rate(algo: &str, key: &str, v: &Knob) -> Result<Rate, Strin
 }
 
 /// A finite float in `[lo, hi]`, or `(lo, hi]` when `lo_open`.
-pub(crate) fn float_in(algo: &str, key: &str, v: &Knob, lo: f64, lo_open: bool, hi: f64) -> Result<f64, String> {
+pub(crate) fn float_in(
+    algo: &str,
+    key: &str,
+    v: &Knob,
+    lo: f64,
+    lo_open: bool,
+    hi: f64,
+) -> Result<f64, String> {
     let x = v.as_f64().map_err(|e| bad(algo, key, e))?;
     let lo_ok = if lo_open { x > lo } else { x >= lo };
     if !x.is_finite() || !lo_ok || x > hi {

@@ -154,7 +154,15 @@ pub enum CcKind {
 
 impl CcKind {
     /// Every kind, in declaration order.
-    pub const ALL: [CcKind; 7] = [CcKind::Fixed, CcKind::Dcqcn, CcKind::Hpcc, CcKind::Timely, CcKind::Dctcp, CcKind::DctcpWindow, CcKind::Swift];
+    pub const ALL: [CcKind; 7] = [
+        CcKind::Fixed,
+        CcKind::Dcqcn,
+        CcKind::Hpcc,
+        CcKind::Timely,
+        CcKind::Dctcp,
+        CcKind::DctcpWindow,
+        CcKind::Swift,
+    ];
 
     /// The kebab-case name used in scenario files.
     pub fn name(self) -> &'static str {
@@ -289,7 +297,15 @@ macro_rules! impl_params {
         }
     )*};
 }
-impl_params!(FixedConfig, DcqcnConfig, HpccConfig, TimelyConfig, DctcpConfig, DctcpWindowConfig, SwiftConfig);
+impl_params!(
+    FixedConfig,
+    DcqcnConfig,
+    HpccConfig,
+    TimelyConfig,
+    DctcpConfig,
+    DctcpWindowConfig,
+    SwiftConfig
+);
 
 fn configured<P: Params>(env: &CcEnv, overrides: &[(String, Knob)]) -> Result<P, String> {
     let mut p = P::defaults_for(env);
@@ -315,7 +331,14 @@ macro_rules! rate_scheme_rate_and_window {
         /// fixed `max_bdp` without `var_win`, no window otherwise.
         #[inline]
         fn window_bytes(&self) -> u64 {
-            super::hpcc_style_window(self.cfg.window, self.cfg.var_win, self.cfg.window_wrap, self.max_bdp_bytes, self.$rate, self.line_bps)
+            super::hpcc_style_window(
+                self.cfg.window,
+                self.cfg.var_win,
+                self.cfg.window_wrap,
+                self.max_bdp_bytes,
+                self.$rate,
+                self.line_bps,
+            )
         }
     };
 }
@@ -327,7 +350,14 @@ pub(crate) use rate_scheme_rate_and_window;
 /// in unsigned 64 bits (bit/s rates truncated to integers), so it wraps once `W × R ≥ 2^64`:
 /// a 400 MB window at 100 Gb/s becomes 31.2 MB (`docs/ns3-equivalence.md`, window).
 #[inline]
-pub(crate) fn hpcc_style_window(has_win: bool, var_win: bool, wrap: bool, max_bdp: u64, rate_bps: f64, line_bps: f64) -> u64 {
+pub(crate) fn hpcc_style_window(
+    has_win: bool,
+    var_win: bool,
+    wrap: bool,
+    max_bdp: u64,
+    rate_bps: f64,
+    line_bps: f64,
+) -> u64 {
     if !has_win {
         return u64::MAX;
     }
@@ -537,13 +567,22 @@ mod tests {
     fn unknown_knobs_and_bad_values_are_reported_with_names() {
         for k in CcKind::ALL {
             let e = CcConfig::new(k).with("no_such_knob", Knob::Int(1)).validate().unwrap_err();
-            assert!(e.contains("no_such_knob") && e.contains(k.name()) && e.contains("known:"), "{e}");
+            assert!(
+                e.contains("no_such_knob") && e.contains(k.name()) && e.contains("known:"),
+                "{e}"
+            );
         }
-        let e = CcConfig::new(CcKind::Dcqcn).with("t_dec", Knob::Str("0us".into())).validate().unwrap_err();
+        let e = CcConfig::new(CcKind::Dcqcn)
+            .with("t_dec", Knob::Str("0us".into()))
+            .validate()
+            .unwrap_err();
         assert!(e.contains("t_dec") && e.contains("dcqcn"), "{e}");
         let e = CcConfig::new(CcKind::Dcqcn).with("g", Knob::Float(-0.5)).validate().unwrap_err();
         assert!(e.contains("`g`"), "{e}");
-        let e = CcConfig::new(CcKind::Timely).with("t_low", Knob::Str("600us".into())).validate().unwrap_err();
+        let e = CcConfig::new(CcKind::Timely)
+            .with("t_low", Knob::Str("600us".into()))
+            .validate()
+            .unwrap_err();
         assert!(e.contains("t_low") && e.contains("timely"), "{e}");
         let mut c = CcConfig::new(CcKind::Hpcc);
         assert!(c.apply_knob("eta", Knob::Float(0.9)).is_ok());
@@ -558,24 +597,49 @@ mod tests {
         // A sensible value per knob name pattern; the point is that every listed knob is wired.
         fn sample(key: &str) -> Knob {
             match key {
-                k if k.starts_with("t_") || k == "min_rtt" || k == "base_delay" || k == "h" || k == "fs_range" => Knob::Str(match k {
-                    "t_high" => "600us".into(),
-                    "t_low" => "40us".into(),
-                    _ => "5us".into(),
-                }),
-                k if (k.contains("rate") && k != "rate_on_first_cnp") || k == "w_ai" => Knob::Str("50Mbps".into()),
-                "clamp_target" | "window" | "var_win" | "window_wrap" | "fast_react" => Knob::Bool(true),
-                k if k.contains("cwnd") => Knob::Str(if k == "max_cwnd" { "2MB" } else { "20KB" }.into()),
-                "fast_recovery_times" | "max_stage" | "hai_thresh" | "rtx_reset_threshold" => Knob::Int(3),
+                k if k.starts_with("t_")
+                    || k == "min_rtt"
+                    || k == "base_delay"
+                    || k == "h"
+                    || k == "fs_range" =>
+                {
+                    Knob::Str(match k {
+                        "t_high" => "600us".into(),
+                        "t_low" => "40us".into(),
+                        _ => "5us".into(),
+                    })
+                }
+                k if (k.contains("rate") && k != "rate_on_first_cnp") || k == "w_ai" => {
+                    Knob::Str("50Mbps".into())
+                }
+                "clamp_target" | "window" | "var_win" | "window_wrap" | "fast_react" => {
+                    Knob::Bool(true)
+                }
+                k if k.contains("cwnd") => {
+                    Knob::Str(if k == "max_cwnd" { "2MB" } else { "20KB" }.into())
+                }
+                "fast_recovery_times" | "max_stage" | "hai_thresh" | "rtx_reset_threshold" => {
+                    Knob::Int(3)
+                }
                 "fs_max" => Knob::Float(200.0),
                 _ => Knob::Float(0.5),
             }
         }
         for k in CcKind::ALL {
             for key in k.knobs() {
-                let knob = if k == CcKind::Fixed && *key == "window" { Knob::Str("64KB".into()) } else { sample(key) };
-                CcConfig::new(k).with(key, knob.clone()).validate().unwrap_or_else(|e| panic!("{k}.{key} = {knob:?}: {e}"));
-                let e = CcConfig::new(k).with(key, Knob::Str("garbage".into())).validate().expect_err(key);
+                let knob = if k == CcKind::Fixed && *key == "window" {
+                    Knob::Str("64KB".into())
+                } else {
+                    sample(key)
+                };
+                CcConfig::new(k)
+                    .with(key, knob.clone())
+                    .validate()
+                    .unwrap_or_else(|e| panic!("{k}.{key} = {knob:?}: {e}"));
+                let e = CcConfig::new(k)
+                    .with(key, Knob::Str("garbage".into()))
+                    .validate()
+                    .expect_err(key);
                 assert!(e.contains(key) && e.contains(k.name()), "{e}");
             }
         }

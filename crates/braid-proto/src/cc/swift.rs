@@ -69,8 +69,21 @@ pub struct SwiftConfig {
 
 impl SwiftConfig {
     /// Knob names accepted by [`SwiftConfig::apply_knob`].
-    pub const KNOBS: &'static [&'static str] =
-        &["ai", "beta", "max_mdf", "base_delay", "h", "fs_range", "fs_min", "fs_max", "rtx_reset_threshold", "min_cwnd", "max_cwnd", "init_cwnd", "srtt_gain"];
+    pub const KNOBS: &'static [&'static str] = &[
+        "ai",
+        "beta",
+        "max_mdf",
+        "base_delay",
+        "h",
+        "fs_range",
+        "fs_min",
+        "fs_max",
+        "rtx_reset_threshold",
+        "min_cwnd",
+        "max_cwnd",
+        "init_cwnd",
+        "srtt_gain",
+    ];
 
     /// htsim's defaults, with `base_delay` = the env's base RTT and a one-BDP initial window.
     pub fn defaults_for(env: &CcEnv) -> SwiftConfig {
@@ -116,10 +129,19 @@ impl SwiftConfig {
     /// `fs_min < fs_max`, `min_cwnd ≤ max_cwnd`.
     pub fn check(&self) -> Result<(), String> {
         if self.fs_min >= self.fs_max {
-            return Err(knob::inconsistent(ALGO, format!("knob `fs_min` ({}) must be below `fs_max` ({})", self.fs_min, self.fs_max)));
+            return Err(knob::inconsistent(
+                ALGO,
+                format!("knob `fs_min` ({}) must be below `fs_max` ({})", self.fs_min, self.fs_max),
+            ));
         }
         if self.min_cwnd > self.max_cwnd {
-            return Err(knob::inconsistent(ALGO, format!("knob `min_cwnd` ({}) exceeds `max_cwnd` ({})", self.min_cwnd, self.max_cwnd)));
+            return Err(knob::inconsistent(
+                ALGO,
+                format!(
+                    "knob `min_cwnd` ({}) exceeds `max_cwnd` ({})",
+                    self.min_cwnd, self.max_cwnd
+                ),
+            ));
         }
         Ok(())
     }
@@ -215,7 +237,8 @@ impl Swift {
     }
 
     fn clamp_and_note(&mut self, prev: f64, now: Time) {
-        self.cwnd_bytes = self.cwnd_bytes.max(self.cfg.min_cwnd as f64).min(self.cfg.max_cwnd as f64);
+        self.cwnd_bytes =
+            self.cwnd_bytes.max(self.cfg.min_cwnd as f64).min(self.cfg.max_cwnd as f64);
         if self.cwnd_bytes < prev {
             self.last_decrease = Some(now);
         }
@@ -483,8 +506,12 @@ mod tests {
     #[test]
     fn closed_loop_holds_delay_near_target() {
         let e = fluid::env_100g();
-        let flows: Vec<FlowSpec> =
-            (0..4).map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Swift), &e).unwrap(), start: Time::from_us(100 * i) }).collect();
+        let flows: Vec<FlowSpec> = (0..4)
+            .map(|i| FlowSpec {
+                cc: Cc::new(&CcConfig::new(CcKind::Swift), &e).unwrap(),
+                start: Time::from_us(100 * i),
+            })
+            .collect();
         let r = Fluid::new_100g().run(flows, Time::from_ms(10), Time::from_ms(5));
         assert!(r.utilization > 0.95, "{r:?}");
         r.assert_fair_share(0.1);
@@ -492,7 +519,11 @@ mod tests {
         let s = swift();
         let cwnd = r.fair_share_bps / 8.0 * r.avg_rtt_us * 1e-6;
         let target = s.target_delay(cwnd, 1).us_f64();
-        assert!((r.avg_rtt_us - target).abs() < 0.1 * target, "RTT {} vs target {target}: {r:?}", r.avg_rtt_us);
+        assert!(
+            (r.avg_rtt_us - target).abs() < 0.1 * target,
+            "RTT {} vs target {target}: {r:?}",
+            r.avg_rtt_us
+        );
         assert!(r.avg_rtt_us > 10.5, "a standing queue is kept: {r:?}");
     }
 }

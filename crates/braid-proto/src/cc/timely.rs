@@ -53,8 +53,20 @@ pub struct TimelyConfig {
 
 impl TimelyConfig {
     /// Knob names accepted by [`TimelyConfig::apply_knob`].
-    pub const KNOBS: &'static [&'static str] =
-        &["ewma", "beta", "t_low", "t_high", "min_rtt", "rate_ai", "rate_hai", "hai_thresh", "min_rate", "window", "var_win", "window_wrap"];
+    pub const KNOBS: &'static [&'static str] = &[
+        "ewma",
+        "beta",
+        "t_low",
+        "t_high",
+        "min_rtt",
+        "rate_ai",
+        "rate_hai",
+        "hai_thresh",
+        "min_rate",
+        "window",
+        "var_win",
+        "window_wrap",
+    ];
 
     /// The `run.py` defaults with δ and δ_HAI scaled to the env's line rate.
     pub fn defaults_for(env: &CcEnv) -> TimelyConfig {
@@ -98,7 +110,10 @@ impl TimelyConfig {
     /// `t_low` must be below `t_high`.
     pub fn check(&self) -> Result<(), String> {
         if self.t_low >= self.t_high {
-            return Err(knob::inconsistent(ALGO, format!("knob `t_low` ({}) must be below `t_high` ({})", self.t_low, self.t_high)));
+            return Err(knob::inconsistent(
+                ALGO,
+                format!("knob `t_low` ({}) must be below `t_high` ({})", self.t_low, self.t_high),
+            ));
         }
         Ok(())
     }
@@ -125,7 +140,10 @@ impl Timely {
     /// A flow at line rate.
     pub fn new(cfg: TimelyConfig, env: &CcEnv) -> Result<Timely, String> {
         if cfg.window && env.max_bdp_bytes == 0 {
-            return Err("timely with `window = true` needs a positive maximum BDP in the environment".into());
+            return Err(
+                "timely with `window = true` needs a positive maximum BDP in the environment"
+                    .into(),
+            );
         }
         let line = env.line_rate.bps_f64();
         Ok(Timely {
@@ -183,7 +201,11 @@ impl CongestionControl for Timely {
             };
             match factor {
                 None => {
-                    let step = if self.inc_stage < self.cfg.hai_thresh { self.cfg.rate_ai } else { self.cfg.rate_hai };
+                    let step = if self.inc_stage < self.cfg.hai_thresh {
+                        self.cfg.rate_ai
+                    } else {
+                        self.cfg.rate_hai
+                    };
                     self.rate_bps = (self.rate_bps + step.bps_f64()).min(self.line_bps);
                     self.inc_stage = self.inc_stage.saturating_add(1);
                 }
@@ -358,8 +380,12 @@ mod tests {
     #[test]
     fn closed_loop_oscillates_around_t_low() {
         let e = fluid::env_100g();
-        let flows: Vec<FlowSpec> =
-            (0..4).map(|i| FlowSpec { cc: Cc::new(&CcConfig::new(CcKind::Timely), &e).unwrap(), start: Time::from_us(50 * i) }).collect();
+        let flows: Vec<FlowSpec> = (0..4)
+            .map(|i| FlowSpec {
+                cc: Cc::new(&CcConfig::new(CcKind::Timely), &e).unwrap(),
+                start: Time::from_us(50 * i),
+            })
+            .collect();
         let r = Fluid::new_100g().run(flows, Time::from_ms(30), Time::from_ms(10));
         assert!(r.utilization > 0.75, "{r:?}");
         assert!(r.max_rtt_us > 50.0 && r.max_rtt_us < 2.0 * 50.0, "peaks just above T_low: {r:?}");

@@ -63,8 +63,10 @@ impl EarlyRecovery {
             }
         }
         if self.per_packet {
-            let confirm = if self.path_confirm { Some((ctx.now, self.path_latest.as_slice())) } else { None };
-            let lost = ctx.sack_valid && gap_losses(ctx.ack.psn, ctx.ack.ts_sent, threshold, confirm, board);
+            let confirm =
+                if self.path_confirm { Some((ctx.now, self.path_latest.as_slice())) } else { None };
+            let lost = ctx.sack_valid
+                && gap_losses(ctx.ack.psn, ctx.ack.ts_sent, threshold, confirm, board);
             if lost {
                 sh.stats.recoveries += 1;
             }
@@ -73,7 +75,8 @@ impl EarlyRecovery {
             }
             return lost;
         }
-        let ood = ctx.ack.ood.max(board.highest_sacked_plus1.saturating_sub(1).saturating_sub(board.una));
+        let ood =
+            ctx.ack.ood.max(board.highest_sacked_plus1.saturating_sub(1).saturating_sub(board.una));
         if !self.episode.active && ood >= threshold {
             self.episode.enter(board, &mut sh.stats);
         }
@@ -104,7 +107,9 @@ impl EarlyRecovery {
         while x < board.max_sent {
             let s = board.at(x);
             if s.in_flight() {
-                if let Some(&(_, rtt)) = self.path_latest.get(s.path as usize).filter(|e| e.1 > Time::ZERO) {
+                if let Some(&(_, rtt)) =
+                    self.path_latest.get(s.path as usize).filter(|e| e.1 > Time::ZERO)
+                {
                     let due = s.sent_at() + rtt.mul_f64(2.0);
                     if now > due {
                         any |= board.mark_lost(x);
@@ -127,7 +132,13 @@ impl EarlyRecovery {
 /// The per-packet rule for an ACK of `h` whose copy was sent at `h_sent`; with `confirm` (now,
 /// and per path the send time and RTT of the latest delivered copy), only packets overtaken on
 /// their own path or outstanding for twice its RTT.
-fn gap_losses(h: u32, h_sent: Time, threshold: u32, confirm: Option<(Time, &[(Time, Time)])>, board: &mut Scoreboard) -> bool {
+fn gap_losses(
+    h: u32,
+    h_sent: Time,
+    threshold: u32,
+    confirm: Option<(Time, &[(Time, Time)])>,
+    board: &mut Scoreboard,
+) -> bool {
     let thr = threshold.max(1);
     if h < board.una.saturating_add(thr) {
         return false;
@@ -138,9 +149,18 @@ fn gap_losses(h: u32, h_sent: Time, threshold: u32, confirm: Option<(Time, &[(Ti
     while x < end {
         if let Some(s) = board.slot(x) {
             let overtaken = confirm.is_none_or(|(now, c)| {
-                c.get(s.path as usize).is_some_and(|&(t, rtt)| t > s.sent_at() || (rtt > Time::ZERO && now.saturating_sub(s.sent_at()) > rtt.mul_f64(2.0)))
+                c.get(s.path as usize).is_some_and(|&(t, rtt)| {
+                    t > s.sent_at()
+                        || (rtt > Time::ZERO && now.saturating_sub(s.sent_at()) > rtt.mul_f64(2.0))
+                })
             });
-            if !s.sacked() && !s.lost() && s.tx > 0 && s.sent_at() < h_sent && overtaken && board.mark_lost(x) {
+            if !s.sacked()
+                && !s.lost()
+                && s.tx > 0
+                && s.sent_at() < h_sent
+                && overtaken
+                && board.mark_lost(x)
+            {
                 any = true;
             }
         }

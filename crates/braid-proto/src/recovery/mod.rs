@@ -552,7 +552,11 @@ impl Recovery {
             }
             while bits != 0 {
                 let i = bits.trailing_zeros();
-                let psn = if below { (ack.psn as i64 - 64 + i as i64).max(0) as u32 } else { ack.cum_ack.saturating_add(1 + i) };
+                let psn = if below {
+                    (ack.psn as i64 - 64 + i as i64).max(0) as u32
+                } else {
+                    ack.cum_ack.saturating_add(1 + i)
+                };
                 bits &= bits - 1;
                 if psn >= b.una && psn < b.max_sent && b.sack(psn).is_some() {
                     sum.newly_acked += 1;
@@ -598,7 +602,11 @@ impl Recovery {
                 }
             }
         } else if sum.newly_acked > 0 {
-            let at = if self.sh.board.outstanding > 0 || self.sh.board.has_retx() { Some(now + self.rto()) } else { None };
+            let at = if self.sh.board.outstanding > 0 || self.sh.board.has_retx() {
+                Some(now + self.rto())
+            } else {
+                None
+            };
             self.sh.timers.set(TimerKind::Rto, at);
         }
         if self.is_complete() {
@@ -637,7 +645,11 @@ impl Recovery {
         if self.sh.cfg.rto_per_packet {
             let rto = self.per_packet_rto(now);
             return (fired | rto, rto);
-        } else if self.is_complete() || (self.sh.board.outstanding == 0 && !self.sh.board.has_retx() && self.sh.board.nxt >= self.sh.board.max_sent) {
+        } else if self.is_complete()
+            || (self.sh.board.outstanding == 0
+                && !self.sh.board.has_retx()
+                && self.sh.board.nxt >= self.sh.board.max_sent)
+        {
             self.sh.timers.stop(TimerKind::Rto);
         } else {
             self.sh.stats.timeouts += 1;
@@ -814,7 +826,11 @@ mod tests {
         let s = r.on_ack(Time::from_us(1010), &ack(PacketKind::Ack, 0, 1, Time::from_ms(1)));
         assert!(!s.spurious_rto);
         assert_eq!(r.stats().spurious_rtos, 0);
-        assert_eq!(r.next_psn(), Some((1, true)), "the other packets stay queued for retransmission");
+        assert_eq!(
+            r.next_psn(),
+            Some((1, true)),
+            "the other packets stay queued for retransmission"
+        );
     }
 
     #[test]

@@ -67,7 +67,10 @@ impl RackTlp {
             }
         }
         let lost = self.detect(now, sh);
-        sh.timers.set(TimerKind::Tlp, if sh.board.outstanding > 0 { Some(now + Self::pto(&sh.rtt, &sh.cfg)) } else { None });
+        sh.timers.set(
+            TimerKind::Tlp,
+            if sh.board.outstanding > 0 { Some(now + Self::pto(&sh.rtt, &sh.cfg)) } else { None },
+        );
         lost
     }
 
@@ -83,7 +86,8 @@ impl RackTlp {
         while p < end {
             let s = board.at(p);
             if s.in_flight() {
-                let r = self.latest[if per_path { (s.path as usize).min(self.latest.len() - 1) } else { 0 }];
+                let r = self.latest
+                    [if per_path { (s.path as usize).min(self.latest.len() - 1) } else { 0 }];
                 let same_path_ok = !per_path || (s.path as usize) < self.latest.len();
                 if same_path_ok && s.sent_at() < r.xmit_ts {
                     let deadline = s.sent_at() + r.rtt + reo;

@@ -13,7 +13,12 @@ pub(crate) fn on_ack(ctx: &AckCtx, sh: &mut Shared) -> bool {
         let hole = ctx.ack.cum_ack;
         let srtt = sh.rtt.srtt.unwrap_or(Time::ZERO);
         if let Some(s) = board.slot(hole) {
-            if !s.sacked() && !s.lost() && s.tx > 0 && ctx.now >= s.sent_at() + srtt && board.mark_lost(hole) {
+            if !s.sacked()
+                && !s.lost()
+                && s.tx > 0
+                && ctx.now >= s.sent_at() + srtt
+                && board.mark_lost(hole)
+            {
                 sh.stats.recoveries += 1;
                 return true;
             }

@@ -186,7 +186,10 @@ pub fn duration_penalty(counter: u32, shift: u32) -> u8 {
 /// Eq. 4–5: `C_cong = min((w_ql·Q + w_tl·T + w_dp·D) ≫ S_cong, 255)`.
 #[inline]
 pub fn congestion_cost(q: u8, t: u8, d: u8, w_ql: u32, w_tl: u32, w_dp: u32, s_cong: u32) -> u8 {
-    sat8((w_ql as u64 * q as u64 + w_tl as u64 * t as u64 + w_dp as u64 * d as u64) >> s_cong.min(63))
+    sat8(
+        (w_ql as u64 * q as u64 + w_tl as u64 * t as u64 + w_dp as u64 * d as u64)
+            >> s_cong.min(63),
+    )
 }
 
 /// Eq. 1 with the artifact's normalisation: `C = min((α·C_path + β·C_cong) ≫ S_total, 255)`.
@@ -209,7 +212,18 @@ mod tests {
     #[test]
     fn artifact_delay_costs() {
         let ms = Time::from_ms;
-        let table = [(0, 0), (1, 7), (5, 39), (10, 79), (25, 199), (32, 255), (33, 255), (50, 255), (100, 255), (250, 255)];
+        let table = [
+            (0, 0),
+            (1, 7),
+            (5, 39),
+            (10, 79),
+            (25, 199),
+            (32, 255),
+            (33, 255),
+            (50, 255),
+            (100, 255),
+            (250, 255),
+        ];
         for (d, c) in table {
             assert_eq!(delay_score_artifact(ms(d), 32), c, "{d} ms");
         }
@@ -224,7 +238,11 @@ mod tests {
     fn paper_delay_costs() {
         let max = Time::from_ms(32);
         for d in 0..32u64 {
-            assert_eq!(delay_score(Time::from_ms(d), max), delay_score_artifact(Time::from_ms(d), 32), "{d} ms");
+            assert_eq!(
+                delay_score(Time::from_ms(d), max),
+                delay_score_artifact(Time::from_ms(d), 32),
+                "{d} ms"
+            );
         }
         assert_eq!(delay_score(Time::from_ms(32), max), 255);
         assert_eq!(delay_score(Time::from_us(500), max), 3); // 0.5·255/32 = 3.98
@@ -241,7 +259,18 @@ mod tests {
     #[test]
     fn capacity_costs() {
         let g = |x: u64| x * 1_000_000_000;
-        let table = [(25, 255), (39, 255), (40, 230), (80, 204), (100, 204), (120, 179), (200, 128), (399, 26), (400, 0), (800, 0)];
+        let table = [
+            (25, 255),
+            (39, 255),
+            (40, 230),
+            (80, 204),
+            (100, 204),
+            (120, 179),
+            (200, 128),
+            (399, 26),
+            (400, 0),
+            (800, 0),
+        ];
         for (r, c) in table {
             assert_eq!(capacity_score(g(r), g(400)), c, "{r} G");
             assert_eq!(capacity_score_artifact(g(r)), c, "{r} G");
@@ -282,9 +311,22 @@ mod tests {
     /// DC7 132, DC2 135, DC3 167, DC5 181 (artifact form, per next hop).
     #[test]
     fn poscor_artifact_costs() {
-        let rows = [(40, 5, 64), (100, 10, 82), (40, 20, 132), (200, 25, 135), (200, 100, 167), (100, 40, 181)];
+        let rows = [
+            (40, 5, 64),
+            (100, 10, 82),
+            (40, 20, 132),
+            (200, 25, 135),
+            (200, 100, 167),
+            (100, 40, 181),
+        ];
         for (r, d, c) in rows {
-            let cst = path_cost(delay_score_artifact(Time::from_ms(d), 32), capacity_score_artifact(r * 1_000_000_000), 3, 1, 2);
+            let cst = path_cost(
+                delay_score_artifact(Time::from_ms(d), 32),
+                capacity_score_artifact(r * 1_000_000_000),
+                3,
+                1,
+                2,
+            );
             assert_eq!(total_cost(cst, 0, 3, 1, 2), c, "{r} G {d} ms");
         }
     }
@@ -304,7 +346,13 @@ mod tests {
             ("DC3", 200, 200, 181, 135),
         ];
         for (via, r, d, cp, c) in rows {
-            let cst = path_cost(delay_score(Time::from_ms(d), max), capacity_score(r * 1_000_000_000, 400_000_000_000), 3, 1, 2);
+            let cst = path_cost(
+                delay_score(Time::from_ms(d), max),
+                capacity_score(r * 1_000_000_000, 400_000_000_000),
+                3,
+                1,
+                2,
+            );
             assert_eq!(cst, cp, "{via}");
             assert_eq!(total_cost(cst, 0, 3, 1, 2), c, "{via}");
         }

@@ -19,11 +19,16 @@
 use braid_core::Time;
 
 use super::cost::{
-    capacity_score, capacity_score_artifact, congestion_cost, delay_score, delay_score_artifact, duration_penalty, duration_update, path_cost, queue_level,
-    queue_thresholds, queue_thresholds_artifact, sat8, total_cost, trend_level, trend_thresholds, trend_update, LEVELS,
+    capacity_score, capacity_score_artifact, congestion_cost, delay_score, delay_score_artifact,
+    duration_penalty, duration_update, path_cost, queue_level, queue_thresholds,
+    queue_thresholds_artifact, sat8, total_cost, trend_level, trend_thresholds, trend_update,
+    LEVELS,
 };
 use super::flow_cache::{CacheLookup, FlowCache};
-use super::{CongestedTest, DelayResolution, Fallback, KeepRule, LcmpParams, MaxDelay, PathScope, QueueScale, Sampling};
+use super::{
+    CongestedTest, DelayResolution, Fallback, KeepRule, LcmpParams, MaxDelay, PathScope,
+    QueueScale, Sampling,
+};
 
 /// One candidate next hop of a decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +62,18 @@ struct PortState {
 
 impl PortState {
     fn new(rate_bps: u64) -> PortState {
-        PortState { rate_bps, up: true, prev: 0, trend: 0, dur: 0, last_sample: Time::ZERO, sampled: false, q: 0, t: 0, trend_thr: trend_thresholds(rate_bps) }
+        PortState {
+            rate_bps,
+            up: true,
+            prev: 0,
+            trend: 0,
+            dur: 0,
+            last_sample: Time::ZERO,
+            sampled: false,
+            q: 0,
+            t: 0,
+            trend_thr: trend_thresholds(rate_bps),
+        }
     }
 }
 
@@ -122,9 +138,16 @@ impl LcmpRouter {
     /// Bootstrap a switch with ports of the given rates (bit/s, by local index) and a shared buffer
     /// of `buffer_bytes` (the queue-level thresholds derive from it, see [`QueueScale`]). `max_delay` is the resolved saturation point of Alg. 1 (for
     /// [`MaxDelay::Auto`], what the control plane computed for this switch).
-    pub fn new(p: LcmpParams, port_rates_bps: &[u64], buffer_bytes: u64, max_delay: Time) -> LcmpRouter {
+    pub fn new(
+        p: LcmpParams,
+        port_rates_bps: &[u64],
+        buffer_bytes: u64,
+        max_delay: Time,
+    ) -> LcmpRouter {
         let q_thresh = match p.queue_scale {
-            QueueScale::PortShare => queue_thresholds(buffer_bytes / port_rates_bps.len().max(1) as u64),
+            QueueScale::PortShare => {
+                queue_thresholds(buffer_bytes / port_rates_bps.len().max(1) as u64)
+            }
             QueueScale::Buffer => queue_thresholds(buffer_bytes),
             QueueScale::Bytes(b) => queue_thresholds(b),
             QueueScale::Artifact => queue_thresholds_artifact(),
@@ -138,7 +161,8 @@ impl LcmpRouter {
             max_delay,
             q_thresh,
             ports: port_rates_bps.iter().map(|&r| PortState::new(r)).collect(),
-            cache: FlowCache::new(p.idle_timeout, p.gc_budget).with_capacity_limit(p.flow_cache_capacity),
+            cache: FlowCache::new(p.idle_timeout, p.gc_budget)
+                .with_capacity_limit(p.flow_cache_capacity),
             scratch: Vec::with_capacity(port_rates_bps.len()),
             cands: Vec::with_capacity(port_rates_bps.len()),
             queues: Vec::with_capacity(port_rates_bps.len()),
@@ -167,8 +191,14 @@ impl LcmpRouter {
     /// switch's tables (Alg. 1 with the configured resolution and saturation, Alg. 2).
     pub fn path_score(&self, delay: Time, bottleneck_bps: u64) -> u8 {
         let (d, c) = match self.p.delay_resolution {
-            DelayResolution::Exact => (delay_score(delay, self.max_delay), capacity_score(bottleneck_bps, self.p.max_capacity.bps())),
-            DelayResolution::WholeMs => (delay_score_artifact(delay, (self.max_delay.ns() / 1_000_000).max(1)), capacity_score_artifact(bottleneck_bps)),
+            DelayResolution::Exact => (
+                delay_score(delay, self.max_delay),
+                capacity_score(bottleneck_bps, self.p.max_capacity.bps()),
+            ),
+            DelayResolution::WholeMs => (
+                delay_score_artifact(delay, (self.max_delay.ns() / 1_000_000).max(1)),
+                capacity_score_artifact(bottleneck_bps),
+            ),
         };
         path_cost(d, c, self.p.w_dl, self.p.w_lc, self.p.s_path)
     }
@@ -206,7 +236,12 @@ impl LcmpRouter {
     /// `Err(failover)` when the flow needs a decision ([`LcmpRouter::route_new`]): `failover` is
     /// true when it had an egress that went down or — after the control plane changed the routes
     /// (a failure elsewhere) — is no longer a candidate.
-    pub fn route_cached(&mut self, now: Time, key: u128, is_candidate: impl Fn(u16) -> bool) -> Result<u16, bool> {
+    pub fn route_cached(
+        &mut self,
+        now: Time,
+        key: u128,
+        is_candidate: impl Fn(u16) -> bool,
+    ) -> Result<u16, bool> {
         match self.lookup(now, key) {
             CacheLookup::Hit(lp) if is_candidate(lp) => Ok(lp),
             CacheLookup::Hit(_) | CacheLookup::Invalidated(_) => Err(true),
@@ -271,7 +306,8 @@ impl LcmpRouter {
             let delta = q as i64 - s.prev as i64;
             s.trend = trend_update(s.trend, delta, p.trend_k);
             s.prev = q;
-            let interval = if s.sampled { now.saturating_sub(s.last_sample) } else { p.monitor_interval };
+            let interval =
+                if s.sampled { now.saturating_sub(s.last_sample) } else { p.monitor_interval };
             s.last_sample = now;
             s.sampled = true;
             s.q = queue_level(q, &self.q_thresh);
@@ -301,7 +337,15 @@ impl LcmpRouter {
     /// the chosen local port. `queues[i]` is the queue bytes of local port `i` now; `hash` is the
     /// packet's ECMP hash at this switch; `failover` tells that the flow's cached port went down.
     /// Returns `None` when no candidate is up.
-    pub fn decide(&mut self, now: Time, key: u128, hash: u32, cands: &[Candidate], queues: &[u64], failover: bool) -> Option<u16> {
+    pub fn decide(
+        &mut self,
+        now: Time,
+        key: u128,
+        hash: u32,
+        cands: &[Candidate],
+        queues: &[u64],
+        failover: bool,
+    ) -> Option<u16> {
         let p = self.p;
         if self.cache.is_full() {
             // No room to remember a decision: plain ECMP over the live candidates, the same for
@@ -443,7 +487,15 @@ impl LcmpRouter {
                     PathScope::NextHop => self.path_score(c.link_delay, c.link_rate_bps),
                 };
                 let s = &self.ports[c.port as usize];
-                let cong = congestion_cost(s.q, s.t, duration_penalty(s.dur, p.dp_shift), p.w_ql, p.w_tl, p.w_dp, p.s_cong);
+                let cong = congestion_cost(
+                    s.q,
+                    s.t,
+                    duration_penalty(s.dur, p.dp_shift),
+                    p.w_ql,
+                    p.w_tl,
+                    p.w_dp,
+                    p.s_cong,
+                );
                 (c.port, c_path, cong, total_cost(c_path, cong, p.alpha, p.beta, p.s_total))
             })
             .collect()
@@ -472,7 +524,12 @@ mod tests {
         // (port, rate G, per-hop delay ms): DC2 200/25, DC3 200/100, DC4 100/10, DC5 100/40, DC6 40/5, DC7 40/20.
         [(2, 200, 25), (3, 200, 100), (4, 100, 10), (5, 100, 40), (6, 40, 5), (7, 40, 20)]
             .iter()
-            .map(|&(p, g, d)| Candidate { port: p, link_rate_bps: g * G, link_delay: Time::from_ms(d), c_path: r.path_score(Time::from_ms(2 * d), g * G) })
+            .map(|&(p, g, d)| Candidate {
+                port: p,
+                link_rate_bps: g * G,
+                link_delay: Time::from_ms(d),
+                c_path: r.path_score(Time::from_ms(2 * d), g * G),
+            })
             .collect()
     }
 
@@ -490,7 +547,8 @@ mod tests {
     /// DC4 48, DC2 51 first; new flows hash over those three only.
     #[test]
     fn paper_filters_to_the_cheaper_half() {
-        let mut r = LcmpRouter::new(LcmpParams::paper(), &poscor_rates(), 128 << 20, Time::from_ms(256));
+        let mut r =
+            LcmpRouter::new(LcmpParams::paper(), &poscor_rates(), 128 << 20, Time::from_ms(256));
         let cands = poscor_cands(&r);
         let costs: Vec<u8> = r.costs(&cands).iter().map(|c| c.3).collect();
         assert_eq!(costs, vec![51, 135, 48, 82, 48, 64]);
@@ -554,8 +612,14 @@ mod tests {
     #[test]
     fn keep_rules_and_fallbacks() {
         let rates = vec![100 * G, 100 * G, 40 * G];
-        let cands: Vec<Candidate> =
-            (0..3).map(|p| Candidate { port: p, link_rate_bps: rates[p as usize], link_delay: Time::from_ms(1 + p as u64), c_path: 0 }).collect();
+        let cands: Vec<Candidate> = (0..3)
+            .map(|p| Candidate {
+                port: p,
+                link_rate_bps: rates[p as usize],
+                link_delay: Time::from_ms(1 + p as u64),
+                c_path: 0,
+            })
+            .collect();
         let mut a = LcmpRouter::new(LcmpParams::artifact(), &rates, 1 << 20, Time::ZERO);
         let c = spread(&mut a, &cands, &[0; 3], 900);
         assert!(c[..3].iter().all(|&x| x > 200), "{c:?}");
@@ -602,7 +666,8 @@ mod tests {
         assert!(c[2] > 800 && c[6] > 800 && c[7] > 800, "{c:?}");
         // With the default per-port share (128 MiB / 8 ports = 16 MiB, levels of 1.68 MB) the
         // same 13.2 MB queue is level 7 (204): C_cong = (2·204 + 255) ≫ 2 = 165, C(DC4) = 90.
-        let mut r = LcmpRouter::new(LcmpParams::paper(), &poscor_rates(), 128 << 20, Time::from_ms(256));
+        let mut r =
+            LcmpRouter::new(LcmpParams::paper(), &poscor_rates(), 128 << 20, Time::from_ms(256));
         for i in 1..=4u64 {
             q[4] = i * 3_300_000;
             r.monitor(Time::from_us(100 * i), &q);
@@ -615,7 +680,8 @@ mod tests {
     /// flow is re-decided among the live candidates.
     #[test]
     fn fast_failover() {
-        let mut r = LcmpRouter::new(LcmpParams::paper(), &poscor_rates(), 128 << 20, Time::from_ms(256));
+        let mut r =
+            LcmpRouter::new(LcmpParams::paper(), &poscor_rates(), 128 << 20, Time::from_ms(256));
         let cands = poscor_cands(&r);
         let key = 42u128;
         let h = 7u32;

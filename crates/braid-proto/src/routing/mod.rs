@@ -98,7 +98,18 @@ pub enum RoutingKind {
 
 impl RoutingKind {
     /// Every kind's scenario name.
-    pub const NAMES: &'static [&'static str] = &["ecmp", "entropy", "path-index", "wcmp", "ucmp", "ucmp-weighted", "lcmp", "lcmp-artifact", "adaptive", "te"];
+    pub const NAMES: &'static [&'static str] = &[
+        "ecmp",
+        "entropy",
+        "path-index",
+        "wcmp",
+        "ucmp",
+        "ucmp-weighted",
+        "lcmp",
+        "lcmp-artifact",
+        "adaptive",
+        "te",
+    ];
 
     /// Parse a scenario name.
     pub fn parse(s: &str) -> Result<RoutingKind, String> {
@@ -113,7 +124,12 @@ impl RoutingKind {
             "lcmp-artifact" => RoutingKind::LcmpArtifact,
             "adaptive" => RoutingKind::Adaptive,
             "te" => RoutingKind::Te,
-            other => return Err(format!("unknown routing kind `{other}` (known: {})", Self::NAMES.join(", "))),
+            other => {
+                return Err(format!(
+                    "unknown routing kind `{other}` (known: {})",
+                    Self::NAMES.join(", ")
+                ))
+            }
         })
     }
 
@@ -140,7 +156,15 @@ impl RoutingKind {
 
     /// A kind that needs the control plane's per-path attributes (delay, bottleneck).
     pub fn needs_paths(self) -> bool {
-        matches!(self, RoutingKind::Ucmp | RoutingKind::Wcmp | RoutingKind::UcmpWeighted | RoutingKind::Lcmp | RoutingKind::LcmpArtifact | RoutingKind::Te)
+        matches!(
+            self,
+            RoutingKind::Ucmp
+                | RoutingKind::Wcmp
+                | RoutingKind::UcmpWeighted
+                | RoutingKind::Lcmp
+                | RoutingKind::LcmpArtifact
+                | RoutingKind::Te
+        )
     }
 }
 
@@ -509,10 +533,12 @@ fn small(key: &str, v: &Knob, max: u64) -> Result<u64, String> {
 
 fn choice<T: Copy>(key: &str, v: &Knob, opts: &[(&str, T)]) -> Result<T, String> {
     let s = v.as_str().map_err(|e| format!("`routing.{key}`: {e}"))?;
-    opts.iter()
-        .find(|o| o.0 == s)
-        .map(|o| o.1)
-        .ok_or_else(|| format!("`routing.{key}`: unknown value `{s}` (known: {})", opts.iter().map(|o| o.0).collect::<Vec<_>>().join(", ")))
+    opts.iter().find(|o| o.0 == s).map(|o| o.1).ok_or_else(|| {
+        format!(
+            "`routing.{key}`: unknown value `{s}` (known: {})",
+            opts.iter().map(|o| o.0).collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 impl RoutingParams {
@@ -531,7 +557,10 @@ impl RoutingParams {
             self.switch_knob(key, v)?;
         }
         if self.lcmp.dp_low > self.lcmp.dp_high {
-            return Err(format!("`routing.dp_low` ({}) is above `routing.dp_high` ({})", self.lcmp.dp_low, self.lcmp.dp_high));
+            return Err(format!(
+                "`routing.dp_low` ({}) is above `routing.dp_high` ({})",
+                self.lcmp.dp_low, self.lcmp.dp_high
+            ));
         }
         Ok(())
     }
@@ -540,7 +569,9 @@ impl RoutingParams {
     /// an unknown field.
     fn switch_knob(&mut self, key: &str, v: &Knob) -> Result<(), String> {
         match key {
-            "quantized" => self.quantized = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
+            "quantized" => {
+                self.quantized = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?
+            }
             "wcmp_table" => {
                 self.wcmp_table = small(key, v, 1 << 16)? as u32;
                 if self.wcmp_table == 0 {
@@ -548,12 +579,29 @@ impl RoutingParams {
                 }
             }
             "ucmp_slack" => self.ucmp_slack_percent = small(key, v, 100_000)? as u32,
-            "nexthop_order" => self.nexthop_order = choice(key, v, &[("port", NextHopOrder::Port), ("ns3-bfs", NextHopOrder::Ns3Bfs)])?,
+            "nexthop_order" => {
+                self.nexthop_order = choice(
+                    key,
+                    v,
+                    &[("port", NextHopOrder::Port), ("ns3-bfs", NextHopOrder::Ns3Bfs)],
+                )?
+            }
             "hash_dport" => self.hash_dport = small(key, v, u16::MAX as u64)? as u16,
-            "ack_hash" => self.ack_hash_swapped = choice(key, v, &[("flow", false), ("swapped", true)])?,
-            "per_entropy" => self.per_entropy = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
-            "ucmp_cache" => self.ucmp_cache = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
-            other => return Err(format!("unknown field `routing.{other}` (known: kind, {})", KNOBS.join(", "))),
+            "ack_hash" => {
+                self.ack_hash_swapped = choice(key, v, &[("flow", false), ("swapped", true)])?
+            }
+            "per_entropy" => {
+                self.per_entropy = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?
+            }
+            "ucmp_cache" => {
+                self.ucmp_cache = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?
+            }
+            other => {
+                return Err(format!(
+                    "unknown field `routing.{other}` (known: kind, {})",
+                    KNOBS.join(", ")
+                ))
+            }
         }
         Ok(())
     }
@@ -591,7 +639,9 @@ fn lcmp_knob(l: &mut LcmpParams, key: &str, v: &Knob) -> Result<bool, String> {
             }
         }
         "max_capacity" => {
-            let r = v.as_rate().map_err(|e| format!("`routing.{key}`: expected a rate such as \"400Gbps\": {e}"))?;
+            let r = v.as_rate().map_err(|e| {
+                format!("`routing.{key}`: expected a rate such as \"400Gbps\": {e}")
+            })?;
             if r.bps() == 0 {
                 return Err("`routing.max_capacity` must be positive".into());
             }
@@ -608,8 +658,17 @@ fn lcmp_knob(l: &mut LcmpParams, key: &str, v: &Knob) -> Result<bool, String> {
                 MaxDelay::Fixed(t)
             }
         }
-        "path_scope" => l.path_scope = choice(key, v, &[("path", PathScope::Path), ("next-hop", PathScope::NextHop)])?,
-        "delay_resolution" => l.delay_resolution = choice(key, v, &[("exact", DelayResolution::Exact), ("ms", DelayResolution::WholeMs)])?,
+        "path_scope" => {
+            l.path_scope =
+                choice(key, v, &[("path", PathScope::Path), ("next-hop", PathScope::NextHop)])?
+        }
+        "delay_resolution" => {
+            l.delay_resolution = choice(
+                key,
+                v,
+                &[("exact", DelayResolution::Exact), ("ms", DelayResolution::WholeMs)],
+            )?
+        }
         "queue_scale" => {
             l.queue_scale = match v.as_str().ok() {
                 Some("port-share") => QueueScale::PortShare,
@@ -626,7 +685,13 @@ fn lcmp_knob(l: &mut LcmpParams, key: &str, v: &Knob) -> Result<bool, String> {
                 }
             }
         }
-        "sampling" => l.sampling = choice(key, v, &[("periodic", Sampling::Periodic), ("new-flow", Sampling::NewFlow)])?,
+        "sampling" => {
+            l.sampling = choice(
+                key,
+                v,
+                &[("periodic", Sampling::Periodic), ("new-flow", Sampling::NewFlow)],
+            )?
+        }
         "monitor_interval" => {
             let t = time(v)?;
             if t == Time::ZERO {
@@ -634,11 +699,34 @@ fn lcmp_knob(l: &mut LcmpParams, key: &str, v: &Knob) -> Result<bool, String> {
             }
             l.monitor_interval = t;
         }
-        "keep" => l.keep = choice(key, v, &[("half", KeepRule::Half), ("artifact", KeepRule::Artifact)])?,
-        "congested" => l.congested = choice(key, v, &[("congestion", CongestedTest::Congestion), ("fused", CongestedTest::Fused)])?,
-        "fallback" => l.fallback = choice(key, v, &[("min-cost", Fallback::MinCost), ("hash-all", Fallback::HashAll)])?,
-        "flow_key" => l.flow_key = choice(key, v, &[("5-tuple", FlowKeyKind::FiveTuple), ("artifact", FlowKeyKind::Artifact)])?,
-        "ack_routing" => l.ack_routing = choice(key, v, &[("reverse", AckRouting::Reverse), ("independent", AckRouting::Independent)])?,
+        "keep" => {
+            l.keep = choice(key, v, &[("half", KeepRule::Half), ("artifact", KeepRule::Artifact)])?
+        }
+        "congested" => {
+            l.congested = choice(
+                key,
+                v,
+                &[("congestion", CongestedTest::Congestion), ("fused", CongestedTest::Fused)],
+            )?
+        }
+        "fallback" => {
+            l.fallback =
+                choice(key, v, &[("min-cost", Fallback::MinCost), ("hash-all", Fallback::HashAll)])?
+        }
+        "flow_key" => {
+            l.flow_key = choice(
+                key,
+                v,
+                &[("5-tuple", FlowKeyKind::FiveTuple), ("artifact", FlowKeyKind::Artifact)],
+            )?
+        }
+        "ack_routing" => {
+            l.ack_routing = choice(
+                key,
+                v,
+                &[("reverse", AckRouting::Reverse), ("independent", AckRouting::Independent)],
+            )?
+        }
         "idle_timeout" => {
             let t = time(v)?;
             if t == Time::ZERO {
@@ -652,11 +740,15 @@ fn lcmp_knob(l: &mut LcmpParams, key: &str, v: &Knob) -> Result<bool, String> {
                 return Err("`routing.gc_budget` must be at least 1".into());
             }
         }
-        "cache_every" => l.cache_every = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?,
+        "cache_every" => {
+            l.cache_every = v.as_bool().map_err(|e| format!("`routing.{key}`: {e}"))?
+        }
         "max_delay_spread" => {
             l.max_delay_spread = match v {
                 Knob::Str(s) if s == "inf" => None,
-                _ => Some(v.as_time().map_err(|e| format!("`routing.{key}`: expected a duration such as \"1ms\" or \"inf\": {e}"))?),
+                _ => Some(v.as_time().map_err(|e| {
+                    format!("`routing.{key}`: expected a duration such as \"1ms\" or \"inf\": {e}")
+                })?),
             }
         }
         "flow_cache_capacity" => {
@@ -689,7 +781,10 @@ fn te_knob(te: &mut te::TeParams, key: &str, v: &Knob) -> Result<bool, String> {
         "te_step" | "te_threshold" => {
             let x = v.as_f64().map_err(|e| format!("`routing.{key}`: {e}"))?;
             if !(0.0..=1.0).contains(&x) || (key == "te_step" && x == 0.0) {
-                return Err(format!("`routing.{key}` must be in {}, got {x}", if key == "te_step" { "(0, 1]" } else { "[0, 1]" }));
+                return Err(format!(
+                    "`routing.{key}` must be in {}, got {x}",
+                    if key == "te_step" { "(0, 1]" } else { "[0, 1]" }
+                ));
             }
             if key == "te_step" {
                 te.step = x;
@@ -713,9 +808,23 @@ fn te_knob(te: &mut te::TeParams, key: &str, v: &Knob) -> Result<bool, String> {
 /// the direction (`reply` for ACKs, NAKs and other packets going back to the sender), or the
 /// artifact's lossy 32-bit id.
 #[inline]
-pub fn flow_key(kind: FlowKeyKind, sip: u32, dip: u32, sport: u16, dport: u16, reply: bool) -> u128 {
+pub fn flow_key(
+    kind: FlowKeyKind,
+    sip: u32,
+    dip: u32,
+    sport: u16,
+    dport: u16,
+    reply: bool,
+) -> u128 {
     match kind {
-        FlowKeyKind::FiveTuple => (sip as u128) << 96 | (dip as u128) << 64 | (sport as u128) << 48 | (dport as u128) << 32 | (17u128 << 8) | reply as u128,
+        FlowKeyKind::FiveTuple => {
+            (sip as u128) << 96
+                | (dip as u128) << 64
+                | (sport as u128) << 48
+                | (dport as u128) << 32
+                | (17u128 << 8)
+                | reply as u128
+        }
         FlowKeyKind::Artifact => ((sip << 16) | (dip ^ sport as u32 ^ dport as u32)) as u128,
     }
 }
@@ -742,9 +851,15 @@ mod tests {
         p.apply_knob("queue_scale", &Knob::Str("6GB".into())).unwrap();
         assert_eq!(p.lcmp.queue_scale, QueueScale::Bytes(6_000_000_000));
         p.apply_knob("sampling", &Knob::Str("new-flow".into())).unwrap();
-        assert!(p.apply_knob("sampling", &Knob::Str("sometimes".into())).unwrap_err().contains("periodic"));
+        assert!(p
+            .apply_knob("sampling", &Knob::Str("sometimes".into()))
+            .unwrap_err()
+            .contains("periodic"));
         assert!(p.apply_knob("alpha", &Knob::Int(-1)).unwrap_err().contains("routing.alpha"));
-        assert!(p.apply_knob("gamma", &Knob::Int(1)).unwrap_err().contains("unknown field `routing.gamma`"));
+        assert!(p
+            .apply_knob("gamma", &Knob::Int(1))
+            .unwrap_err()
+            .contains("unknown field `routing.gamma`"));
         assert!(p.apply_knob("dp_low", &Knob::Int(250)).unwrap_err().contains("dp_high"));
         let a = RoutingParams::for_kind(RoutingKind::LcmpArtifact);
         assert_eq!(a.lcmp.path_scope, PathScope::NextHop);
@@ -757,10 +872,15 @@ mod tests {
     fn artifact_key_is_lossy() {
         let d = node_ip(120);
         let k = |s: u32, kind| flow_key(kind, node_ip(s), d, 10000, 100, false);
-        let art: Vec<u128> = [0, 1, 2, 3, 8, 9, 10, 11].iter().map(|&s| k(s, FlowKeyKind::Artifact)).collect();
+        let art: Vec<u128> =
+            [0, 1, 2, 3, 8, 9, 10, 11].iter().map(|&s| k(s, FlowKeyKind::Artifact)).collect();
         assert!(art.iter().all(|&x| x == art[0]));
-        let full: std::collections::HashSet<u128> = [0, 1, 2, 3, 8, 9, 10, 11].iter().map(|&s| k(s, FlowKeyKind::FiveTuple)).collect();
+        let full: std::collections::HashSet<u128> =
+            [0, 1, 2, 3, 8, 9, 10, 11].iter().map(|&s| k(s, FlowKeyKind::FiveTuple)).collect();
         assert_eq!(full.len(), 8);
-        assert_ne!(flow_key(FlowKeyKind::FiveTuple, 1, 2, 3, 4, false), flow_key(FlowKeyKind::FiveTuple, 1, 2, 3, 4, true));
+        assert_ne!(
+            flow_key(FlowKeyKind::FiveTuple, 1, 2, 3, 4, false),
+            flow_key(FlowKeyKind::FiveTuple, 1, 2, 3, 4, true)
+        );
     }
 }

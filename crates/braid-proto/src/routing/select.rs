@@ -60,7 +60,8 @@ pub fn wcmp(c: &[PathAttr], hash: u32, table: u32) -> usize {
 /// share the traffic with weights ∝ capacity.
 pub fn ucmp_weighted(c: &[PathAttr], hash: u32, table: u32, slack_percent: u32) -> usize {
     let min = c.iter().map(|a| a.path_delay).min().unwrap_or(Time::ZERO);
-    let limit = (min.ps() as u128 * (100 + slack_percent as u128) / 100).min(u64::MAX as u128) as u64;
+    let limit =
+        (min.ps() as u128 * (100 + slack_percent as u128) / 100).min(u64::MAX as u128) as u64;
     weighted(c, hash, table, |a| a.path_delay.ps() <= limit)
 }
 
@@ -160,12 +161,23 @@ mod tests {
     use super::*;
 
     fn attr(g: u64, d_ms: u64) -> PathAttr {
-        PathAttr { link_rate_bps: g * 1_000_000_000, path_delay: Time::from_ms(d_ms), path_bottleneck_bps: g * 1_000_000_000 }
+        PathAttr {
+            link_rate_bps: g * 1_000_000_000,
+            path_delay: Time::from_ms(d_ms),
+            path_bottleneck_bps: g * 1_000_000_000,
+        }
     }
 
     /// posCor DC1 toward DC8: 200/25, 200/100, 100/10, 100/40, 40/5, 40/20 (G, ms per hop).
     fn poscor() -> Vec<PathAttr> {
-        vec![attr(200, 50), attr(200, 200), attr(100, 20), attr(100, 80), attr(40, 10), attr(40, 40)]
+        vec![
+            attr(200, 50),
+            attr(200, 200),
+            attr(100, 20),
+            attr(100, 80),
+            attr(40, 10),
+            attr(40, 40),
+        ]
     }
 
     fn shares(f: impl Fn(u32) -> usize, n: usize) -> Vec<f64> {
@@ -216,6 +228,9 @@ mod tests {
         assert_eq!(least_loaded(4, |i| [3, 2, 1, 5][i], &mut r), 2);
         // Quantised: 4 levels of a 1 MB port.
         let cap = 1_000_000;
-        assert_eq!([0, 49_999, 50_000, 99_999, 100_000, 199_999, 200_000].map(|b| quantize4(b, cap)), [0, 0, 1, 1, 2, 2, 3]);
+        assert_eq!(
+            [0, 49_999, 50_000, 99_999, 100_000, 199_999, 200_000].map(|b| quantize4(b, cap)),
+            [0, 0, 1, 1, 2, 2, 3]
+        );
     }
 }

@@ -49,7 +49,14 @@ pub struct TeParams {
 
 impl Default for TeParams {
     fn default() -> Self {
-        TeParams { interval: Time::from_ms(100), step: 0.125, granularity: 64, window: Time::from_ms(100), threshold: 0.1, idle_timeout: Time::from_ms(2000) }
+        TeParams {
+            interval: Time::from_ms(100),
+            step: 0.125,
+            granularity: 64,
+            window: Time::from_ms(100),
+            threshold: 0.1,
+            idle_timeout: Time::from_ms(2000),
+        }
     }
 }
 
@@ -89,7 +96,13 @@ pub struct TeRouter {
 impl TeRouter {
     /// A TE switch with `n_ports` local ports.
     pub fn new(p: TeParams, n_ports: usize) -> TeRouter {
-        TeRouter { p, cache: FlowCache::new(p.idle_timeout, 2), sets: BTreeMap::new(), util: vec![0.0; n_ports], stats: TeStats::default() }
+        TeRouter {
+            p,
+            cache: FlowCache::new(p.idle_timeout, 2),
+            sets: BTreeMap::new(),
+            util: vec![0.0; n_ports],
+            stats: TeStats::default(),
+        }
     }
 
     /// The knobs.
@@ -111,8 +124,19 @@ impl TeRouter {
     /// driver gives WCMP's, [`crate::routing::select::wcmp_weights`] with a table of
     /// `granularity`). Picks `hash mod Σw` over the cumulative weights, as WCMP does, caches the
     /// choice and returns the local port.
-    pub fn decide(&mut self, now: Time, key: u128, hash: u32, set: u32, ports: &[u16], init: impl FnOnce() -> Vec<u32>) -> u16 {
-        let s = self.sets.entry(set).or_insert_with(|| TeSet { ports: ports.to_vec(), weights: init() });
+    pub fn decide(
+        &mut self,
+        now: Time,
+        key: u128,
+        hash: u32,
+        set: u32,
+        ports: &[u16],
+        init: impl FnOnce() -> Vec<u32>,
+    ) -> u16 {
+        let s = self
+            .sets
+            .entry(set)
+            .or_insert_with(|| TeSet { ports: ports.to_vec(), weights: init() });
         let sum: u32 = s.weights.iter().sum();
         let mut r = hash % sum.max(1);
         let mut pick = s.ports[0];
@@ -132,9 +156,11 @@ impl TeRouter {
     /// interval at `rate_bps[i]`; update the smoothed utilisations, then shift weights.
     pub fn round(&mut self, sent_bytes: &[u64], rate_bps: &[u64]) {
         let secs = self.p.interval.secs_f64().max(1e-12);
-        let gain = (self.p.interval.secs_f64() / self.p.window.secs_f64().max(1e-12)).clamp(0.0, 1.0);
+        let gain =
+            (self.p.interval.secs_f64() / self.p.window.secs_f64().max(1e-12)).clamp(0.0, 1.0);
         for (i, u) in self.util.iter_mut().enumerate() {
-            let now = sent_bytes.get(i).copied().unwrap_or(0) as f64 * 8.0 / (rate_bps.get(i).copied().unwrap_or(1).max(1) as f64 * secs);
+            let now = sent_bytes.get(i).copied().unwrap_or(0) as f64 * 8.0
+                / (rate_bps.get(i).copied().unwrap_or(1).max(1) as f64 * secs);
             *u += gain * (now - *u);
         }
         self.stats.rounds += 1;
@@ -144,16 +170,20 @@ impl TeRouter {
             }
             let util = |k: usize| self.util.get(s.ports[k] as usize).copied().unwrap_or(0.0);
             // The busiest candidate that still has weight, and the idlest (first on ties).
-            let busiest = (0..s.ports.len()).filter(|&k| s.weights[k] > 0).fold(None, |b: Option<usize>, k| match b {
-                Some(x) if util(x) >= util(k) => Some(x),
-                _ => Some(k),
-            });
+            let busiest = (0..s.ports.len()).filter(|&k| s.weights[k] > 0).fold(
+                None,
+                |b: Option<usize>, k| match b {
+                    Some(x) if util(x) >= util(k) => Some(x),
+                    _ => Some(k),
+                },
+            );
             let idlest = (0..s.ports.len()).fold(0, |b, k| if util(k) < util(b) { k } else { b });
             let Some(hi) = busiest else { continue };
             if hi == idlest || util(hi) - util(idlest) <= self.p.threshold {
                 continue;
             }
-            let delta = ((s.weights[hi] as f64 * self.p.step).round() as u32).clamp(1, s.weights[hi]);
+            let delta =
+                ((s.weights[hi] as f64 * self.p.step).round() as u32).clamp(1, s.weights[hi]);
             s.weights[hi] -= delta;
             s.weights[idlest] += delta;
             self.stats.shifts += 1;
@@ -204,7 +234,8 @@ mod tests {
         let mut first = None;
         for k in 0..6400u32 {
             let h = k.wrapping_mul(2_654_435_761);
-            let port = r.decide(Time::from_ms(600), 100 + k as u128, h, 7, &[0, 1], || unreachable!());
+            let port =
+                r.decide(Time::from_ms(600), 100 + k as u128, h, 7, &[0, 1], || unreachable!());
             first.get_or_insert(port);
             c[port as usize] += 1;
         }

@@ -34,7 +34,20 @@ pub(crate) fn recovery_or_native(given: &RecoveryConfig, native: RecoveryConfig)
             }
         )*};
     }
-    keep_or_native!(rto_min, rto_initial, rto_max, irn_rto_low, irn_rto_high, irn_n, er_threshold, reo_frac, min_reo, tlp_factor, tlp_min, nak_interval);
+    keep_or_native!(
+        rto_min,
+        rto_initial,
+        rto_max,
+        irn_rto_low,
+        irn_rto_high,
+        irn_n,
+        er_threshold,
+        reo_frac,
+        min_reo,
+        tlp_factor,
+        tlp_min,
+        nak_interval
+    );
     out
 }
 
@@ -74,7 +87,10 @@ mod tests {
             let (p, _) = r.next_psn().unwrap();
             r.on_sent(Time::from_us(i as u64), p, (i % 3) as u16);
         }
-        assert_eq!((r.path_outstanding(0), r.path_outstanding(1), r.path_outstanding(2)), (2, 2, 2));
+        assert_eq!(
+            (r.path_outstanding(0), r.path_outstanding(1), r.path_outstanding(2)),
+            (2, 2, 2)
+        );
         // PSN 4 (path 1) selectively acknowledged at 10 µs.
         r.on_ack(Time::from_us(10), &ack(4, 0, 1, Time::from_us(4)));
         assert_eq!(r.path_outstanding(1), 1);

@@ -63,8 +63,23 @@ pub struct CcSender<P: PathPolicy> {
 impl<P: PathPolicy> CcSender<P> {
     /// A sender over `core` with controller `cc`, adding `header_bytes` per packet on the wire,
     /// that may start at `start`.
-    pub(crate) fn with_parts(core: SenderCore, cc: Cc, header_bytes: u32, policy: P, start: Time, tx_time_floor_ns: bool) -> CcSender<P> {
-        CcSender { core, header_bytes, policy, cc, cc_before_rto: None, next_tx_at: start, tx_time_floor_ns }
+    pub(crate) fn with_parts(
+        core: SenderCore,
+        cc: Cc,
+        header_bytes: u32,
+        policy: P,
+        start: Time,
+        tx_time_floor_ns: bool,
+    ) -> CcSender<P> {
+        CcSender {
+            core,
+            header_bytes,
+            policy,
+            cc,
+            cc_before_rto: None,
+            next_tx_at: start,
+            tx_time_floor_ns,
+        }
     }
 
     fn window_allows(&self) -> bool {
@@ -134,7 +149,11 @@ impl<P: CcTransport> SenderOps for CcSender<P> {
         let (psn, retx) = self.core.rec.next_psn()?;
         let (path, entropy) = self.policy.next_path();
         let tx = self.core.send_data(now, psn, retx, path, entropy);
-        self.next_tx_at = now + self.cc.rate().tx_time_as(tx.payload_bytes as u64 + self.header_bytes as u64, self.tx_time_floor_ns);
+        self.next_tx_at = now
+            + self.cc.rate().tx_time_as(
+                tx.payload_bytes as u64 + self.header_bytes as u64,
+                self.tx_time_floor_ns,
+            );
         Some(tx)
     }
 

@@ -214,11 +214,22 @@ impl Debug for PluginConfig {
 
 fn plugin_config<T: Transport>(tc: &TransportConfig) -> Result<PluginConfig, String> {
     let c = T::read_config(tc)?;
-    Ok(PluginConfig { debug: format!("{c:?}").into(), ack_every_bytes: T::ack_every_bytes(&c), sack_below: T::sack_below(&c), value: Arc::new(c) })
+    Ok(PluginConfig {
+        debug: format!("{c:?}").into(),
+        ack_every_bytes: T::ack_every_bytes(&c),
+        sack_below: T::sack_below(&c),
+        value: Arc::new(c),
+    })
 }
 
-fn plugin_build<T: Transport>(cfg: &PluginConfig, env: &FlowEnv) -> Result<Box<dyn SenderOps>, String> {
-    let c = cfg.value.downcast_ref::<T::Config>().ok_or_else(|| format!("transport `{}`: configuration of another transport", T::NAME))?;
+fn plugin_build<T: Transport>(
+    cfg: &PluginConfig,
+    env: &FlowEnv,
+) -> Result<Box<dyn SenderOps>, String> {
+    let c = cfg
+        .value
+        .downcast_ref::<T::Config>()
+        .ok_or_else(|| format!("transport `{}`: configuration of another transport", T::NAME))?;
     Ok(Box::new(T::new(c, env)?))
 }
 
@@ -261,7 +272,12 @@ pub(crate) fn plugin(id: u16) -> &'static PluginEntry {
 
 /// The number of the registered transport called `name`.
 pub(crate) fn plugin_id(name: &str) -> Option<u16> {
-    plugins().read().unwrap_or_else(|e| e.into_inner()).iter().position(|p| p.name == name).map(|i| i as u16)
+    plugins()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .position(|p| p.name == name)
+        .map(|i| i as u16)
 }
 
 /// The names of the registered transports, in registration order.

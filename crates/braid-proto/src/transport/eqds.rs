@@ -84,7 +84,13 @@ impl EqdsConfig {
     /// EQDS's default parameters, with its native loss recovery (per-packet RTO of at least
     /// 100 µs, no early recovery).
     pub fn defaults() -> EqdsConfig {
-        EqdsConfig { paths: 256, credit_spec: None, pull_targets: false, rts: true, recovery: Self::native_recovery() }
+        EqdsConfig {
+            paths: 256,
+            credit_spec: None,
+            pull_targets: false,
+            rts: true,
+            recovery: Self::native_recovery(),
+        }
     }
 
     fn native_recovery() -> RecoveryConfig {
@@ -225,7 +231,10 @@ impl Transport for EqdsSender {
     fn new(cfg: &EqdsConfig, env: &FlowEnv) -> Result<EqdsSender, String> {
         let cfg = cfg.clone();
         env.cc.check()?;
-        let core = SenderCore::for_env(env, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
+        let core = SenderCore::for_env(
+            env,
+            RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery },
+        )?;
         let mtu = core.mtu_bytes();
         let spec_bytes = cfg.credit_spec.unwrap_or(env.cc.bdp_bytes());
         let spec_pkts = (spec_bytes.div_ceil(mtu as u64)).clamp(1, u32::MAX as u64 / 2) as u32;
@@ -310,7 +319,8 @@ impl SenderOps for EqdsSender {
                 if !self.core.rec.has_retx() {
                     self.rto_pending = false;
                 }
-                let tx = self.core.data_packet(psn, retx, ev, self.base + ev, self.core.payload_of(psn));
+                let tx =
+                    self.core.data_packet(psn, retx, ev, self.base + ev, self.core.payload_of(psn));
                 let pull_target = if self.cfg.pull_targets { self.pull_target() } else { 0 };
                 return Some(TxPacket { pull_target, ..tx });
             }
@@ -378,7 +388,11 @@ impl SenderOps for EqdsSender {
 
     /// See [`crate::transport::Sender::poll_timeout`]: the RTO, and the next RTS retry.
     fn poll_timeout(&self) -> Option<Time> {
-        let rts = if self.rts_timer && self.rts_wanted() { self.last_rts.map(|t| t + self.rts_interval()) } else { None };
+        let rts = if self.rts_timer && self.rts_wanted() {
+            self.last_rts.map(|t| t + self.rts_interval())
+        } else {
+            None
+        };
         match (self.core.rec.poll_timeout(), rts) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -391,7 +405,9 @@ impl SenderOps for EqdsSender {
             // The retry time has come: the host sends the RTS when its port is free.
             self.rts_timer = false;
         }
-        if self.core.rec.poll_timeout().is_some_and(|t| t <= now) && self.core.rec.on_timeout(now) == TimerFired::Rto {
+        if self.core.rec.poll_timeout().is_some_and(|t| t <= now)
+            && self.core.rec.on_timeout(now) == TimerFired::Rto
+        {
             self.rto_pending = true;
         }
     }
@@ -461,7 +477,10 @@ mod tests {
         let t = s.poll_timeout().unwrap();
         assert_eq!(t, Time::from_us(16));
         s.on_timeout(t);
-        assert!(s.poll_timeout().is_none_or(|x| x > t), "a fired retry timer is not reported again");
+        assert!(
+            s.poll_timeout().is_none_or(|x| x > t),
+            "a fired retry timer is not reported again"
+        );
         assert_eq!(s.next_send_time(t), t);
         assert_eq!(s.poll_transmit(t).unwrap().kind, PacketKind::Rts);
         assert_eq!(s.rts_sent(), 2);
@@ -489,7 +508,8 @@ mod tests {
 
     #[test]
     fn evs_cycle_and_skip_penalised() {
-        let cfg = resolved(EqdsConfig { paths: 8, credit_spec: Some(100_000), ..EqdsConfig::defaults() });
+        let cfg =
+            resolved(EqdsConfig { paths: 8, credit_spec: Some(100_000), ..EqdsConfig::defaults() });
         let mut s = EqdsSender::new(&cfg, &env(1_000_000)).unwrap();
         let mut seen = [0; 8];
         for _ in 0..8 {
@@ -500,7 +520,11 @@ mod tests {
 
     #[test]
     fn data_packets_ask_for_credit_up_to_the_backlog_target() {
-        let cfg = resolved(EqdsConfig { credit_spec: Some(10_000), pull_targets: true, ..EqdsConfig::defaults() });
+        let cfg = resolved(EqdsConfig {
+            credit_spec: Some(10_000),
+            pull_targets: true,
+            ..EqdsConfig::defaults()
+        });
         let mut s = EqdsSender::new(&cfg, &env(1_000_000)).unwrap();
         let mtu = s.core.mtu_bytes() as u64;
         let spec = 10_000u64.div_ceil(mtu) as u32;
@@ -515,9 +539,14 @@ mod tests {
         let tx = s.poll_transmit(Time::from_us(8)).unwrap();
         assert_eq!(tx.pull_target, 2 + spec - 1);
         // Near the end the target follows the backlog, not the cap.
-        let small = resolved(EqdsConfig { credit_spec: Some(100_000), pull_targets: true, ..EqdsConfig::defaults() });
+        let small = resolved(EqdsConfig {
+            credit_spec: Some(100_000),
+            pull_targets: true,
+            ..EqdsConfig::defaults()
+        });
         let mut s = EqdsSender::new(&small, &env(3 * mtu)).unwrap();
-        let t: Vec<u32> = std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).map(|t| t.pull_target).collect();
+        let t: Vec<u32> =
+            std::iter::from_fn(|| s.poll_transmit(Time::ZERO)).map(|t| t.pull_target).collect();
         assert_eq!(t, [0, 0, 0], "three packets, all covered by speculative credit");
     }
 }

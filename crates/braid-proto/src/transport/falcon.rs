@@ -134,7 +134,10 @@ impl FalconConfig {
     /// window bounds are consistent.
     pub fn with_recovery(mut self, given: &RecoveryConfig) -> Result<FalconConfig, String> {
         if self.ncwnd_min > self.ncwnd_max {
-            return Err(format!("the smallest NIC window ({} packets) exceeds the largest ({} packets)", self.ncwnd_min, self.ncwnd_max));
+            return Err(format!(
+                "the smallest NIC window ({} packets) exceeds the largest ({} packets)",
+                self.ncwnd_min, self.ncwnd_max
+            ));
         }
         self.recovery = recovery_or_native(given, Self::native_recovery());
         Ok(self)
@@ -188,7 +191,8 @@ pub struct FalconSender {
 impl FalconSender {
     /// Open window of path `i` in bytes (may be negative).
     fn open(&self, i: usize) -> f64 {
-        self.paths[i].swift.window_bytes() as f64 - self.core.rec.path_outstanding(i as u16) as f64 * self.core.msg.mtu_bytes as f64
+        self.paths[i].swift.window_bytes() as f64
+            - self.core.rec.path_outstanding(i as u16) as f64 * self.core.msg.mtu_bytes as f64
     }
 
     fn total_window_bytes(&self) -> f64 {
@@ -197,7 +201,8 @@ impl FalconSender {
     }
 
     fn connection_open(&self) -> bool {
-        (self.core.rec.outstanding() as f64) * (self.core.msg.mtu_bytes as f64) < self.total_window_bytes()
+        (self.core.rec.outstanding() as f64) * (self.core.msg.mtu_bytes as f64)
+            < self.total_window_bytes()
     }
 
     /// The path to send on now, if any.
@@ -340,7 +345,8 @@ impl Transport for FalconSender {
             plb_target_mult: k.f64_in("plb_target_mult", d.plb_target_mult, 0.0, 1e6)?,
             ..d
         };
-        c.with_recovery(&tc.recovery).map_err(|e| format!("`transport.ncwnd_min`, `transport.ncwnd_max`: {e}"))
+        c.with_recovery(&tc.recovery)
+            .map_err(|e| format!("`transport.ncwnd_min`, `transport.ncwnd_max`: {e}"))
     }
 
     /// A sender for one flow.
@@ -370,7 +376,9 @@ impl Transport for FalconSender {
             start: env.start,
             paths,
             ncwnd,
-            ncwnd_target: cfg.ncwnd_target.unwrap_or((env.cc.line_rate.bdp_bytes(env.cc.max_rtt) as f64 / mtu as f64).ceil().max(8.0)),
+            ncwnd_target: cfg.ncwnd_target.unwrap_or(
+                (env.cc.line_rate.bdp_bytes(env.cc.max_rtt) as f64 / mtu as f64).ceil().max(8.0),
+            ),
             last_ncwnd_cut: None,
             rr: 0,
             touched: vec![false; cfg.paths as usize],
@@ -442,7 +450,9 @@ impl SenderOps for FalconSender {
         if !matches!(ack.kind, PacketKind::Ack | PacketKind::Nak) || ack.probe {
             return;
         }
-        let newly_this = !ack.rx_buffer_full && !self.core.rec.is_acked(ack.psn) && self.core.rec.tx_count(ack.psn) > 0;
+        let newly_this = !ack.rx_buffer_full
+            && !self.core.rec.is_acked(ack.psn)
+            && self.core.rec.tx_count(ack.psn) > 0;
         let retx_before = self.core.rec.pending_retx().count();
         let sum = self.core.rec.on_ack(now, ack);
         let rtt = now.saturating_sub(ack.ts_sent);
@@ -469,7 +479,8 @@ impl SenderOps for FalconSender {
                     p.round_congested += 1;
                 }
                 if now >= p.round_start + p.swift.srtt() {
-                    let congested = p.round_congested as f64 >= self.cfg.plb_congested_frac * p.round_acks as f64;
+                    let congested = p.round_congested as f64
+                        >= self.cfg.plb_congested_frac * p.round_acks as f64;
                     p.congested_rounds = if congested { p.congested_rounds + 1 } else { 0 };
                     p.round_start = now;
                     p.round_acks = 0;
@@ -510,7 +521,8 @@ impl SenderOps for FalconSender {
         } else if occ <= self.ncwnd_target {
             self.ncwnd += self.cfg.ncwnd_ai / self.ncwnd.max(1.0);
         } else if can_cut {
-            let f = (1.0 - self.cfg.ncwnd_beta * (occ - self.ncwnd_target) / occ).max(1.0 - self.cfg.ncwnd_max_md);
+            let f = (1.0 - self.cfg.ncwnd_beta * (occ - self.ncwnd_target) / occ)
+                .max(1.0 - self.cfg.ncwnd_max_md);
             self.ncwnd *= f;
         }
         self.ncwnd = self.ncwnd.clamp(self.cfg.ncwnd_min, self.cfg.ncwnd_max);
@@ -526,7 +538,10 @@ impl SenderOps for FalconSender {
 
     /// See [`crate::transport::Sender::on_timeout`].
     fn on_timeout(&mut self, now: Time) {
-        self.touched.iter_mut().enumerate().for_each(|(i, t)| *t = self.core.rec.path_outstanding(i as u16) > 0);
+        self.touched
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, t)| *t = self.core.rec.path_outstanding(i as u16) > 0);
         if self.core.rec.on_timeout(now) == TimerFired::Rto {
             for (i, t) in self.touched.iter().enumerate() {
                 if *t {
@@ -562,7 +577,11 @@ mod tests {
     }
 
     fn ack(tx: &TxPacket, cum: u32, rtt: Time, now: Time, ood: u32) -> AckIn<'static> {
-        AckIn { ts_rx: now, ood, ..AckIn::plain(PacketKind::Ack, tx.psn, cum, tx.path, now - rtt, 2) }
+        AckIn {
+            ts_rx: now,
+            ood,
+            ..AckIn::plain(PacketKind::Ack, tx.psn, cum, tx.path, now - rtt, 2)
+        }
     }
 
     #[test]
@@ -617,9 +636,15 @@ mod tests {
     #[test]
     fn slow_path_window_shrinks_and_traffic_moves() {
         let cfg = resolved(FalconConfig { plb: false, ..FalconConfig::defaults() });
-        let mut s = FalconSender::new(&cfg, &FlowEnv { size_bytes: 1_000_000_000, ..env() }).unwrap();
+        let mut s =
+            FalconSender::new(&cfg, &FlowEnv { size_bytes: 1_000_000_000, ..env() }).unwrap();
         // Path 3 has 40 µs of queueing, the others none.
-        let per = drive(&mut s, |p| if p == 3 { Time::from_us(48) } else { Time::from_us(8) }, 20_000, 10_000);
+        let per = drive(
+            &mut s,
+            |p| if p == 3 { Time::from_us(48) } else { Time::from_us(8) },
+            20_000,
+            10_000,
+        );
         assert!(s.path_cwnd(3) < s.path_cwnd(0), "{} vs {}", s.path_cwnd(3), s.path_cwnd(0));
         assert!(per[3] * 2 < per[0], "{per:?}");
     }
@@ -627,7 +652,8 @@ mod tests {
     #[test]
     fn plb_repaths_a_persistently_congested_path() {
         let cfg = resolved(FalconConfig::defaults());
-        let mut s = FalconSender::new(&cfg, &FlowEnv { size_bytes: 1_000_000_000, ..env() }).unwrap();
+        let mut s =
+            FalconSender::new(&cfg, &FlowEnv { size_bytes: 1_000_000_000, ..env() }).unwrap();
         let e3 = s.path_entropy(3);
         // Path 3's RTT stays above the Swift target for any window it can reach.
         drive(&mut s, |p| if p == 3 { Time::from_us(45) } else { Time::from_us(8) }, 60_000, 0);
@@ -637,7 +663,11 @@ mod tests {
 
     #[test]
     fn receiver_occupancy_shrinks_the_nic_window() {
-        let cfg = resolved(FalconConfig { ncwnd_target: Some(8.0), plb: false, ..FalconConfig::defaults() });
+        let cfg = resolved(FalconConfig {
+            ncwnd_target: Some(8.0),
+            plb: false,
+            ..FalconConfig::defaults()
+        });
         let mut s = FalconSender::new(&cfg, &env()).unwrap();
         let w0 = s.ncwnd();
         let tx = s.poll_transmit(Time::ZERO).unwrap();
@@ -654,7 +684,10 @@ mod tests {
 
     #[test]
     fn swift_overrides_reach_every_path() {
-        let c = resolved(FalconConfig { swift_overrides: vec![("ai".into(), Knob::Float(2.0))], ..FalconConfig::defaults() });
+        let c = resolved(FalconConfig {
+            swift_overrides: vec![("ai".into(), Knob::Float(2.0))],
+            ..FalconConfig::defaults()
+        });
         assert_eq!(c.swift_config(&CcEnv::reference_100g()).unwrap().ai, 2.0);
     }
 }

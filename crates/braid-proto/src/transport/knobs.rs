@@ -19,7 +19,9 @@ pub fn rel_time(v: &Knob) -> Result<RelTime, String> {
             return Ok(RelTime::Abs(t));
         }
     }
-    let k = v.as_f64().map_err(|e| format!("{e} (give a multiple of the base RTT, or a duration such as \"10us\")"))?;
+    let k = v.as_f64().map_err(|e| {
+        format!("{e} (give a multiple of the base RTT, or a duration such as \"10us\")")
+    })?;
     if !(k > 0.0 && k.is_finite()) {
         return Err(format!("must be positive, got {k}"));
     }
@@ -36,7 +38,9 @@ pub fn amount(v: &Knob) -> Result<Amount, String> {
             return Ok(Amount::Bytes(b));
         }
     }
-    let k = v.as_f64().map_err(|e| format!("{e} (give a number of MTUs, or a size such as \"3KB\")"))?;
+    let k = v
+        .as_f64()
+        .map_err(|e| format!("{e} (give a number of MTUs, or a size such as \"3KB\")"))?;
     if !(k > 0.0 && k.is_finite()) {
         return Err(format!("must be positive, got {k}"));
     }
@@ -108,10 +112,17 @@ pub struct Knobs<'a> {
 
 impl<'a> Knobs<'a> {
     /// Check every knob name against `known`; the error names the field and lists the known ones.
-    pub fn new(transport: &'static str, params: &'a [(String, Knob)], known: &[&str]) -> Result<Knobs<'a>, String> {
+    pub fn new(
+        transport: &'static str,
+        params: &'a [(String, Knob)],
+        known: &[&str],
+    ) -> Result<Knobs<'a>, String> {
         for (k, _) in params {
             if !known.contains(&k.as_str()) {
-                return Err(format!("unknown field `transport.{k}` for transport `{transport}` (known: {})", known.join(", ")));
+                return Err(format!(
+                    "unknown field `transport.{k}` for transport `{transport}` (known: {})",
+                    known.join(", ")
+                ));
             }
         }
         Ok(Knobs { transport, params })
@@ -213,7 +224,9 @@ impl<'a> Knobs<'a> {
             None => Ok(choices[0]),
             Some(v) => {
                 let s = v.as_str().map_err(|e| self.err(name, e))?;
-                choices.iter().copied().find(|c| *c == s).ok_or_else(|| self.err(name, format!("unknown value `{s}` (known: {})", choices.join(", "))))
+                choices.iter().copied().find(|c| *c == s).ok_or_else(|| {
+                    self.err(name, format!("unknown value `{s}` (known: {})", choices.join(", ")))
+                })
             }
         }
     }
@@ -224,7 +237,10 @@ mod tests {
     use super::*;
     use crate::cc::{CcConfig, CcKind};
     use crate::recovery::RecoveryKind;
-    use crate::transport::{EqdsSender, FalconSender, MprdmaSender, Transport, TransportConfig, TransportKind, UetSender};
+    use crate::transport::{
+        EqdsSender, FalconSender, MprdmaSender, Transport, TransportConfig, TransportKind,
+        UetSender,
+    };
 
     fn mprdma(t: &TransportConfig) -> Result<crate::transport::MprdmaConfig, String> {
         MprdmaSender::read_config(t)
@@ -239,7 +255,11 @@ mod tests {
         EqdsSender::read_config(t)
     }
 
-    fn tcfg(kind: TransportKind, recovery: RecoveryKind, params: &[(&str, Knob)]) -> TransportConfig {
+    fn tcfg(
+        kind: TransportKind,
+        recovery: RecoveryKind,
+        params: &[(&str, Knob)],
+    ) -> TransportConfig {
         TransportConfig {
             kind,
             cc: CcConfig::new(CcKind::Dcqcn),
@@ -254,7 +274,10 @@ mod tests {
     fn knobs_reject_unknown_and_bad_values() {
         let p = vec![("paths".to_string(), Knob::Int(4)), ("bogus".to_string(), Knob::Int(1))];
         let e = Knobs::new("falcon", &p, &["paths"]).err().unwrap();
-        assert!(e.contains("transport.bogus") && e.contains("falcon") && e.contains("paths"), "{e}");
+        assert!(
+            e.contains("transport.bogus") && e.contains("falcon") && e.contains("paths"),
+            "{e}"
+        );
         let p = vec![("paths".to_string(), Knob::Int(0))];
         let k = Knobs::new("falcon", &p, &["paths"]).unwrap();
         let e = k.u32_in("paths", 4, 1, 64).unwrap_err();
@@ -263,16 +286,27 @@ mod tests {
 
     #[test]
     fn mprdma_unknown_knob_is_an_error() {
-        let t = tcfg(TransportKind::Mprdma, RecoveryKind::EarlyRecovery, &[("probing", Knob::Bool(true))]);
+        let t = tcfg(
+            TransportKind::Mprdma,
+            RecoveryKind::EarlyRecovery,
+            &[("probing", Knob::Bool(true))],
+        );
         let e = mprdma(&t).unwrap_err();
         assert!(e.contains("transport.probing") && e.contains("mprdma"), "{e}");
     }
 
     #[test]
     fn mprdma_knobs_reach_the_config() {
-        let t = tcfg(TransportKind::Mprdma, RecoveryKind::EarlyRecovery, &[("init_cwnd", Knob::Int(4)), ("paths", Knob::Int(8))]);
+        let t = tcfg(
+            TransportKind::Mprdma,
+            RecoveryKind::EarlyRecovery,
+            &[("init_cwnd", Knob::Int(4)), ("paths", Knob::Int(8))],
+        );
         let c = mprdma(&t).unwrap();
-        assert_eq!((c.init_cwnd, c.paths, c.recovery.er_threshold, c.header_bytes), (Some(4.0), 8, 64, 48));
+        assert_eq!(
+            (c.init_cwnd, c.paths, c.recovery.er_threshold, c.header_bytes),
+            (Some(4.0), 8, 64, 48)
+        );
     }
 
     #[test]
@@ -283,7 +317,11 @@ mod tests {
         t.cc = CcConfig::new(CcKind::Swift).with("ai", Knob::Float(2.0));
         let c = falcon(&t).unwrap();
         assert_eq!(c.swift_overrides.len(), 1);
-        let t = tcfg(TransportKind::Falcon, RecoveryKind::RackTlpPerPath, &[("path_select", Knob::Str("best".into()))]);
+        let t = tcfg(
+            TransportKind::Falcon,
+            RecoveryKind::RackTlpPerPath,
+            &[("path_select", Knob::Str("best".into()))],
+        );
         let e = falcon(&t).unwrap_err();
         assert!(e.contains("transport.path_select"), "{e}");
     }

@@ -40,7 +40,9 @@ pub use crate::events;
 pub use baseline_util::MAX_PATHS;
 
 pub use cc_sender::{CcSender, PathPolicy};
-pub use contract::{register_transport, PluginConfig, PluginEntry, SenderClone, SenderOps, Transport};
+pub use contract::{
+    register_transport, PluginConfig, PluginEntry, SenderClone, SenderOps, Transport,
+};
 pub use eqds::{EqdsConfig, EqdsSender};
 pub use events::{AckIn, FlowEnv, TimerKind, TimerTable, TxPacket};
 pub use falcon::{FalconConfig, FalconSender};

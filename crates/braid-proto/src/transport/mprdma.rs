@@ -107,7 +107,10 @@ impl MprdmaConfig {
     /// length), after checking that the window bounds are consistent.
     pub fn with_recovery(mut self, given: &RecoveryConfig) -> Result<MprdmaConfig, String> {
         if self.min_cwnd > self.max_cwnd {
-            return Err(format!("the smallest window ({} packets) exceeds the largest ({} packets)", self.min_cwnd, self.max_cwnd));
+            return Err(format!(
+                "the smallest window ({} packets) exceeds the largest ({} packets)",
+                self.min_cwnd, self.max_cwnd
+            ));
         }
         let mut native = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
         native.er_threshold = self.bitmap;
@@ -177,7 +180,17 @@ impl MprdmaSender {
 impl Transport for MprdmaSender {
     const NAME: &'static str = "mprdma";
 
-    const KNOBS: &'static [&'static str] = &["paths", "delta", "bitmap", "explore_prob", "grow_explore", "init_cwnd", "min_cwnd", "max_cwnd", "loss_md"];
+    const KNOBS: &'static [&'static str] = &[
+        "paths",
+        "delta",
+        "bitmap",
+        "explore_prob",
+        "grow_explore",
+        "init_cwnd",
+        "min_cwnd",
+        "max_cwnd",
+        "loss_md",
+    ];
 
     type Config = MprdmaConfig;
 
@@ -204,7 +217,8 @@ impl Transport for MprdmaSender {
             loss_md: k.f64_in("loss_md", d.loss_md, 0.0, 1.0)?,
             ..d
         };
-        c.with_recovery(&tc.recovery).map_err(|e| format!("`transport.min_cwnd`, `transport.max_cwnd`: {e}"))
+        c.with_recovery(&tc.recovery)
+            .map_err(|e| format!("`transport.min_cwnd`, `transport.max_cwnd`: {e}"))
     }
 
     /// A sender for one flow.
@@ -288,7 +302,8 @@ impl SenderOps for MprdmaSender {
             return;
         }
         let was_retx = self.core.rec.tx_count(ack.psn) > 1;
-        let late = !was_retx && self.max_acked_psn.is_some_and(|m| ack.psn.saturating_add(self.cfg.delta) <= m);
+        let late = !was_retx
+            && self.max_acked_psn.is_some_and(|m| ack.psn.saturating_add(self.cfg.delta) <= m);
         let sum = self.core.rec.on_ack(now, ack);
         if sum.spurious_rto {
             if let Some(w) = self.cwnd_before_rto.take() {
@@ -324,7 +339,9 @@ impl SenderOps for MprdmaSender {
             return;
         }
         // ACK clocking: up to two packets on the VP this ACK came from.
-        let used = self.core.rec.outstanding() as i64 + self.clocked.len() as i64 + self.random_budget as i64;
+        let used = self.core.rec.outstanding() as i64
+            + self.clocked.len() as i64
+            + self.random_budget as i64;
         let awnd = (self.wnd() as i64 - used).clamp(0, 2);
         for k in 0..awnd {
             let srtt = self.core.rec.srtt().unwrap_or(Time::ZERO);
@@ -392,7 +409,8 @@ mod tests {
 
     #[test]
     fn first_window_then_ack_clocking_on_the_same_vp() {
-        let cfg = resolved(MprdmaConfig { init_cwnd: Some(4.0), paths: 8, ..MprdmaConfig::defaults(48) });
+        let cfg =
+            resolved(MprdmaConfig { init_cwnd: Some(4.0), paths: 8, ..MprdmaConfig::defaults(48) });
         assert_eq!(cfg.recovery.kind, RecoveryKind::EarlyRecovery);
         assert_eq!(cfg.recovery.er_threshold, 64);
         let mut s = MprdmaSender::new(&cfg, &env()).unwrap();
@@ -417,7 +435,12 @@ mod tests {
 
     #[test]
     fn late_acks_clock_nothing() {
-        let cfg = resolved(MprdmaConfig { init_cwnd: Some(20.0), delta: 4, explore_prob: 0.0, ..MprdmaConfig::defaults(48) });
+        let cfg = resolved(MprdmaConfig {
+            init_cwnd: Some(20.0),
+            delta: 4,
+            explore_prob: 0.0,
+            ..MprdmaConfig::defaults(48)
+        });
         let mut s = MprdmaSender::new(&cfg, &env()).unwrap();
         let t0 = Time::ZERO;
         let sent: Vec<TxPacket> = (0..20).map(|_| s.poll_transmit(t0).unwrap()).collect();

@@ -62,6 +62,13 @@ impl CcTransport for SinglePath {
     fn new(cfg: &RoceConfig, env: &FlowEnv) -> Result<RoceSender, String> {
         let core = SenderCore::for_env(env, cfg.recovery)?;
         let cc = Cc::new(&cfg.cc, &env.cc)?;
-        Ok(CcSender::with_parts(core, cc, cfg.header_bytes, SinglePath { entropy: env.entropy }, env.start, env.cc.tx_time_floor_ns))
+        Ok(CcSender::with_parts(
+            core,
+            cc,
+            cfg.header_bytes,
+            SinglePath { entropy: env.entropy },
+            env.start,
+            env.cc.tx_time_floor_ns,
+        ))
     }
 }

@@ -195,7 +195,10 @@ mod select;
 pub mod unsent;
 
 pub use arcc::{AlphaSide, ArccParams, ArccPath};
-pub use config::{Amount, PathSelection, RelTime, RondoConfig, AUTO_PATHS_PER_PHYSICAL, DEFAULT_W0_PKTS, MAX_AUTO_PATHS, MIN_AUTO_PATHS};
+pub use config::{
+    Amount, PathSelection, RelTime, RondoConfig, AUTO_PATHS_PER_PHYSICAL, DEFAULT_W0_PKTS,
+    MAX_AUTO_PATHS, MIN_AUTO_PATHS,
+};
 pub use rrps::{RrpsConfig, RrpsSender};
 
 use std::collections::VecDeque;
@@ -544,12 +547,17 @@ impl RondoSender {
     /// would have. (Without `skip_expiry` the lead is neither stored nor read.)
     #[inline(never)]
     fn pending_skip(&self, p: usize) -> (u32, f64) {
-        let Some(al) = &self.aligned else { unreachable!("skips are pending only while the start-up tables exist") };
+        let Some(al) = &self.aligned else {
+            unreachable!("skips are pending only while the start-up tables exist")
+        };
         let (skip, lead_s) = al.skip_and_lead_at_last_rates(p, self.cfg_max_skip);
         #[cfg(debug_assertions)]
         {
             let (want, want_lead) = self.eager_skips[p];
-            debug_assert!(skip == want && lead_s.to_bits() == want_lead.to_bits(), "path {p}'s pending skip changed since it was marked");
+            debug_assert!(
+                skip == want && lead_s.to_bits() == want_lead.to_bits(),
+                "path {p}'s pending skip changed since it was marked"
+            );
         }
         (skip, lead_s)
     }
@@ -616,7 +624,12 @@ impl RondoSender {
             return (0, 0.0);
         }
         let d_p_s = d_min_s + 0.5 * (waited_s - rtt_min_s);
-        eq7_skip_and_lead_over(bits(measured), |q| self.paths[q].rate_pps(), |q| (d_p_s - self.paths[q].fwd_s).max(0.0), self.cfg_max_skip)
+        eq7_skip_and_lead_over(
+            bits(measured),
+            |q| self.paths[q].rate_pps(),
+            |q| (d_p_s - self.paths[q].fwd_s).max(0.0),
+            self.cfg_max_skip,
+        )
     }
 
     /// New data `psn` was taken while `lowest` was the smallest unsent PSN (`skip_expiry`
@@ -790,7 +803,8 @@ impl RondoSender {
         }
         // A copy unanswered for 4 base RTTs or 2 smoothed RTTs of its path, whichever is longer
         // (and no later one answered), was lost.
-        let expire = now.saturating_sub(ps.base_rtt.mul_f64(4.0).max(Time::from_secs_f64(2.0 * ps.srtt_s)));
+        let expire =
+            now.saturating_sub(ps.base_rtt.mul_f64(4.0).max(Time::from_secs_f64(2.0 * ps.srtt_s)));
         while ps.sent.front().is_some_and(|&t| t < expire) {
             ps.sent.pop_front();
         }
@@ -808,7 +822,15 @@ impl RondoSender {
     /// ARCC's window update of path `i` from its ACK-rate sample (§4.2.1): `last` is the previous
     /// update, `interval` the seconds since, `tu` the path's update interval, `inflight` its
     /// copies in flight. Returns whether the sample's counts must be kept for the next update.
-    fn arcc_update(&mut self, i: usize, now: Time, last: Time, interval: f64, tu: Time, inflight: f64) -> bool {
+    fn arcc_update(
+        &mut self,
+        i: usize,
+        now: Time,
+        last: Time,
+        interval: f64,
+        tu: Time,
+        inflight: f64,
+    ) -> bool {
         let ps = &mut self.paths[i];
         let mut hold = false;
         if let PathCc::Arcc(a) = &mut ps.cc {
@@ -821,7 +843,11 @@ impl RondoSender {
             // a burst into the path. (On paths of the hint's length the longer sample would
             // only let the credits of many flows starting together pile onto one queue.)
             let long_path = ps.min_rtt != Time::MAX && ps.min_rtt > self.t_env.mul_f64(2.0);
-            let first_span = if long_path && ps.sample.probe_acks > 0 && ps.probe.credit_open { ps.base_rtt } else { Time::from_ps(tu.ps() / 2) };
+            let first_span = if long_path && ps.sample.probe_acks > 0 && ps.probe.credit_open {
+                ps.base_rtt
+            } else {
+                Time::from_ps(tu.ps() / 2)
+            };
             // On a long path the ACKs keep accumulating until then (`hold`); on others the
             // first update that finds its first ACK before the previous update uses the
             // interval, as before.
@@ -845,7 +871,15 @@ impl RondoSender {
 
     /// Path `i`'s capacity probing at an update (§4.2.2): the start-up phase's length, then the
     /// trigger of a new phase once every packet sent long enough ago (`oldest`) was acknowledged.
-    fn probing_update(&mut self, i: usize, now: Time, best: Time, tu: Time, oldest: Time, data_left: bool) {
+    fn probing_update(
+        &mut self,
+        i: usize,
+        now: Time,
+        best: Time,
+        tu: Time,
+        oldest: Time,
+        data_left: bool,
+    ) {
         let ps = &mut self.paths[i];
         if self.probing && ps.probe.startup {
             // §4.2.2: at start-up "each path starts with an initial window W0, and probes
@@ -867,7 +901,8 @@ impl RondoSender {
         }
         if self.probing {
             let slack = Time::from_secs_f64(self.cfg_probe_slack * self.tau_q_s);
-            let all_acked = oldest == Time::MAX || now.saturating_sub(oldest) <= ps.base_rtt + slack;
+            let all_acked =
+                oldest == Time::MAX || now.saturating_sub(oldest) <= ps.base_rtt + slack;
             let phase = ps.base_rtt.mul_f64(self.cfg_probe_phase);
             if ps.probe.on_update(now, all_acked, self.cfg_probe_trigger, data_left, phase) {
                 self.stats.probe_phases += 1;
@@ -886,7 +921,11 @@ impl RondoSender {
             return;
         }
         let stable = self.stable_paths == self.paths.len();
-        debug_assert_eq!(stable, self.paths.iter().all(|p| self.path_is_stable(p)), "stable_paths is off");
+        debug_assert_eq!(
+            stable,
+            self.paths.iter().all(|p| self.path_is_stable(p)),
+            "stable_paths is off"
+        );
         if stable {
             self.sched_stable = true;
             self.sched_on = true;
@@ -930,12 +969,16 @@ impl RondoSender {
             #[cfg(debug_assertions)]
             {
                 let Some(al) = self.aligned.as_ref() else { unreachable!("checked") };
-                self.eager_skips = (0..n).map(|p| al.skip_and_lead(p, &rates[..n], self.cfg_max_skip)).collect();
+                self.eager_skips =
+                    (0..n).map(|p| al.skip_and_lead(p, &rates[..n], self.cfg_max_skip)).collect();
                 for p in 0..n {
                     let (skip, lead_s) = self.eager_skips[p];
                     let (have, have_lead) = self.skip_of(p);
                     debug_assert_eq!(have, skip, "path {p}'s skip is stale");
-                    debug_assert!(!self.skip_expiry || have_lead.to_bits() == lead_s.to_bits(), "path {p}'s lead is stale");
+                    debug_assert!(
+                        !self.skip_expiry || have_lead.to_bits() == lead_s.to_bits(),
+                        "path {p}'s lead is stale"
+                    );
                 }
             }
         }
@@ -987,7 +1030,12 @@ impl RondoSender {
         }
         for p in 0..n {
             let paths = &self.paths;
-            let (skip, lead_s) = eq7_skip_and_lead_over((0..n).filter(|&q| q != p), |q| rates[q], |q| excess(paths, p, q), self.cfg_max_skip);
+            let (skip, lead_s) = eq7_skip_and_lead_over(
+                (0..n).filter(|&q| q != p),
+                |q| rates[q],
+                |q| excess(paths, p, q),
+                self.cfg_max_skip,
+            );
             self.store_skip(p, skip, lead_s);
         }
     }
@@ -1128,7 +1176,12 @@ impl Transport for RondoSender {
         env.check()?;
         let core = SenderCore::for_env(
             fenv,
-            RecoveryConfig { er_per_packet: cfg.er_per_packet, er_path_confirm: cfg.er_path_confirm, sack_below: cfg.ack_bitmap, ..cfg.recovery },
+            RecoveryConfig {
+                er_per_packet: cfg.er_per_packet,
+                er_path_confirm: cfg.er_path_confirm,
+                sack_below: cfg.ack_bitmap,
+                ..cfg.recovery
+            },
         )?;
         let mtu = core.mtu_bytes();
         let pkts = core.msg.packets as u64;
@@ -1151,7 +1204,10 @@ impl Transport for RondoSender {
         let swift_mode = cfg.cc.kind == CcKind::Swift;
         let swift_cfg = if swift_mode {
             // One flow BDP split over the paths, unless the scenario sets `init_cwnd`.
-            let mut c = CcConfig::new(CcKind::Swift).with("init_cwnd", Knob::Str(format!("{}B", (env.bdp_bytes() / n as u64).max(mtu as u64))));
+            let mut c = CcConfig::new(CcKind::Swift).with(
+                "init_cwnd",
+                Knob::Str(format!("{}B", (env.bdp_bytes() / n as u64).max(mtu as u64))),
+            );
             c.overrides.extend(cfg.cc.overrides.iter().cloned());
             let mut sc = SwiftConfig::defaults_for(env);
             for (k, v) in &c.overrides {
@@ -1168,7 +1224,8 @@ impl Transport for RondoSender {
             None
         };
         let e0 = entropy & 0xFF00;
-        let probe_until = if cfg.probing { start + t_env.mul_f64(cfg.probe_phase) } else { Time::ZERO };
+        let probe_until =
+            if cfg.probing { start + t_env.mul_f64(cfg.probe_phase) } else { Time::ZERO };
         let paths = (0..n)
             .map(|p| {
                 let cc = match &swift_cfg {
@@ -1221,7 +1278,11 @@ impl Transport for RondoSender {
             cfg_delay_gain: cfg.delay_gain,
             cfg_stable_samples: cfg.stable_samples,
             rtt_floor: cfg.rtt_floor,
-            t_bound: if cfg.rtt_bound && fenv.longest_path_rtt > Time::ZERO { fenv.longest_path_rtt.max(t_env) } else { Time::MAX },
+            t_bound: if cfg.rtt_bound && fenv.longest_path_rtt > Time::ZERO {
+                fenv.longest_path_rtt.max(t_env)
+            } else {
+                Time::MAX
+            },
             skip_expiry: cfg.skip_expiry,
             startup_skips_per_sample: cfg.startup_skips_per_sample,
             lowest_since: start,
@@ -1254,8 +1315,17 @@ impl Transport for RondoSender {
             skips_pending: 0,
             #[cfg(debug_assertions)]
             eager_skips: Vec::new(),
-            aligned_paths: if cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS { n } else { 0 },
-            startup_sched: cfg.scheduler && cfg.scheduler_from_first_samples && n <= MAX_ALIGNED_PATHS,
+            aligned_paths: if cfg.scheduler
+                && cfg.scheduler_from_first_samples
+                && n <= MAX_ALIGNED_PATHS
+            {
+                n
+            } else {
+                0
+            },
+            startup_sched: cfg.scheduler
+                && cfg.scheduler_from_first_samples
+                && n <= MAX_ALIGNED_PATHS,
             rng: Rng::new(seed),
             stats: RondoStats::default(),
         };
@@ -1291,7 +1361,8 @@ impl SenderOps for RondoSender {
             return;
         }
         self.start = now;
-        let probe_until = if self.probing { now + self.t_env.mul_f64(self.cfg_probe_phase) } else { Time::ZERO };
+        let probe_until =
+            if self.probing { now + self.t_env.mul_f64(self.cfg_probe_phase) } else { Time::ZERO };
         for ps in &mut self.paths {
             ps.probe.until = probe_until;
             ps.ts_next = if self.scheduler { now } else { Time::MAX };
@@ -1346,14 +1417,22 @@ impl SenderOps for RondoSender {
         }
         // Some path is open (`any_open`), found by the same pass that the path choice reads.
         let new_data = !self.core.rec.has_retx();
-        let open = if self.pacer.allows(now) { self.open_windows(now, new_data) } else { OpenWindows::default() };
+        let open = if self.pacer.allows(now) {
+            self.open_windows(now, new_data)
+        } else {
+            OpenWindows::default()
+        };
         if open.count > 0 {
             let retx = self.core.rec.next_retx();
             if retx.is_some() || self.unsent.remaining() > 0 {
                 // A stale queued retransmission may have vanished: then new data, which the
                 // tail rule may hold back (the windows are asked again, for new data). Taking
                 // a retransmission changes nothing a window reads.
-                let p = if retx.is_none() == new_data { self.pick_open(open) } else { self.choose_path(now, retx.is_none()) }?;
+                let p = if retx.is_none() == new_data {
+                    self.pick_open(open)
+                } else {
+                    self.choose_path(now, retx.is_none())
+                }?;
                 let (psn, is_retx) = match retx {
                     Some(r) => (r, true),
                     None => {
@@ -1388,7 +1467,8 @@ impl SenderOps for RondoSender {
                         // line-rate BDP of probes every RTT. Paced, not in bursts: a burst of
                         // probes measures the spare capacity of a moment, not a rate (tried:
                         // the Web Search run's p99 slowdown 27 instead of 6.8 on a shared path).
-                        let gap = Time::from_ps(self.t_env.ps() / self.unsent.remaining().max(1) as u64);
+                        let gap =
+                            Time::from_ps(self.t_env.ps() / self.unsent.remaining().max(1) as u64);
                         self.probe_next_at = now + gap;
                     }
                     return Some(TxPacket {
@@ -1413,7 +1493,9 @@ impl SenderOps for RondoSender {
 
     /// See [`crate::transport::Sender::next_send_time`].
     fn next_send_time(&self, now: Time) -> Time {
-        if self.core.rec.is_complete() || (self.unsent.remaining() == 0 && !self.core.rec.has_retx()) {
+        if self.core.rec.is_complete()
+            || (self.unsent.remaining() == 0 && !self.core.rec.has_retx())
+        {
             return Time::MAX;
         }
         let now = now.max(self.start);
@@ -1441,7 +1523,12 @@ impl SenderOps for RondoSender {
                 if let Some(al) = &mut self.aligned {
                     if ack.ts_rx > Time::ZERO && !self.sched_stable {
                         let d = ack.ts_rx.ps() as f64 * 1e-12 - ack.ts_sent.ps() as f64 * 1e-12;
-                        al.add_probe(p, ack.ts_rx.ps() as f64 * 1e-12, d, self.ts_interval.secs_f64());
+                        al.add_probe(
+                            p,
+                            ack.ts_rx.ps() as f64 * 1e-12,
+                            d,
+                            self.ts_interval.secs_f64(),
+                        );
                         self.after_startup_sample();
                     }
                 }

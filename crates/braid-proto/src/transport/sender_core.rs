@@ -44,7 +44,9 @@ impl Message {
     #[inline]
     pub fn payload_of(&self, psn: u32) -> u32 {
         let off = psn as u64 * self.mtu_bytes as u64;
-        (self.size_bytes.saturating_sub(off)).min(self.mtu_bytes as u64).max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
+        (self.size_bytes.saturating_sub(off))
+            .min(self.mtu_bytes as u64)
+            .max(if self.size_bytes == 0 { 0 } else { 1 }) as u32
     }
 
     /// Whether `psn` is the message's last packet.
@@ -84,16 +86,30 @@ pub struct SenderCore {
 
 impl SenderCore {
     /// The core of a sender of `size_bytes` in packets of `mtu_bytes`, recovering by `recovery`.
-    pub fn new(size_bytes: u64, mtu_bytes: u32, recovery: RecoveryConfig) -> Result<SenderCore, String> {
+    pub fn new(
+        size_bytes: u64,
+        mtu_bytes: u32,
+        recovery: RecoveryConfig,
+    ) -> Result<SenderCore, String> {
         let msg = Message::new(size_bytes, mtu_bytes)?;
-        Ok(SenderCore { msg, rec: Recovery::new(recovery, msg.packets), spans: Vec::new(), cursor: std::cell::Cell::new(0) })
+        Ok(SenderCore {
+            msg,
+            rec: Recovery::new(recovery, msg.packets),
+            spans: Vec::new(),
+            cursor: std::cell::Cell::new(0),
+        })
     }
 
     /// The core of a persistent connection with nothing posted yet; `messages` is how many
     /// messages it will carry (a capacity hint: more may be posted).
     pub fn connection(mtu_bytes: u32, recovery: RecoveryConfig, messages: u32) -> SenderCore {
         let msg = Message { size_bytes: 0, mtu_bytes: mtu_bytes.max(1), packets: 0 };
-        SenderCore { msg, rec: Recovery::new(recovery, 0), spans: Vec::with_capacity(messages as usize), cursor: std::cell::Cell::new(0) }
+        SenderCore {
+            msg,
+            rec: Recovery::new(recovery, 0),
+            spans: Vec::with_capacity(messages as usize),
+            cursor: std::cell::Cell::new(0),
+        }
     }
 
     /// The core a transport builds for `env`: one message of `env.size_bytes`, or, with
@@ -113,10 +129,13 @@ impl SenderCore {
         let pkts = bytes.div_ceil(mtu).max(1);
         let first = self.msg.packets;
         if first as u64 + pkts > MAX_PSNS {
-            return Err(format!("a connection of more than {MAX_PSNS} packets does not fit 31-bit PSNs"));
+            return Err(format!(
+                "a connection of more than {MAX_PSNS} packets does not fit 31-bit PSNs"
+            ));
         }
         if self.spans.is_empty() && first > 0 {
-            self.spans.push(MessageSpan { end_psn: first, last_payload: self.msg.payload_of(first - 1) });
+            self.spans
+                .push(MessageSpan { end_psn: first, last_payload: self.msg.payload_of(first - 1) });
         }
         let end = first + pkts as u32;
         let last_payload = (bytes - (pkts - 1) * mtu) as u32;
@@ -182,7 +201,14 @@ impl SenderCore {
     /// Record that data packet `psn` goes out now on logical path `path` with UDP source port
     /// `entropy`, and build it.
     #[inline]
-    pub fn send_data(&mut self, now: Time, psn: u32, retx: bool, path: u16, entropy: u16) -> TxPacket {
+    pub fn send_data(
+        &mut self,
+        now: Time,
+        psn: u32,
+        retx: bool,
+        path: u16,
+        entropy: u16,
+    ) -> TxPacket {
         let payload = self.payload_of(psn);
         self.rec.on_sent(now, psn, path);
         self.data_packet(psn, retx, path, entropy, payload)
@@ -190,7 +216,14 @@ impl SenderCore {
 
     /// The data packet `psn` carrying `payload_bytes` (no bookkeeping).
     #[inline]
-    pub fn data_packet(&self, psn: u32, retx: bool, path: u16, entropy: u16, payload_bytes: u32) -> TxPacket {
+    pub fn data_packet(
+        &self,
+        psn: u32,
+        retx: bool,
+        path: u16,
+        entropy: u16,
+        payload_bytes: u32,
+    ) -> TxPacket {
         TxPacket {
             kind: PacketKind::Data,
             psn,

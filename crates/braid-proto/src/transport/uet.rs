@@ -354,7 +354,8 @@ impl Nscc {
     }
 
     fn clamp(&mut self) {
-        self.cwnd_bytes = self.cwnd_bytes.clamp(self.mtu_bytes, self.maxwnd_bytes.max(self.mtu_bytes));
+        self.cwnd_bytes =
+            self.cwnd_bytes.clamp(self.mtu_bytes, self.maxwnd_bytes.max(self.mtu_bytes));
     }
 
     fn quick_adapt(&mut self, now: f64, in_flight: f64) -> bool {
@@ -376,19 +377,31 @@ impl Nscc {
 
     /// One ACK. `nack` = a drop reported by the receiver; `loss` = a loss found by recovery.
     #[allow(clippy::too_many_arguments)]
-    fn on_ack(&mut self, now: f64, newly: f64, raw_rtt: f64, ecn: bool, nack: bool, loss: bool, in_flight: f64) {
+    fn on_ack(
+        &mut self,
+        now: f64,
+        newly: f64,
+        raw_rtt: f64,
+        ecn: bool,
+        nack: bool,
+        loss: bool,
+        in_flight: f64,
+    ) {
         self.achieved_bytes += newly;
         self.received_bytes += newly;
         self.bytes_ignored += newly;
         if raw_rtt > 0.0 && raw_rtt < self.base_rtt_ps {
             self.base_rtt_ps = raw_rtt;
-            self.maxwnd_bytes = (1.5 * self.base_rtt_ps * self.line_bytes_per_ps).max(self.mtu_bytes);
+            self.maxwnd_bytes =
+                (1.5 * self.base_rtt_ps * self.line_bytes_per_ps).max(self.mtu_bytes);
         }
         let delay = (raw_rtt - self.base_rtt_ps).max(0.0);
         self.delay_sum_ps += delay;
         self.delay_n += 1;
-        let sample = if !ecn && delay > self.target_delay_ps { self.base_rtt_ps / 4.0 } else { delay };
-        self.avg_delay_ps = (1.0 - self.delay_alpha) * self.avg_delay_ps + self.delay_alpha * sample;
+        let sample =
+            if !ecn && delay > self.target_delay_ps { self.base_rtt_ps / 4.0 } else { delay };
+        self.avg_delay_ps =
+            (1.0 - self.delay_alpha) * self.avg_delay_ps + self.delay_alpha * sample;
         if delay > 4.0 * self.target_delay_ps || nack || loss {
             self.qa_trigger = true;
         }
@@ -419,8 +432,13 @@ impl Nscc {
                     }
                 }
                 (true, true) => {
-                    if self.last_dec_ps.is_none_or(|t| now - t >= self.base_rtt_ps) && self.avg_delay_ps > self.target_delay_ps {
-                        let f = (1.0 - self.gamma * (self.avg_delay_ps - self.target_delay_ps) / self.avg_delay_ps).max(0.5);
+                    if self.last_dec_ps.is_none_or(|t| now - t >= self.base_rtt_ps)
+                        && self.avg_delay_ps > self.target_delay_ps
+                    {
+                        let f = (1.0
+                            - self.gamma * (self.avg_delay_ps - self.target_delay_ps)
+                                / self.avg_delay_ps)
+                            .max(0.5);
                         self.cwnd_bytes = (self.cwnd_bytes * f).max(self.mtu_bytes);
                         self.last_dec_ps = Some(now);
                     }
@@ -429,7 +447,8 @@ impl Nscc {
             }
         }
         self.clamp();
-        if self.received_bytes > 8.0 * self.mtu_bytes || now - self.last_adjust_ps > self.rtt_net_ps {
+        if self.received_bytes > 8.0 * self.mtu_bytes || now - self.last_adjust_ps > self.rtt_net_ps
+        {
             self.cwnd_bytes += self.inc_bytes / self.cwnd_bytes;
             if now - self.last_adjust_ps >= self.rtt_net_ps {
                 self.cwnd_bytes += self.eta;
@@ -511,7 +530,8 @@ impl UetSender {
 
     fn may_send(&self) -> bool {
         self.core.rec.has_data()
-            && ((self.core.rec.has_retx() && self.retx_skips_window()) || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd_bytes)
+            && ((self.core.rec.has_retx() && self.retx_skips_window())
+                || self.in_flight() + self.core.msg.mtu_bytes as f64 <= self.nscc.cwnd_bytes)
     }
 
     fn next_ev(&mut self, now: Time) -> u16 {
@@ -574,7 +594,11 @@ impl UetSender {
     }
     /// Mean of the queuing-delay samples (`RTT − base_rtt`) seen so far, and their number.
     pub fn mean_delay(&self) -> (Time, u64) {
-        let m = if self.nscc.delay_n > 0 { self.nscc.delay_sum_ps / self.nscc.delay_n as f64 } else { 0.0 };
+        let m = if self.nscc.delay_n > 0 {
+            self.nscc.delay_sum_ps / self.nscc.delay_n as f64
+        } else {
+            0.0
+        };
         (Time::from_ps(m as u64), self.nscc.delay_n)
     }
     /// Reset the delay statistics of [`UetSender::mean_delay`].
@@ -613,8 +637,17 @@ impl UetSender {
 impl Transport for UetSender {
     const NAME: &'static str = "uet";
 
-    const KNOBS: &'static [&'static str] =
-        &["paths", "ev_select", "reps_buffer", "reps_freeze", "reps_freeze_time", "target_qdelay", "ood_threshold", "quick_adapt", "ack_every_bytes"];
+    const KNOBS: &'static [&'static str] = &[
+        "paths",
+        "ev_select",
+        "reps_buffer",
+        "reps_freeze",
+        "reps_freeze_time",
+        "target_qdelay",
+        "ood_threshold",
+        "quick_adapt",
+        "ack_every_bytes",
+    ];
 
     type Config = UetConfig;
 
@@ -645,7 +678,8 @@ impl Transport for UetSender {
             target_qdelay: k.opt_time("target_qdelay")?.or(d.target_qdelay),
             ood_threshold: ood_threshold.or(d.ood_threshold),
             quick_adapt: k.bool("quick_adapt", d.quick_adapt)?,
-            ack_every_bytes: k.u32_in("ack_every_bytes", d.ack_every_bytes as u32, 0, 1 << 30)? as u64,
+            ack_every_bytes: k.u32_in("ack_every_bytes", d.ack_every_bytes as u32, 0, 1 << 30)?
+                as u64,
             network_trims: tc.network_trims,
             ..d
         };
@@ -660,7 +694,10 @@ impl Transport for UetSender {
     fn new(cfg: &UetConfig, env: &FlowEnv) -> Result<UetSender, String> {
         let cfg = cfg.clone();
         env.cc.check()?;
-        let core = SenderCore::for_env(env, RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery })?;
+        let core = SenderCore::for_env(
+            env,
+            RecoveryConfig { rto_per_packet: true, hole_first: true, ..cfg.recovery },
+        )?;
         let mut rng = Rng::new(env.seed);
         let obl_span = cfg.paths.next_power_of_two();
         let obl_mask = rng.below(obl_span as u64) as u32;
@@ -670,7 +707,12 @@ impl Transport for UetSender {
             base: entropy_base(env.entropy, cfg.paths),
             start: env.start,
             nscc: Nscc::new(env, cfg.target_qdelay, cfg.quick_adapt, cfg.network_trims),
-            reps: Reps::new(cfg.paths, cfg.reps_buffer as usize, cfg.reps_freeze, cfg.reps_freeze_time),
+            reps: Reps::new(
+                cfg.paths,
+                cfg.reps_buffer as usize,
+                cfg.reps_freeze,
+                cfg.reps_freeze_time,
+            ),
             rng,
             obl_idx: 0,
             obl_mask,
@@ -719,7 +761,9 @@ impl SenderOps for UetSender {
             return None;
         }
         let (psn, retx) = self.core.rec.next_psn()?;
-        if (!retx || !self.retx_skips_window()) && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd_bytes {
+        if (!retx || !self.retx_skips_window())
+            && self.in_flight() + self.core.msg.mtu_bytes as f64 > self.nscc.cwnd_bytes
+        {
             self.core.rec.unget(psn, retx);
             return None;
         }
@@ -732,7 +776,8 @@ impl SenderOps for UetSender {
         // htsim's `ar` bit: a retransmission, the last new packet, or one that fills the window
         // asks the (coalescing) receiver for an immediate ACK.
         let mtu = self.core.msg.mtu_bytes as f64;
-        let ack_request = retx || !self.core.rec.has_new_data() || self.in_flight() + mtu >= self.nscc.cwnd_bytes;
+        let ack_request =
+            retx || !self.core.rec.has_new_data() || self.in_flight() + mtu >= self.nscc.cwnd_bytes;
         Some(TxPacket { ack_request, ..tx })
     }
 
@@ -778,7 +823,15 @@ impl SenderOps for UetSender {
             self.reps.feedback(ack.path, fb);
         }
         let in_flight = self.in_flight();
-        self.nscc.on_ack(now.ps() as f64, newly, raw, ack.ecn, ack.rx_buffer_full, sum.loss, in_flight);
+        self.nscc.on_ack(
+            now.ps() as f64,
+            newly,
+            raw,
+            ack.ecn,
+            ack.rx_buffer_full,
+            sum.loss,
+            in_flight,
+        );
     }
 
     /// See [`crate::transport::Sender::poll_timeout`].
@@ -942,7 +995,11 @@ mod tests {
 
     #[test]
     fn ev_blocks_count_distinct_evs() {
-        let cfg = resolved(UetConfig { paths: 8, ev_select: EvSelect::Oblivious, ..UetConfig::defaults() });
+        let cfg = resolved(UetConfig {
+            paths: 8,
+            ev_select: EvSelect::Oblivious,
+            ..UetConfig::defaults()
+        });
         let mut s = UetSender::new(&cfg, &env()).unwrap();
         for _ in 0..20 {
             s.poll_transmit(Time::ZERO).unwrap();

@@ -70,7 +70,11 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
     rc.er_threshold = er_threshold;
     rc.rto_min = Time::from_us(50);
     rc.rto_initial = Time::from_us(100);
-    let cfg = RoceConfig { cc: CcConfig::new(CcKind::Fixed).with("window", Knob::Str("64000B".into())), recovery: rc, header_bytes: 48 };
+    let cfg = RoceConfig {
+        cc: CcConfig::new(CcKind::Fixed).with("window", Knob::Str("64000B".into())),
+        recovery: rc,
+        header_bytes: 48,
+    };
     let mut tx = RoceSender::new(
         &cfg,
         &FlowEnv {
@@ -85,7 +89,11 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
         },
     )
     .unwrap();
-    let mode = if kind.receiver_buffers() { RxMode::Selective } else { RxMode::GoBackN { nak_interval: Time::from_us(4) } };
+    let mode = if kind.receiver_buffers() {
+        RxMode::Selective
+    } else {
+        RxMode::GoBackN { nak_interval: Time::from_us(4) }
+    };
     let mut rx = Receiver::new(mode, pkts);
     let mut q: BinaryHeap<Reverse<(Time, u64, Msg)>> = BinaryHeap::new();
     let mut seq = 0u64;
@@ -170,8 +178,14 @@ fn run(kind: RecoveryKind, er_threshold: u32, pkts: u32, net: &mut Net) -> Outco
     }
 }
 
-const SCHEMES: [RecoveryKind; 6] =
-    [RecoveryKind::GoBackN, RecoveryKind::SelectiveRepeat, RecoveryKind::Irn, RecoveryKind::RackTlp, RecoveryKind::RackTlpPerPath, RecoveryKind::EarlyRecovery];
+const SCHEMES: [RecoveryKind; 6] = [
+    RecoveryKind::GoBackN,
+    RecoveryKind::SelectiveRepeat,
+    RecoveryKind::Irn,
+    RecoveryKind::RackTlp,
+    RecoveryKind::RackTlpPerPath,
+    RecoveryKind::EarlyRecovery,
+];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
@@ -197,11 +211,22 @@ proptest! {
 #[test]
 fn go_back_n_retransmits_more_than_selective_repeat_on_the_same_trace() {
     for (seed, loss) in [(1u64, 0.005), (2, 0.01), (3, 0.01)] {
-        let mk = || Net { loss, delay: Time::from_us(2), jitter: Time::ZERO, rng: Rng::new(seed), trace_seed: seed };
+        let mk = || Net {
+            loss,
+            delay: Time::from_us(2),
+            jitter: Time::ZERO,
+            rng: Rng::new(seed),
+            trace_seed: seed,
+        };
         let gbn = run(RecoveryKind::GoBackN, 3, 2000, &mut mk());
         let sr = run(RecoveryKind::SelectiveRepeat, 3, 2000, &mut mk());
         assert!(gbn.complete && sr.complete);
-        assert!(gbn.retransmissions > sr.retransmissions, "loss {loss}: gbn {} vs sr {}", gbn.retransmissions, sr.retransmissions);
+        assert!(
+            gbn.retransmissions > sr.retransmissions,
+            "loss {loss}: gbn {} vs sr {}",
+            gbn.retransmissions,
+            sr.retransmissions
+        );
     }
 }
 
@@ -211,7 +236,13 @@ fn early_recovery_trades_spurious_retransmissions_for_threshold() {
     let spurious_at = |thr: u32| -> u64 {
         (0..4u64)
             .map(|seed| {
-                let mut net = Net { loss: 0.0, delay: Time::from_us(2), jitter: Time::from_us(1), rng: Rng::new(seed), trace_seed: seed };
+                let mut net = Net {
+                    loss: 0.0,
+                    delay: Time::from_us(2),
+                    jitter: Time::from_us(1),
+                    rng: Rng::new(seed),
+                    trace_seed: seed,
+                };
                 let o = run(RecoveryKind::EarlyRecovery, thr, 2000, &mut net);
                 assert!(o.complete);
                 o.spurious
@@ -221,6 +252,9 @@ fn early_recovery_trades_spurious_retransmissions_for_threshold() {
     let s: Vec<u64> = [1, 4, 16, 64].iter().map(|&t| spurious_at(t)).collect();
     eprintln!("spurious retransmissions at thresholds 1, 4, 16, 64: {s:?}");
     assert!(s[0] > 0, "a threshold of one packet must misfire under reordering: {s:?}");
-    assert!(s.windows(2).all(|w| w[0] >= w[1]), "spurious retransmissions must fall as the threshold rises: {s:?}");
+    assert!(
+        s.windows(2).all(|w| w[0] >= w[1]),
+        "spurious retransmissions must fall as the threshold rises: {s:?}"
+    );
     assert!(s[0] > s[3], "{s:?}");
 }

@@ -102,7 +102,12 @@ fn run_with(
     let mut cfg = RondoConfig {
         paths: paths.len() as u16,
         scheduler,
-        ..RondoConfig::defaults(CcConfig::new(CcKind::Arcc), RecoveryConfig::new(RecoveryKind::RackTlpPerPath), 64).unwrap()
+        ..RondoConfig::defaults(
+            CcConfig::new(CcKind::Arcc),
+            RecoveryConfig::new(RecoveryKind::RackTlpPerPath),
+            64,
+        )
+        .unwrap()
     };
     tweak(&mut cfg);
     let mut tx = RondoSender::new(
@@ -163,7 +168,8 @@ fn run_with(
                     if now >= steady_from && now <= steady_to {
                         max_ood_steady = max_ood_steady.max(o.ood);
                     }
-                    if let Some(m) = early_ood.get_mut((now.ps() / Time::from_us(10).ps()) as usize) {
+                    if let Some(m) = early_ood.get_mut((now.ps() / Time::from_us(10).ps()) as usize)
+                    {
                         *m = (*m).max(o.ood);
                     }
                     (o.cum_ack, o.ood)
@@ -226,7 +232,11 @@ fn run_with(
             }
             path_free[p.path as usize] = start + r.tx_time(WIRE);
             seq += 1;
-            q.push(Reverse((path_free[p.path as usize] + Time::from_us(delay), seq, Ev::Data(p.psn, p.path, now.ps(), is_probe))));
+            q.push(Reverse((
+                path_free[p.path as usize] + Time::from_us(delay),
+                seq,
+                Ev::Data(p.psn, p.path, now.ps(), is_probe),
+            )));
         }
         let mut wake = tx.next_send_time(now).max(nic_free);
         if let Some(t) = tx.poll_timeout() {
@@ -257,7 +267,8 @@ fn steady_state_allocates_nothing_and_delivers_everything() {
     assert_eq!(o.delivered, o.total);
     // ~40,000 packets move in this window; a container growing once or twice is fine, anything
     // per packet is not.
-    let allocs = o.allocs_steady.expect("the run ended before 1.4 ms: the steady window was never measured");
+    let allocs =
+        o.allocs_steady.expect("the run ended before 1.4 ms: the steady window was never measured");
     assert!(allocs <= 8, "{allocs} allocations between 400 µs and 1.4 ms");
     // A finished one-message flow keeps no per-path state (nothing reads it again).
     assert_eq!(o.samples_at_end, 0);
@@ -276,7 +287,15 @@ fn path_state_is_unfolded_at_start() {
         mtu_bytes: MTU,
         tx_time_floor_ns: false,
     };
-    let cfg = RondoConfig { paths: 16, ..RondoConfig::defaults(CcConfig::new(CcKind::Arcc), RecoveryConfig::new(RecoveryKind::RackTlpPerPath), 64).unwrap() };
+    let cfg = RondoConfig {
+        paths: 16,
+        ..RondoConfig::defaults(
+            CcConfig::new(CcKind::Arcc),
+            RecoveryConfig::new(RecoveryKind::RackTlpPerPath),
+            64,
+        )
+        .unwrap()
+    };
     let fenv = FlowEnv {
         cc: env,
         size_bytes: 1_000_000,
@@ -296,13 +315,23 @@ fn path_state_is_unfolded_at_start() {
     let waiting_window = tx.window_bytes();
     assert_eq!(quiet.window_bytes(), waiting_window);
     assert!(tx.path_samples().is_empty(), "a flow that has not started holds its paths folded");
-    assert_eq!(tx.next_send_time(Time::ZERO), Time::from_us(5), "a waiting flow still asks to send at its start");
+    assert_eq!(
+        tx.next_send_time(Time::ZERO),
+        Time::from_us(5),
+        "a waiting flow still asks to send at its start"
+    );
     tx.begin(Time::from_us(5));
     assert_eq!(tx.window_bytes(), waiting_window);
     let samples = tx.path_samples();
     assert_eq!(samples.len(), 16);
     let w0 = samples[0].window_bytes;
-    assert!(w0 > 0 && samples.iter().enumerate().all(|(i, s)| s.path as usize == i && s.window_bytes == w0 && s.inflight_pkts == 0));
+    assert!(
+        w0 > 0
+            && samples
+                .iter()
+                .enumerate()
+                .all(|(i, s)| s.path as usize == i && s.window_bytes == w0 && s.inflight_pkts == 0)
+    );
     assert_eq!(waiting_window, 16 * w0);
     // Each logical path is its own entropy: 16 transmissions on 16 distinct source ports.
     let mut now = Time::from_us(5);
@@ -316,7 +345,10 @@ fn path_state_is_unfolded_at_start() {
     }
     ports.sort_unstable();
     ports.dedup();
-    assert!(ports.len() == 16 && ports.iter().all(|&e| (49_152..49_152 + 16).contains(&e)), "{ports:?}");
+    assert!(
+        ports.len() == 16 && ports.iter().all(|&e| (49_152..49_152 + 16).contains(&e)),
+        "{ports:?}"
+    );
 }
 
 #[test]
@@ -330,7 +362,10 @@ fn scheduler_removes_persistent_delay_reordering() {
     // The steady window (400 µs – 1.4 ms) must have been reached by both runs.
     assert!(off.allocs_steady.is_some() && on.allocs_steady.is_some(), "a run ended before 1.4 ms");
     let theory = 50e9 / (WIRE as f64 * 8.0) * 10e-6;
-    println!("max OOD in steady state: without {} with {} (R̄ΔD = {theory:.0})", off.max_ood_steady, on.max_ood_steady);
+    println!(
+        "max OOD in steady state: without {} with {} (R̄ΔD = {theory:.0})",
+        off.max_ood_steady, on.max_ood_steady
+    );
     assert!((off.max_ood_steady as f64) > 0.7 * theory, "without scheduler {}", off.max_ood_steady);
     // Not exactly zero as in the fluid proof: transmissions are discrete (ACK-clocked bursts,
     // deficit interleaving) and the skip uses estimated rates; a few packets remain.
@@ -343,11 +378,20 @@ fn scheduler_removes_persistent_delay_reordering() {
 fn skips_recomputed_per_update_also_remove_persistent_delay_reordering() {
     let theory = 50e9 / (WIRE as f64 * 8.0) * 10e-6;
     for per_sample in [true, false] {
-        let o = run_with(&[(25, 5), (25, 15)], true, 30_000, None, None, |c| c.startup_skips_per_sample = per_sample);
+        let o = run_with(&[(25, 5), (25, 15)], true, 30_000, None, None, |c| {
+            c.startup_skips_per_sample = per_sample
+        });
         assert!(o.complete && o.allocs_steady.is_some());
         assert_eq!(o.delivered, o.total);
-        println!("per sample {per_sample}: max OOD in steady state {} (R̄ΔD = {theory:.0})", o.max_ood_steady);
-        assert!((o.max_ood_steady as f64) <= 0.12 * theory, "per sample {per_sample}: {}", o.max_ood_steady);
+        println!(
+            "per sample {per_sample}: max OOD in steady state {} (R̄ΔD = {theory:.0})",
+            o.max_ood_steady
+        );
+        assert!(
+            (o.max_ood_steady as f64) <= 0.12 * theory,
+            "per sample {per_sample}: {}",
+            o.max_ood_steady
+        );
     }
 }
 
@@ -360,7 +404,8 @@ fn a_path_that_becomes_slow_keeps_being_measured() {
     let o = run_with(&[(25, 5), (25, 5)], true, 60_000, None, Some((300, 1, 60)), |_| {});
     assert!(o.complete);
     assert_eq!(o.delivered, o.total);
-    let est_us = o.fwd_estimate_after_step_ns.expect("the run ended before 300 µs after the step") / 1e3;
+    let est_us =
+        o.fwd_estimate_after_step_ns.expect("the run ended before 300 µs after the step") / 1e3;
     println!("path 1's forward-delay estimate 300 µs after the step to 60 µs: {est_us:.1} µs");
     assert!(est_us > 50.0, "estimate {est_us:.1} µs");
 }
@@ -381,8 +426,16 @@ fn a_skipped_psn_waits_no_longer_than_the_paths_lead() {
     let expired = run_with(&paths, true, 30_000, pause, None, |c| c.skip_expiry = true);
     assert!(kept.complete && expired.complete);
     assert_eq!(expired.delivered, expired.total);
-    println!("max OOD in steady state: reservations kept {}, expired {}", kept.max_ood_steady, expired.max_ood_steady);
-    assert!(expired.max_ood_steady * 2 <= kept.max_ood_steady, "kept {} expired {}", kept.max_ood_steady, expired.max_ood_steady);
+    println!(
+        "max OOD in steady state: reservations kept {}, expired {}",
+        kept.max_ood_steady, expired.max_ood_steady
+    );
+    assert!(
+        expired.max_ood_steady * 2 <= kept.max_ood_steady,
+        "kept {} expired {}",
+        kept.max_ood_steady,
+        expired.max_ood_steady
+    );
 }
 
 /// A PSN that the slowest path passed over is left to the faster paths, which reach it about
@@ -400,7 +453,10 @@ fn a_psn_passed_over_by_the_slowest_path_is_left_to_the_faster_ones() {
     let kept = run_with(&paths, true, 60_000, None, None, |c| c.skip_expiry = false);
     assert!(expired.complete && expired.allocs_steady.is_some() && kept.complete);
     assert_eq!(expired.delivered, expired.total);
-    println!("max OOD in steady state: expiry {}, reservations kept {} (R̄ × 20 µs = {theory:.0})", expired.max_ood_steady, kept.max_ood_steady);
+    println!(
+        "max OOD in steady state: expiry {}, reservations kept {} (R̄ × 20 µs = {theory:.0})",
+        expired.max_ood_steady, kept.max_ood_steady
+    );
     // Discrete, ACK-clocked sending leaves a few packets either way (28 with and without expiry);
     // timed from the pass, expiry gave 181.
     assert!((expired.max_ood_steady as f64) <= 0.2 * theory, "max OOD {}", expired.max_ood_steady);
@@ -423,7 +479,11 @@ fn a_path_whose_first_echo_is_late_is_scheduled_from_the_bound_its_wait_gives() 
     let r_pkts_per_us = 8.0 * 12e9 / (WIRE as f64 * 8.0) * 1e-6;
     let first = o.early_ood[..6].iter().max().copied().unwrap_or(0);
     let after = o.early_ood[6..].iter().max().copied().unwrap_or(0);
-    println!("max OOD: first 60 us {first}; 60-400 us {after} (R̄ × 40 µs = {:.0}); by 10 us: {:?}", r_pkts_per_us * 40.0, o.early_ood);
+    println!(
+        "max OOD: first 60 us {first}; 60-400 us {after} (R̄ × 40 µs = {:.0}); by 10 us: {:?}",
+        r_pkts_per_us * 40.0,
+        o.early_ood
+    );
     // From 60 µs the slow paths' second batches go out with the bound (20 µs at 50 µs for the
     // slowest: half its lead, since its echo is still on the way back), and from its first echo
     // on (~90 µs) with the measured delays. Without the bound: 369 from 60 µs, 363 at 100–140 µs.

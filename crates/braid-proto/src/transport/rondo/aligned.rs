@@ -47,7 +47,13 @@ struct Ring {
 
 impl Ring {
     fn new() -> Ring {
-        Ring { buf: [(0.0, 0.0); RING], len: 0, head: 0, in_order: true, latest_rx: f64::NEG_INFINITY }
+        Ring {
+            buf: [(0.0, 0.0); RING],
+            len: 0,
+            head: 0,
+            in_order: true,
+            latest_rx: f64::NEG_INFINITY,
+        }
     }
 
     fn push(&mut self, s: (f64, f64)) {
@@ -102,7 +108,9 @@ impl Ring {
         let newest_before = self.buf[slot(self.len - 1)].0 < rx;
         // ... and the newest is then the nearest, unless the one before it arrived as far from
         // `rx` (a tie, which the scan breaks by buffer order below).
-        if newest_before && (self.len == 1 || gap(self.len - 2).total_cmp(&gap(self.len - 1)).is_ne()) {
+        if newest_before
+            && (self.len == 1 || gap(self.len - 2).total_cmp(&gap(self.len - 1)).is_ne())
+        {
             return Some(self.buf[slot(self.len - 1)]);
         }
         let (mut lo, mut hi) = if newest_before { (self.len, self.len) } else { (0, self.len) };
@@ -303,7 +311,11 @@ impl StartupDelays {
         for q in scheduler_bits(paired) {
             debug_assert!(q != p && q < n);
             for (a, b) in [(p, q), (q, p)] {
-                let e = if self.data.known(a, b) { self.data.resolved_excess(a, b) } else { self.probe.resolved_excess(a, b) };
+                let e = if self.data.known(a, b) {
+                    self.data.resolved_excess(a, b)
+                } else {
+                    self.probe.resolved_excess(a, b)
+                };
                 if e.to_bits() != self.excess[a * n + b].to_bits() {
                     self.dirty_rows |= 1 << a;
                 }
@@ -417,7 +429,11 @@ mod tests {
             for _ in 0..20 {
                 let rx = (rng.below(4 * n as u64 + 8) as f64 - 4.0) * 0.125e-6;
                 let (a, b) = (r.nearest_in_order(rx), r.nearest_by_scan(rx));
-                assert_eq!(a.map(|x| (x.0.to_bits(), x.1.to_bits())), b.map(|x| (x.0.to_bits(), x.1.to_bits())), "case {case}, rx {rx}");
+                assert_eq!(
+                    a.map(|x| (x.0.to_bits(), x.1.to_bits())),
+                    b.map(|x| (x.0.to_bits(), x.1.to_bits())),
+                    "case {case}, rx {rx}"
+                );
             }
         }
         // An out-of-order push falls back to the scan.
@@ -451,7 +467,12 @@ mod tests {
                 let d = rng.f64() * 5e-6;
                 let mut want = 0u64;
                 for q in (0..n).filter(|&q| q != p) {
-                    let Some(&(rx_q, d_q)) = rings[q].iter().min_by(|x, y| (x.0 - rx).abs().total_cmp(&(y.0 - rx).abs())) else { continue };
+                    let Some(&(rx_q, d_q)) = rings[q]
+                        .iter()
+                        .min_by(|x, y| (x.0 - rx).abs().total_cmp(&(y.0 - rx).abs()))
+                    else {
+                        continue;
+                    };
                     let gap = (rx - rx_q).abs();
                     if gap <= align_s {
                         let diff = d - d_q;
@@ -494,8 +515,16 @@ mod tests {
                 for a in 0..n {
                     let mut later = 0u64;
                     for b in (0..n).filter(|&b| b != a) {
-                        let e = if s.data.known(a, b) { s.data.resolved_excess(a, b) } else { s.probe.resolved_excess(a, b) };
-                        assert_eq!(s.resolved_excess(a, b).to_bits(), e.to_bits(), "pair ({a}, {b})");
+                        let e = if s.data.known(a, b) {
+                            s.data.resolved_excess(a, b)
+                        } else {
+                            s.probe.resolved_excess(a, b)
+                        };
+                        assert_eq!(
+                            s.resolved_excess(a, b).to_bits(),
+                            e.to_bits(),
+                            "pair ({a}, {b})"
+                        );
                         if e > 0.0 {
                             later |= 1 << b;
                         }

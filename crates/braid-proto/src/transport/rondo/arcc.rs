@@ -67,7 +67,15 @@ pub struct ArccPath {
 impl ArccPath {
     /// Initial state: `W = W0`, `q = q0/4`, no rate estimate.
     pub fn new(p: &ArccParams) -> ArccPath {
-        ArccPath { w: p.w0, q: p.q0 / 4.0, rate_pkts_per_s: 0.0, seeded: false, queue: 0.0, qdelay_s: 0.0, fast: false }
+        ArccPath {
+            w: p.w0,
+            q: p.q0 / 4.0,
+            rate_pkts_per_s: 0.0,
+            seeded: false,
+            queue: 0.0,
+            qdelay_s: 0.0,
+            fast: false,
+        }
     }
 
     /// The EWMA of the rate estimate with a new sample (the sample itself before the first update).
@@ -119,7 +127,16 @@ mod tests {
     use super::*;
 
     fn params(side: AlphaSide) -> ArccParams {
-        ArccParams { q0: 3.0, tau_q_s: 0.8e-6, alpha: 0.8, alpha_side: side, gamma: 0.5, w0: 2.0, fast_drain: 2.0, w_min: 1.0 / 16.0 }
+        ArccParams {
+            q0: 3.0,
+            tau_q_s: 0.8e-6,
+            alpha: 0.8,
+            alpha_side: side,
+            gamma: 0.5,
+            w0: 2.0,
+            fast_drain: 2.0,
+            w_min: 1.0 / 16.0,
+        }
     }
 
     #[test]

@@ -224,7 +224,11 @@ impl RondoConfig {
     /// Rondo's default parameters with congestion control `cc` (`arcc`, the default, or `swift`,
     /// an ablation; capacity probing is on with ARCC), loss recovery `recovery` and
     /// `header_bytes` per packet on the wire.
-    pub fn defaults(cc: CcConfig, recovery: RecoveryConfig, header_bytes: u32) -> Result<RondoConfig, String> {
+    pub fn defaults(
+        cc: CcConfig,
+        recovery: RecoveryConfig,
+        header_bytes: u32,
+    ) -> Result<RondoConfig, String> {
         match cc.kind {
             CcKind::Arcc | CcKind::Swift => {}
             other => {
@@ -278,7 +282,9 @@ impl RondoConfig {
         if !self.paths_auto || equal_cost == 0 {
             return self.paths;
         }
-        equal_cost.saturating_mul(self.paths_per_physical).clamp(MIN_AUTO_PATHS.min(self.paths as u32), self.paths as u32) as u16
+        equal_cost
+            .saturating_mul(self.paths_per_physical)
+            .clamp(MIN_AUTO_PATHS.min(self.paths as u32), self.paths as u32) as u16
     }
 
     /// The initial window per path in packets of `mtu` bytes for a flow of `n` logical paths
@@ -374,7 +380,8 @@ impl RondoConfig {
     /// Read the `[transport]` knobs of `tc` (on top of [`RondoConfig::defaults`]); errors name
     /// the field.
     pub fn from_knobs(tc: &TransportConfig) -> Result<RondoConfig, String> {
-        let mut c = RondoConfig::defaults(tc.cc.clone(), tc.recovery, tc.header_bytes).map_err(|e| format!("`transport.cc`: {e}"))?;
+        let mut c = RondoConfig::defaults(tc.cc.clone(), tc.recovery, tc.header_bytes)
+            .map_err(|e| format!("`transport.cc`: {e}"))?;
         for (k, v) in &tc.params {
             let r: Result<(), String> = (|| {
                 match k.as_str() {
@@ -383,25 +390,45 @@ impl RondoConfig {
                         c.paths = 16;
                     }
                     "paths" => {
-                        let n = v.as_u64().map_err(|_| "must be \"auto\" or a number of paths".to_string())?;
+                        let n = v
+                            .as_u64()
+                            .map_err(|_| "must be \"auto\" or a number of paths".to_string())?;
                         if n == 0 || n > MAX_PATHS as u64 {
-                            return Err(format!("must be \"auto\" or between 1 and {MAX_PATHS}, got {n}"));
+                            return Err(format!(
+                                "must be \"auto\" or between 1 and {MAX_PATHS}, got {n}"
+                            ));
                         }
                         c.paths = n as u16;
                         c.paths_auto = false;
                     }
-                    "path_selection" => c.path_selection = one_of(v.as_str()?, &[("deficit", PathSelection::Deficit), ("random", PathSelection::Random)])?,
+                    "path_selection" => {
+                        c.path_selection = one_of(
+                            v.as_str()?,
+                            &[
+                                ("deficit", PathSelection::Deficit),
+                                ("random", PathSelection::Random),
+                            ],
+                        )?
+                    }
                     "probing" => {
                         c.probing = v.as_bool()?;
                         c.check_probing()?;
                     }
                     "scheduler" => c.scheduler = v.as_bool()?,
-                    "scheduler_start" => c.scheduler_from_first_samples = one_of(v.as_str()?, &[("stable", false), ("first-samples", true)])?,
+                    "scheduler_start" => {
+                        c.scheduler_from_first_samples =
+                            one_of(v.as_str()?, &[("stable", false), ("first-samples", true)])?
+                    }
                     "tu" => c.tu = rel_time(v)?,
                     "q0" => c.q0 = amount(v)?,
                     "tau_q" => c.tau_q = rel_time(v)?,
                     "alpha" => c.alpha = unit_interval(v, false)?,
-                    "alpha_side" => c.alpha_side = one_of(v.as_str()?, &[("sample", AlphaSide::Sample), ("history", AlphaSide::History)])?,
+                    "alpha_side" => {
+                        c.alpha_side = one_of(
+                            v.as_str()?,
+                            &[("sample", AlphaSide::Sample), ("history", AlphaSide::History)],
+                        )?
+                    }
                     "gamma" => c.gamma = unit_interval(v, false)?,
                     "w0" => c.w0 = Some(amount(v)?),
                     "fast_drain" => c.fast_drain = v.as_nonneg_f64()?,
@@ -424,18 +451,30 @@ impl RondoConfig {
                     "stable_samples" => c.stable_samples = v.as_u64()?.min(u32::MAX as u64) as u32,
                     "stable_tol" => c.stable_tol = rel_time(v)?,
                     "max_skip" => c.max_skip = Some(v.as_u64()?.min(u32::MAX as u64) as u32),
-                    "probe_rate" => c.probe_rate_unsent = one_of(v.as_str()?, &[("unsent", true), ("line-rate", false)])?,
+                    "probe_rate" => {
+                        c.probe_rate_unsent =
+                            one_of(v.as_str()?, &[("unsent", true), ("line-rate", false)])?
+                    }
                     "ts_interval" => c.ts_interval = rel_time(v)?,
                     "er_threshold" => recovery_knob(&mut c.recovery, "er_threshold", v)?,
                     "er_mode" => {
-                        (c.er_per_packet, c.er_path_confirm) =
-                            one_of(v.as_str()?, &[("per-packet", (true, false)), ("per-path", (true, true)), ("episode", (false, false))])?
+                        (c.er_per_packet, c.er_path_confirm) = one_of(
+                            v.as_str()?,
+                            &[
+                                ("per-packet", (true, false)),
+                                ("per-path", (true, true)),
+                                ("episode", (false, false)),
+                            ],
+                        )?
                     }
                     "ack_bitmap" => c.ack_bitmap = v.as_bool()?,
                     "rtt_floor" => c.rtt_floor = v.as_bool()?,
                     "rtt_bound" => c.rtt_bound = v.as_bool()?,
                     "skip_expiry" => c.skip_expiry = v.as_bool()?,
-                    "startup_skips" => c.startup_skips_per_sample = one_of(v.as_str()?, &[("per-sample", true), ("per-update", false)])?,
+                    "startup_skips" => {
+                        c.startup_skips_per_sample =
+                            one_of(v.as_str()?, &[("per-sample", true), ("per-update", false)])?
+                    }
                     "paths_per_physical" => {
                         let n = v.as_u64()?;
                         if n == 0 || n > MAX_PATHS as u64 {
@@ -443,8 +482,18 @@ impl RondoConfig {
                         }
                         c.paths_per_physical = n as u32;
                     }
-                    "w0_per" => c.w0_per_physical = one_of(v.as_str()?, &[("logical-path", false), ("physical-path", true)])?,
-                    _ => return Err(format!("unknown field for transport `rondo` (known: {})", Self::KNOBS.join(", "))),
+                    "w0_per" => {
+                        c.w0_per_physical = one_of(
+                            v.as_str()?,
+                            &[("logical-path", false), ("physical-path", true)],
+                        )?
+                    }
+                    _ => {
+                        return Err(format!(
+                            "unknown field for transport `rondo` (known: {})",
+                            Self::KNOBS.join(", ")
+                        ))
+                    }
                 }
                 Ok(())
             })();
@@ -478,7 +527,12 @@ mod tests {
     use crate::recovery::RecoveryKind;
 
     fn cfg() -> RondoConfig {
-        RondoConfig::defaults(CcConfig::new(CcKind::Arcc), RecoveryConfig::new(RecoveryKind::EarlyRecovery), 64).unwrap()
+        RondoConfig::defaults(
+            CcConfig::new(CcKind::Arcc),
+            RecoveryConfig::new(RecoveryKind::EarlyRecovery),
+            64,
+        )
+        .unwrap()
     }
 
     /// `paths = "auto"` gives `paths_per_physical` logical paths per equal-cost path, at least
@@ -488,17 +542,26 @@ mod tests {
     fn logical_paths_per_physical_path_and_their_first_window() {
         let env = CcEnv::reference_100g();
         let mut c = cfg();
-        assert_eq!((c.paths_for(1), c.paths_for(4), c.paths_for(16), c.paths_for(100)), (4, 4, 16, 64));
+        assert_eq!(
+            (c.paths_for(1), c.paths_for(4), c.paths_for(16), c.paths_for(100)),
+            (4, 4, 16, 64)
+        );
         c.paths_per_physical = 4;
         assert_eq!((c.paths_for(1), c.paths_for(4), c.paths_for(16)), (4, 16, 64));
         // Each logical path starts at W0 = 4 MTU unless the physical path's W0 is shared.
         assert_eq!(c.initial_window_pkts(&env, 1000, 16, 4), 4.0);
         c.w0_per_physical = true;
-        let first = |c: &RondoConfig, eq: u32| c.paths_for(eq) as f64 * c.initial_window_pkts(&env, 1000, c.paths_for(eq), eq);
+        let first = |c: &RondoConfig, eq: u32| {
+            c.paths_for(eq) as f64 * c.initial_window_pkts(&env, 1000, c.paths_for(eq), eq)
+        };
         assert_eq!(first(&c, 4), 16.0, "four physical paths: 4 x W0 in all");
         assert_eq!(first(&c, 16), 64.0);
         // One physical path under four logical ones: a packet each, not a quarter of W0.
         assert_eq!(c.initial_window_pkts(&env, 1000, 4, 1), 1.0);
-        assert_eq!(c.initial_window_pkts(&env, 1000, 4, 0), 4.0, "equal-cost count unknown: W0 per logical path");
+        assert_eq!(
+            c.initial_window_pkts(&env, 1000, 4, 0),
+            4.0,
+            "equal-cost count unknown: W0 per logical path"
+        );
     }
 }

@@ -37,7 +37,8 @@ impl FlowPacer {
     /// previous slot if `now` was late by more than a gap.
     #[inline]
     pub fn on_send(&mut self, now: Time) {
-        self.next_tx_at = self.next_tx_at.max(now.saturating_sub(self.gap)).saturating_add(self.gap);
+        self.next_tx_at =
+            self.next_tx_at.max(now.saturating_sub(self.gap)).saturating_add(self.gap);
     }
 
     /// The pacer allows a data packet at `now`.

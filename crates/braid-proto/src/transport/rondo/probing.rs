@@ -70,7 +70,14 @@ impl PathProbing {
     /// phase of length `phase` with open credits (if the flow has data left to send); inside a
     /// phase the count restarts. A phase that ended with its credits still open closes them.
     /// Returns whether a phase started.
-    pub fn on_update(&mut self, now: Time, all_acked: bool, trigger: u32, data_left: bool, phase: Time) -> bool {
+    pub fn on_update(
+        &mut self,
+        now: Time,
+        all_acked: bool,
+        trigger: u32,
+        data_left: bool,
+        phase: Time,
+    ) -> bool {
         if now < self.until {
             self.quiet = 0;
             return false;

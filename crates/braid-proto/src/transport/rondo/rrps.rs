@@ -72,14 +72,25 @@ impl CcTransport for RoundRobin {
                 "paths" => {
                     let n = v.as_u64().map_err(|e| format!("`transport.paths`: {e}"))?;
                     if n == 0 || n > 256 {
-                        return Err(format!("`transport.paths` must be between 1 and 256, got {n}"));
+                        return Err(format!(
+                            "`transport.paths` must be between 1 and 256, got {n}"
+                        ));
                     }
                     paths = n as u16;
                 }
-                _ => return Err(format!("unknown field `transport.{k}` for transport `rrps` (known: paths)")),
+                _ => {
+                    return Err(format!(
+                        "unknown field `transport.{k}` for transport `rrps` (known: paths)"
+                    ))
+                }
             }
         }
-        Ok(RrpsConfig { cc: tc.cc.clone(), recovery: tc.recovery, header_bytes: tc.header_bytes, paths })
+        Ok(RrpsConfig {
+            cc: tc.cc.clone(),
+            recovery: tc.recovery,
+            header_bytes: tc.header_bytes,
+            paths,
+        })
     }
     /// A sender for the flow (or connection) `env`, sprayed over `cfg.paths` paths.
     fn new(cfg: &RrpsConfig, env: &FlowEnv) -> Result<RrpsSender, String> {
@@ -89,6 +100,13 @@ impl CcTransport for RoundRobin {
         let core = SenderCore::for_env(env, cfg.recovery)?;
         let policy = RoundRobin { entropy0: env.entropy & 0xFF00, paths: cfg.paths, next: 0 };
         let cc = Cc::new(&cfg.cc, &env.cc)?;
-        Ok(CcSender::with_parts(core, cc, cfg.header_bytes, policy, env.start, env.cc.tx_time_floor_ns))
+        Ok(CcSender::with_parts(
+            core,
+            cc,
+            cfg.header_bytes,
+            policy,
+            env.start,
+            env.cc.tx_time_floor_ns,
+        ))
     }
 }

@@ -63,11 +63,21 @@ impl AckSample {
     /// `last`; `first_span`: how long after its first ACK a path's first sample is taken;
     /// `long_path`: the path is more than twice the topology's hint, whose first sample waits
     /// for `first_span` with the counts kept.
-    pub fn span(&self, seeded: bool, interval: f64, last: Time, now: Time, long_path: bool, first_span: Time) -> (f64, bool) {
+    pub fn span(
+        &self,
+        seeded: bool,
+        interval: f64,
+        last: Time,
+        now: Time,
+        long_path: bool,
+        first_span: Time,
+    ) -> (f64, bool) {
         match self.first_ack_at {
             _ if seeded && !self.resumed => (interval, false),
             Some(f) if f <= last && !long_path => (interval, false),
-            Some(f) if now.saturating_sub(f) >= first_span => (now.saturating_sub(f).secs_f64(), false),
+            Some(f) if now.saturating_sub(f) >= first_span => {
+                (now.saturating_sub(f).secs_f64(), false)
+            }
             Some(_) => (0.0, long_path),
             None => (0.0, false),
         }
@@ -120,6 +130,10 @@ mod tests {
         s.on_data_ack(us(1), true);
         s.resume();
         assert_eq!((s.packets(), s.first_ack_at), (0, None));
-        assert_eq!(s.span(true, 5e-6, us(100), us(105), false, us(2)), (0.0, false), "seeded, but resumed");
+        assert_eq!(
+            s.span(true, 5e-6, us(100), us(105), false, us(2)),
+            (0.0, false),
+            "seeded, but resumed"
+        );
     }
 }

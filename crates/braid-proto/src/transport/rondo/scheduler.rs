@@ -14,7 +14,12 @@
 /// `max(D_p − D_q, 0)` in seconds; the skip is capped at `max_skip`. Leaving out paths that are
 /// not faster (their terms are zero) gives the same skip bit for bit.
 #[inline]
-pub(crate) fn eq7_skip_and_lead_over(qs: impl Iterator<Item = usize>, rate: impl Fn(usize) -> f64, excess: impl Fn(usize) -> f64, max_skip: u32) -> (u32, f64) {
+pub(crate) fn eq7_skip_and_lead_over(
+    qs: impl Iterator<Item = usize>,
+    rate: impl Fn(usize) -> f64,
+    excess: impl Fn(usize) -> f64,
+    max_skip: u32,
+) -> (u32, f64) {
     let mut s = 0.0;
     let mut lead = 0.0f64;
     for q in qs {
@@ -48,7 +53,13 @@ mod tests {
     use super::*;
 
     /// Eq 7 as written, over every other path: the reference the sender's sparse pass is held to.
-    fn eq7_skip(p: usize, n: usize, rate: impl Fn(usize) -> f64, excess: impl Fn(usize) -> f64, max_skip: u32) -> u32 {
+    fn eq7_skip(
+        p: usize,
+        n: usize,
+        rate: impl Fn(usize) -> f64,
+        excess: impl Fn(usize) -> f64,
+        max_skip: u32,
+    ) -> u32 {
         let s: f64 = (0..n).filter(|&q| q != p).map(|q| rate(q) * excess(q)).sum();
         (s.floor() as u64).min(max_skip as u64) as u32
     }
@@ -60,7 +71,8 @@ mod tests {
         for p in 0..4 {
             let full = eq7_skip(p, 4, |q| r[q], |q| (d[p] - d[q]).max(0.0), 4096);
             let later: u64 = (0..4).filter(|&q| d[p] > d[q]).fold(0, |m, q| m | 1 << q);
-            let (sparse, _) = eq7_skip_and_lead_over(bits(later), |q| r[q], |q| (d[p] - d[q]).max(0.0), 4096);
+            let (sparse, _) =
+                eq7_skip_and_lead_over(bits(later), |q| r[q], |q| (d[p] - d[q]).max(0.0), 4096);
             assert_eq!(full, sparse, "path {p}");
         }
         assert_eq!(bits(0b1010_0001).collect::<Vec<_>>(), vec![0, 5, 7]);
@@ -78,9 +90,10 @@ mod tests {
                 let excess = |q: usize| (d[p] - d[q]).max(0.0);
                 let skip = eq7_skip(p, n, |q| r[q], excess, 64);
                 let lead = (0..n).filter(|&q| q != p).map(excess).fold(0.0, f64::max);
-                for (skip1, lead1) in
-                    [eq7_skip_and_lead_over(bits(later), |q| r[q], excess, 64), eq7_skip_and_lead_over((0..n).filter(|&q| q != p), |q| r[q], excess, 64)]
-                {
+                for (skip1, lead1) in [
+                    eq7_skip_and_lead_over(bits(later), |q| r[q], excess, 64),
+                    eq7_skip_and_lead_over((0..n).filter(|&q| q != p), |q| r[q], excess, 64),
+                ] {
                     assert_eq!((skip, lead.to_bits()), (skip1, lead1.to_bits()));
                 }
             }
