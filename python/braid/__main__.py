@@ -30,9 +30,11 @@ def _sweep(a: argparse.Namespace) -> int:
     at = frame.attrs
     out = Path(at["out"])
     print(
-        f"{a.plan}: {at['ran'] + at['skipped']} runs ({at['ran']} run now, {at['skipped']} already complete), "
-        f"{len(at['failed'])} failed; results in {out / 'runs.csv'}"
+        f"{a.plan}: {at['ran'] + at['skipped']} runs ({at['ran']} run now, {at['skipped']} reused: complete with the "
+        f"same resolved scenario), {len(at['failed'])} failed; results in {out / 'runs.csv'}"
     )
+    if at["removed"]:
+        print(f"removed {len(at['removed'])} run folder(s) not in this plan: {', '.join(at['removed'])}")
     for w in caught:
         print(f"error: {w.message}", file=sys.stderr)
     return 1 if caught else 0

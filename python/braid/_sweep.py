@@ -58,7 +58,7 @@ class _Progress:
     def __call__(self, done: int) -> None:
         if self.enabled and self.total:
             end = "\n" if done >= self.total else ""
-            sys.stderr.write(f"\rbraid sweep: {done}/{self.total} runs done ({self.skipped} already complete){end}")
+            sys.stderr.write(f"\rbraid sweep: {done}/{self.total} runs done ({self.skipped} reused){end}")
             sys.stderr.flush()
 
 
@@ -101,7 +101,8 @@ def sweep(
 
     Returns:
         The ``runs.csv`` table (see :func:`load_runs`). ``frame.attrs`` holds ``out``, ``ran``,
-        ``skipped`` and ``failed`` (a list of (run, message)); a failed run also has
+        ``skipped`` (runs reused), ``removed`` (run folders not in the plan, removed) and
+        ``failed`` (a list of (run, message)); a failed run also has
         ``status`` = ``failed: …`` and emits a :class:`braid.BraidWarning`.
 
     Raises:
@@ -121,7 +122,7 @@ def sweep(
         stem = Path(os.fspath(plan)).stem if not isinstance(plan, Mapping) else "sweep"
         out = Path("out") / (stem or "sweep")
     out = Path(out)
-    pending = p.prepare(out)
+    pending, removed = p.prepare(out)
     n_runs = len(p.runs())
     report = _Progress(len(pending), n_runs - len(pending), progress)
     if executor == "local":
@@ -134,7 +135,7 @@ def sweep(
     for msg in p.draw_figures(out):
         warnings.warn(msg, BraidWarning, stacklevel=2)
     frame = load_runs(out / "runs.csv")
-    frame.attrs.update(out=str(out), ran=len(pending), skipped=n_runs - len(pending), failed=list(failed))
+    frame.attrs.update(out=str(out), ran=len(pending), skipped=n_runs - len(pending), removed=list(removed), failed=list(failed))
     return frame
 
 

@@ -76,7 +76,7 @@ def test_local_sweep_resumes_like_the_cli(cli_sweep, cli, tmp_path):
     # ... and the CLI resumes a Python sweep.
     (tmp_path / "out" / "runs" / frame["run"][0] / "summary.json").unlink()
     p = run_cli(cli, "sweep", str(plan), "--out", str(tmp_path / "out"), "--quiet")
-    assert "(1 run now, 7 already complete)" in p.stdout
+    assert "(1 run now, 7 reused" in p.stdout
 
 
 def test_a_dict_plan(repo, tmp_path, monkeypatch):

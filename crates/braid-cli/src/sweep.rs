@@ -563,7 +563,7 @@ pub fn is_complete(dir: &Path, sc: &Scenario) -> bool {
 
 /// Remove the folders under `runs_dir` that are not runs of this plan (an earlier plan's, written
 /// into the same `--out`), so that nothing there is read as this plan's; returns their names.
-fn remove_other_runs(runs_dir: &Path, runs: &[RunSpec]) -> Result<Vec<String>, String> {
+pub fn remove_other_runs(runs_dir: &Path, runs: &[RunSpec]) -> Result<Vec<String>, String> {
     let mut removed = Vec::new();
     let Ok(entries) = fs::read_dir(runs_dir) else { return Ok(removed) };
     for e in entries.flatten() {

@@ -370,24 +370,28 @@ impl Plan {
     }
 
     /// Validate every run (`braid sweep` does so before running anything), create
-    /// `out/runs/`, copy the plan and its scenarios into `out`, and return the indices of the runs
-    /// whose outputs are not complete yet (the others are skipped, as by `braid sweep`).
-    fn prepare(&self, py: Python<'_>, out: PathBuf) -> PyResult<Vec<usize>> {
+    /// `out/runs/`, remove the run folders there that are not this plan's, copy the plan and its
+    /// scenarios into `out`, and return the indices of the runs whose outputs are not complete
+    /// yet (the others are reused, as by `braid sweep`) and the names of the folders removed.
+    fn prepare(&self, py: Python<'_>, out: PathBuf) -> PyResult<(Vec<usize>, Vec<String>)> {
         let res = py.detach(|| {
             let scenarios = no_panic("reading the scenarios", || sweep::load_all(&self.runs))
                 .map_err(|e| (true, e))?;
             let runs_dir = out.join("runs");
             fs::create_dir_all(&runs_dir)
                 .map_err(|e| (false, format!("cannot create `{}`: {e}", runs_dir.display())))?;
+            let removed =
+                sweep::remove_other_runs(&runs_dir, &self.runs).map_err(|e| (false, e))?;
             copy_inputs(&self.plan, &self.text, &out).map_err(|e| (false, e))?;
-            Ok(self
+            let pending = self
                 .runs
                 .iter()
                 .zip(&scenarios)
                 .enumerate()
                 .filter(|(_, (r, sc))| !sweep::is_complete(&runs_dir.join(&r.name), sc))
                 .map(|(i, _)| i)
-                .collect())
+                .collect();
+            Ok((pending, removed))
         });
         res.map_err(|(bad_input, e)| {
             if bad_input {
