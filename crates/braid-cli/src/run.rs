@@ -518,7 +518,7 @@ pub fn clear_run_outputs(dir: &Path) -> Result<(), String> {
         let name = e.file_name().to_string_lossy().into_owned();
         let ours = RUN_FILES.contains(&name.as_str())
             || (name.starts_with("plot-")
-                && (name.ends_with(".png") || name.ends_with(".svg") || name.ends_with(".txt")));
+                && [".png", ".svg", ".txt", ".csv"].iter().any(|x| name.ends_with(x)));
         if ours && e.path().is_file() {
             fs::remove_file(e.path()).map_err(|err| {
                 format!("cannot remove the earlier run's `{}`: {err}", e.path().display())

@@ -58,6 +58,7 @@ fn a_run_owns_its_folder() {
     assert!(o.status.success(), "{}", err(&o));
     assert!(!d.join("o/queues.csv").exists(), "the earlier run's queues.csv survived");
     assert!(!d.join("o/plot-queues.png").exists(), "the earlier run's figure survived");
+    assert!(!d.join("o/plot-queues.csv").exists(), "the earlier run's figure data survived");
     assert!(d.join("o/notes.txt").is_file(), "a file Braid does not write was removed");
     let summary = std::fs::read_to_string(d.join("o/summary.json")).unwrap();
     assert!(summary.contains("\"other\""));
