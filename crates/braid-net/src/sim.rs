@@ -54,9 +54,10 @@ pub use crate::sampling::SampleConfig;
 pub use partition::{merge_partitions, Messages, Remote};
 pub use switch::ecn_mark_probability;
 
-/// The longest link delay whose arrivals skip the wire queue ([`Sim::prepare`]): well inside
-/// the event calendar's horizon (16.8 µs), so those arrivals stay in its ring, and at most 10 µs
-/// of a link's traffic in flight in the calendar (36 bytes a packet instead of the wire queue's 12).
+/// The longest link delay whose arrivals skip the wire queue ([`Sim::prepare`]): at most 10 µs
+/// of a link's traffic in flight in the calendar (36 bytes a packet instead of the wire queue's
+/// 12), inside the calendar's horizon at its starting bucket width (33.5 µs; the width adapts,
+/// the horizon between 4.2 and 134 µs, and an event beyond it waits in the overflow heap).
 pub const DIRECT_ARRIVAL_MAX_DELAY: Time = Time::from_ps(10_000_000);
 
 /// An event. Small and `Copy`; packets travel as handles.
