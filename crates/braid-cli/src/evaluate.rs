@@ -590,6 +590,8 @@ pub fn table(plans: &[ReproPlan], main: &Path, alts: &[PathBuf], quick: bool) ->
         w.push_str("---|");
     }
     w.push('\n');
+    // Each column's classes, counted for the tally under the table.
+    let mut tally: Vec<Vec<String>> = vec![Vec::new(); 1 + alts.len()];
     for p in plans {
         if p.checks.is_empty() {
             continue;
@@ -650,7 +652,8 @@ pub fn table(plans: &[ReproPlan], main: &Path, alts: &[PathBuf], quick: bool) ->
                 cell(&c.rule_text()),
                 o.class
             );
-            for r in &alt_res {
+            tally[0].push(o.class.clone());
+            for (i, r) in alt_res.iter().enumerate() {
                 let a = match r {
                     Some(r) => classify(c, r),
                     None => Outcome {
@@ -664,10 +667,30 @@ pub fn table(plans: &[ReproPlan], main: &Path, alts: &[PathBuf], quick: bool) ->
                 } else {
                     let _ = write!(w, " {} ({}) |", a.class, a.short.trim());
                 }
+                tally[i + 1].push(a.class);
             }
             w.push('\n');
         }
     }
+    // The tally: how many claims each column classes match, direction, miss (and not run).
+    let names = std::iter::once("the model".to_string()).chain(alt_names);
+    let counts: Vec<String> = names
+        .zip(&tally)
+        .map(|(n, classes)| {
+            let k = |c: &str| classes.iter().filter(|x| x.as_str() == c).count();
+            let mut t = format!(
+                "{n}: {} match, {} direction, {} miss",
+                k("match"),
+                k("direction"),
+                k("miss")
+            );
+            if k("not run") > 0 {
+                t.push_str(&format!(", {} not run", k("not run")));
+            }
+            t
+        })
+        .collect();
+    let _ = writeln!(w, "\nClasses of the {} claims — {}.", tally[0].len(), counts.join("; "));
     out
 }
 

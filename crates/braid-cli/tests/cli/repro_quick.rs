@@ -659,6 +659,7 @@ fn evaluation_table_is_printed_from_the_runs() {
     assert_eq!(lines.next(), Some("| figure | claim | paper | Braid (the model) | rule | class |"));
     let rows: Vec<Vec<String>> = lines
         .skip(1)
+        .take_while(|l| l.starts_with('|'))
         .map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect())
         .collect();
     let n_checks: usize = braid_cli::evaluate::plans_of(&plans(), "rondo")
@@ -673,6 +674,18 @@ fn evaluation_table_is_printed_from_the_runs() {
                 && ["match", "direction", "miss", "not run"].contains(&r[5].as_str())),
         "{out}"
     );
+    // Under the table, each column's classes counted from its rows.
+    let k = |c: &str| rows.iter().filter(|r| r[5] == c).count();
+    let mut tally = format!(
+        "Classes of the {n_checks} claims — the model: {} match, {} direction, {} miss",
+        k("match"),
+        k("direction"),
+        k("miss")
+    );
+    if k("not run") > 0 {
+        tally.push_str(&format!(", {} not run", k("not run")));
+    }
+    assert!(out.contains(&format!("{tally}.")), "no tally `{tally}` under the table:\n{out}");
     // Fig 10, "fastest or within 1 %": recompute from runs.csv.
     let runs = Csv::read(&root.join("rondo-fig10-quick/runs.csv")).unwrap();
     let col = |n: &str| runs.col(n).unwrap();
@@ -748,6 +761,7 @@ fn evaluation_table_is_printed_from_the_runs() {
     let alt_rows: Vec<Vec<String>> = alt
         .lines()
         .skip(2)
+        .take_while(|l| l.starts_with('|'))
         .map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect())
         .collect();
     assert_eq!(alt_rows.len(), rows.len());
