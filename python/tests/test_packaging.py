@@ -22,6 +22,23 @@ def test_the_extension_is_built_in_the_root_workspace(repo):
     assert 'name = "braid-py"' in lock and 'name = "pyo3"' in lock
 
 
+def syn_features(repo, package: str) -> set:
+    """The features of `syn` (a proc-macro dependency) in `cargo build -p <package>`'s graph."""
+    out = subprocess.run(
+        ["cargo", "tree", "-p", package, "-e", "features", "-i", "syn", "--locked", "--offline"],
+        cwd=repo, capture_output=True, text=True, check=True,
+    ).stdout
+    return set(re.findall(r'syn feature "([^"]+)"', out))
+
+
+def test_the_binary_and_the_extension_build_braid_cli_alike(repo):
+    # braid-cli's library is one build for `braid` and for the extension only if every crate below
+    # it has the same features in both graphs; PyO3's macros turn on features of `syn` that clap's
+    # derive shares, and braid-cli's Cargo.toml names them. A PyO3 upgrade that turns on another
+    # shows here (and pip would compile braid-cli again).
+    assert syn_features(repo, "braid-cli") == syn_features(repo, "braid-py")
+
+
 def test_the_stub_covers_the_public_api(repo):
     stub = (Path(braid.__file__).parent / "__init__.pyi").read_text()
     for name in braid.__all__:
