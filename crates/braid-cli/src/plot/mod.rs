@@ -8,7 +8,7 @@
 //! - [`figure`]: the figure data model ([`Figure`] of [`Panel`]s of lines or grouped bars) and its
 //!   long-format CSV (`panel,series,x,y`);
 //! - [`render`]: drawing a figure as PNG and SVG with plotters and an embedded font
-//!   ([`write_figure`]);
+//!   ([`write_figure`]); [`png_text`]: its PNG backend, which places glyphs itself;
 //! - [`run_dir`]: every time series one run recorded ([`plot_run_dir`], `braid plot RUN_DIR`).
 //!
 //! Dependencies run one way: `query` uses `schema`; `compose` uses `query` and `schema`;
@@ -18,6 +18,7 @@
 
 pub mod compose;
 pub mod figure;
+pub mod png_text;
 pub mod query;
 pub mod render;
 pub mod run_dir;

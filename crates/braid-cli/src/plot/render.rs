@@ -13,7 +13,7 @@ use plotters::prelude::*;
 use super::figure::{figure_csv, finite_range, fmt_si, BarGroup, Body, Figure, Line, Panel};
 
 /// The embedded font (DejaVu Sans, Bitstream Vera licence; see `assets/fonts/`).
-static FONT: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans.ttf");
+pub(super) static FONT: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans.ttf");
 
 /// The font family name figures use.
 pub const FONT_FAMILY: &str = "sans-serif";
@@ -105,7 +105,7 @@ pub fn write_figure(fig: &Figure, stem: &Path) -> Result<Vec<PathBuf>, String> {
         fs::create_dir_all(d).map_err(|e| format!("cannot create `{}`: {e}", d.display()))?;
     }
     {
-        let root = BitMapBackend::new(&png, (w, h)).into_drawing_area();
+        let root = super::png_text::PngBackend::new(&png, (w, h), FONT)?.into_drawing_area();
         render(&root, fig).map_err(|e| format!("drawing `{}`: {e}", png.display()))?;
         root.present().map_err(|e| format!("writing `{}`: {e:?}", png.display()))?;
     }
