@@ -5,9 +5,8 @@
 #   bash python/run-tests.sh [VENV]        # VENV defaults to <target>/python-venv (recreated)
 #
 # Needs a CPython >= 3.9 with venv ($PYTHON, default python3), a Rust toolchain, and access to
-# PyPI and crates.io. Extra arguments after VENV go to pytest (e.g. -k sweep). Both builds share
-# one Cargo target folder ($CARGO_TARGET_DIR, default <repo>/target), so the Braid crates compile
-# once for the extension and the binary.
+# PyPI and crates.io. Extra arguments after VENV go to pytest (e.g. -k sweep). The builds share
+# one Cargo target folder ($CARGO_TARGET_DIR, default <repo>/target).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 python="${PYTHON:-python3}"
@@ -31,9 +30,11 @@ step "pip install $repo (maturin builds the extension) and the test tools"
 "$venv/bin/python" -m pip install --disable-pip-version-check --progress-bar off \
     "$repo" "pytest>=7" "pyarrow>=12" "pandas>=1.5" "ray>=2.9" "matplotlib>=3.5" "tomli>=1; python_version < '3.11'"
 
-step "the reference binary: cargo build --release -p braid-cli --locked"
-(cd "$repo" && cargo build --release -p braid-cli --locked)
-export BRAID_CLI="$CARGO_TARGET_DIR/release/braid"
+# The reference binary in the test profile: the one `cargo test` builds (so in .ci/run this
+# compiles nothing). Outputs are the same bytes in every profile, and the tests compare bytes.
+step "the reference binary: cargo build --profile test -p braid-cli --locked"
+(cd "$repo" && cargo build --profile test -p braid-cli --locked)
+export BRAID_CLI="$CARGO_TARGET_DIR/debug/braid"
 
 step "pytest python/tests"
 cd "$repo"

@@ -304,7 +304,8 @@ fn repro_quick_braid_cc_incast() {
         .unwrap();
     assert!(o.status.success());
     assert!(
-        String::from_utf8_lossy(&o.stdout).contains("(5 already complete)"),
+        String::from_utf8_lossy(&o.stdout)
+            .contains("(5 reused: complete with the same resolved scenario)"),
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );

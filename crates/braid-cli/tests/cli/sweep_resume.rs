@@ -53,7 +53,10 @@ fn sweep_writes_runs_and_resumes() {
     let plan = write_plan(&d);
     let out = d.join("out");
     let msg = sweep(&plan, &out, "2");
-    assert!(msg.contains("8 runs (8 run now, 0 already complete)"), "{msg}");
+    assert!(
+        msg.contains("8 runs (8 run now, 0 reused: complete with the same resolved scenario)"),
+        "{msg}"
+    );
     let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 9, "{csv}");
@@ -80,13 +83,19 @@ fn sweep_writes_runs_and_resumes() {
     let first = out.join("runs/topology.delay=1us__transport.cc=dcqcn__seed=1/summary.json");
     let m0 = std::fs::metadata(&first).unwrap().modified().unwrap();
     let msg = sweep(&plan, &out, "2");
-    assert!(msg.contains("8 runs (0 run now, 8 already complete)"), "{msg}");
+    assert!(
+        msg.contains("8 runs (0 run now, 8 reused: complete with the same resolved scenario)"),
+        "{msg}"
+    );
     assert_eq!(std::fs::metadata(&first).unwrap().modified().unwrap(), m0);
     assert_eq!(std::fs::read_to_string(out.join("runs.csv")).unwrap(), csv);
     // An interrupted run (no summary.json) and a changed scenario are run again.
     std::fs::remove_file(&first).unwrap();
     let msg = sweep(&plan, &out, "1");
-    assert!(msg.contains("8 runs (1 run now, 7 already complete)"), "{msg}");
+    assert!(
+        msg.contains("8 runs (1 run now, 7 reused: complete with the same resolved scenario)"),
+        "{msg}"
+    );
     assert_eq!(
         std::fs::read_to_string(out.join("runs.csv")).unwrap(),
         csv,
@@ -96,7 +105,7 @@ fn sweep_writes_runs_and_resumes() {
     std::fs::write(&plan, p2).unwrap();
     let msg = sweep(&plan, &out, "2");
     assert!(
-        msg.contains("8 runs (8 run now, 0 already complete)"),
+        msg.contains("8 runs (8 run now, 0 reused: complete with the same resolved scenario)"),
         "a changed plan re-runs: {msg}"
     );
     let _ = std::fs::remove_dir_all(&d);
