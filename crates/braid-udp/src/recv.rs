@@ -76,7 +76,7 @@ impl std::fmt::Display for RecvError {
 }
 
 /// One transfer in progress.
-struct Session {
+struct Transfer {
     id: u32,
     peer: SocketAddr,
     hello: wire::Hello,
@@ -135,8 +135,8 @@ impl Pulling {
     }
 }
 
-impl Session {
-    fn open(id: u32, peer: SocketAddr, hello: wire::Hello) -> Result<Session, String> {
+impl Transfer {
+    fn open(id: u32, peer: SocketAddr, hello: wire::Hello) -> Result<Transfer, String> {
         let pkts = hello.size_bytes.div_ceil(hello.mtu_bytes as u64);
         if pkts == 0 || pkts > u32::MAX as u64 / 2 {
             return Err(format!(
@@ -166,7 +166,7 @@ impl Session {
             next_tick: None,
             to: None,
         });
-        Ok(Session {
+        Ok(Transfer {
             id,
             peer,
             total_pkts: pkts as u32,
@@ -275,7 +275,7 @@ impl Session {
         Some((a, p.to?))
     }
 
-    /// A data packet or probe of this session arrived: returns the reply to send.
+    /// A data packet or probe of this transfer arrived: returns the reply to send.
     fn on_data(&mut self, now: Time, b: &[u8], src: SocketAddr) -> Option<AckOut> {
         let h = wire::data(b).ok()?;
         self.arrivals += 1;
@@ -392,11 +392,11 @@ impl UdpReceiver {
         let mut batch = RecvBatch::new();
         let mut replies = SendBatch::new();
         let mut out = [0u8; 256];
-        let mut session: Option<Session> = None;
+        let mut current: Option<Transfer> = None;
         let mut results = Vec::new();
         let mut last_rx = clock.now();
         let mut done_at: Option<Time> = None;
-        let mut session_seen = clock.now();
+        let mut current_seen = clock.now();
         let linger = Time::from_ms(300);
         let idle = Time::from_ns(self.opts.idle_timeout.as_nanos() as u64);
         let mut warned_foreign = 0u32;
@@ -404,17 +404,17 @@ impl UdpReceiver {
             let now = clock.now();
             if let Some(t) = done_at {
                 if now >= t + linger {
-                    if let Some(s) = session.take() {
+                    if let Some(s) = current.take() {
                         results.push(s.result());
                     }
                     return Ok(results);
                 }
             }
             if self.opts.once && now.saturating_sub(last_rx) > idle {
-                return Err(RecvError::Idle(session.as_ref().map(|s| Box::new(s.result()))));
+                return Err(RecvError::Idle(current.as_ref().map(|s| Box::new(s.result()))));
             }
             // The pull pacer (receiver-driven transports): every pull that is due.
-            if let Some(s) = session.as_mut() {
+            if let Some(s) = current.as_mut() {
                 while let Some((a, to)) = s.pull_tick(now) {
                     wire::put_pull(&mut out, s.id, &a);
                     queue(&mut replies, &self.sock, &out[..wire::ACK_BYTES], to)
@@ -428,7 +428,7 @@ impl UdpReceiver {
                 Err(e) => return Err(RecvError::Io(e)),
             };
             if n == 0 {
-                match session.as_ref().and_then(|s| s.pulling.as_ref()).and_then(|p| p.next_tick) {
+                match current.as_ref().and_then(|s| s.pulling.as_ref()).and_then(|p| p.next_tick) {
                     Some(t) => {
                         wait_until(&[&self.sock], &clock, t).map_err(RecvError::Io)?;
                     }
@@ -444,8 +444,8 @@ impl UdpReceiver {
             for i in 0..n {
                 let (b, src) = batch.get(i);
                 let Some(src) = src else { continue };
-                if b.len() >= 8 && session.as_ref().is_some_and(|s| s.id.to_be_bytes() == b[4..8]) {
-                    session_seen = now;
+                if b.len() >= 8 && current.as_ref().is_some_and(|s| s.id.to_be_bytes() == b[4..8]) {
+                    current_seen = now;
                 }
                 let c = match wire::common(b) {
                     Ok(c) => c,
@@ -478,8 +478,8 @@ impl UdpReceiver {
                         // A transfer whose sender has gone quiet for a while (killed, unplugged)
                         // no longer holds the receiver.
                         let busy =
-                            session.as_ref().is_some_and(|s| s.id != c.session && s.fin.is_none())
-                                && now.saturating_sub(session_seen) < ABANDONED_AFTER;
+                            current.as_ref().is_some_and(|s| s.id != c.session && s.fin.is_none())
+                                && now.saturating_sub(current_seen) < ABANDONED_AFTER;
                         if busy {
                             let k = wire::put_refuse(
                                 &mut out,
@@ -491,17 +491,17 @@ impl UdpReceiver {
                                 .map_err(RecvError::Io)?;
                             continue;
                         }
-                        if session.as_ref().is_none_or(|s| s.id != c.session) {
-                            if let Some(s) = session.take() {
+                        if current.as_ref().is_none_or(|s| s.id != c.session) {
+                            if let Some(s) = current.take() {
                                 results.push(s.result());
                             }
-                            match Session::open(c.session, src, hello.clone()) {
+                            match Transfer::open(c.session, src, hello.clone()) {
                                 Ok(s) => {
                                     log(&format!(
                                         "transfer from {src}: {} bytes, transport {}, {}-byte packets",
                                         hello.size_bytes, hello.transport, hello.mtu_bytes
                                     ));
-                                    session = Some(s);
+                                    current = Some(s);
                                     done_at = None;
                                 }
                                 Err(e) => {
@@ -521,7 +521,7 @@ impl UdpReceiver {
                         queue(&mut replies, &self.sock, &out[..k], src).map_err(RecvError::Io)?;
                     }
                     Kind::Path => {
-                        if session.as_ref().is_some_and(|s| s.id == c.session) {
+                        if current.as_ref().is_some_and(|s| s.id == c.session) {
                             if let Ok((p, ts)) = wire::path(b) {
                                 let k = wire::put_path(&mut out, true, c.session, p, ts);
                                 queue(&mut replies, &self.sock, &out[..k], src)
@@ -530,7 +530,7 @@ impl UdpReceiver {
                         }
                     }
                     Kind::Data | Kind::Probe => {
-                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else {
+                        let Some(s) = current.as_mut().filter(|s| s.id == c.session) else {
                             continue;
                         };
                         if let Some(a) = s.on_data(now, b, src) {
@@ -540,7 +540,7 @@ impl UdpReceiver {
                         }
                     }
                     Kind::Rts => {
-                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else {
+                        let Some(s) = current.as_mut().filter(|s| s.id == c.session) else {
                             continue;
                         };
                         if let Some(a) = s.on_rts(now, b, src) {
@@ -550,7 +550,7 @@ impl UdpReceiver {
                         }
                     }
                     Kind::Fin => {
-                        let Some(s) = session.as_mut().filter(|s| s.id == c.session) else {
+                        let Some(s) = current.as_mut().filter(|s| s.id == c.session) else {
                             continue;
                         };
                         let Ok(fin) = wire::fin(b) else { continue };
