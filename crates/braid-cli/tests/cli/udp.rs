@@ -22,6 +22,8 @@ struct Server {
     child: Child,
     addr: String,
     stderr: Option<std::thread::JoinHandle<String>>,
+    /// Its stderr lines as they come (after the first).
+    lines: std::sync::mpsc::Receiver<String>,
 }
 
 impl Server {
@@ -37,15 +39,31 @@ impl Server {
         err.read_line(&mut line).unwrap();
         let addr = line.trim().rsplit(' ').next().unwrap().to_string();
         assert!(line.contains("listening on"), "{line}");
+        let (tx, lines) = std::sync::mpsc::channel();
         let stderr = std::thread::spawn(move || {
             let mut rest = String::new();
             for l in err.lines() {
-                rest.push_str(&l.unwrap_or_default());
+                let l = l.unwrap_or_default();
+                let _ = tx.send(l.clone());
+                rest.push_str(&l);
                 rest.push('\n');
             }
             rest
         });
-        Server { child, addr, stderr: Some(stderr) }
+        Server { child, addr, stderr: Some(stderr), lines }
+    }
+
+    /// Wait (bounded) until the process writes a stderr line containing `needle`.
+    fn wait_for(&self, needle: &str, within: Duration) {
+        let t0 = Instant::now();
+        loop {
+            let left = within.saturating_sub(t0.elapsed());
+            match self.lines.recv_timeout(left) {
+                Ok(l) if l.contains(needle) => return,
+                Ok(_) => {}
+                Err(_) => panic!("no stderr line with `{needle}` within {within:?}"),
+            }
+        }
     }
 
     /// Wait (bounded) for the process to exit: its exit code, stdout and stderr.
@@ -513,11 +531,12 @@ fn a_busy_receiver_refuses_a_second_sender() {
     let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let rx = recv();
     let addr = rx.addr.clone();
-    // The first transfer takes about a second (8 MB at 64 Mb/s).
+    // The first transfer takes about four seconds (8 MB at 16 Mb/s); the second sender starts once
+    // the receiver has logged the first (no sleep that a busy machine could outlast).
     let first = std::thread::spawn(move || {
-        send(&[&addr, "--size", "8MB", "--rate", "64Mbps", "--json", "--quiet"])
+        send(&[&addr, "--size", "8MB", "--rate", "16Mbps", "--json", "--quiet"])
     });
-    std::thread::sleep(Duration::from_millis(300));
+    rx.wait_for("transfer from", Duration::from_secs(60));
     let (code, _, err) = send(&[&rx.addr, "--size", "1MB"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("busy"), "{err}");
