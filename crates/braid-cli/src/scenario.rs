@@ -251,9 +251,7 @@ pub fn parse(
         tc.recovery.psn_limit = psn_limit(&net, gverb);
         groups.push(GroupSpec { name: name.clone(), transport: tc });
     }
-    if transport.cc.kind == CcKind::Hpcc
-        || groups.iter().any(|g| g.transport.cc.kind == CcKind::Hpcc)
-    {
+    if transport.cc.kind.reads_int() || groups.iter().any(|g| g.transport.cc.kind.reads_int()) {
         net.int_enabled = true;
     }
     let empty2 = Table::new();

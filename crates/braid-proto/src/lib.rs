@@ -18,5 +18,6 @@ pub mod hash;
 pub mod pull_pacer;
 pub mod receiver;
 pub mod recovery;
+mod registry;
 pub mod routing;
 pub mod transport;

@@ -40,7 +40,7 @@ fn transports() -> Vec<(String, Vec<String>)> {
         .iter()
         .map(|k| (k.to_string(), Vec::new()))
         .collect();
-    for cc in CcKind::ALL.into_iter().filter(|&c| c != CcKind::Dcqcn) {
+    for &cc in CcKind::ALL.iter().filter(|&&c| c != CcKind::Dcqcn) {
         v.push((format!("roce+{cc}"), vec![format!("transport.cc=\"{cc}\"")]));
     }
     v

@@ -22,7 +22,11 @@
 //!
 //! `docs/baselines.md` ("Congestion control") gives each one's parameters and where they come from.
 //! The contract is the trait [`CongestionControl`]: `on_ack` and `rate` are required, the rest
-//! default to "ignored"; [`Cc`] is the enum of the algorithms above and dispatches by `match`.
+//! default to "ignored"; an algorithm scenarios can name also implements [`CcAlgorithm`] (its
+//! name, its [`CcParams`] configuration, its constructor). The algorithms above are listed once,
+//! in `ccs!` below, which builds [`CcKind`] and [`Cc`] from the list: [`Cc`] dispatches by
+//! `match`. One written outside this crate is added with [`register_cc`] and runs behind
+//! `Cc::Plugin` (`docs/architecture.md`, "Add a congestion control").
 //!
 //! Calling protocol for a driver (a transport):
 //! 1. build once per flow/path with [`Cc::new`] from a [`CcConfig`] and the flow's [`CcEnv`];
@@ -32,11 +36,12 @@
 //!    [`CongestionControl::window_bytes`] (send only while `snd_nxt − snd_una < window`), and re-arm the timer from
 //!    [`CongestionControl::poll_timeout`]; call [`CongestionControl::on_timeout`] when it expires.
 //!
-//! No call allocates; the enum dispatches statically.
+//! No call allocates; the enum dispatches statically (a registered controller through one box).
 
 use braid_core::{IntStack, Knob, Rate, Time};
 use std::fmt;
 
+pub mod contract;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod fixed;
@@ -49,6 +54,8 @@ mod knob;
 #[cfg(test)]
 mod fluid;
 
+use contract::configured;
+pub use contract::{register_cc, CcAlgorithm, CcObject, CcParams, CcPluginEntry};
 pub use dcqcn::{Dcqcn, DcqcnConfig};
 pub use dctcp::{Dctcp, DctcpConfig, DctcpWindow, DctcpWindowConfig};
 pub use fixed::{FixedCc, FixedConfig};
@@ -128,80 +135,163 @@ impl CcEnv {
     }
 }
 
-/// The congestion-control kinds, named in scenario files in kebab case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CcKind {
-    /// Line rate with a fixed (default unlimited) window: the reference transport.
-    Fixed,
-    /// DCQCN, Mellanox variant (`docs/baselines.md`, DCQCN).
-    Dcqcn,
-    /// HPCC (`docs/baselines.md`, HPCC).
-    Hpcc,
-    /// TIMELY (`docs/baselines.md`, TIMELY).
-    Timely,
-    /// DCTCP, rate-based as in HPCC-ns3 (`docs/baselines.md`, DCTCP, rate form).
-    Dctcp,
-    /// DCTCP, window-based as in the paper (`docs/baselines.md`, DCTCP, window form).
-    DctcpWindow,
-    /// Swift (`docs/baselines.md`, Swift).
-    Swift,
-    /// Rondo's ACK-rate-based congestion control (ARCC, Rondo §4.2.1). It is part of the
-    /// `rondo` transport (per-path windows, probing, one flow pacer) and cannot be built as a
-    /// stand-alone [`Cc`]: it is not in [`CcKind::ALL`], [`Cc::new`] rejects it, and its knobs
-    /// are `[transport]` fields of `rondo` (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, …).
-    Arcc,
+/// Builds, from the one list of Braid's congestion controls, the kind enum [`CcKind`] and the
+/// controller enum [`Cc`], with every method dispatching in one `match` (a registered controller
+/// through its box).
+macro_rules! ccs {
+    ($d:tt $( $(#[$doc:meta])* $variant:ident($cc:ty) ),* $(,)?) => {
+        /// The congestion-control kinds, named in scenario files in kebab case: Braid's own, ARCC
+        /// (Rondo's, built only inside transport `rondo`) and those registered with
+        /// [`register_cc`] (`Plugin`, by registration number).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum CcKind {
+            $( $(#[$doc])* $variant, )*
+            /// Rondo's ACK-rate-based congestion control (ARCC, Rondo §4.2.1). It is part of the
+            /// `rondo` transport (per-path windows, probing, one flow pacer) and cannot be built
+            /// as a stand-alone [`Cc`]: it is not in [`CcKind::ALL`], [`Cc::new`] rejects it, and
+            /// its knobs are `[transport]` fields of `rondo` (`tu`, `q0`, `tau_q`, `alpha`,
+            /// `gamma`, …).
+            Arcc,
+            /// A congestion control registered at run time.
+            Plugin(u16),
+        }
+
+        impl CcKind {
+            /// Braid's own stand-alone kinds, in the order of the list.
+            pub const ALL: &'static [CcKind] = &[$(CcKind::$variant),*];
+            /// Their names.
+            pub const BUILTIN_NAMES: &'static [&'static str] = &[$(<$cc as CcAlgorithm>::NAME),*];
+
+            /// The kebab-case name used in scenario files.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( CcKind::$variant => <$cc as CcAlgorithm>::NAME, )*
+                    CcKind::Arcc => "arcc",
+                    CcKind::Plugin(i) => contract::plugin(i).name,
+                }
+            }
+
+            /// The knob names this kind accepts in `transport.cc_params`.
+            pub fn knobs(self) -> &'static [&'static str] {
+                match self {
+                    $( CcKind::$variant => <<$cc as CcAlgorithm>::Config as CcParams>::KNOBS, )*
+                    CcKind::Arcc => &[],
+                    CcKind::Plugin(i) => contract::plugin(i).knobs,
+                }
+            }
+
+            /// It reads INT from ACKs: a scenario running it turns INT on in every switch.
+            pub fn reads_int(self) -> bool {
+                match self {
+                    $( CcKind::$variant => <$cc as CcAlgorithm>::READS_INT, )*
+                    CcKind::Arcc => false,
+                    CcKind::Plugin(i) => contract::plugin(i).reads_int,
+                }
+            }
+        }
+
+        /// Checks knob overrides for `kind` in `env` without building a controller.
+        fn check_knobs(kind: CcKind, env: &CcEnv, o: &[(String, Knob)]) -> Result<(), String> {
+            match kind {
+                $( CcKind::$variant => configured::<<$cc as CcAlgorithm>::Config>(env, o).map(drop), )*
+                CcKind::Arcc => Err(arcc_knob_error(o.first().map_or("", |(k, _)| k.as_str()))),
+                CcKind::Plugin(i) => (contract::plugin(i).check)(env, o),
+            }
+        }
+
+        /// A congestion controller: one of the algorithms, dispatched by `match` (no boxing, no
+        /// allocation per call), or a registered one behind its box.
+        #[derive(Clone, Debug)]
+        pub enum Cc {
+            $( $(#[$doc])* $variant($cc), )*
+            /// A registered congestion control (its registration number and the controller).
+            Plugin(u16, Box<dyn CcObject>),
+        }
+
+        /// Calls [`CongestionControl`] method `m` with arguments `a…` on the controller inside.
+        macro_rules! dispatch {
+            ($d self_:expr, $d m:ident($d($d a:expr),*)) => {
+                match $d self_ {
+                    $( Cc::$variant(c) => <$cc as CongestionControl>::$d m(c $d(, $d a)*), )*
+                    Cc::Plugin(_, c) => (**c).$d m($d($d a),*),
+                }
+            };
+        }
+
+        impl Cc {
+            /// Builds the controller `cfg` names for a flow in `env`: the kind's defaults for
+            /// `env`, then the overrides in order, then the cross-field checks. Errors name the
+            /// knob and algorithm.
+            pub fn new(cfg: &CcConfig, env: &CcEnv) -> Result<Cc, String> {
+                env.check()?;
+                let o = &cfg.overrides;
+                Ok(match cfg.kind {
+                    $( CcKind::$variant => Cc::$variant(contract::build::<$cc>(env, o)?), )*
+                    CcKind::Arcc => return Err(ARCC_ALONE.into()),
+                    CcKind::Plugin(i) => Cc::Plugin(i, (contract::plugin(i).build)(env, o)?),
+                })
+            }
+
+            /// The kebab-case name of the algorithm.
+            #[inline]
+            pub fn name(&self) -> &'static str {
+                self.kind().name()
+            }
+
+            /// The algorithm's kind.
+            #[inline]
+            pub fn kind(&self) -> CcKind {
+                match self {
+                    $( Cc::$variant(_) => CcKind::$variant, )*
+                    Cc::Plugin(i, _) => CcKind::Plugin(*i),
+                }
+            }
+        }
+    };
 }
 
-impl CcKind {
-    /// Every kind, in declaration order.
-    pub const ALL: [CcKind; 7] = [
-        CcKind::Fixed,
-        CcKind::Dcqcn,
-        CcKind::Hpcc,
-        CcKind::Timely,
-        CcKind::Dctcp,
-        CcKind::DctcpWindow,
-        CcKind::Swift,
-    ];
+ccs! {
+    $
+    /// Line rate with a fixed (default unlimited) window: the reference transport.
+    Fixed(FixedCc),
+    /// DCQCN, Mellanox variant (`docs/baselines.md`, DCQCN).
+    Dcqcn(Dcqcn),
+    /// HPCC (`docs/baselines.md`, HPCC).
+    Hpcc(Hpcc),
+    /// TIMELY (`docs/baselines.md`, TIMELY).
+    Timely(Timely),
+    /// DCTCP, rate-based as in HPCC-ns3 (`docs/baselines.md`, DCTCP, rate form).
+    Dctcp(Dctcp),
+    /// DCTCP, window-based as in the paper (`docs/baselines.md`, DCTCP, window form).
+    DctcpWindow(DctcpWindow),
+    /// Swift (`docs/baselines.md`, Swift).
+    Swift(Swift),
+}
 
-    /// The kebab-case name used in scenario files.
-    pub fn name(self) -> &'static str {
-        match self {
-            CcKind::Fixed => "fixed",
-            CcKind::Dcqcn => "dcqcn",
-            CcKind::Hpcc => "hpcc",
-            CcKind::Timely => "timely",
-            CcKind::Dctcp => "dctcp",
-            CcKind::DctcpWindow => "dctcp-window",
-            CcKind::Swift => "swift",
-            CcKind::Arcc => "arcc",
-        }
+const ARCC_ALONE: &str = "congestion control `arcc` is Rondo's ACK-rate-based controller and works only inside transport `rondo` (set `transport.kind = \"rondo\"`, or pick another `transport.cc`)";
+
+impl CcKind {
+    /// Every name `transport.cc` may take: Braid's own, `arcc`, then the registered ones.
+    pub fn names() -> Vec<&'static str> {
+        let mut v = CcKind::BUILTIN_NAMES.to_vec();
+        v.push(CcKind::Arcc.name());
+        v.extend(contract::plugin_names());
+        v
     }
 
-    /// Parses a kebab-case name; the error lists the valid names.
+    /// Parses a kebab-case name (Braid's own, `arcc` or a registered one); the error lists the
+    /// valid names.
     pub fn parse(s: &str) -> Result<CcKind, String> {
+        if let Some(&k) = CcKind::ALL.iter().find(|k| k.name() == s) {
+            return Ok(k);
+        }
         if s == CcKind::Arcc.name() {
             return Ok(CcKind::Arcc);
         }
-        CcKind::ALL.iter().copied().find(|k| k.name() == s).ok_or_else(|| {
-            let mut names: Vec<&str> = CcKind::ALL.iter().map(|k| k.name()).collect();
-            names.push(CcKind::Arcc.name());
-            format!("unknown congestion control `{s}` (known: {})", names.join(", "))
-        })
-    }
-
-    /// The knob names this kind accepts.
-    pub fn knobs(self) -> &'static [&'static str] {
-        match self {
-            CcKind::Fixed => FixedConfig::KNOBS,
-            CcKind::Dcqcn => DcqcnConfig::KNOBS,
-            CcKind::Hpcc => HpccConfig::KNOBS,
-            CcKind::Timely => TimelyConfig::KNOBS,
-            CcKind::Dctcp => DctcpConfig::KNOBS,
-            CcKind::DctcpWindow => DctcpWindowConfig::KNOBS,
-            CcKind::Swift => SwiftConfig::KNOBS,
-            CcKind::Arcc => &[],
+        if let Some(i) = contract::plugin_id(s) {
+            return Ok(CcKind::Plugin(i));
         }
+        Err(format!("unknown congestion control `{s}` (known: {})", CcKind::names().join(", ")))
     }
 }
 
@@ -246,16 +336,7 @@ impl CcConfig {
     pub fn apply_knob(&mut self, key: &str, v: Knob) -> Result<(), String> {
         let env = CcEnv::reference_100g();
         let one = [(key.to_string(), v)];
-        match self.kind {
-            CcKind::Fixed => configured::<FixedConfig>(&env, &one).map(drop),
-            CcKind::Dcqcn => configured::<DcqcnConfig>(&env, &one).map(drop),
-            CcKind::Hpcc => configured::<HpccConfig>(&env, &one).map(drop),
-            CcKind::Timely => configured::<TimelyConfig>(&env, &one).map(drop),
-            CcKind::Dctcp => configured::<DctcpConfig>(&env, &one).map(drop),
-            CcKind::DctcpWindow => configured::<DctcpWindowConfig>(&env, &one).map(drop),
-            CcKind::Swift => configured::<SwiftConfig>(&env, &one).map(drop),
-            CcKind::Arcc => Err(arcc_knob_error(key)),
-        }?;
+        check_knobs(self.kind, &env, &one)?;
         let [kv] = one;
         self.overrides.push(kv);
         Ok(())
@@ -280,17 +361,11 @@ fn arcc_knob_error(key: &str) -> String {
     format!("arcc: knob `{key}` cannot be set here: ARCC's parameters are fields of the `rondo` transport (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, `w0`, …)")
 }
 
-/// Implemented by every per-algorithm configuration; lets [`Cc::new`] build any of them the same
-/// way. The methods forward to the configuration's inherent methods of the same names.
-pub(crate) trait Params: Sized {
-    fn defaults_for(env: &CcEnv) -> Self;
-    fn apply_knob(&mut self, key: &str, v: &Knob) -> Result<(), String>;
-    fn check(&self) -> Result<(), String>;
-}
-
+/// [`CcParams`] of the built-in configurations: their inherent methods of the same names.
 macro_rules! impl_params {
     ($($t:ty),*) => {$(
-        impl Params for $t {
+        impl CcParams for $t {
+            const KNOBS: &'static [&'static str] = <$t>::KNOBS;
             fn defaults_for(env: &CcEnv) -> Self { <$t>::defaults_for(env) }
             fn apply_knob(&mut self, key: &str, v: &Knob) -> Result<(), String> { <$t>::apply_knob(self, key, v) }
             fn check(&self) -> Result<(), String> { <$t>::check(self) }
@@ -306,15 +381,6 @@ impl_params!(
     DctcpWindowConfig,
     SwiftConfig
 );
-
-fn configured<P: Params>(env: &CcEnv, overrides: &[(String, Knob)]) -> Result<P, String> {
-    let mut p = P::defaults_for(env);
-    for (k, v) in overrides {
-        p.apply_knob(k, v)?;
-    }
-    p.check()?;
-    Ok(p)
-}
 
 /// The `rate` and `window_bytes` of the HPCC-ns3 rate schemes (DCQCN, HPCC, TIMELY, DCTCP's
 /// rate form), inside their `impl CongestionControl`: the pacing rate is the field `$rate`
@@ -407,86 +473,11 @@ pub trait CongestionControl {
     }
 }
 
-/// A congestion controller: one of the algorithms, dispatched by `match` (no boxing, no
-/// allocation per call).
-#[derive(Clone, Debug)]
-pub enum Cc {
-    /// See [`FixedCc`].
-    Fixed(FixedCc),
-    /// See [`Dcqcn`].
-    Dcqcn(Dcqcn),
-    /// See [`Hpcc`].
-    Hpcc(Hpcc),
-    /// See [`Timely`].
-    Timely(Timely),
-    /// See [`Dctcp`].
-    Dctcp(Dctcp),
-    /// See [`DctcpWindow`].
-    DctcpWindow(DctcpWindow),
-    /// See [`Swift`].
-    Swift(Swift),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            Cc::Fixed($c) => $e,
-            Cc::Dcqcn($c) => $e,
-            Cc::Hpcc($c) => $e,
-            Cc::Timely($c) => $e,
-            Cc::Dctcp($c) => $e,
-            Cc::DctcpWindow($c) => $e,
-            Cc::Swift($c) => $e,
-        }
-    };
-}
-
-impl Cc {
-    /// Builds the controller `cfg` names for a flow in `env`: the kind's defaults for `env`, then
-    /// the overrides in order, then the cross-field checks. Errors name the knob and algorithm.
-    pub fn new(cfg: &CcConfig, env: &CcEnv) -> Result<Cc, String> {
-        env.check()?;
-        let o = &cfg.overrides;
-        Ok(match cfg.kind {
-            CcKind::Fixed => Cc::Fixed(FixedCc::new(configured(env, o)?, env)),
-            CcKind::Dcqcn => Cc::Dcqcn(Dcqcn::new(configured(env, o)?, env)?),
-            CcKind::Hpcc => Cc::Hpcc(Hpcc::new(configured(env, o)?, env)?),
-            CcKind::Timely => Cc::Timely(Timely::new(configured(env, o)?, env)?),
-            CcKind::Dctcp => Cc::Dctcp(Dctcp::new(configured(env, o)?, env)?),
-            CcKind::DctcpWindow => Cc::DctcpWindow(DctcpWindow::new(configured(env, o)?, env)),
-            CcKind::Swift => Cc::Swift(Swift::new(configured(env, o)?, env)),
-            CcKind::Arcc => {
-                return Err("congestion control `arcc` is Rondo's ACK-rate-based controller and works only inside transport `rondo` (set `transport.kind = \"rondo\"`, or pick another `transport.cc`)".into())
-            }
-        })
-    }
-
-    /// The kebab-case name of the algorithm.
-    #[inline]
-    pub fn name(&self) -> &'static str {
-        self.kind().name()
-    }
-
-    /// The algorithm's kind.
-    #[inline]
-    pub fn kind(&self) -> CcKind {
-        match self {
-            Cc::Fixed(_) => CcKind::Fixed,
-            Cc::Dcqcn(_) => CcKind::Dcqcn,
-            Cc::Hpcc(_) => CcKind::Hpcc,
-            Cc::Timely(_) => CcKind::Timely,
-            Cc::Dctcp(_) => CcKind::Dctcp,
-            Cc::DctcpWindow(_) => CcKind::DctcpWindow,
-            Cc::Swift(_) => CcKind::Swift,
-        }
-    }
-}
-
 impl CongestionControl for Cc {
     /// Processes an acknowledgement (every ACK, duplicates included).
     #[inline]
     fn on_ack(&mut self, ev: &AckEvent) {
-        dispatch!(self, c => c.on_ack(ev))
+        dispatch!(self, on_ack(ev))
     }
 
     /// A loss signal: a NAK or a fast retransmit decided by loss recovery. Swift applies its
@@ -494,7 +485,7 @@ impl CongestionControl for Cc {
     /// (their reference code only rewinds `snd_nxt`).
     #[inline]
     fn on_nak(&mut self, now: Time) {
-        dispatch!(self, c => c.on_nak(now))
+        dispatch!(self, on_nak(now))
     }
 
     /// A retransmission timeout. Swift counts it (and resets to `min_cwnd` after
@@ -502,31 +493,31 @@ impl CongestionControl for Cc {
     /// the old window; the HPCC-ns3 rate schemes ignore it.
     #[inline]
     fn on_rto(&mut self, now: Time) {
-        dispatch!(self, c => c.on_rto(now))
+        dispatch!(self, on_rto(now))
     }
 
     /// Earliest timer deadline, if any timer is armed (only DCQCN has timers).
     #[inline]
     fn poll_timeout(&self) -> Option<Time> {
-        dispatch!(self, c => c.poll_timeout())
+        dispatch!(self, poll_timeout())
     }
 
     /// Processes every timer due at or before `now`; spurious calls are no-ops.
     #[inline]
     fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, c => c.on_timeout(now))
+        dispatch!(self, on_timeout(now))
     }
 
     /// The pacing rate the sender must respect (after a packet of `s` bytes, wait `s / rate`).
     #[inline]
     fn rate(&self) -> Rate {
-        dispatch!(self, c => c.rate())
+        dispatch!(self, rate())
     }
 
     /// Bytes the sender may have in flight (`snd_nxt − snd_una < window`); `u64::MAX` = no window.
     #[inline]
     fn window_bytes(&self) -> u64 {
-        dispatch!(self, c => c.window_bytes())
+        dispatch!(self, window_bytes())
     }
 }
 
@@ -541,7 +532,7 @@ mod tests {
 
     #[test]
     fn kinds_parse_and_name_round_trip() {
-        for k in CcKind::ALL {
+        for &k in CcKind::ALL {
             assert_eq!(CcKind::parse(k.name()), Ok(k));
             assert_eq!(k.to_string(), k.name());
         }
@@ -552,7 +543,7 @@ mod tests {
 
     #[test]
     fn every_kind_builds_with_defaults_at_line_rate() {
-        for k in CcKind::ALL {
+        for &k in CcKind::ALL {
             let cc = Cc::new(&CcConfig::new(k), &env()).unwrap();
             assert_eq!(cc.kind(), k);
             assert_eq!(cc.name(), k.name());
@@ -565,7 +556,7 @@ mod tests {
 
     #[test]
     fn unknown_knobs_and_bad_values_are_reported_with_names() {
-        for k in CcKind::ALL {
+        for &k in CcKind::ALL {
             let e = CcConfig::new(k).with("no_such_knob", Knob::Int(1)).validate().unwrap_err();
             assert!(
                 e.contains("no_such_knob") && e.contains(k.name()) && e.contains("known:"),
@@ -625,7 +616,7 @@ mod tests {
                 _ => Knob::Float(0.5),
             }
         }
-        for k in CcKind::ALL {
+        for &k in CcKind::ALL {
             for key in k.knobs() {
                 let knob = if k == CcKind::Fixed && *key == "window" {
                     Knob::Str("64KB".into())

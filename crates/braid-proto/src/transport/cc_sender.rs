@@ -62,8 +62,10 @@ pub struct CcSender<P: PathPolicy> {
 
 impl<P: PathPolicy> CcSender<P> {
     /// A sender over `core` with controller `cc`, adding `header_bytes` per packet on the wire,
-    /// that may start at `start`.
-    pub(crate) fn with_parts(
+    /// that may start at `start`; `tx_time_floor_ns` as [`crate::cc::CcEnv::tx_time_floor_ns`].
+    /// (A transport written outside this crate builds its sender here, from
+    /// [`CcTransport::new`].)
+    pub fn with_parts(
         core: SenderCore,
         cc: Cc,
         header_bytes: u32,

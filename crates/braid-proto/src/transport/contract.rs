@@ -16,7 +16,7 @@
 
 use std::any::Any;
 use std::fmt::Debug;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::Arc;
 
 use braid_core::Time;
 
@@ -25,6 +25,7 @@ use super::sender_core::SenderCore;
 use super::{PathSample, TransportConfig};
 use crate::cc::CcKind;
 use crate::recovery::RecoveryKind;
+use crate::registry::{Named, Registry};
 
 /// A transport: its configuration, its defaults and how a sender is built. The sender's side of
 /// the sans-IO protocol is the supertrait [`SenderOps`].
@@ -233,26 +234,20 @@ fn plugin_build<T: Transport>(
     Ok(Box::new(T::new(c, env)?))
 }
 
-fn plugins() -> &'static RwLock<Vec<&'static PluginEntry>> {
-    static PLUGINS: OnceLock<RwLock<Vec<&'static PluginEntry>>> = OnceLock::new();
-    PLUGINS.get_or_init(|| RwLock::new(Vec::new()))
+/// The registered transports.
+static PLUGINS: Registry<PluginEntry> = Registry::new("transport");
+
+impl Named for PluginEntry {
+    fn name(&self) -> &'static str {
+        self.name
+    }
 }
 
 /// Add transport `T`, written outside this crate, to the kinds scenarios may name
 /// (`transport.kind = T::NAME`) for the rest of the process. Registering the same name again
 /// is a no-op; a name of Braid's own transports is an error.
 pub fn register_transport<T: Transport>() -> Result<(), String> {
-    if super::TransportKind::BUILTIN_NAMES.contains(&T::NAME) {
-        return Err(format!("transport `{}` is one of Braid's own transports", T::NAME));
-    }
-    let mut list = plugins().write().unwrap_or_else(|e| e.into_inner());
-    if list.iter().any(|p| p.name == T::NAME) {
-        return Ok(());
-    }
-    if list.len() >= u16::MAX as usize {
-        return Err("too many registered transports".into());
-    }
-    list.push(Box::leak(Box::new(PluginEntry {
+    PLUGINS.add(T::NAME, super::TransportKind::BUILTIN_NAMES, || PluginEntry {
         name: T::NAME,
         knobs: T::KNOBS,
         multipath: T::MULTIPATH,
@@ -261,26 +256,20 @@ pub fn register_transport<T: Transport>() -> Result<(), String> {
         cc_name: T::cc_name,
         config: plugin_config::<T>,
         build: plugin_build::<T>,
-    })));
-    Ok(())
+    })
 }
 
 /// The registered transport number `id`.
 pub(crate) fn plugin(id: u16) -> &'static PluginEntry {
-    plugins().read().unwrap_or_else(|e| e.into_inner())[id as usize]
+    PLUGINS.get(id)
 }
 
 /// The number of the registered transport called `name`.
 pub(crate) fn plugin_id(name: &str) -> Option<u16> {
-    plugins()
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .position(|p| p.name == name)
-        .map(|i| i as u16)
+    PLUGINS.id(name)
 }
 
 /// The names of the registered transports, in registration order.
 pub(crate) fn plugin_names() -> Vec<&'static str> {
-    plugins().read().unwrap_or_else(|e| e.into_inner()).iter().map(|p| p.name).collect()
+    PLUGINS.names()
 }
