@@ -26,6 +26,8 @@ use braid_proto::transport::{
 #[derive(Clone, Debug)]
 struct FixedWindowConfig {
     window_packets: u32,
+    /// Ask the driver for the network's longest path RTT (`FlowEnv::longest_path_rtt`).
+    longest_path_rtt: bool,
     recovery: RecoveryConfig,
 }
 
@@ -50,7 +52,7 @@ impl FixedWindow {
 impl Transport for FixedWindow {
     const NAME: &'static str = "fixed-window";
 
-    const KNOBS: &'static [&'static str] = &["window_packets", "paths"];
+    const KNOBS: &'static [&'static str] = &["window_packets", "paths", "longest_path_rtt"];
 
     const MULTIPATH: bool = false;
 
@@ -72,11 +74,25 @@ impl Transport for FixedWindow {
         let k = Knobs::new(Self::NAME, &tc.params, Self::KNOBS)?;
         Ok(FixedWindowConfig {
             window_packets: k.u32_in("window_packets", 8, 1, 1 << 20)?,
+            longest_path_rtt: k.bool("longest_path_rtt", false)?,
             recovery: tc.recovery,
         })
     }
 
+    fn uses_longest_path_rtt(cfg: &FixedWindowConfig) -> bool {
+        cfg.longest_path_rtt
+    }
+
     fn new(cfg: &FixedWindowConfig, env: &FlowEnv) -> Result<FixedWindow, String> {
+        // The driver works out the longest path RTT for the transports that ask, and only for
+        // them (the reference environment of `TransportConfig::validate` has none).
+        if cfg.longest_path_rtt != (env.longest_path_rtt > Time::ZERO) && env.size_bytes != 1 << 20
+        {
+            return Err(format!(
+                "asked for the longest path RTT: {}, given {:?}",
+                cfg.longest_path_rtt, env.longest_path_rtt
+            ));
+        }
         Ok(FixedWindow {
             core: SenderCore::for_env(env, cfg.recovery)?,
             window_packets: cfg.window_packets,
@@ -203,6 +219,19 @@ fn a_registered_transport_runs_end_to_end_at_window_over_rtt() {
         fct.ps() as f64 / 1e6
     );
     assert!((1.0..1.02).contains(&slowdown), "FCT {fct:?} vs ideal {ideal:?}: {slowdown:.3}");
+}
+
+#[test]
+fn a_registered_transport_gets_the_longest_path_rtt_when_it_asks() {
+    register_transport::<FixedWindow>().unwrap();
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    for ask in [false, true] {
+        let set = [format!("transport.longest_path_rtt={ask}")];
+        let sc = parse(SCENARIO, &base, &set, None).unwrap();
+        // The sender refuses to be built when the environment disagrees with what it asked.
+        let r = run(&sc, false).unwrap_or_else(|e| panic!("asked {ask}: {e}"));
+        assert_eq!(r.end, RunEnd::AllFlowsComplete);
+    }
 }
 
 #[test]

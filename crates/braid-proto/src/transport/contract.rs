@@ -205,6 +205,8 @@ pub struct PluginConfig {
     pub ack_every_bytes: Option<u64>,
     /// [`Transport::sack_below`] of it.
     pub sack_below: bool,
+    /// [`Transport::uses_longest_path_rtt`] of it.
+    pub uses_longest_path_rtt: bool,
 }
 
 impl Debug for PluginConfig {
@@ -219,6 +221,7 @@ fn plugin_config<T: Transport>(tc: &TransportConfig) -> Result<PluginConfig, Str
         debug: format!("{c:?}").into(),
         ack_every_bytes: T::ack_every_bytes(&c),
         sack_below: T::sack_below(&c),
+        uses_longest_path_rtt: T::uses_longest_path_rtt(&c),
         value: Arc::new(c),
     })
 }

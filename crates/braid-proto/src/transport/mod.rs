@@ -206,7 +206,7 @@ macro_rules! transports {
             pub fn uses_longest_path_rtt(&self) -> bool {
                 match self {
                     $( TransportSpec::$variant(c) => <$sender as Transport>::uses_longest_path_rtt(c), )*
-                    TransportSpec::Plugin(..) => false,
+                    TransportSpec::Plugin(_, c) => c.uses_longest_path_rtt,
                 }
             }
             /// Whether the flow's receiver puts the bitmap of the 64 PSNs below the acknowledged
