@@ -11,7 +11,6 @@ use braid_core::rng::stream;
 use braid_core::{FlowId, Rng, Time};
 use braid_net::sim::{PathInfo, Sim};
 use braid_proto::cc::CcEnv;
-use braid_proto::receiver::Receiver;
 use braid_proto::transport::FlowEnv;
 use braid_workload::Workload;
 
@@ -159,8 +158,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             }
         };
         let spec = braid_proto::transport::TransportSpec::from_config(tc).map_err(at)?;
-        let rx_mode = Sim::rx_mode(tc.receiver_buffers(), tc.recovery.nak_interval);
-        kits.push((spec, rx_mode, tc.recovery.ack_duplicates));
+        kits.push((spec, tc));
     }
     for note in rto_notes(sc, max_rtt) {
         eprintln!("warning: {note}");
@@ -225,7 +223,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     for (c, &i0) in first_msg.iter().enumerate() {
         let i = i0 as usize;
         let f = &wl.flows[i];
-        let (spec, rx_mode, ack_dups) = &kits[wl.group(i) as usize];
+        let (spec, tc) = &kits[wl.group(i) as usize];
         let mut rng = Rng::derive(sc.seed, stream::FLOW, i as u64);
         let _ = entropy_from(&mut rng); // the random source port's draw, made in every mode
         let shared = msgs[c] > 1;
@@ -246,12 +244,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
         let what = || if shared { format!("connection {c}") } else { format!("flow {i}") };
         let sender = spec.build(&fenv).map_err(|e| format!("{}: {e}", what()))?;
         let pkts = if shared { 0 } else { f.size_bytes.div_ceil(mtu as u64).max(1) as u32 };
-        let receiver = match spec.ack_every_bytes() {
-            Some(every) => Receiver::new(*rx_mode, pkts).with_ack_coalescing(every, wire),
-            None => Receiver::new(*rx_mode, pkts),
-        }
-        .with_duplicate_acks(*ack_dups)
-        .with_sack_below(spec.sack_below());
+        let receiver = tc.receiver(spec, pkts, wire);
         let id = sim.add_conn(f.src, f.dst, wl.group(i), sender, receiver, msgs[c]);
         // The sender just built checked the flow's set-up; the run builds it again when the
         // connection starts, so that only connections in progress hold one.

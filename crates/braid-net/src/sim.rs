@@ -32,7 +32,7 @@ use braid_core::rng::stream;
 use braid_core::{
     Arena, EventQueue, FlowId, IntStack, LinkId, NodeId, Packet, PortId, Rate, Rng, Time,
 };
-use braid_proto::receiver::{Receiver, RxMode};
+use braid_proto::receiver::Receiver;
 use braid_proto::transport::{FlowEnv, PathSample, Sender, TransportSpec};
 
 use crate::config::{LinkChange, LinkEvent, NetConfig};
@@ -1356,15 +1356,6 @@ impl Sim {
             }
         }
         Ok(())
-    }
-
-    /// The receiver mode for a recovery scheme that buffers (or not) out-of-order packets.
-    pub fn rx_mode(buffers: bool, nak_interval: Time) -> RxMode {
-        if buffers {
-            RxMode::Selective
-        } else {
-            RxMode::GoBackN { nak_interval }
-        }
     }
 }
 

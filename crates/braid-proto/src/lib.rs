@@ -12,6 +12,8 @@
 //! - [`pull_pacer`]: the receiver-side pull pacer of receiver-driven transports (EQDS).
 //! - [`transport`]: senders that combine the above (RoCE; Rondo and the multipath baselines).
 //! - [`routing`]: switch-side next-hop decisions (ECMP, WCMP, UCMP, LCMP, adaptive routing).
+//! - [`testing`]: [`testing::Pair`], a sender and its receiver over in-memory paths, driven
+//!   without the simulator (for transport and congestion-control tests).
 pub mod cc;
 pub mod events;
 pub mod hash;
@@ -20,4 +22,5 @@ pub mod receiver;
 pub mod recovery;
 mod registry;
 pub mod routing;
+pub mod testing;
 pub mod transport;

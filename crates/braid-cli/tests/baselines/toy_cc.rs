@@ -14,8 +14,11 @@ use braid_cli::scenario::parse;
 use braid_core::{Knob, Rate, Time};
 use braid_net::sim::RunEnd;
 use braid_proto::cc::{
-    register_cc, AckEvent, CcAlgorithm, CcEnv, CcKind, CcParams, CongestionControl,
+    register_cc, AckEvent, CcAlgorithm, CcConfig, CcEnv, CcKind, CcParams, CongestionControl,
 };
+use braid_proto::recovery::RecoveryConfig;
+use braid_proto::testing::{Pair, PairEnd, PathModel};
+use braid_proto::transport::{FlowEnv, TransportConfig, TransportKind};
 
 use crate::scratch::TmpDir;
 
@@ -65,21 +68,21 @@ impl CcParams for AimdConfig {
 }
 
 /// AIMD on ECN marks: `cwnd += increase · acked / cwnd` per ACK, `cwnd ·= decrease` on the
-/// first marked ACK of a window (then marks are ignored until the data sent at the decrease is
-/// acknowledged). Paced at line rate; the window limits it.
+/// first marked ACK of a window (then marks are ignored until an ACK covers data sent after the
+/// decrease). Paced at line rate; the window limits it.
 #[derive(Clone, Debug)]
 struct Aimd {
     cfg: AimdConfig,
     cwnd_bytes: f64,
     min_bytes: f64,
     line: Rate,
-    /// No decrease again before the cumulative ACK passes this byte.
+    /// `snd_nxt` at the last decrease: no decrease again before the cumulative ACK passes it.
     hold_until_bytes: u64,
 }
 
 impl CongestionControl for Aimd {
     fn on_ack(&mut self, ev: &AckEvent) {
-        if ev.ecn && ev.ack_seq_bytes >= self.hold_until_bytes {
+        if ev.ecn && ev.ack_seq_bytes > self.hold_until_bytes {
             self.cwnd_bytes = (self.cwnd_bytes * self.cfg.decrease).max(self.min_bytes);
             self.hold_until_bytes = ev.snd_nxt_bytes;
         } else {
@@ -230,4 +233,76 @@ fn a_registered_congestion_control_is_named_and_knob_checked_like_the_others() {
     }
     let e = register_cc::<Impostor>().unwrap_err();
     assert!(e.contains("arcc") && e.contains("Braid's own"), "{e}");
+}
+
+/// The same controller on `braid_proto::testing::Pair`, without the simulator: RoCE's sender (a
+/// 100 Gb/s NIC) on one 50 Gb/s path of 2 µs each way (a BDP of 25 KB) that marks packets
+/// finding 32 KB queued.
+/// AIMD's saw-tooth: the window climbs to about BDP + K, where marks halve it, and since
+/// half of BDP + K is still above the BDP the path never idles.
+#[test]
+fn on_an_in_memory_pair_the_window_saw_tooths_between_half_and_all_of_bdp_plus_threshold() {
+    register_cc::<Aimd>().unwrap();
+    let pkts = 40_000u64;
+    let line = Rate::from_gbps(100);
+    let rtt = Time::from_us(4);
+    let env = FlowEnv {
+        cc: CcEnv {
+            line_rate: line,
+            base_rtt: rtt,
+            max_rtt: rtt,
+            max_bdp_bytes: line.bdp_bytes(rtt),
+            mtu_bytes: 1000,
+            tx_time_floor_ns: false,
+        },
+        size_bytes: pkts * 1000,
+        connection_messages: None,
+        equal_cost_paths: 1,
+        longest_path_rtt: Time::ZERO,
+        entropy: 49_152,
+        start: Time::ZERO,
+        seed: 1,
+    };
+    let kind = TransportKind::parse("roce").unwrap();
+    let tc = TransportConfig {
+        kind,
+        cc: CcConfig::new(CcKind::parse("toy-aimd").unwrap()),
+        recovery: RecoveryConfig::new(kind.default_recovery()),
+        header_bytes: 64,
+        network_trims: false,
+        params: Vec::new(),
+    };
+    let k = 32_000u64;
+    let bottleneck = Rate::from_gbps(50);
+    let path = PathModel::new(bottleneck, Time::from_us(2)).with_ecn(k);
+    let mut pair = Pair::for_config(&tc, &env, vec![path]).unwrap();
+    // Skip the first 200 µs (the first window is one BDP, it climbs from there), then sample.
+    pair.run_until(Time::from_us(200));
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    let mut t = Time::from_us(200);
+    let end = loop {
+        t += Time::from_ns(200);
+        match pair.run_until(t) {
+            PairEnd::TimeLimit => {
+                let w = pair.sender.window_bytes();
+                (lo, hi) = (lo.min(w), hi.max(w));
+            }
+            other => break other,
+        }
+    };
+    let PairEnd::Complete(fct) = end else { panic!("{end:?}") };
+    let wire_bytes = pkts as f64 * 1064.0;
+    let utilisation = wire_bytes * 8.0 / (fct.ps() as f64 * 1e-12) / 50e9;
+    // BDP plus the threshold, in payload bytes: the window at which marks start.
+    let bdp = bottleneck.bdp_bytes(rtt) as f64 * 1000.0 / 1064.0;
+    let top = bdp + k as f64 * 1000.0 / 1064.0;
+    eprintln!(
+        "toy-aimd on a pair: window {lo}..{hi} B (BDP + K = {top:.0} B), utilisation \
+         {utilisation:.3} (wire bytes / FCT / path rate), {} marks",
+        pair.stats.ecn_marked
+    );
+    assert!(pair.stats.ecn_marked > 0);
+    assert!(hi as f64 >= 0.9 * top && (hi as f64) <= 1.2 * top, "peak {hi} vs {top:.0}");
+    assert!(lo as f64 >= 0.4 * top && (lo as f64) <= 0.6 * top, "trough {lo} vs {top:.0}");
+    assert!(utilisation >= 0.97, "half of BDP + K is above the BDP: {utilisation:.3}");
 }

@@ -16,6 +16,7 @@ use braid_core::Time;
 use braid_net::sim::RunEnd;
 use braid_proto::cc::CcKind;
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
+use braid_proto::testing::{Pair, PairEnd, PathModel};
 use braid_proto::transport::knobs::Knobs;
 use braid_proto::transport::{
     register_transport, AckIn, FlowEnv, SenderCore, SenderOps, Transport, TransportConfig,
@@ -289,4 +290,55 @@ fn a_registered_transport_is_named_like_the_others() {
         }
     }
     assert!(register_transport::<Impostor>().unwrap_err().contains("rondo"));
+}
+
+/// The same transport on `braid_proto::testing::Pair`, without the simulator: one 100 Gb/s path
+/// of 10 µs each way, so a window of `W` packets moves `W` per 20 µs round trip — the flow of
+/// 1,000 packets takes `1000 / W` round trips.
+#[test]
+fn on_an_in_memory_pair_a_window_moves_one_window_per_round_trip() {
+    register_transport::<FixedWindow>().unwrap();
+    let rtt = Time::from_us(20);
+    let line = braid_core::Rate::from_gbps(100);
+    let env = FlowEnv {
+        cc: braid_proto::cc::CcEnv {
+            line_rate: line,
+            base_rtt: rtt,
+            max_rtt: rtt,
+            max_bdp_bytes: line.bdp_bytes(rtt),
+            mtu_bytes: 1000,
+            tx_time_floor_ns: false,
+        },
+        size_bytes: 1_000_000,
+        connection_messages: None,
+        equal_cost_paths: 1,
+        longest_path_rtt: Time::ZERO,
+        entropy: 49_152,
+        start: Time::ZERO,
+        seed: 1,
+    };
+    for w in [8u32, 16] {
+        let kind = TransportKind::parse("fixed-window").unwrap();
+        let tc = TransportConfig {
+            kind,
+            cc: braid_proto::cc::CcConfig::new(CcKind::Fixed),
+            recovery: RecoveryConfig::new(RecoveryKind::SelectiveRepeat),
+            header_bytes: 64,
+            network_trims: false,
+            params: vec![("window_packets".into(), braid_core::Knob::Int(w as i64))],
+        };
+        let path = PathModel::new(line, Time::from_us(10));
+        let mut pair = Pair::for_config(&tc, &env, vec![path]).unwrap();
+        let PairEnd::Complete(fct) = pair.run_until(Time::from_ms(100)) else {
+            panic!("window {w}: not complete")
+        };
+        let expected = 1000.0 / w as f64 * rtt.ps() as f64;
+        let ratio = fct.ps() as f64 / expected;
+        eprintln!(
+            "pair, window {w}: FCT {:.1} µs = {ratio:.4} × N/W round trips",
+            fct.ps() as f64 / 1e6
+        );
+        assert!((1.0..1.05).contains(&ratio), "window {w}: {ratio:.3} × N/W round trips");
+        assert_eq!(pair.stats.delivered, 1000);
+    }
 }

@@ -31,6 +31,7 @@ pub mod uet;
 #[cfg(test)]
 use crate::cc::CcEnv;
 use crate::cc::{CcConfig, CcKind};
+use crate::receiver::{Receiver, RxMode};
 use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
 use braid_core::{Knob, Time};
 use contract::{plugin, plugin_id, plugin_names};
@@ -264,6 +265,30 @@ impl TransportConfig {
         self.recovery.kind.receiver_buffers()
     }
 
+    /// The receiver mode: selective (holds out-of-order packets) when loss recovery buffers,
+    /// else go-back-N with the recovery's NAK interval.
+    pub fn rx_mode(&self) -> RxMode {
+        if self.receiver_buffers() {
+            RxMode::Selective
+        } else {
+            RxMode::GoBackN { nak_interval: self.recovery.nak_interval }
+        }
+    }
+
+    /// The receiving end of one flow of `pkts` packets (0: a connection that grows with its
+    /// messages) whose packets carry `wire_bytes` on the wire: the mode of
+    /// [`TransportConfig::rx_mode`], with the ACK coalescing, duplicate ACKs and SACK bitmap
+    /// the transport (`spec`, read from this configuration) and its recovery ask for.
+    pub fn receiver(&self, spec: &TransportSpec, pkts: u32, wire_bytes: u64) -> Receiver {
+        let rx = Receiver::new(self.rx_mode(), pkts);
+        match spec.ack_every_bytes() {
+            Some(every) => rx.with_ack_coalescing(every, wire_bytes),
+            None => rx,
+        }
+        .with_duplicate_acks(self.recovery.ack_duplicates)
+        .with_sack_below(spec.sack_below())
+    }
+
     /// Check every knob by building a sender for a reference 100 Gb/s environment.
     pub fn validate(&self) -> Result<(), String> {
         let env = FlowEnv {
@@ -277,6 +302,65 @@ impl TransportConfig {
             seed: 1,
         };
         TransportSpec::from_config(self)?.build(&env).map(|_| ())
+    }
+}
+
+/// The enum keeps the sans-IO protocol too, so that a driver generic over [`SenderOps`] (the
+/// in-memory [`crate::testing::Pair`]) runs any transport a scenario names.
+impl SenderOps for Sender {
+    fn core(&self) -> &SenderCore {
+        dispatch!(self, core())
+    }
+    fn core_mut(&mut self) -> &mut SenderCore {
+        dispatch!(self, core_mut())
+    }
+    fn poll_transmit(&mut self, now: Time) -> Option<TxPacket> {
+        dispatch!(self, poll_transmit(now))
+    }
+    fn next_send_time(&self, now: Time) -> Time {
+        dispatch!(self, next_send_time(now))
+    }
+    fn send_time_is_stable(&self) -> bool {
+        dispatch!(self, send_time_is_stable())
+    }
+    fn on_ack(&mut self, now: Time, ack: &AckIn) {
+        dispatch!(self, on_ack(now, ack))
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        dispatch!(self, poll_timeout())
+    }
+    fn on_timeout(&mut self, now: Time) {
+        dispatch!(self, on_timeout(now))
+    }
+    fn begin(&mut self, now: Time) {
+        dispatch!(self, begin(now))
+    }
+    fn on_post(&mut self, now: Time, was_idle: bool) {
+        dispatch!(self, on_post(now, was_idle))
+    }
+    fn rate_bps(&self) -> u64 {
+        dispatch!(self, rate_bps())
+    }
+    fn window_bytes(&self) -> u64 {
+        dispatch!(self, window_bytes())
+    }
+    fn cc_kind(&self) -> Option<CcKind> {
+        dispatch!(self, cc_kind())
+    }
+    fn wants_pulls(&self) -> bool {
+        dispatch!(self, wants_pulls())
+    }
+    fn pulls_to_target(&self) -> bool {
+        dispatch!(self, pulls_to_target())
+    }
+    fn handles_trims(&self) -> bool {
+        dispatch!(self, handles_trims())
+    }
+    fn path_samples(&self) -> &[PathSample] {
+        dispatch!(self, path_samples())
+    }
+    fn set_path_samples(&mut self, read: bool) {
+        dispatch!(self, set_path_samples(read))
     }
 }
 

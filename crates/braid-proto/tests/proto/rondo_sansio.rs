@@ -1,5 +1,6 @@
-//! Rondo's sender driven without the simulator (sans-IO): a tiny fake network of logical paths,
-//! each a FIFO bottleneck of fixed rate plus a fixed one-way delay, and the real receiver.
+//! Rondo's sender driven without the simulator (sans-IO), on `braid_proto::testing::Pair`: its
+//! logical paths each a FIFO bottleneck of fixed rate plus a fixed one-way delay, and the real
+//! receiver.
 //!
 //! - the steady state allocates nothing (a counting global allocator);
 //! - Prop 3 at the protocol level: with fixed path delays and rates the scheduler brings the
@@ -10,14 +11,13 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use braid_core::{PacketKind, Rate, Time};
 use braid_proto::cc::{CcConfig, CcEnv, CcKind};
-use braid_proto::receiver::{Receiver, RxMode, RxVerdict};
+use braid_proto::receiver::{Receiver, RxMode};
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
-use braid_proto::transport::{AckIn, FlowEnv, RondoConfig, RondoSender, SenderOps, Transport};
+use braid_proto::testing::{Pair, PairEnd, PathModel};
+use braid_proto::transport::{FlowEnv, RondoConfig, RondoSender, SenderOps, Transport};
 
 struct Counting;
 thread_local! {
@@ -45,15 +45,6 @@ unsafe impl GlobalAlloc for Counting {
 }
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
-enum Ev {
-    /// A data or probe packet reaches the receiver: (psn, path, send time, probe).
-    Data(u32, u16, u64, bool),
-    /// An ACK reaches the sender: (psn, path, cum, send-time echo, arrival time at receiver, ood, probe).
-    Ack(u32, u16, u32, u64, u64, u32, bool),
-    Wake,
-}
 
 struct Outcome {
     max_ood_steady: u32,
@@ -110,151 +101,63 @@ fn run_with(
         .unwrap()
     };
     tweak(&mut cfg);
-    let mut tx = RondoSender::new(
-        &cfg,
-        &FlowEnv {
-            cc: env,
-            size_bytes: pkts as u64 * MTU as u64,
-            connection_messages: None,
-            equal_cost_paths: 0,
-            longest_path_rtt: Time::ZERO,
-            entropy: 49_152,
-            start: Time::ZERO,
-            seed: 7,
-        },
-    )
-    .unwrap();
-    let mut rx = Receiver::new(RxMode::Selective, pkts);
-    let nic = Rate::from_gbps(100);
-    let mut nic_free = Time::ZERO;
-    let mut path_free = vec![Time::ZERO; paths.len()];
-    let mut q: BinaryHeap<Reverse<(Time, u64, Ev)>> = BinaryHeap::with_capacity(1 << 16);
-    let mut seq = 0u64;
-    let mut delivered = 0u32;
-    let mut max_ood_steady = 0;
-    let steady_from = Time::from_us(400);
-    let steady_to = Time::from_us(1400);
-    let mut allocs_at_steady = None;
-    let mut allocs_steady = None;
-    q.push(Reverse((Time::ZERO, 0, Ev::Wake)));
-    let mut next_wake = Time::ZERO;
-    let mut fwd_estimate_after_step_ns = None;
+    let fenv = FlowEnv {
+        cc: env,
+        size_bytes: pkts as u64 * MTU as u64,
+        connection_messages: None,
+        equal_cost_paths: 0,
+        longest_path_rtt: Time::ZERO,
+        entropy: 49_152,
+        start: Time::ZERO,
+        seed: 7,
+    };
+    let tx = RondoSender::new(&cfg, &fenv).unwrap();
+    let us = Time::from_us;
+    let models = paths
+        .iter()
+        .enumerate()
+        .map(|(i, &(rate, delay))| {
+            let m = PathModel::new(Rate::from_gbps(rate), us(delay));
+            match (pause, i) {
+                // Path 0's reverse link is stopped: its ACKs wait for the end of the stop.
+                (Some((every, len)), 0) => m.with_reverse_stops(us(every), us(len)),
+                _ => m,
+            }
+        })
+        .collect();
+    let rx = Receiver::new(RxMode::Selective, pkts).with_sack_below(cfg.ack_bitmap);
+    let mut pair = Pair::new(tx, rx, &fenv, (WIRE - MTU as u64) as u32, models);
+    // The start-up, 10 µs at a time (a delay step in it applies from its 10 µs boundary).
     let mut early_ood = [0u32; 40];
-    while let Some(Reverse((now, _, ev))) = q.pop() {
-        if allocs_at_steady.is_none() && now >= steady_from {
-            allocs_at_steady = Some(allocs());
-        }
-        if allocs_steady.is_none() && now >= steady_to {
-            allocs_steady = allocs_at_steady.map(|a0| allocs() - a0);
-        }
-        if now > Time::from_ms(50) {
-            break;
-        }
-        if let Some((at, path, _)) = step {
-            if fwd_estimate_after_step_ns.is_none() && now >= Time::from_us(at + 300) {
-                fwd_estimate_after_step_ns = tx.path_samples().get(path).map(|s| s.fwd_delay_ns);
+    for (i, bin) in early_ood.iter_mut().enumerate() {
+        if let Some((at, path, d)) = step {
+            if us(10 * i as u64) == us(at) {
+                pair.paths[path].delay = us(d);
             }
         }
-        match ev {
-            Ev::Data(psn, path, sent, probe) => {
-                let back = Time::from_us(paths[path as usize].1);
-                let (cum, ood) = if probe {
-                    (rx.next_expected(), 0)
-                } else {
-                    let o = rx.on_data(now, psn, true);
-                    if let RxVerdict::InOrder { delivered: d } = o.verdict {
-                        delivered += d;
-                    }
-                    if now >= steady_from && now <= steady_to {
-                        max_ood_steady = max_ood_steady.max(o.ood);
-                    }
-                    if let Some(m) = early_ood.get_mut((now.ps() / Time::from_us(10).ps()) as usize)
-                    {
-                        *m = (*m).max(o.ood);
-                    }
-                    (o.cum_ack, o.ood)
-                };
-                let mut at = now + back;
-                if let (Some((every, len)), 0) = (pause, path) {
-                    // Path 0's reverse link is stopped: its ACKs wait for the end of the stop.
-                    let (every, len) = (Time::from_us(every).ps(), Time::from_us(len).ps());
-                    if at.ps() % every < len {
-                        at = Time::from_ps(at.ps() - at.ps() % every + len);
-                    }
-                }
-                seq += 1;
-                q.push(Reverse((at, seq, Ev::Ack(psn, path, cum, sent, now.ps(), ood, probe))));
-            }
-            Ev::Ack(psn, path, cum, sent, rx_at, ood, probe) => {
-                let a = AckIn {
-                    kind: PacketKind::Ack,
-                    psn,
-                    cum_ack: cum,
-                    path,
-                    ecn: false,
-                    ts_sent: Time::from_ps(sent),
-                    ts_rx: Time::from_ps(rx_at),
-                    ood,
-                    probe,
-                    rx_buffer_full: false,
-                    trimmed: false,
-                    trim_last_hop: false,
-                    int: None,
-                    hops: 2,
-                    sack: 0,
-                };
-                tx.on_ack(now, &a);
-                if tx.is_complete() {
-                    break;
-                }
-            }
-            Ev::Wake => {}
-        }
-        if tx.poll_timeout().is_some_and(|t| t <= now) {
-            tx.on_timeout(now);
-        }
-        // The NIC sends one packet at a time.
-        while nic_free <= now {
-            let Some(p) = tx.poll_transmit(now) else { break };
-            nic_free = now + nic.tx_time(WIRE);
-            let (rate, mut delay) = paths[p.path as usize];
-            if let Some((at, path, d)) = step {
-                if path == p.path as usize && now >= Time::from_us(at) {
-                    delay = d;
-                }
-            }
-            let r = Rate::from_gbps(rate);
-            let start = path_free[p.path as usize].max(nic_free);
-            let is_probe = p.kind == PacketKind::Probe;
-            // Probes are low priority: drop them if the path is busy (no data class to yield to).
-            if is_probe && path_free[p.path as usize] > nic_free {
-                continue;
-            }
-            path_free[p.path as usize] = start + r.tx_time(WIRE);
-            seq += 1;
-            q.push(Reverse((
-                path_free[p.path as usize] + Time::from_us(delay),
-                seq,
-                Ev::Data(p.psn, p.path, now.ps(), is_probe),
-            )));
-        }
-        let mut wake = tx.next_send_time(now).max(nic_free);
-        if let Some(t) = tx.poll_timeout() {
-            wake = wake.min(t.max(now + Time::from_ps(1)));
-        }
-        if wake != Time::MAX && (wake < next_wake || next_wake <= now) {
-            next_wake = wake.max(now + Time::from_ps(1));
-            seq += 1;
-            q.push(Reverse((next_wake, seq, Ev::Wake)));
+        pair.run_until(us(10 * (i as u64 + 1)) - Time::from_ps(1));
+        *bin = pair.take_max_ood();
+    }
+    // The steady window, 400 µs to 1.4 ms (read 300 µs after a delay step on the way).
+    let a0 = allocs();
+    let mut fwd_estimate_after_step_ns = None;
+    if let Some((at, path, _)) = step {
+        if pair.run_until(us(at + 300)) == PairEnd::TimeLimit {
+            fwd_estimate_after_step_ns =
+                pair.sender.path_samples().get(path).map(|s| s.fwd_delay_ns);
         }
     }
+    let reached = pair.run_until(us(1400)) == PairEnd::TimeLimit;
+    let allocs_steady = reached.then(|| allocs() - a0);
+    let max_ood_steady = pair.take_max_ood();
+    pair.run_until(Time::from_ms(50));
     Outcome {
         max_ood_steady,
-        delivered,
+        delivered: pair.stats.delivered as u32,
         total: pkts,
         allocs_steady,
-        complete: tx.is_complete(),
-        samples_at_end: tx.path_samples().len(),
+        complete: pair.sender.is_complete(),
+        samples_at_end: pair.sender.path_samples().len(),
         fwd_estimate_after_step_ns,
         early_ood,
     }
