@@ -741,11 +741,14 @@ impl SwitchRouting {
                 let set = v.routes.set_id(node, dst_host).unwrap_or(u32::MAX);
                 let off = self.path_attrs(node, dst_host, v.routes, v.ports);
                 let table = self.params.te.granularity;
-                let local: Vec<u16> = hops.iter().map(|p| self.port_local[p.idx()]).collect();
                 let attrs = &self.path_pool[off..off + n];
+                let port_local = &self.port_local;
                 let h = ecmp_hash(sip, dip, sport, dport, seed);
-                let lp =
-                    self.te[ti].decide(v.now, key, h, set, &local, || wcmp_weights(attrs, table));
+                // The set's ports and weights are built once per set, not per flow.
+                let lp = self.te[ti].decide(v.now, key, h, set, || {
+                    let local = hops.iter().map(|p| port_local[p.idx()]).collect();
+                    (local, wcmp_weights(attrs, table))
+                });
                 v.node_ports[node.idx()][lp as usize]
             }
         };

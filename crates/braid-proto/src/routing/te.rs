@@ -119,24 +119,23 @@ impl TeRouter {
         }
     }
 
-    /// A new flow `key` with hash `hash` toward candidate set `set`: its local ports `ports` (in
-    /// next-hop order) and, the first time the set is seen, its initial weights `init()` (the
-    /// driver gives WCMP's, [`crate::routing::select::wcmp_weights`] with a table of
-    /// `granularity`). Picks `hash mod Σw` over the cumulative weights, as WCMP does, caches the
-    /// choice and returns the local port.
+    /// A new flow `key` with hash `hash` toward candidate set `set`. The first time the set is
+    /// seen, `init()` gives its local ports (in next-hop order) and initial weights (the driver
+    /// gives WCMP's, [`crate::routing::select::wcmp_weights`] with a table of `granularity`):
+    /// nothing is built for a set already known. Picks `hash mod Σw` over the cumulative
+    /// weights, as WCMP does, caches the choice and returns the local port.
     pub fn decide(
         &mut self,
         now: Time,
         key: u128,
         hash: u32,
         set: u32,
-        ports: &[u16],
-        init: impl FnOnce() -> Vec<u32>,
+        init: impl FnOnce() -> (Vec<u16>, Vec<u32>),
     ) -> u16 {
-        let s = self
-            .sets
-            .entry(set)
-            .or_insert_with(|| TeSet { ports: ports.to_vec(), weights: init() });
+        let s = self.sets.entry(set).or_insert_with(|| {
+            let (ports, weights) = init();
+            TeSet { ports, weights }
+        });
         let sum: u32 = s.weights.iter().sum();
         let mut r = hash % sum.max(1);
         let mut pick = s.ports[0];
@@ -212,7 +211,7 @@ mod tests {
     fn ratios_move_toward_the_less_utilised_candidate() {
         let p = TeParams { interval: Time::from_ms(100), ..TeParams::default() };
         let mut r = TeRouter::new(p, 2);
-        r.decide(Time::ZERO, 1, 0, 7, &[0, 1], || vec![32, 32]);
+        r.decide(Time::ZERO, 1, 0, 7, || (vec![0, 1], vec![32, 32]));
         assert_eq!(r.sets()[&7].weights, vec![32, 32]);
         let rate = [100_000_000_000u64, 100_000_000_000];
         // 100 ms at 90 % and 10 % of 100 Gb/s.
@@ -234,8 +233,7 @@ mod tests {
         let mut first = None;
         for k in 0..6400u32 {
             let h = k.wrapping_mul(2_654_435_761);
-            let port =
-                r.decide(Time::from_ms(600), 100 + k as u128, h, 7, &[0, 1], || unreachable!());
+            let port = r.decide(Time::from_ms(600), 100 + k as u128, h, 7, || unreachable!());
             first.get_or_insert(port);
             c[port as usize] += 1;
         }
