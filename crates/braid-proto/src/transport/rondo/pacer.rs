@@ -5,6 +5,8 @@
 
 use braid_core::Time;
 
+use super::RondoSender;
+
 /// The pacer's state.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FlowPacer {
@@ -45,6 +47,13 @@ impl FlowPacer {
     #[inline]
     pub fn allows(&self, now: Time) -> bool {
         now >= self.next_tx_at
+    }
+}
+
+impl RondoSender {
+    /// The flow pacer's rate from the paths' current windows and base RTTs.
+    pub(super) fn recompute_pacer(&mut self) {
+        self.pacer.set_rate(self.paths.iter().map(|p| (p.window(), p.base_rtt)));
     }
 }
 
