@@ -22,9 +22,34 @@ use std::collections::BinaryHeap;
 
 use braid_core::{PacketKind, Rate, Rng, Time};
 
+use crate::cc::CcEnv;
 use crate::events::{AckIn, FlowEnv, TxPacket};
 use crate::receiver::{AckOut, DataIn, Receiver, RxVerdict};
 use crate::transport::{Sender, SenderOps, TransportConfig, TransportSpec};
+
+/// The environment of a one-message flow of `size_bytes` that starts at time zero, for a test:
+/// a NIC of `line_rate`, packets of `mtu_bytes`, paths of base RTT `rtt` (so the network's
+/// largest BDP is `line_rate × rtt`), the number of equal-cost paths unknown (0; set
+/// `equal_cost_paths` where the transport reads it), UDP source port 49 152, seed 1.
+pub fn flow_env(size_bytes: u64, line_rate: Rate, rtt: Time, mtu_bytes: u32) -> FlowEnv {
+    FlowEnv {
+        cc: CcEnv {
+            line_rate,
+            base_rtt: rtt,
+            max_rtt: rtt,
+            max_bdp_bytes: line_rate.bdp_bytes(rtt),
+            mtu_bytes,
+            tx_time_floor_ns: false,
+        },
+        size_bytes,
+        connection_messages: None,
+        equal_cost_paths: 0,
+        longest_path_rtt: Time::ZERO,
+        entropy: 49_152,
+        start: Time::ZERO,
+        seed: 1,
+    }
+}
 
 /// One path between the sender and the receiver.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -16,9 +16,8 @@ use braid_net::sim::RunEnd;
 use braid_proto::cc::{
     register_cc, AckEvent, CcAlgorithm, CcConfig, CcEnv, CcKind, CcParams, CongestionControl,
 };
-use braid_proto::recovery::RecoveryConfig;
-use braid_proto::testing::{Pair, PairEnd, PathModel};
-use braid_proto::transport::{FlowEnv, TransportConfig, TransportKind};
+use braid_proto::testing::{flow_env, Pair, PairEnd, PathModel};
+use braid_proto::transport::{TransportConfig, TransportKind};
 
 use crate::scratch::TmpDir;
 
@@ -246,31 +245,11 @@ fn on_an_in_memory_pair_the_window_saw_tooths_between_half_and_all_of_bdp_plus_t
     let pkts = 40_000u64;
     let line = Rate::from_gbps(100);
     let rtt = Time::from_us(4);
-    let env = FlowEnv {
-        cc: CcEnv {
-            line_rate: line,
-            base_rtt: rtt,
-            max_rtt: rtt,
-            max_bdp_bytes: line.bdp_bytes(rtt),
-            mtu_bytes: 1000,
-            tx_time_floor_ns: false,
-        },
-        size_bytes: pkts * 1000,
-        connection_messages: None,
-        equal_cost_paths: 1,
-        longest_path_rtt: Time::ZERO,
-        entropy: 49_152,
-        start: Time::ZERO,
-        seed: 1,
-    };
-    let kind = TransportKind::parse("roce").unwrap();
+    let env = flow_env(pkts * 1000, line, rtt, 1000);
     let tc = TransportConfig {
-        kind,
         cc: CcConfig::new(CcKind::parse("toy-aimd").unwrap()),
-        recovery: RecoveryConfig::new(kind.default_recovery()),
         header_bytes: 64,
-        network_trims: false,
-        params: Vec::new(),
+        ..TransportConfig::new(TransportKind::parse("roce").unwrap())
     };
     let k = 32_000u64;
     let bottleneck = Rate::from_gbps(50);

@@ -16,7 +16,7 @@ use braid_core::Time;
 use braid_net::sim::RunEnd;
 use braid_proto::cc::CcKind;
 use braid_proto::recovery::{RecoveryConfig, RecoveryKind};
-use braid_proto::testing::{Pair, PairEnd, PathModel};
+use braid_proto::testing::{flow_env, Pair, PairEnd, PathModel};
 use braid_proto::transport::knobs::Knobs;
 use braid_proto::transport::{
     register_transport, AckIn, FlowEnv, SenderCore, SenderOps, Transport, TransportConfig,
@@ -300,32 +300,12 @@ fn on_an_in_memory_pair_a_window_moves_one_window_per_round_trip() {
     register_transport::<FixedWindow>().unwrap();
     let rtt = Time::from_us(20);
     let line = braid_core::Rate::from_gbps(100);
-    let env = FlowEnv {
-        cc: braid_proto::cc::CcEnv {
-            line_rate: line,
-            base_rtt: rtt,
-            max_rtt: rtt,
-            max_bdp_bytes: line.bdp_bytes(rtt),
-            mtu_bytes: 1000,
-            tx_time_floor_ns: false,
-        },
-        size_bytes: 1_000_000,
-        connection_messages: None,
-        equal_cost_paths: 1,
-        longest_path_rtt: Time::ZERO,
-        entropy: 49_152,
-        start: Time::ZERO,
-        seed: 1,
-    };
+    let env = flow_env(1_000_000, line, rtt, 1000);
     for w in [8u32, 16] {
-        let kind = TransportKind::parse("fixed-window").unwrap();
         let tc = TransportConfig {
-            kind,
-            cc: braid_proto::cc::CcConfig::new(CcKind::Fixed),
-            recovery: RecoveryConfig::new(RecoveryKind::SelectiveRepeat),
             header_bytes: 64,
-            network_trims: false,
             params: vec![("window_packets".into(), braid_core::Knob::Int(w as i64))],
+            ..TransportConfig::new(TransportKind::parse("fixed-window").unwrap())
         };
         let path = PathModel::new(line, Time::from_us(10));
         let mut pair = Pair::for_config(&tc, &env, vec![path]).unwrap();

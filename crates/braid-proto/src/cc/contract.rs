@@ -116,7 +116,7 @@ impl Named for CcPluginEntry {
 }
 
 /// The registered congestion controls.
-static PLUGINS: Registry<CcPluginEntry> = Registry::new("congestion control");
+pub(crate) static PLUGINS: Registry<CcPluginEntry> = Registry::new("congestion control");
 
 fn boxed<C: CcAlgorithm>(
     env: &CcEnv,
@@ -143,19 +143,4 @@ pub fn register_cc<C: CcAlgorithm>() -> Result<(), String> {
         build: boxed::<C>,
         check: checked::<C>,
     })
-}
-
-/// The registered congestion control number `id`.
-pub(crate) fn plugin(id: u16) -> &'static CcPluginEntry {
-    PLUGINS.get(id)
-}
-
-/// The number of the registered congestion control called `name`.
-pub(crate) fn plugin_id(name: &str) -> Option<u16> {
-    PLUGINS.id(name)
-}
-
-/// The names of the registered congestion controls, in registration order.
-pub(crate) fn plugin_names() -> Vec<&'static str> {
-    PLUGINS.names()
 }

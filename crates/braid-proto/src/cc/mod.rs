@@ -167,7 +167,7 @@ macro_rules! ccs {
                 match self {
                     $( CcKind::$variant => <$cc as CcAlgorithm>::NAME, )*
                     CcKind::Arcc => "arcc",
-                    CcKind::Plugin(i) => contract::plugin(i).name,
+                    CcKind::Plugin(i) => contract::PLUGINS.get(i).name,
                 }
             }
 
@@ -176,7 +176,7 @@ macro_rules! ccs {
                 match self {
                     $( CcKind::$variant => <<$cc as CcAlgorithm>::Config as CcParams>::KNOBS, )*
                     CcKind::Arcc => &[],
-                    CcKind::Plugin(i) => contract::plugin(i).knobs,
+                    CcKind::Plugin(i) => contract::PLUGINS.get(i).knobs,
                 }
             }
 
@@ -185,7 +185,7 @@ macro_rules! ccs {
                 match self {
                     $( CcKind::$variant => <$cc as CcAlgorithm>::READS_INT, )*
                     CcKind::Arcc => false,
-                    CcKind::Plugin(i) => contract::plugin(i).reads_int,
+                    CcKind::Plugin(i) => contract::PLUGINS.get(i).reads_int,
                 }
             }
         }
@@ -195,7 +195,7 @@ macro_rules! ccs {
             match kind {
                 $( CcKind::$variant => configured::<<$cc as CcAlgorithm>::Config>(env, o).map(drop), )*
                 CcKind::Arcc => Err(arcc_knob_error(o.first().map_or("", |(k, _)| k.as_str()))),
-                CcKind::Plugin(i) => (contract::plugin(i).check)(env, o),
+                CcKind::Plugin(i) => (contract::PLUGINS.get(i).check)(env, o),
             }
         }
 
@@ -228,7 +228,7 @@ macro_rules! ccs {
                 Ok(match cfg.kind {
                     $( CcKind::$variant => Cc::$variant(contract::build::<$cc>(env, o)?), )*
                     CcKind::Arcc => return Err(ARCC_ALONE.into()),
-                    CcKind::Plugin(i) => Cc::Plugin(i, (contract::plugin(i).build)(env, o)?),
+                    CcKind::Plugin(i) => Cc::Plugin(i, (contract::PLUGINS.get(i).build)(env, o)?),
                 })
             }
 
@@ -275,7 +275,7 @@ impl CcKind {
     pub fn names() -> Vec<&'static str> {
         let mut v = CcKind::BUILTIN_NAMES.to_vec();
         v.push(CcKind::Arcc.name());
-        v.extend(contract::plugin_names());
+        v.extend(contract::PLUGINS.names());
         v
     }
 
@@ -288,7 +288,7 @@ impl CcKind {
         if s == CcKind::Arcc.name() {
             return Ok(CcKind::Arcc);
         }
-        if let Some(i) = contract::plugin_id(s) {
+        if let Some(i) = contract::PLUGINS.id(s) {
             return Ok(CcKind::Plugin(i));
         }
         Err(format!("unknown congestion control `{s}` (known: {})", CcKind::names().join(", ")))

@@ -238,7 +238,7 @@ fn plugin_build<T: Transport>(
 }
 
 /// The registered transports.
-static PLUGINS: Registry<PluginEntry> = Registry::new("transport");
+pub(crate) static PLUGINS: Registry<PluginEntry> = Registry::new("transport");
 
 impl Named for PluginEntry {
     fn name(&self) -> &'static str {
@@ -260,19 +260,4 @@ pub fn register_transport<T: Transport>() -> Result<(), String> {
         config: plugin_config::<T>,
         build: plugin_build::<T>,
     })
-}
-
-/// The registered transport number `id`.
-pub(crate) fn plugin(id: u16) -> &'static PluginEntry {
-    PLUGINS.get(id)
-}
-
-/// The number of the registered transport called `name`.
-pub(crate) fn plugin_id(name: &str) -> Option<u16> {
-    PLUGINS.id(name)
-}
-
-/// The names of the registered transports, in registration order.
-pub(crate) fn plugin_names() -> Vec<&'static str> {
-    PLUGINS.names()
 }

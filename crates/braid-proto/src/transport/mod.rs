@@ -34,7 +34,7 @@ use crate::cc::{CcConfig, CcKind};
 use crate::receiver::{Receiver, RxMode};
 use crate::recovery::{RecoveryConfig, RecoveryKind, RecoveryStats};
 use braid_core::{Knob, Time};
-use contract::{plugin, plugin_id, plugin_names};
+use contract::PLUGINS;
 
 pub use crate::events;
 
@@ -111,28 +111,28 @@ macro_rules! transports {
             /// Every transport name a scenario may use: Braid's own, then the registered ones.
             pub fn names() -> Vec<&'static str> {
                 let mut v = Self::BUILTIN_NAMES.to_vec();
-                v.extend(plugin_names());
+                v.extend(PLUGINS.names());
                 v
             }
             /// The kebab-case name.
             pub fn name(self) -> &'static str {
                 match self {
                     $( TransportKind::$variant => <$sender as Transport>::NAME, )*
-                    TransportKind::Plugin(i) => plugin(i).name,
+                    TransportKind::Plugin(i) => PLUGINS.get(i).name,
                 }
             }
             /// The transport-specific knobs it accepts.
             pub fn knobs(self) -> &'static [&'static str] {
                 match self {
                     $( TransportKind::$variant => <$sender as Transport>::KNOBS, )*
-                    TransportKind::Plugin(i) => plugin(i).knobs,
+                    TransportKind::Plugin(i) => PLUGINS.get(i).knobs,
                 }
             }
             /// The congestion control a scenario gets when `transport.cc` is not given.
             pub fn default_cc(self) -> CcKind {
                 match self {
                     $( TransportKind::$variant => <$sender as Transport>::default_cc(), )*
-                    TransportKind::Plugin(i) => (plugin(i).default_cc)(),
+                    TransportKind::Plugin(i) => (PLUGINS.get(i).default_cc)(),
                 }
             }
             /// The name of the congestion control a flow of this transport actually runs: the
@@ -141,20 +141,20 @@ macro_rules! transports {
             pub fn cc_name(self, configured: CcKind) -> &'static str {
                 match self {
                     $( TransportKind::$variant => <$sender as Transport>::cc_name(configured), )*
-                    TransportKind::Plugin(i) => (plugin(i).cc_name)(configured),
+                    TransportKind::Plugin(i) => (PLUGINS.get(i).cc_name)(configured),
                 }
             }
             /// The loss recovery a scenario gets when `transport.recovery` is not given.
             pub fn default_recovery(self) -> RecoveryKind {
                 match self {
                     $( TransportKind::$variant => <$sender as Transport>::default_recovery(), )*
-                    TransportKind::Plugin(i) => (plugin(i).default_recovery)(),
+                    TransportKind::Plugin(i) => (PLUGINS.get(i).default_recovery)(),
                 }
             }
             /// Parse a kebab-case transport name (Braid's own or a registered one).
             pub fn parse(s: &str) -> Result<TransportKind, String> {
                 $( if s == <$sender as Transport>::NAME { return Ok(TransportKind::$variant); } )*
-                if let Some(i) = plugin_id(s) {
+                if let Some(i) = PLUGINS.id(s) {
                     return Ok(TransportKind::Plugin(i));
                 }
                 Err(format!("unknown transport kind `{s}` (known: {})", Self::names().join(", ")))
@@ -176,14 +176,14 @@ macro_rules! transports {
             pub fn from_config(tc: &TransportConfig) -> Result<TransportSpec, String> {
                 Ok(match tc.kind {
                     $( TransportKind::$variant => TransportSpec::$variant(<$sender as Transport>::read_config(tc)?), )*
-                    TransportKind::Plugin(i) => TransportSpec::Plugin(i, (plugin(i).config)(tc)?),
+                    TransportKind::Plugin(i) => TransportSpec::Plugin(i, (PLUGINS.get(i).config)(tc)?),
                 })
             }
             /// Build the sender of one flow.
             pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
                 Ok(match self {
                     $( TransportSpec::$variant(c) => Sender::$variant(<$sender as Transport>::new(c, env)?), )*
-                    TransportSpec::Plugin(i, c) => Sender::Plugin((plugin(*i).build)(c, env)?),
+                    TransportSpec::Plugin(i, c) => Sender::Plugin((PLUGINS.get(*i).build)(c, env)?),
                 })
             }
             /// The receivers of this transport coalesce ACKs, one per this many accepted wire
@@ -199,7 +199,7 @@ macro_rules! transports {
             pub fn is_multipath(&self) -> bool {
                 match self {
                     $( TransportSpec::$variant(_) => <$sender as Transport>::MULTIPATH, )*
-                    TransportSpec::Plugin(i, _) => plugin(*i).multipath,
+                    TransportSpec::Plugin(i, _) => PLUGINS.get(*i).multipath,
                 }
             }
             /// Whether the transport's senders read `FlowEnv::longest_path_rtt` (the driver
@@ -260,6 +260,20 @@ transports! {
 }
 
 impl TransportConfig {
+    /// What a scenario's `[transport]` naming only `kind` gives: the kind's default congestion
+    /// control and loss recovery, no transport knobs, no header bytes (the scenario layer sets
+    /// `header_bytes` from `[network]`).
+    pub fn new(kind: TransportKind) -> TransportConfig {
+        TransportConfig {
+            kind,
+            cc: CcConfig::new(kind.default_cc()),
+            recovery: RecoveryConfig::new(kind.default_recovery()),
+            header_bytes: 0,
+            network_trims: false,
+            params: Vec::new(),
+        }
+    }
+
     /// Whether receivers hold out-of-order packets for this transport.
     pub fn receiver_buffers(&self) -> bool {
         self.recovery.kind.receiver_buffers()

@@ -4,45 +4,24 @@
 //! rate and delay give.
 
 use braid_core::{Rate, Time};
-use braid_proto::cc::{CcConfig, CcEnv, CcKind};
-use braid_proto::recovery::RecoveryConfig;
-use braid_proto::testing::{Pair, PairEnd, PathModel};
+use braid_proto::cc::{CcConfig, CcKind};
+use braid_proto::testing::{flow_env, Pair, PairEnd, PathModel};
 use braid_proto::transport::{FlowEnv, TransportConfig, TransportKind};
 
 const MTU: u32 = 1000;
 const HEADER: u32 = 64;
 
-/// The `[transport]` a scenario with only `kind` set gives.
+/// The `[transport]` a scenario with only `kind` set gives (64-byte headers).
 fn defaults(kind: TransportKind) -> TransportConfig {
-    TransportConfig {
-        kind,
-        cc: CcConfig::new(kind.default_cc()),
-        recovery: RecoveryConfig::new(kind.default_recovery()),
-        header_bytes: HEADER,
-        network_trims: false,
-        params: Vec::new(),
-    }
+    TransportConfig { header_bytes: HEADER, ..TransportConfig::new(kind) }
 }
 
-/// A flow of `size_bytes` on a 100 Gb/s NIC whose paths have base RTT `rtt`.
+/// A flow of `size_bytes` on a 100 Gb/s NIC whose `paths` equal-cost paths have base RTT `rtt`.
 fn env(size_bytes: u64, rtt: Time, paths: u32) -> FlowEnv {
-    let line = Rate::from_gbps(100);
     FlowEnv {
-        cc: CcEnv {
-            line_rate: line,
-            base_rtt: rtt,
-            max_rtt: rtt,
-            max_bdp_bytes: line.bdp_bytes(rtt),
-            mtu_bytes: MTU,
-            tx_time_floor_ns: false,
-        },
-        size_bytes,
-        connection_messages: None,
         equal_cost_paths: paths,
-        longest_path_rtt: Time::ZERO,
-        entropy: 49_152,
-        start: Time::ZERO,
         seed: 11,
+        ..flow_env(size_bytes, Rate::from_gbps(100), rtt, MTU)
     }
 }
 
