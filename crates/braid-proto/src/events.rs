@@ -124,6 +124,24 @@ pub struct FlowEnv {
     pub seed: u64,
 }
 
+impl FlowEnv {
+    /// A one-message flow of `size_bytes` in `cc` that starts at time zero from UDP source port
+    /// 49 152, with seed 1, the number of equal-cost paths unknown and no longest path RTT: the
+    /// environment a sender is checked or tested in (set other fields with struct update).
+    pub fn one_message(size_bytes: u64, cc: CcEnv) -> FlowEnv {
+        FlowEnv {
+            cc,
+            size_bytes,
+            connection_messages: None,
+            equal_cost_paths: 0,
+            longest_path_rtt: Time::ZERO,
+            entropy: 49_152,
+            start: Time::ZERO,
+            seed: 1,
+        }
+    }
+}
+
 impl AckIn<'static> {
     /// A plain acknowledgement of kind `kind` for `psn` on `path` (cumulative ACK `cum_ack`),
     /// echoing send time `ts_sent` and received at that time: no ECN mark, no OOD, not a probe,

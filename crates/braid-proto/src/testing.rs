@@ -32,23 +32,15 @@ use crate::transport::{Sender, SenderOps, TransportConfig, TransportSpec};
 /// largest BDP is `line_rate × rtt`), the number of equal-cost paths unknown (0; set
 /// `equal_cost_paths` where the transport reads it), UDP source port 49 152, seed 1.
 pub fn flow_env(size_bytes: u64, line_rate: Rate, rtt: Time, mtu_bytes: u32) -> FlowEnv {
-    FlowEnv {
-        cc: CcEnv {
-            line_rate,
-            base_rtt: rtt,
-            max_rtt: rtt,
-            max_bdp_bytes: line_rate.bdp_bytes(rtt),
-            mtu_bytes,
-            tx_time_floor_ns: false,
-        },
-        size_bytes,
-        connection_messages: None,
-        equal_cost_paths: 0,
-        longest_path_rtt: Time::ZERO,
-        entropy: 49_152,
-        start: Time::ZERO,
-        seed: 1,
-    }
+    let cc = CcEnv {
+        line_rate,
+        base_rtt: rtt,
+        max_rtt: rtt,
+        max_bdp_bytes: line_rate.bdp_bytes(rtt),
+        mtu_bytes,
+        tx_time_floor_ns: false,
+    };
+    FlowEnv::one_message(size_bytes, cc)
 }
 
 /// One path between the sender and the receiver.

@@ -58,16 +58,7 @@ pub use uet::{UetConfig, UetSender};
 /// unit tests.
 #[cfg(test)]
 pub(crate) fn test_env(size_bytes: u64, seed: u64) -> FlowEnv {
-    FlowEnv {
-        cc: CcEnv::reference_100g(),
-        size_bytes,
-        connection_messages: None,
-        equal_cost_paths: 0,
-        longest_path_rtt: Time::ZERO,
-        entropy: 50_001,
-        start: Time::ZERO,
-        seed,
-    }
+    FlowEnv { entropy: 50_001, seed, ..FlowEnv::one_message(size_bytes, CcEnv::reference_100g()) }
 }
 
 /// A transport as a scenario configures it: the kind, its congestion control and loss recovery,
@@ -305,16 +296,7 @@ impl TransportConfig {
 
     /// Check every knob by building a sender for a reference 100 Gb/s environment.
     pub fn validate(&self) -> Result<(), String> {
-        let env = FlowEnv {
-            cc: crate::cc::CcEnv::reference_100g(),
-            size_bytes: 1 << 20,
-            connection_messages: None,
-            equal_cost_paths: 0,
-            longest_path_rtt: Time::ZERO,
-            entropy: 49_152,
-            start: Time::ZERO,
-            seed: 1,
-        };
+        let env = FlowEnv::one_message(1 << 20, crate::cc::CcEnv::reference_100g());
         TransportSpec::from_config(self)?.build(&env).map(|_| ())
     }
 }
