@@ -354,14 +354,6 @@ impl CongestionControl for Dcqcn {
     super::rate_scheme_rate_and_window!(rc_bps);
 }
 
-impl super::CcAlgorithm for Dcqcn {
-    const NAME: &'static str = "dcqcn";
-    type Config = DcqcnConfig;
-    fn build(cfg: DcqcnConfig, env: &CcEnv) -> Result<Dcqcn, String> {
-        Dcqcn::new(cfg, env)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -396,22 +396,6 @@ impl CongestionControl for DctcpWindow {
     }
 }
 
-impl super::CcAlgorithm for Dctcp {
-    const NAME: &'static str = "dctcp";
-    type Config = DctcpConfig;
-    fn build(cfg: DctcpConfig, env: &CcEnv) -> Result<Dctcp, String> {
-        Dctcp::new(cfg, env)
-    }
-}
-
-impl super::CcAlgorithm for DctcpWindow {
-    const NAME: &'static str = "dctcp-window";
-    type Config = DctcpWindowConfig;
-    fn build(cfg: DctcpWindowConfig, env: &CcEnv) -> Result<DctcpWindow, String> {
-        Ok(DctcpWindow::new(cfg, env))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -84,14 +84,6 @@ impl CongestionControl for FixedCc {
     }
 }
 
-impl super::CcAlgorithm for FixedCc {
-    const NAME: &'static str = "fixed";
-    type Config = FixedConfig;
-    fn build(cfg: FixedConfig, env: &CcEnv) -> Result<FixedCc, String> {
-        Ok(FixedCc::new(cfg, env))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -253,15 +253,6 @@ impl CongestionControl for Hpcc {
     super::rate_scheme_rate_and_window!(rate_bps);
 }
 
-impl super::CcAlgorithm for Hpcc {
-    const NAME: &'static str = "hpcc";
-    const READS_INT: bool = true;
-    type Config = HpccConfig;
-    fn build(cfg: HpccConfig, env: &CcEnv) -> Result<Hpcc, String> {
-        Hpcc::new(cfg, env)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -382,6 +382,30 @@ impl_params!(
     SwiftConfig
 );
 
+/// [`CcAlgorithm`] of the built-in controllers: name, configuration, whether it reads INT, and
+/// its constructor on a configured `c` in environment `e`.
+macro_rules! impl_algorithm {
+    ($($t:ty: $name:literal, $cfg:ty, $int:literal, |$c:ident, $e:ident| $build:expr;)*) => {$(
+        impl CcAlgorithm for $t {
+            const NAME: &'static str = $name;
+            const READS_INT: bool = $int;
+            type Config = $cfg;
+            fn build($c: $cfg, $e: &CcEnv) -> Result<$t, String> {
+                $build
+            }
+        }
+    )*};
+}
+impl_algorithm! {
+    FixedCc: "fixed", FixedConfig, false, |c, e| Ok(FixedCc::new(c, e));
+    Dcqcn: "dcqcn", DcqcnConfig, false, |c, e| Dcqcn::new(c, e);
+    Hpcc: "hpcc", HpccConfig, true, |c, e| Hpcc::new(c, e);
+    Timely: "timely", TimelyConfig, false, |c, e| Timely::new(c, e);
+    Dctcp: "dctcp", DctcpConfig, false, |c, e| Dctcp::new(c, e);
+    DctcpWindow: "dctcp-window", DctcpWindowConfig, false, |c, e| Ok(DctcpWindow::new(c, e));
+    Swift: "swift", SwiftConfig, false, |c, e| Ok(Swift::new(c, e));
+}
+
 /// The `rate` and `window_bytes` of the HPCC-ns3 rate schemes (DCQCN, HPCC, TIMELY, DCTCP's
 /// rate form), inside their `impl CongestionControl`: the pacing rate is the field `$rate`
 /// (bit/s), the window [`hpcc_style_window`] of it with the `window`, `var_win` and

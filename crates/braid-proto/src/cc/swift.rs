@@ -333,14 +333,6 @@ impl CongestionControl for Swift {
     }
 }
 
-impl super::CcAlgorithm for Swift {
-    const NAME: &'static str = "swift";
-    type Config = SwiftConfig;
-    fn build(cfg: SwiftConfig, env: &CcEnv) -> Result<Swift, String> {
-        Ok(Swift::new(cfg, env))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

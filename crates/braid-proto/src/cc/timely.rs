@@ -225,14 +225,6 @@ impl CongestionControl for Timely {
     super::rate_scheme_rate_and_window!(rate_bps);
 }
 
-impl super::CcAlgorithm for Timely {
-    const NAME: &'static str = "timely";
-    type Config = TimelyConfig;
-    fn build(cfg: TimelyConfig, env: &CcEnv) -> Result<Timely, String> {
-        Timely::new(cfg, env)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
