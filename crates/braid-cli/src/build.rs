@@ -68,6 +68,9 @@ fn check_route_work(sc: &Scenario) -> Result<(), String> {
 pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     check_route_work(sc)?;
     let mut sim = Sim::new(sc.topology.clone(), sc.net.clone(), sc.seed);
+    if let Some(e) = sim.routing().build_error() {
+        return Err(format!("[routing] {e}"));
+    }
     sim.sampling_mut().interval = sc.output.sample_interval.or(Some(Time::from_us(10)));
     sim.sampling_mut().queues_series = sc.output.queues;
     sim.sampling_mut().ood_series = sc.output.ood;

@@ -28,8 +28,9 @@ pub struct KindedTable {
     pub default_kind: Option<&'static str>,
     /// Top-level fields shared by every kind besides `kind` (`None`: every top-level field).
     pub common: Option<&'static [&'static str]>,
-    /// Kinds added at run time (for `[transport]`, transports registered with
-    /// `braid_proto::transport::register_transport`): whether a name is one.
+    /// Kinds added at run time (transports registered with
+    /// `braid_proto::transport::register_transport`, routing schemes with
+    /// `braid_proto::routing::register_router`): whether a name is one.
     pub registered: Option<fn(&str) -> bool>,
 }
 
@@ -70,7 +71,7 @@ pub const ROUTING: KindedTable = KindedTable {
     kinds: braid_net::config::RoutingMode::NAMES,
     default_kind: Some("ecmp"),
     common: None,
-    registered: None,
+    registered: Some(|k| braid_net::config::RoutingMode::parse(k).is_ok()),
 };
 
 /// `[topology]`: every field but `kind` belongs to a topology kind.

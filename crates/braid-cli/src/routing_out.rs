@@ -32,6 +32,7 @@ use braid_core::percentile::percentile;
 use braid_core::Time;
 use braid_metrics::{fmt_f64, FlowRecord, Summary, Value};
 use braid_net::sim::Sim;
+use braid_net::switch_routing::SwitchRouting;
 use braid_proto::hash::node_ip;
 use braid_proto::routing::LcmpRouter;
 use braid_workload::slowdown_equal_count_bins;
@@ -256,14 +257,17 @@ pub const LCMP_PORT_STATE_BYTES: u64 = 24;
 /// See [`LCMP_PORT_STATE_BYTES`].
 pub const LCMP_ENTRY_STATE_BYTES: u64 = 24;
 
+/// The LCMP switches and their routers, in node order.
+fn lcmp_switches(rt: &SwitchRouting) -> impl Iterator<Item = (braid_core::NodeId, &LcmpRouter)> {
+    rt.scheme_routers().filter_map(|(n, r)| r.as_lcmp().map(|l| (n, &*l.router)))
+}
+
 /// Per LCMP switch: (node, ports, peak entries, mean entries, state bytes at the peak).
 fn switch_states(sim: &Sim) -> Vec<(braid_core::NodeId, usize, u64, f64, u64)> {
     let rt = sim.routing();
     let end = sim.now();
-    rt.lcmp
-        .iter()
-        .zip(&rt.lcmp_nodes)
-        .map(|(r, &n)| {
+    lcmp_switches(rt)
+        .map(|(n, r)| {
             let ports = sim.node_ports()[n.idx()].len();
             let st = r.cache().stats;
             (
@@ -283,11 +287,12 @@ fn switch_states(sim: &Sim) -> Vec<(braid_core::NodeId, usize, u64, f64, u64)> {
 /// and the flows (distinct keys) and packets that then fell back to ECMP.
 pub fn write_switch_state(dir: &Path, sc: &Scenario, sim: &Sim) -> Result<(), String> {
     let rt = sim.routing();
-    if rt.lcmp.is_empty() {
+    let lcmp: Vec<&LcmpRouter> = lcmp_switches(rt).map(|(_, r)| r).collect();
+    if lcmp.is_empty() {
         return Ok(());
     }
     let mut t = String::from("node,ports,entries_peak,entries_mean,state_bytes_peak,evictions,evicted_idle_mean_ns,evicted_idle_max_ns,refused_full,cache_full_flows,cache_full_packets\n");
-    for ((n, ports, peak, mean, bytes), r) in switch_states(sim).into_iter().zip(&rt.lcmp) {
+    for ((n, ports, peak, mean, bytes), r) in switch_states(sim).into_iter().zip(lcmp) {
         let st = r.cache().stats;
         let idle_mean = if st.collected > 0 {
             (st.evicted_idle_ps_sum / st.collected as u128) as f64 / 1000.0
@@ -440,11 +445,9 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
         }
     }
     let rt = sim.routing();
-    if !rt.lcmp.is_empty() {
-        fn total(rs: &[LcmpRouter], f: impl Fn(&LcmpRouter) -> u64) -> i128 {
-            rs.iter().map(f).sum::<u64>() as i128
-        }
-        let sum = |f: fn(&LcmpRouter) -> u64| total(&rt.lcmp, f);
+    let lcmp: Vec<&LcmpRouter> = lcmp_switches(rt).map(|(_, r)| r).collect();
+    if !lcmp.is_empty() {
+        let sum = |f: fn(&LcmpRouter) -> u64| lcmp.iter().map(|r| f(r)).sum::<u64>() as i128;
         let obj = vec![
             ("decisions".to_string(), Value::Int(sum(|r| r.stats.decisions))),
             ("failovers".to_string(), Value::Int(sum(|r| r.stats.failovers))),
@@ -456,19 +459,20 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
             (
                 "cache_peak_entries".to_string(),
                 Value::Int(
-                    rt.lcmp.iter().map(|r| r.cache().stats.peak_entries).max().unwrap_or(0) as i128
+                    lcmp.iter().map(|r| r.cache().stats.peak_entries).max().unwrap_or(0) as i128
                 ),
             ),
-            ("reverse_pins".to_string(), Value::Int(rt.stats.reverse_pins as i128)),
+            ("reverse_pins".to_string(), Value::Int(rt.stats().reverse_pins as i128)),
             ("cache_full_flows".to_string(), Value::Int(sum(|r| r.stats.cache_full_flows))),
         ];
         s.set("lcmp", Value::Obj(obj));
         // LCMP §4's state count at the busiest switch (switch_state.csv has every switch).
         s.int("dci_state_bytes_peak", switch_states(sim).iter().map(|x| x.4).max().unwrap_or(0));
     }
-    if !rt.te.is_empty() {
+    let te: Vec<_> = rt.scheme_routers().filter_map(|(_, r)| r.as_te()).collect();
+    if !te.is_empty() {
         let sum = |f: fn(&braid_proto::routing::te::TeStats) -> u64| {
-            rt.te.iter().map(|r| f(&r.stats)).sum::<u64>() as i128
+            te.iter().map(|r| f(&r.router.stats)).sum::<u64>() as i128
         };
         let obj = vec![
             ("decisions".to_string(), Value::Int(sum(|s| s.decisions))),
@@ -477,5 +481,5 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
         ];
         s.set("te", Value::Obj(obj));
     }
-    s.int("sent_to_down_port", rt.stats.sent_to_down_port);
+    s.int("sent_to_down_port", rt.stats().sent_to_down_port);
 }

@@ -9,10 +9,12 @@
 //!   candidate's best remaining path — total one-way delay and bottleneck capacity over the
 //!   minimum-hop paths up to the destination DC's DCI (or the host) — and LCMP's `C_path` from it
 //!   (paper §3.2), lazily, once per pair; link changes clear the table.
-//! - LCMP switches keep an [`LcmpRouter`] each: flow cache lookups per packet, a full decision per
-//!   new flow, a periodic congestion monitor ([`RoutingTimer::Monitor`]), and fast failover
-//!   (a link going down marks the port down in the router; cached flows on it are re-decided at
-//!   their next packet).
+//! - Each switch that runs the scheme keeps its [`Router`] (`braid_proto::routing::router`,
+//!   the sans-IO contract and Braid's schemes); every other switch runs plain ECMP. This module
+//!   names no scheme: it hashes the packet, lends the router a [`SwitchView`] of the switch (the
+//!   candidates by local port, the ports' queues, rates and delays, the path attributes the
+//!   router asks for), runs the routers' periodic timers ([`RoutingTimer::Tick`]) and tells them
+//!   of link changes.
 //! - No allocation per packet: candidate and queue scratch vectors are reused.
 //!
 //! The driver talks to routing through a narrow interface: per decision it lends a [`RouteView`]
@@ -20,19 +22,16 @@
 //! and out as [`RoutingTimer`] values that the driver schedules, so this module never touches the
 //! event queue or the simulator.
 
+mod paths;
+pub use paths::{path_index, path_index_divisors};
+
 use std::collections::HashMap;
 
 use braid_core::{NodeId, Packet, PacketKind, PortId, Rng, Time};
 use braid_proto::hash::{ecmp_hash, node_ip};
-use braid_proto::routing::select::{
-    delay_limit, ecmp_within, least_loaded, quantize4, ucmp_weighted, ucmp_within, wcmp,
-    wcmp_weights, PathAttr,
-};
-use braid_proto::routing::te::TeRouter;
-use braid_proto::routing::{
-    flow_key, AckRouting, Candidate, FlowKeyKind, LcmpRouter, MaxDelay, PathScope, RoutingKind,
-    RoutingParams, Sampling,
-};
+use braid_proto::routing::router::{RoutePacket, SwitchSetup, SwitchView};
+use braid_proto::routing::select::PathAttr;
+use braid_proto::routing::{Router, RoutingKind, RoutingParams};
 
 use crate::port::Port;
 use crate::routes::Routes;
@@ -53,20 +52,17 @@ pub struct RouteView<'a> {
     pub host_of_node: &'a [u32],
     /// ECMP hash seed per node.
     pub hash_seed: &'a [u32],
-    /// Shared-buffer capacity per node.
-    pub buffer_cap: &'a [u64],
 }
 
 /// Routing's own periodic timers: the driver schedules them where routing says and hands them
 /// back when they fire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RoutingTimer {
-    /// The LCMP congestion monitor's periodic sample.
-    Monitor,
+    /// The routers' periodic timer ([`braid_proto::routing::SwitchRouter::tick_interval`]: LCMP's
+    /// congestion monitor, a TE round).
+    Tick,
     /// A sample of the DCI-to-DCI links' utilisation (`output.link_util`).
     LinkUtil,
-    /// A round of the TE control loop (`routing.kind = "te"`, every `te_interval`).
-    Te,
 }
 
 /// Counters of the switch-side routing.
@@ -101,17 +97,12 @@ pub struct SwitchRouting {
     pub params: RoutingParams,
     /// Whether each node runs the scheme (else ECMP).
     scheme_node: Vec<bool>,
-    /// Index into `lcmp` per node (`u32::MAX`: none).
-    lcmp_idx: Vec<u32>,
-    /// The LCMP switches.
-    pub lcmp: Vec<LcmpRouter>,
-    /// Node of each LCMP switch.
-    pub lcmp_nodes: Vec<NodeId>,
+    /// The routers, one per switch, in node order.
+    routers: Vec<Router>,
+    /// Index into `routers` per node (`u32::MAX`: a host).
+    router_of: Vec<u32>,
     /// Local index of each port at its node.
     port_local: Vec<u16>,
-    /// `routing.kind = "path-index"`: per node, the divisor `D_t` of its tier
-    /// ([`path_index_divisors`]); empty otherwise.
-    path_divisor: Vec<u32>,
     /// Path table: `(node · hosts + host)` → offset into `path_pool` (`u32::MAX`: not computed).
     path_idx: Vec<u32>,
     path_pool: Vec<PathAttr>,
@@ -121,24 +112,67 @@ pub struct SwitchRouting {
     node_is_dci: Vec<bool>,
     node_group: Vec<u32>,
     host_nodes: Vec<NodeId>,
-    /// The candidates of an LCMP decision with their path delays (reused).
-    offered: Vec<(Candidate, Time)>,
-    queues: Vec<u64>,
-    /// Counters.
-    pub stats: RoutingStats,
+    /// A decision's candidates by local port (reused).
+    cand_local: Vec<u16>,
+    /// Packets a switch queued on a port whose link was down.
+    sent_to_down_port: u64,
     /// DCI-link utilisation recorder (`output.link_util`).
     pub link_util: Option<LinkUtilRecorder>,
-    /// UCMP's flow cache per node (`routing.ucmp_cache`; empty otherwise): key → port.
-    ucmp_cache: Vec<HashMap<u128, PortId>>,
-    /// TE switches (`routing.kind = "te"`) and their nodes, and per node its index into them.
-    pub te: Vec<TeRouter>,
-    /// Node of each TE switch.
-    pub te_nodes: Vec<NodeId>,
-    te_idx: Vec<u32>,
-    /// Bytes each TE switch's ports had sent at the last round.
-    te_last_tx: Vec<Vec<u64>>,
     /// The LCMP decision log (`output.decisions`; `None`: off).
     pub decisions: Option<Vec<Decision>>,
+    /// The first error of a router's build ([`SwitchRouting::build_error`]).
+    build_error: Option<String>,
+}
+
+/// A switch as its router sees it for one decision or tick ([`SwitchView`]).
+struct View<'a> {
+    now: Time,
+    ports: &'a [Port],
+    /// The switch's ports, by local index.
+    local: &'a [PortId],
+    cands: &'a [u16],
+    paths: &'a [PathAttr],
+    scores: &'a [u8],
+    /// The candidate set's id, looked up when asked: `(routes, node, destination host)`.
+    set: Option<(&'a Routes, NodeId, u32)>,
+    reverse: Option<(u16, u16, u16)>,
+}
+
+impl SwitchView for View<'_> {
+    fn now(&self) -> Time {
+        self.now
+    }
+    fn port_count(&self) -> usize {
+        self.local.len()
+    }
+    #[inline]
+    fn queued_bytes(&self, l: u16) -> u64 {
+        self.ports[self.local[l as usize].idx()].queued_bytes()
+    }
+    fn rate_bps(&self, l: u16) -> u64 {
+        self.ports[self.local[l as usize].idx()].rate.bps()
+    }
+    fn delay(&self, l: u16) -> Time {
+        self.ports[self.local[l as usize].idx()].delay
+    }
+    fn tx_bytes(&self, l: u16) -> u64 {
+        self.ports[self.local[l as usize].idx()].tx_bytes
+    }
+    fn candidates(&self) -> &[u16] {
+        self.cands
+    }
+    fn paths(&self) -> &[PathAttr] {
+        self.paths
+    }
+    fn path_scores(&self) -> &[u8] {
+        self.scores
+    }
+    fn set_id(&self) -> u32 {
+        self.set.and_then(|(r, node, h)| r.set_id(node, h)).unwrap_or(u32::MAX)
+    }
+    fn reverse(&self) -> Option<(u16, u16, u16)> {
+        self.reverse
+    }
 }
 
 /// One LCMP decision, for `decisions.csv` (`output.decisions`): where and when, for which flow
@@ -164,123 +198,20 @@ pub struct Decision {
     pub chosen: NodeId,
 }
 
-/// Pareto frontier of `(one-way delay, bottleneck)` over the minimum-hop paths from `x` to the
-/// end of the scored segment: the destination DC's DCI (when the topology has DCIs and `x` is not
-/// the start) or the destination host.
-#[allow(clippy::too_many_arguments)]
-fn frontier(
-    x: NodeId,
-    start: NodeId,
-    d_host: u32,
-    d_node: NodeId,
-    end_group: Option<u32>,
-    routes: &Routes,
-    ports: &[Port],
-    is_dci: &[bool],
-    group: &[u32],
-    memo: &mut HashMap<u32, Vec<(Time, u64)>>,
-) -> Vec<(Time, u64)> {
-    if x == d_node
-        || (x != start && end_group.is_some_and(|g| is_dci[x.idx()] && group[x.idx()] == g))
-    {
-        return vec![(Time::ZERO, u64::MAX)];
-    }
-    if let Some(v) = memo.get(&x.0) {
-        return v.clone();
-    }
-    let mut pts = Vec::new();
-    for &p in routes.next_hops(x, d_host) {
-        let port = &ports[p.idx()];
-        for (d, b) in frontier(
-            port.peer, start, d_host, d_node, end_group, routes, ports, is_dci, group, memo,
-        ) {
-            pts.push((d + port.delay, b.min(port.rate.bps())));
-        }
-    }
-    let pts = pareto(pts);
-    memo.insert(x.0, pts.clone());
-    pts
-}
-
-/// Keep the points not dominated in (smaller delay, larger bottleneck).
-fn pareto(mut pts: Vec<(Time, u64)>) -> Vec<(Time, u64)> {
-    pts.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-    let mut out: Vec<(Time, u64)> = Vec::new();
-    for p in pts {
-        if out.last().is_none_or(|l| p.1 > l.1) {
-            out.push(p);
-        }
-    }
-    out
-}
-
-/// The path index `routing.kind = "path-index"` reads from a packet's entropy (UDP source port):
-/// the low byte — a sprayer's logical path — offset by a scramble of the high byte, which a
-/// flow's logical paths share. Consecutive logical paths keep consecutive indices (so distinct
-/// physical paths), while each flow's path 0 starts at its own physical path: flows that start
-/// together with the same per-path state would otherwise all burst onto the physical path of
-/// their path 0 (or 15) at once. A random source port gives a uniformly random index.
-#[inline]
-pub fn path_index(entropy: u16) -> u16 {
-    (entropy & 0xFF).wrapping_add((entropy >> 8).wrapping_mul(0x9E37))
-}
-
-/// Per node, the divisor of `routing.kind = "path-index"`: the product of the up-link fan-outs
-/// (the most links any switch of the tier has to switches of higher tiers) of every switch tier
-/// below the node's. Tier-0 switches (file topologies without tiers) divide by 1, as
-/// entropy-indexing does.
-pub fn path_index_divisors(
-    topo: &Topology,
-    node_ports: &[Vec<PortId>],
-    ports: &[Port],
-) -> Vec<u32> {
-    let tier = |n: NodeId| topo.nodes[n.idx()].tier;
-    let is_switch = |n: NodeId| topo.nodes[n.idx()].kind != NodeKind::Host;
-    let max_tier =
-        topo.nodes.iter().filter(|x| x.kind != NodeKind::Host).map(|x| x.tier).max().unwrap_or(0)
-            as usize;
-    let mut up_fanout = vec![1u64; max_tier + 1];
-    for (u, np) in node_ports.iter().enumerate() {
-        let node = NodeId::from_idx(u);
-        if !is_switch(node) || tier(node) == 0 {
-            continue;
-        }
-        let up = np
-            .iter()
-            .filter(|p| is_switch(ports[p.idx()].peer) && tier(ports[p.idx()].peer) > tier(node))
-            .count() as u64;
-        let t = tier(node) as usize;
-        up_fanout[t] = up_fanout[t].max(up.max(1));
-    }
-    topo.nodes
-        .iter()
-        .map(|x| {
-            if x.kind == NodeKind::Host || x.tier == 0 {
-                return 1;
-            }
-            (1..x.tier as usize).map(|t| up_fanout[t]).product::<u64>().clamp(1, u32::MAX as u64)
-                as u32
-        })
-        .collect()
-}
-
 impl SwitchRouting {
     /// Take over another partition's routing state of the switches it owns (`own`: by node),
     /// add its counters and append its logs (a partition logs only its own switches and ports;
     /// merging a parallel run); [`SwitchRouting::finish_merge`] restores the order of the logs.
     pub(crate) fn merge_partition(&mut self, other: SwitchRouting, own: impl Fn(NodeId) -> bool) {
-        self.stats.sent_to_down_port += other.stats.sent_to_down_port;
-        self.stats.reverse_pins += other.stats.reverse_pins;
-        self.stats.adaptive_decisions += other.stats.adaptive_decisions;
-        for (i, r) in other.lcmp.into_iter().enumerate() {
-            if own(self.lcmp_nodes[i]) {
-                self.lcmp[i] = r;
+        self.sent_to_down_port += other.sent_to_down_port;
+        let mut theirs = other.routers.into_iter();
+        for (u, &i) in self.router_of.iter().enumerate() {
+            if i == u32::MAX {
+                continue;
             }
-        }
-        for (i, (r, last)) in other.te.into_iter().zip(other.te_last_tx).enumerate() {
-            if own(self.te_nodes[i]) {
-                self.te[i] = r;
-                self.te_last_tx[i] = last;
+            let r = theirs.next().expect("partitions build the same routers");
+            if own(NodeId::from_idx(u)) {
+                self.routers[i as usize] = r;
             }
         }
         if let (Some(a), Some(b)) = (&mut self.link_util, other.link_util) {
@@ -314,8 +245,9 @@ impl SwitchRouting {
         }
     }
 
-    /// Set up routing for a network: which nodes run the scheme, the LCMP routers (bootstrap,
-    /// with `max_delay = auto` resolved per switch from its longest candidate path).
+    /// Set up routing for a network: which switches run the scheme (the DCIs of a topology with
+    /// DCIs, else every switch) and each switch's router (a switch that does not run the scheme
+    /// runs [`Router::fallback`]).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         topo: &Topology,
@@ -346,15 +278,9 @@ impl SwitchRouting {
             kind,
             params: params.clone(),
             scheme_node,
-            lcmp_idx: vec![u32::MAX; n],
-            lcmp: Vec::new(),
-            lcmp_nodes: Vec::new(),
+            routers: Vec::new(),
+            router_of: vec![u32::MAX; n],
             port_local,
-            path_divisor: if kind == RoutingKind::PathIndex {
-                path_index_divisors(topo, node_ports, ports)
-            } else {
-                Vec::new()
-            },
             path_idx: Vec::new(),
             path_pool: Vec::new(),
             path_cpath: Vec::new(),
@@ -363,90 +289,73 @@ impl SwitchRouting {
             node_is_dci,
             node_group,
             host_nodes: host_nodes.to_vec(),
-            offered: Vec::new(),
-            queues: Vec::new(),
-            stats: RoutingStats::default(),
+            cand_local: Vec::new(),
+            sent_to_down_port: 0,
             link_util: None,
-            ucmp_cache: if kind == RoutingKind::Ucmp && params.ucmp_cache {
-                vec![HashMap::new(); n]
-            } else {
-                Vec::new()
-            },
             decisions: None,
-            te: Vec::new(),
-            te_nodes: Vec::new(),
-            te_idx: vec![u32::MAX; n],
-            te_last_tx: Vec::new(),
+            build_error: None,
         };
-        if kind.needs_paths() || params.lcmp.max_delay_spread.is_some() {
+        // One representative destination host per group: with DCIs the scored segment ends at
+        // the group's DCI, so every host of a group gives the same candidate paths.
+        let mut reps: Vec<u32> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for (h, &hn) in host_nodes.iter().enumerate() {
+            if seen.insert(topo.nodes[hn.idx()].group) {
+                reps.push(h as u32);
+            }
+        }
+        let divisors = path_index_divisors(topo, node_ports, ports);
+        for u in 0..n {
+            if topo.nodes[u].kind == NodeKind::Host {
+                continue;
+            }
+            let node = NodeId::from_idx(u);
+            let rates: Vec<u64> = node_ports[u].iter().map(|p| ports[p.idx()].rate.bps()).collect();
+            let delays: Vec<Time> = node_ports[u].iter().map(|p| ports[p.idx()].delay).collect();
+            let mut longest = || {
+                let mut longest = Time::ZERO;
+                for &h in &reps {
+                    if routes.next_hops(node, h).len() < 2 {
+                        continue;
+                    }
+                    for pts in r.candidate_frontiers(node, h, routes, ports) {
+                        for (d, _) in pts {
+                            longest = longest.max(d);
+                        }
+                    }
+                }
+                longest
+            };
+            let mut sw = SwitchSetup {
+                port_rates: &rates,
+                port_delays: &delays,
+                buffer_bytes: buffer_cap[u],
+                tier_divisor: divisors[u],
+                longest_path_delay: &mut longest,
+            };
+            let router = if r.scheme_node[u] {
+                kind.build(params, &mut sw).unwrap_or_else(|e| {
+                    // Reported by `build_error` (the build refuses the scenario); the switch
+                    // is never used.
+                    r.build_error.get_or_insert(format!("routing.kind = {}: {e}", kind.name()));
+                    Router::fallback(kind, params)
+                })
+            } else {
+                Router::fallback(kind, params)
+            };
+            r.router_of[u] = r.routers.len() as u32;
+            r.routers.push(router);
+        }
+        if r.routers.iter().any(Router::needs_paths) {
             r.path_idx = vec![u32::MAX; n * host_nodes.len()];
         }
-        if kind.is_lcmp() {
-            // One representative destination host per group: the scored segment ends at the
-            // group's DCI, so every host of a group gives the same candidate paths.
-            let mut reps: Vec<u32> = Vec::new();
-            let mut seen = std::collections::BTreeSet::new();
-            for (h, &hn) in host_nodes.iter().enumerate() {
-                if seen.insert(topo.nodes[hn.idx()].group) {
-                    reps.push(h as u32);
-                }
-            }
-            for u in 0..n {
-                if !r.scheme_node[u] {
-                    continue;
-                }
-                let node = NodeId::from_idx(u);
-                let auto = if params.lcmp.max_delay == MaxDelay::Auto
-                    && params.lcmp.path_scope == PathScope::Path
-                {
-                    let mut longest = Time::ZERO;
-                    for &h in &reps {
-                        let hops = routes.next_hops(node, h);
-                        if hops.len() < 2 {
-                            continue;
-                        }
-                        for pts in r.candidate_frontiers(node, h, routes, ports) {
-                            for (d, _) in pts {
-                                longest = longest.max(d);
-                            }
-                        }
-                    }
-                    let mut m = Time::from_ms(1);
-                    while m < longest {
-                        m = Time::from_ps(m.ps() * 2);
-                    }
-                    m
-                } else {
-                    // Next-hop scope: the longest link of the switch.
-                    let longest = node_ports[u]
-                        .iter()
-                        .map(|p| ports[p.idx()].delay)
-                        .max()
-                        .unwrap_or(Time::ZERO);
-                    let mut m = Time::from_ms(1);
-                    while m < longest {
-                        m = Time::from_ps(m.ps() * 2);
-                    }
-                    m
-                };
-                let rates: Vec<u64> =
-                    node_ports[u].iter().map(|p| ports[p.idx()].rate.bps()).collect();
-                r.lcmp_idx[u] = r.lcmp.len() as u32;
-                r.lcmp.push(LcmpRouter::new(params.lcmp, &rates, buffer_cap[u], auto));
-                r.lcmp_nodes.push(node);
-            }
-        }
-        if kind == RoutingKind::Te {
-            for (u, np) in node_ports.iter().enumerate().take(n) {
-                if r.scheme_node[u] {
-                    r.te_idx[u] = r.te.len() as u32;
-                    r.te.push(TeRouter::new(params.te, np.len()));
-                    r.te_nodes.push(NodeId::from_idx(u));
-                    r.te_last_tx.push(np.iter().map(|p| ports[p.idx()].tx_bytes).collect());
-                }
-            }
-        }
         r
+    }
+
+    /// Why a switch's router could not be built (a registered scheme refused the switch), if
+    /// one could not: the run must not start.
+    pub fn build_error(&self) -> Option<&str> {
+        self.build_error.as_deref()
     }
 
     /// Whether `node` runs the selected scheme.
@@ -454,133 +363,54 @@ impl SwitchRouting {
         self.scheme_node[node.idx()]
     }
 
-    /// The LCMP router of `node`, if it runs one.
-    pub fn lcmp_of(&self, node: NodeId) -> Option<&LcmpRouter> {
-        let i = self.lcmp_idx[node.idx()];
-        (i != u32::MAX).then(|| &self.lcmp[i as usize])
+    /// The router of switch `node` (`None` for a host).
+    pub fn router_of(&self, node: NodeId) -> Option<&Router> {
+        let i = self.router_of[node.idx()];
+        (i != u32::MAX).then(|| &self.routers[i as usize])
+    }
+
+    /// Every switch that runs the scheme, with its router, in node order.
+    pub fn scheme_routers(&self) -> impl Iterator<Item = (NodeId, &Router)> {
+        self.router_of
+            .iter()
+            .enumerate()
+            .filter(|&(u, &i)| i != u32::MAX && self.scheme_node[u])
+            .map(|(u, &i)| (NodeId::from_idx(u), &self.routers[i as usize]))
+    }
+
+    /// Counters of the switches' routing.
+    pub fn stats(&self) -> RoutingStats {
+        RoutingStats {
+            sent_to_down_port: self.sent_to_down_port,
+            reverse_pins: self
+                .routers
+                .iter()
+                .filter_map(Router::as_lcmp)
+                .map(|l| l.reverse_pins)
+                .sum(),
+            adaptive_decisions: self
+                .routers
+                .iter()
+                .filter_map(Router::as_adaptive)
+                .map(|a| a.decisions)
+                .sum(),
+        }
     }
 
     /// Local index of a port at its node.
     pub fn local_index(&self, port: PortId) -> u16 {
         self.port_local[port.idx()]
     }
-
-    /// The frontier of each candidate next hop of `node` toward host `h`, as seen from `node`.
-    fn candidate_frontiers(
-        &self,
-        node: NodeId,
-        h: u32,
-        routes: &Routes,
-        ports: &[Port],
-    ) -> Vec<Vec<(Time, u64)>> {
-        let d_node = self.host_nodes[h as usize];
-        let g = self.node_group[d_node.idx()];
-        let end_group = self.has_dci.then_some(g);
-        let mut memo = HashMap::new();
-        routes
-            .next_hops(node, h)
-            .iter()
-            .map(|&p| {
-                let port = &ports[p.idx()];
-                frontier(
-                    port.peer,
-                    node,
-                    h,
-                    d_node,
-                    end_group,
-                    routes,
-                    ports,
-                    &self.node_is_dci,
-                    &self.node_group,
-                    &mut memo,
-                )
-                .into_iter()
-                .map(|(d, b)| (d + port.delay, b.min(port.rate.bps())))
-                .collect()
-            })
-            .collect()
-    }
-
-    /// The control plane's attributes of the candidates of `node` toward host `h` (aligned with
-    /// `routes.next_hops(node, h)`): computed on first use and kept until the next link change.
-    /// Returns the offset into the path pool.
-    fn path_attrs(&mut self, node: NodeId, h: u32, routes: &Routes, ports: &[Port]) -> usize {
-        let slot = node.idx() * self.n_hosts + h as usize;
-        let off = self.path_idx[slot];
-        if off != u32::MAX {
-            return off as usize;
-        }
-        let fr = self.candidate_frontiers(node, h, routes, ports);
-        let off = self.path_pool.len();
-        let li = self.lcmp_idx[node.idx()];
-        for (i, &p) in routes.next_hops(node, h).iter().enumerate() {
-            let port = &ports[p.idx()];
-            let pts = &fr[i];
-            let delay = pts.iter().map(|x| x.0).min().unwrap_or(port.delay);
-            let bott = pts.iter().map(|x| x.1).max().unwrap_or(port.rate.bps());
-            let c_path = if li != u32::MAX {
-                let r = &self.lcmp[li as usize];
-                pts.iter().map(|&(d, b)| r.path_score(d, b)).min().unwrap_or(255)
-            } else {
-                0
-            };
-            self.path_pool.push(PathAttr {
-                link_rate_bps: port.rate.bps(),
-                path_delay: delay,
-                path_bottleneck_bps: bott,
-            });
-            self.path_cpath.push(c_path);
-        }
-        self.path_idx[slot] = off as u32;
-        off
-    }
-
-    /// Forget the path table (after a link change).
-    pub fn clear_paths(&mut self) {
-        self.path_idx.iter_mut().for_each(|x| *x = u32::MAX);
-        self.path_pool.clear();
-        self.path_cpath.clear();
-    }
-
-    /// The control plane's view of `node`'s candidates toward host `h`: per candidate port, its
-    /// path attributes and (on LCMP switches) `C_path`.
-    pub fn describe_candidates(
-        &mut self,
-        node: NodeId,
-        h: u32,
-        routes: &Routes,
-        ports: &[Port],
-    ) -> Vec<(PortId, PathAttr, u8)> {
-        if self.path_idx.is_empty() {
-            self.path_idx = vec![u32::MAX; self.scheme_node.len() * self.n_hosts];
-        }
-        let off = self.path_attrs(node, h, routes, ports);
-        routes
-            .next_hops(node, h)
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| (p, self.path_pool[off + i], self.path_cpath[off + i]))
-            .collect()
-    }
 }
 
 impl SwitchRouting {
-    /// Whether `scheme` caches every first decision of a packet of this kind (the LCMP
-    /// artifact's flow cache, UCMP's with `routing.ucmp_cache`): such schemes see single next
-    /// hops too.
-    #[inline(always)]
-    fn caches_all(&self, scheme: RoutingKind, is_data: bool) -> bool {
-        (scheme.is_lcmp() && (is_data || self.params.lcmp.cache_every))
-            || (scheme == RoutingKind::Ucmp && self.params.ucmp_cache)
-    }
-
     /// [`SwitchRouting::select_egress`]'s decision where it needs only the next-hop tables and
-    /// the switches' hash seeds — no port state, no clock, no cache: a destination without a
-    /// route, a single next hop, ECMP (without `routing.max_delay_spread`), entropy-indexed and
-    /// path-index routing. `Err(next hops)` when the decision needs the full view: the driver
-    /// then hands those next hops to [`SwitchRouting::select_egress`], so the route is looked up
-    /// once. The driver asks this first, so the common case does not assemble a [`RouteView`]
-    /// (storing its seven slices to the stack before every decision).
+    /// the switches' hash seeds — no port state, no clock, no router state: a destination
+    /// without a route, a single next hop, and routers that read only the packet's entropy or
+    /// hash ([`Router::route_by_header`]). `Err(next hops)` when the decision needs the full
+    /// view: the driver then hands those next hops to [`SwitchRouting::select_egress`], so the
+    /// route is looked up once. The driver asks this first, so the common case does not
+    /// assemble a [`RouteView`] (storing its six slices to the stack before every decision).
     #[inline(always)]
     pub fn egress_without_view<'r>(
         &self,
@@ -590,34 +420,28 @@ impl SwitchRouting {
         node: NodeId,
         pk: &Packet,
     ) -> Result<Option<PortId>, &'r [PortId]> {
-        let scheme = if self.scheme_node[node.idx()] { self.kind } else { RoutingKind::Ecmp };
+        let router = &self.routers[self.router_of[node.idx()] as usize];
         let is_data = matches!(pk.kind, PacketKind::Data | PacketKind::Probe);
         let hops = routes.next_hops(node, host_of_node[pk.dst.idx()]);
         let n = hops.len();
         if n == 0 {
             return Ok(None);
         }
-        if self.caches_all(scheme, is_data) {
+        if router.sees_single_hops(is_data) {
             return Err(hops);
         }
         if n == 1 {
             return Ok(Some(hops[0]));
         }
-        let egress = match scheme {
-            RoutingKind::Ecmp
-                if self.params.lcmp.max_delay_spread.filter(|_| scheme == self.kind).is_none() =>
-            {
-                let (sip, dip) = (node_ip(pk.src.0), node_ip(pk.dst.0));
-                let (sport, dport) = self.hash_ports(pk.entropy, is_data);
-                hops[ecmp_hash(sip, dip, sport, dport, hash_seed[node.idx()]) as usize % n]
-            }
-            RoutingKind::EntropyIndexed => hops[pk.entropy as usize % n],
-            RoutingKind::PathIndex => {
-                hops[(path_index(pk.entropy) as usize / self.path_divisor[node.idx()] as usize) % n]
-            }
-            _ => return Err(hops),
+        let hash = || {
+            let (sip, dip) = (node_ip(pk.src.0), node_ip(pk.dst.0));
+            let (sport, dport) = self.hash_ports(pk.entropy, is_data);
+            ecmp_hash(sip, dip, sport, dport, hash_seed[node.idx()])
         };
-        Ok(Some(egress))
+        match router.route_by_header(pk.entropy, hash, n) {
+            Some(i) => Ok(Some(hops[i])),
+            None => Err(hops),
+        }
     }
 
     /// Pick the egress of `pk` at switch `node` (it arrived over `ingress`) among its next hops
@@ -635,124 +459,85 @@ impl SwitchRouting {
         ingress: PortId,
         rng: &mut Rng,
     ) -> Option<PortId> {
-        let (src, dst, entropy, kind, size) = (pk.src, pk.dst, pk.entropy, pk.kind, pk.size_bytes);
+        let (src, dst, entropy) = (pk.src, pk.dst, pk.entropy);
         let dst_host = v.host_of_node[dst.idx()];
         debug_assert_eq!(hops, v.routes.next_hops(node, dst_host), "next hops not the routes' set");
         let n = hops.len();
-        let scheme = if self.scheme_node[node.idx()] { self.kind } else { RoutingKind::Ecmp };
-        let is_data = matches!(kind, PacketKind::Data | PacketKind::Probe);
+        let ri = self.router_of[node.idx()] as usize;
+        let is_data = matches!(pk.kind, PacketKind::Data | PacketKind::Probe);
         if n == 0 {
             return None;
         }
-        if n == 1 && !self.caches_all(scheme, is_data) {
+        if n == 1 && !self.routers[ri].sees_single_hops(is_data) {
             return Some(hops[0]);
         }
-        let seed = v.hash_seed[node.idx()];
         let (sip, dip) = (node_ip(src.0), node_ip(dst.0));
         let (sport, dport) = self.hash_ports(entropy, is_data);
-        let ecmp = |n: usize| ecmp_hash(sip, dip, sport, dport, seed) as usize % n;
-        // `routing.max_delay_spread` under `routing.kind = "ecmp"` / `"ucmp"`: hash only over
-        // the candidates within the spread (nothing to do, and no cost, when it is unset).
-        let spread = self.params.lcmp.max_delay_spread.filter(|_| scheme == self.kind);
-        let egress = match scheme {
-            RoutingKind::Ecmp if spread.is_some() => {
-                let off = self.path_attrs(node, dst_host, v.routes, v.ports);
-                let attrs = &self.path_pool[off..off + n];
-                let lim = delay_limit(attrs, spread);
-                hops[ecmp_within(attrs, ecmp_hash(sip, dip, sport, dport, seed), |a| {
-                    a.path_delay <= lim
-                })]
-            }
-            RoutingKind::Ecmp => hops[ecmp(n)],
-            RoutingKind::EntropyIndexed => hops[entropy as usize % n],
-            RoutingKind::PathIndex => {
-                hops[(path_index(entropy) as usize / self.path_divisor[node.idx()] as usize) % n]
-            }
-            RoutingKind::Ucmp if self.params.ucmp_cache => {
-                let key = flow_key(self.params.lcmp.flow_key, sip, dip, sport, dport, !is_data);
-                if let Some(&p) = self.ucmp_cache[node.idx()].get(&key) {
-                    // A cached port that is no candidate here (a colliding key of a flow to
-                    // elsewhere) is re-decided: leaving the minimum-hop paths could loop.
-                    if hops.contains(&p) {
-                        return Some(p);
-                    }
-                }
-                let off = self.path_attrs(node, dst_host, v.routes, v.ports);
-                let attrs = &self.path_pool[off..off + n];
-                let lim = delay_limit(attrs, spread);
-                let i = ucmp_within(attrs, ecmp_hash(sip, dip, sport, dport, seed), |a| {
-                    a.path_delay <= lim
-                });
-                self.ucmp_cache[node.idx()].insert(key, hops[i]);
-                hops[i]
-            }
-            RoutingKind::Ucmp | RoutingKind::Wcmp | RoutingKind::UcmpWeighted => {
-                let off = self.path_attrs(node, dst_host, v.routes, v.ports);
-                let attrs = &self.path_pool[off..off + n];
-                let h = ecmp_hash(sip, dip, sport, dport, seed);
-                let i = match scheme {
-                    RoutingKind::Ucmp => {
-                        let lim = delay_limit(attrs, spread);
-                        ucmp_within(attrs, h, |a| a.path_delay <= lim)
-                    }
-                    RoutingKind::Wcmp => wcmp(attrs, h, self.params.wcmp_table),
-                    _ => ucmp_weighted(
-                        attrs,
-                        h,
-                        self.params.wcmp_table,
-                        self.params.ucmp_slack_percent,
-                    ),
-                };
-                hops[i]
-            }
-            RoutingKind::Adaptive => {
-                // Control packets (< 100 B) are ECMP-hashed (htsim); data takes the least-loaded port.
-                if !is_data || size < 100 {
-                    hops[ecmp(n)]
-                } else {
-                    self.stats.adaptive_decisions += 1;
-                    let ports = v.ports;
-                    let i = if self.params.quantized {
-                        let cap =
-                            v.buffer_cap[node.idx()] / v.node_ports[node.idx()].len().max(1) as u64;
-                        least_loaded(
-                            n,
-                            |i| quantize4(ports[hops[i].idx()].queued_bytes(), cap),
-                            rng,
-                        )
-                    } else {
-                        least_loaded(n, |i| ports[hops[i].idx()].queued_bytes(), rng)
-                    };
-                    hops[i]
-                }
-            }
-            RoutingKind::Lcmp | RoutingKind::LcmpArtifact => {
-                return self.lcmp_egress(v, node, src, dst, entropy, is_data, ingress);
-            }
-            RoutingKind::Te => {
-                let ti = self.te_idx[node.idx()] as usize;
-                let key = flow_key(FlowKeyKind::FiveTuple, sip, dip, sport, dport, !is_data);
-                if let Some(lp) = self.te[ti].lookup(v.now, key) {
-                    let p = v.node_ports[node.idx()][lp as usize];
-                    if hops.contains(&p) {
-                        return Some(p);
-                    }
-                }
-                let set = v.routes.set_id(node, dst_host).unwrap_or(u32::MAX);
-                let off = self.path_attrs(node, dst_host, v.routes, v.ports);
-                let table = self.params.te.granularity;
-                let attrs = &self.path_pool[off..off + n];
-                let port_local = &self.port_local;
-                let h = ecmp_hash(sip, dip, sport, dport, seed);
-                // The set's ports and weights are built once per set, not per flow.
-                let lp = self.te[ti].decide(v.now, key, h, set, || {
-                    let local = hops.iter().map(|p| port_local[p.idx()]).collect();
-                    (local, wcmp_weights(attrs, table))
-                });
-                v.node_ports[node.idx()][lp as usize]
-            }
+        let hash = ecmp_hash(sip, dip, sport, dport, v.hash_seed[node.idx()]);
+        let pkt = RoutePacket {
+            src_ip: sip,
+            dst_ip: dip,
+            sport,
+            dport,
+            entropy,
+            is_data,
+            size_bytes: pk.size_bytes,
+            hash,
         };
-        Some(egress)
+        let off = if self.routers[ri].needs_paths() {
+            Some(self.path_attrs(node, dst_host, v.routes, v.ports))
+        } else {
+            None
+        };
+        // The reverse direction's egress: back over the link the packet came in on, when the
+        // packet's ACKs have a choice here and that link is one of them.
+        let reverse = if is_data && self.routers[ri].pins_reverse() {
+            let back = v.ports[ingress.idx()].reverse;
+            let theirs = v.routes.next_hops(node, v.host_of_node[src.idx()]);
+            (theirs.len() > 1 && theirs.contains(&back)).then(|| {
+                let (rs, rd) = self.hash_ports(entropy, false);
+                (self.port_local[back.idx()], rs, rd)
+            })
+        } else {
+            None
+        };
+        let mut cand_local = std::mem::take(&mut self.cand_local);
+        cand_local.clear();
+        cand_local.extend(hops.iter().map(|p| self.port_local[p.idx()]));
+        let local = &v.node_ports[node.idx()];
+        let view = View {
+            now: v.now,
+            ports: v.ports,
+            local,
+            cands: &cand_local,
+            paths: off.map_or(&[][..], |o| &self.path_pool[o..o + n]),
+            scores: off.map_or(&[][..], |o| &self.path_cpath[o..o + n]),
+            set: Some((v.routes, node, dst_host)),
+            reverse,
+        };
+        let chosen = self.routers[ri].route(&pkt, &view, rng);
+        self.cand_local = cand_local;
+        let i = chosen?;
+        if let Some(log) = &mut self.decisions {
+            if let Some((scored, kept)) = self.routers[ri].take_decision() {
+                log.push(Decision {
+                    at: v.now,
+                    node,
+                    src_host: v.host_of_node[src.idx()],
+                    dst_host,
+                    data: is_data,
+                    candidates: scored
+                        .iter()
+                        .map(|s| {
+                            (v.ports[local[s.port as usize].idx()].peer, s.c_path, s.cong, s.cost)
+                        })
+                        .collect(),
+                    kept,
+                    chosen: v.ports[hops[i].idx()].peer,
+                });
+            }
+        }
+        Some(hops[i])
     }
 
     /// The (source, destination) UDP ports the switches hash for a packet of a flow with entropy
@@ -770,107 +555,17 @@ impl SwitchRouting {
         }
     }
 
-    /// LCMP at switch `node`: the flow cache, a decision on a miss, the reverse-path pin for ACKs.
-    #[allow(clippy::too_many_arguments)]
-    fn lcmp_egress(
-        &mut self,
-        v: &RouteView,
-        node: NodeId,
-        src: NodeId,
-        dst: NodeId,
-        entropy: u16,
-        is_data: bool,
-        ingress: PortId,
-    ) -> Option<PortId> {
-        let now = v.now;
-        let dst_host = v.host_of_node[dst.idx()];
-        let src_host = v.host_of_node[src.idx()];
-        let li = self.lcmp_idx[node.idx()] as usize;
-        let p = *self.lcmp[li].params();
-        let (sip, dip) = (node_ip(src.0), node_ip(dst.0));
-        let (sport, dport) = self.hash_ports(entropy, is_data);
-        let key = flow_key(p.flow_key, sip, dip, sport, dport, !is_data);
-        let hops = v.routes.next_hops(node, dst_host);
-        let n = hops.len();
-        // The reverse direction's egress: back over the link the packet came in on.
-        let reverse = v.ports[ingress.idx()].reverse;
-        let pin_reverse = is_data
-            && p.ack_routing == AckRouting::Reverse
-            && v.routes.next_hops(node, src_host).len() > 1
-            && v.routes.next_hops(node, src_host).contains(&reverse);
-        if n == 1 && !pin_reverse && !p.cache_every {
-            return Some(hops[0]);
-        }
-        let local = &v.node_ports[node.idx()];
-        let failover =
-            match self.lcmp[li].route_cached(now, key, |lp| hops.contains(&local[lp as usize])) {
-                Ok(lp) => return Some(local[lp as usize]),
-                Err(failover) => failover,
-            };
-        // A new flow (or one whose port went down): the candidates, with their path attributes
-        // when the decision reads them (`C_path`, or path delays for `routing.max_delay_spread`).
-        let need_cpath = p.path_scope == PathScope::Path;
-        let need_delay = p.max_delay_spread.is_some() && n > 1;
-        let off = if need_cpath || need_delay {
-            self.path_attrs(node, dst_host, v.routes, v.ports)
-        } else {
-            0
-        };
-        self.offered.clear();
-        for (i, &hp) in hops.iter().enumerate() {
-            let port = &v.ports[hp.idx()];
-            let c = Candidate {
-                port: self.port_local[hp.idx()],
-                link_rate_bps: port.rate.bps(),
-                link_delay: port.delay,
-                c_path: if need_cpath { self.path_cpath[off + i] } else { 0 },
-            };
-            self.offered.push((
-                c,
-                if need_delay { self.path_pool[off + i].path_delay } else { Time::ZERO },
-            ));
-        }
-        let queues = |out: &mut Vec<u64>| {
-            out.extend(local.iter().map(|np| v.ports[np.idx()].queued_bytes()))
-        };
-        let h = ecmp_hash(sip, dip, sport, dport, v.hash_seed[node.idx()]);
-        let rev = pin_reverse.then(|| {
-            let (rs, rd) = self.hash_ports(entropy, false);
-            (flow_key(p.flow_key, dip, sip, rs, rd, true), self.port_local[reverse.idx()])
-        });
-        let lp = self.lcmp[li].route_new(now, key, n, &self.offered, queues, h, failover, rev)?;
-        if pin_reverse {
-            self.stats.reverse_pins += 1;
-        }
-        if let Some(log) = &mut self.decisions {
-            let (scored, kept) = self.lcmp[li].last_decision();
-            log.push(Decision {
-                at: now,
-                node,
-                src_host,
-                dst_host,
-                data: is_data,
-                candidates: scored
-                    .iter()
-                    .map(|s| (v.ports[local[s.port as usize].idx()].peer, s.c_path, s.cong, s.cost))
-                    .collect(),
-                kept,
-                chosen: v.ports[local[lp as usize].idx()].peer,
-            });
-        }
-        Some(local[lp as usize])
+    /// The routing timers a run starts with (the routers' periodic timer, the link-utilisation
+    /// sampler), in the order to schedule them.
+    pub fn initial_timers(&self) -> [Option<(Time, RoutingTimer)>; 2] {
+        let tick = self.tick_interval().map(|t| (t, RoutingTimer::Tick));
+        let link_util = self.link_util.as_ref().map(|lu| (lu.interval, RoutingTimer::LinkUtil));
+        [tick, link_util]
     }
 
-    /// The routing timers a run starts with (the LCMP monitor, the link-utilisation sampler), in
-    /// the order to schedule them.
-    pub fn initial_timers(&self) -> [Option<(Time, RoutingTimer)>; 3] {
-        let monitor = (self.kind.is_lcmp()
-            && !self.lcmp.is_empty()
-            && self.params.lcmp.sampling == Sampling::Periodic)
-            .then_some((self.params.lcmp.monitor_interval, RoutingTimer::Monitor));
-        let link_util = self.link_util.as_ref().map(|lu| (lu.interval, RoutingTimer::LinkUtil));
-        let te = (!self.te.is_empty()).then_some((self.params.te.interval, RoutingTimer::Te));
-        [monitor, link_util, te]
+    /// The interval of the routers' periodic timer: the first scheme router's that has one.
+    fn tick_interval(&self) -> Option<Time> {
+        self.scheme_routers().find_map(|(_, r)| r.tick_interval())
     }
 
     /// A routing timer fired at `now`. `more_to_come`: some flow is still incomplete (a timer is
@@ -887,53 +582,36 @@ impl SwitchRouting {
     ) -> Option<(Time, RoutingTimer)> {
         let owned = |n: NodeId| own.is_none_or(|o| o[n.idx()]);
         match timer {
-            RoutingTimer::Monitor => {
-                self.on_monitor(now, ports, node_ports, owned);
-                more_to_come
-                    .then(|| (now + self.params.lcmp.monitor_interval, RoutingTimer::Monitor))
+            RoutingTimer::Tick => {
+                let interval = self.tick_interval()?;
+                for (u, &i) in self.router_of.iter().enumerate() {
+                    let node = NodeId::from_idx(u);
+                    if i == u32::MAX || !self.scheme_node[u] || !owned(node) {
+                        continue;
+                    }
+                    let r = &mut self.routers[i as usize];
+                    if r.tick_interval().is_none() {
+                        continue;
+                    }
+                    let view = View {
+                        now,
+                        ports,
+                        local: &node_ports[u],
+                        cands: &[],
+                        paths: &[],
+                        scores: &[],
+                        set: None,
+                        reverse: None,
+                    };
+                    r.on_tick(&view);
+                }
+                more_to_come.then(|| (now + interval, RoutingTimer::Tick))
             }
             RoutingTimer::LinkUtil => {
                 let lu = self.link_util.as_mut()?;
                 lu.sample(now, ports, owned);
                 more_to_come.then(|| (now + lu.interval, RoutingTimer::LinkUtil))
             }
-            RoutingTimer::Te => {
-                for (i, &node) in self.te_nodes.iter().enumerate() {
-                    if !owned(node) {
-                        continue;
-                    }
-                    let np = &node_ports[node.idx()];
-                    let sent: Vec<u64> = np
-                        .iter()
-                        .zip(&self.te_last_tx[i])
-                        .map(|(p, &last)| ports[p.idx()].tx_bytes - last)
-                        .collect();
-                    let rates: Vec<u64> = np.iter().map(|p| ports[p.idx()].rate.bps()).collect();
-                    self.te[i].round(&sent, &rates);
-                    self.te_last_tx[i] = np.iter().map(|p| ports[p.idx()].tx_bytes).collect();
-                }
-                more_to_come.then(|| (now + self.params.te.interval, RoutingTimer::Te))
-            }
-        }
-    }
-
-    /// The periodic LCMP congestion monitor: sample every port of every LCMP switch.
-    fn on_monitor(
-        &mut self,
-        now: Time,
-        ports: &[Port],
-        node_ports: &[Vec<PortId>],
-        owned: impl Fn(NodeId) -> bool,
-    ) {
-        for (i, &node) in self.lcmp_nodes.iter().enumerate() {
-            if !owned(node) {
-                continue;
-            }
-            self.queues.clear();
-            for &np in &node_ports[node.idx()] {
-                self.queues.push(ports[np.idx()].queued_bytes());
-            }
-            self.lcmp[i].monitor(now, &self.queues);
         }
     }
 
@@ -953,19 +631,15 @@ impl SwitchRouting {
     }
 
     /// Routing's part of a link change on `changed` (both directions of one link; `up`: it went
-    /// up or down, `None`: its rate or delay changed): LCMP switches mark the port for fast
-    /// failover or take its new rate; the path table is recomputed on demand.
+    /// up or down, `None`: its rate or delay changed): each end's router hears of its port (LCMP
+    /// marks it for fast failover or takes its new rate); the path table is recomputed on demand.
     pub fn on_link_change(&mut self, changed: [PortId; 2], up: Option<bool>, ports: &[Port]) {
         for p in changed {
             let node = ports[p.idx()].node;
-            let li = self.lcmp_idx[node.idx()];
-            if li != u32::MAX {
+            let ri = self.router_of[node.idx()];
+            if ri != u32::MAX && self.scheme_node[node.idx()] {
                 let l = self.port_local[p.idx()];
-                let r = &mut self.lcmp[li as usize];
-                match up {
-                    Some(u) => r.set_port_up(l, u),
-                    None => r.set_port_rate(l, ports[p.idx()].rate.bps()),
-                }
+                self.routers[ri as usize].on_port_change(l, up, ports[p.idx()].rate.bps());
             }
         }
         self.clear_paths();
@@ -976,7 +650,7 @@ impl SwitchRouting {
     #[inline]
     pub fn check_egress(&mut self, egress: &Port) {
         if !egress.up {
-            self.stats.sent_to_down_port += 1;
+            self.sent_to_down_port += 1;
         }
     }
 }
@@ -996,28 +670,5 @@ impl LinkUtilRecorder {
             self.rows.push((now, i as u32, b - self.last[i]));
             self.last[i] = b;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::path_index;
-
-    /// A flow's logical paths (consecutive low bytes under one high byte) keep consecutive
-    /// indices, so 16 of them cover the 16 residues a Clos's two digits read; flows differ in
-    /// where they start.
-    #[test]
-    fn path_indices_are_consecutive_within_a_flow_and_offset_between_flows() {
-        for high in [0u16, 1, 0x12, 0xC0, 0xFF] {
-            let base = path_index(high << 8);
-            let mut residues: Vec<u16> = (0..16u16).map(|p| path_index((high << 8) + p)).collect();
-            assert!(residues.iter().enumerate().all(|(p, &i)| i == base.wrapping_add(p as u16)));
-            residues.iter_mut().for_each(|i| *i %= 16);
-            residues.sort_unstable();
-            assert_eq!(residues, (0..16).collect::<Vec<u16>>());
-        }
-        let starts: std::collections::BTreeSet<u16> =
-            (0..=255u16).map(|h| path_index(h << 8) % 16).collect();
-        assert_eq!(starts.len(), 16, "flows start on every one of 16 physical paths");
     }
 }

@@ -94,7 +94,7 @@ fn dci_link_failure_moves_flows_at_their_next_packet() {
         "every flow completes"
     );
     // Nothing was ever queued on the down port.
-    assert_eq!(sim.routing().stats.sent_to_down_port, 0);
+    assert_eq!(sim.routing().stats().sent_to_down_port, 0);
     // The only losses are the packets on or queued at the link when it failed.
     assert_eq!(sim.stats().data_dropped[DropReason::BufferFull as usize], 0);
     assert!(
@@ -103,7 +103,12 @@ fn dci_link_failure_moves_flows_at_their_next_packet() {
     );
     // DC1's DCI: the flows it had placed on DC6 were re-decided once each, at their next packet,
     // and no new decision chose the dead port.
-    let lr = sim.routing().lcmp_of(dci1).expect("DC1's DCI runs LCMP");
+    let lr = sim
+        .routing()
+        .router_of(dci1)
+        .and_then(|r| r.as_lcmp())
+        .map(|l| &*l.router)
+        .expect("DC1's DCI runs LCMP");
     let dc6_port = sim.node_ports()[dci1.idx()]
         .iter()
         .position(|p| sim.ports()[p.idx()].link.idx() == link)
@@ -129,8 +134,15 @@ fn no_failure_no_failover() {
     let sc = parse(&scenario("lcmp", &flows, 70, 5000), Path::new("."), &[], None).unwrap();
     let r = run(&sc, false).unwrap();
     assert_eq!(r.flows.iter().filter(|f| f.finish_ns.is_some()).count(), 16);
-    let fo: u64 = r.sim.routing().lcmp.iter().map(|l| l.stats.failovers).sum();
+    let fo: u64 = r
+        .sim
+        .routing()
+        .scheme_routers()
+        .filter_map(|(_, r)| r.as_lcmp())
+        .map(|l| &*l.router)
+        .map(|l| l.stats.failovers)
+        .sum();
     assert_eq!(fo, 0);
-    assert_eq!(r.sim.routing().stats.sent_to_down_port, 0);
+    assert_eq!(r.sim.routing().stats().sent_to_down_port, 0);
     assert_eq!(r.sim.stats().data_dropped.iter().sum::<u64>(), 0);
 }

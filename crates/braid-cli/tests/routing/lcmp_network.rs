@@ -153,7 +153,15 @@ fn control_plane_path_table() {
     let dci1 = braid_core::NodeId::from_idx(
         sim.topo().nodes.iter().position(|n| n.name == "dci176").unwrap(),
     );
-    assert_eq!(sim.routing().lcmp_of(dci1).unwrap().max_delay(), Time::from_ms(256));
+    assert_eq!(
+        sim.routing()
+            .router_of(dci1)
+            .and_then(|r| r.as_lcmp())
+            .map(|l| &*l.router)
+            .unwrap()
+            .max_delay(),
+        Time::from_ms(256)
+    );
     let routes = sim.routes().clone();
     let ports = sim.ports().to_vec();
     let c = sim.routing_mut().describe_candidates(dci1, 112, &routes, &ports);

@@ -107,8 +107,18 @@ fn each_scheme_uses_the_expected_links() {
     // Each flow was decided once at DC1's DCI; its ACKs came back along the reverse path.
     let dci1 =
         NodeId::from_idx(r.sim.topo().nodes.iter().position(|n| n.name == "dci176").unwrap());
-    assert_eq!(r.sim.routing().lcmp_of(dci1).unwrap().stats.decisions, 96);
-    assert!(r.sim.routing().stats.reverse_pins >= 96);
+    assert_eq!(
+        r.sim
+            .routing()
+            .router_of(dci1)
+            .and_then(|r| r.as_lcmp())
+            .map(|l| &*l.router)
+            .unwrap()
+            .stats
+            .decisions,
+        96
+    );
+    assert!(r.sim.routing().stats().reverse_pins >= 96);
     // LCMP, artifact profile: per-next-hop costs DC6 64, DC4 82, DC7 132 (`docs/lcmp.md`,
     // topologies).
     assert_eq!(used(&dc1_wan_bytes(&poscor("lcmp-artifact", &flows, &[]))), ["DC4", "DC6", "DC7"]);
@@ -227,7 +237,7 @@ fn adaptive_routing_spreads_packets_per_packet() {
         let sc = parse(LEAF_SPINE, Path::new("."), &set, None).unwrap();
         let r = run(&sc, false).unwrap();
         assert_eq!(r.flows.iter().filter(|f| f.finish_ns.is_some()).count(), 4);
-        assert!(r.sim.routing().stats.adaptive_decisions > 0);
+        assert!(r.sim.routing().stats().adaptive_decisions > 0);
         let sim = &r.sim;
         // Leaf 0's uplinks: ports from the first leaf to the spines.
         let leaf0 = NodeId::from_idx(

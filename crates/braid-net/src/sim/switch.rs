@@ -49,7 +49,6 @@ impl Sim {
                     routes: &self.routes,
                     host_of_node: &self.host_of_node,
                     hash_seed: &self.hash_seed,
-                    buffer_cap: &self.buffer_cap,
                 };
                 self.routing.select_egress(
                     &view,
@@ -480,7 +479,6 @@ mod tests {
                             routes: &sim.routes,
                             host_of_node: &sim.host_of_node,
                             hash_seed: &sim.hash_seed,
-                            buffer_cap: &sim.buffer_cap,
                         };
                         let ingress = sim.node_ports[node.idx()][0];
                         let hops = sim.routes.next_hops(node, sim.host_of_node[dst.idx()]);

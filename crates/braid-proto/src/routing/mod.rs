@@ -53,10 +53,14 @@
 //! (the artifact's); `gc_budget` 2. The other kinds' knobs: `quantized` (adaptive, default false),
 //! `wcmp_table` (64), `ucmp_slack` (percent, 100).
 
+pub mod adaptive;
 pub mod cost;
 pub mod flow_cache;
+pub mod hashed;
 pub mod lcmp;
+pub mod lcmp_switch;
 mod params;
+pub mod router;
 pub mod select;
 pub mod te;
 
@@ -65,110 +69,7 @@ use braid_core::{Knob, Rate, Time};
 pub use flow_cache::{CacheLookup, CacheStats, FlowCache};
 pub use lcmp::{Candidate, LcmpRouter, LcmpStats, Scored};
 pub use params::*;
-
-/// The routing scheme a scenario selects (`routing.kind`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RoutingKind {
-    /// MurmurHash3 of the 5-tuple (UDP source port = entropy), seeded per switch.
-    Ecmp,
-    /// Entropy modulo the number of next hops (the Rondo testbed's steering by UDP source port).
-    EntropyIndexed,
-    /// The entropy as a path index read digit by digit (Rondo §4.4: "a transport-level path
-    /// identifier that the network maps to a physical forwarding path"): a switch of tier `t`
-    /// takes `⌊index / D_t⌋ mod n` of its `n` next hops, `D_t` being the product of the
-    /// up-link fan-outs of the tiers below it, the index being the entropy's low byte offset by
-    /// a scramble of its high byte. On a Clos or fat-tree a flow's logical paths `p = 0, 1, …`
-    /// then reach distinct physical paths (16 between pods of the 320-host Clos), each flow
-    /// starting at its own, where plain entropy-indexing repeats the same digit at every tier.
-    PathIndex,
-    /// Weighted-cost multipath: weights ∝ path capacity.
-    Wcmp,
-    /// The LCMP artifact's UCMP: hash among the maximum-capacity next hops.
-    Ucmp,
-    /// UCMP with weights: paths within a latency slack of the best, weights ∝ capacity.
-    UcmpWeighted,
-    /// LCMP, the paper's design.
-    Lcmp,
-    /// LCMP as the published artifact behaves.
-    LcmpArtifact,
-    /// RoCE adaptive routing: the least-loaded eligible port, per packet.
-    Adaptive,
-    /// A RedTE-like traffic-engineering baseline: splitting ratios per destination updated every
-    /// `te_interval` from measured utilisations, new flows hashed onto them ([`te`]).
-    Te,
-}
-
-impl RoutingKind {
-    /// Every kind's scenario name.
-    pub const NAMES: &'static [&'static str] = &[
-        "ecmp",
-        "entropy",
-        "path-index",
-        "wcmp",
-        "ucmp",
-        "ucmp-weighted",
-        "lcmp",
-        "lcmp-artifact",
-        "adaptive",
-        "te",
-    ];
-
-    /// Parse a scenario name.
-    pub fn parse(s: &str) -> Result<RoutingKind, String> {
-        Ok(match s {
-            "ecmp" => RoutingKind::Ecmp,
-            "entropy" | "entropy-indexed" => RoutingKind::EntropyIndexed,
-            "path-index" => RoutingKind::PathIndex,
-            "wcmp" => RoutingKind::Wcmp,
-            "ucmp" => RoutingKind::Ucmp,
-            "ucmp-weighted" => RoutingKind::UcmpWeighted,
-            "lcmp" => RoutingKind::Lcmp,
-            "lcmp-artifact" => RoutingKind::LcmpArtifact,
-            "adaptive" => RoutingKind::Adaptive,
-            "te" => RoutingKind::Te,
-            other => {
-                return Err(format!(
-                    "unknown routing kind `{other}` (known: {})",
-                    Self::NAMES.join(", ")
-                ))
-            }
-        })
-    }
-
-    /// The scenario name.
-    pub fn name(self) -> &'static str {
-        match self {
-            RoutingKind::Ecmp => "ecmp",
-            RoutingKind::EntropyIndexed => "entropy",
-            RoutingKind::PathIndex => "path-index",
-            RoutingKind::Wcmp => "wcmp",
-            RoutingKind::Ucmp => "ucmp",
-            RoutingKind::UcmpWeighted => "ucmp-weighted",
-            RoutingKind::Lcmp => "lcmp",
-            RoutingKind::LcmpArtifact => "lcmp-artifact",
-            RoutingKind::Adaptive => "adaptive",
-            RoutingKind::Te => "te",
-        }
-    }
-
-    /// An LCMP kind.
-    pub fn is_lcmp(self) -> bool {
-        matches!(self, RoutingKind::Lcmp | RoutingKind::LcmpArtifact)
-    }
-
-    /// A kind that needs the control plane's per-path attributes (delay, bottleneck).
-    pub fn needs_paths(self) -> bool {
-        matches!(
-            self,
-            RoutingKind::Ucmp
-                | RoutingKind::Wcmp
-                | RoutingKind::UcmpWeighted
-                | RoutingKind::Lcmp
-                | RoutingKind::LcmpArtifact
-                | RoutingKind::Te
-        )
-    }
-}
+pub use router::{register_router, Router, RoutingKind, SwitchRouter};
 
 /// The flow key of a packet for the flow cache: the 5-tuple (addresses, UDP ports, protocol) and
 /// the direction (`reply` for ACKs, NAKs and other packets going back to the sender), or the

@@ -28,6 +28,10 @@ use std::collections::BTreeMap;
 
 use braid_core::Time;
 
+use super::router::{impl_router, position, RouterBuild, SwitchSetup, SwitchView};
+use super::select::wcmp_weights;
+use super::{flow_key, FlowKeyKind, RoutingParams};
+
 use super::flow_cache::{CacheLookup, FlowCache};
 
 /// TE's knobs (`routing.te_interval`, `te_step`, `te_granularity`, `te_window`, `te_threshold`).
@@ -197,6 +201,67 @@ impl TeRouter {
     /// The flow cache (for its counters).
     pub fn cache(&self) -> &FlowCache {
         &self.cache
+    }
+}
+
+/// A RedTE-like TE switch ([`TeRouter`]): new flows hashed onto splitting ratios per candidate
+/// set, which a control loop shifts every `routing.te_interval` from the ports' utilisation.
+#[derive(Clone, Debug)]
+pub struct Te {
+    /// The switch's TE state (boxed, as [`Lcmp::router`]).
+    pub router: Box<TeRouter>,
+    table: u32,
+    /// Bytes each port had sent at the last round.
+    last_tx: Vec<u64>,
+}
+
+impl_router! { Te, |me, pkt, v, _rng| {
+    let key = flow_key(
+        FlowKeyKind::FiveTuple,
+        pkt.src_ip,
+        pkt.dst_ip,
+        pkt.sport,
+        pkt.dport,
+        !pkt.is_data,
+    );
+    if let Some(lp) = me.router.lookup(v.now(), key) {
+        if let Some(i) = position(v, lp) {
+            return Some(i);
+        }
+    }
+    let (attrs, table) = (v.paths(), me.table);
+    // The set's ports and weights are built once per set, not per flow.
+    let lp = me.router.decide(v.now(), key, pkt.hash, v.set_id(), || {
+        (v.candidates().to_vec(), wcmp_weights(attrs, table))
+    });
+    position(v, lp)
+}
+    #[inline]
+    fn needs_paths(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn tick_interval(&self) -> Option<Time> {
+        Some(self.router.params().interval)
+    }
+    fn on_tick(&mut self, v: &dyn SwitchView) {
+        let n = v.port_count() as u16;
+        let sent: Vec<u64> = (0..n).map(|l| v.tx_bytes(l) - self.last_tx[l as usize]).collect();
+        let rates: Vec<u64> = (0..n).map(|l| v.rate_bps(l)).collect();
+        self.router.round(&sent, &rates);
+        self.last_tx = (0..n).map(|l| v.tx_bytes(l)).collect();
+    }
+}
+
+impl RouterBuild for Te {
+    const NAME: &'static str = "te";
+    fn build(p: &RoutingParams, sw: &mut SwitchSetup) -> Result<Te, String> {
+        let n = sw.port_rates.len();
+        Ok(Te {
+            router: Box::new(TeRouter::new(p.te, n)),
+            table: p.te.granularity,
+            last_tx: vec![0; n],
+        })
     }
 }
 
