@@ -160,7 +160,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
                 format!("[groups.{name}.transport] {e}")
             }
         };
-        let spec = braid_proto::transport::TransportSpec::from_config(tc).map_err(at)?;
+        let spec = braid_proto::transport::SenderFactory::from_config(tc).map_err(at)?;
         kits.push((spec, tc));
     }
     for note in rto_notes(sc, max_rtt) {
@@ -222,7 +222,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             })
         })
         .collect();
-    sim.set_transport_specs(kits.iter().map(|k| k.0.clone()).collect());
+    sim.set_sender_factories(kits.iter().map(|k| k.0.clone()).collect());
     for (c, &i0) in first_msg.iter().enumerate() {
         let i = i0 as usize;
         let f = &wl.flows[i];

@@ -40,7 +40,7 @@ use braid_core::{
     Arena, EventQueue, FlowId, IntStack, LinkId, NodeId, Packet, PortId, Rate, Rng, Time,
 };
 use braid_proto::receiver::Receiver;
-use braid_proto::transport::{FlowEnv, PathSample, Sender, TransportSpec};
+use braid_proto::transport::{FlowEnv, PathSample, Sender, SenderFactory};
 
 use crate::config::{LinkChange, LinkEvent, NetConfig};
 use crate::port::{Port, NOT_A_HOST};
@@ -220,7 +220,7 @@ pub struct Sim {
     /// Connections: the senders and receivers the flows are sent on.
     conns: Vec<Conn>,
     /// Per flow group: the transport its deferred senders are built from ([`Sim::defer_sender`]).
-    specs: Vec<TransportSpec>,
+    factories: Vec<SenderFactory>,
     /// A one-message connection lets its sender go when it finishes (keeping its recovery
     /// counters); [`Sim::keep_finished_senders`] turns this off for tools that read senders after
     /// a run.
@@ -452,7 +452,7 @@ impl Sim {
             candidates_at: HashMap::default(),
             port_states_at: None,
             live_port_states: None,
-            specs: Vec::new(),
+            factories: Vec::new(),
             release_finished: true,
             master_seed: seed,
             part: None,

@@ -25,7 +25,7 @@ use braid_core::{PacketKind, Rate, Rng, Time};
 use crate::cc::CcEnv;
 use crate::events::{AckIn, FlowEnv, TxPacket};
 use crate::receiver::{AckOut, DataIn, Receiver, RxVerdict};
-use crate::transport::{Sender, SenderOps, TransportConfig, TransportSpec};
+use crate::transport::{Sender, SenderFactory, SenderOps, TransportConfig};
 
 /// The environment of a one-message flow of `size_bytes` that starts at time zero, for a test:
 /// a NIC of `line_rate`, packets of `mtu_bytes`, paths of base RTT `rtt` (so the network's
@@ -207,7 +207,7 @@ impl Pair<Sender> {
         env: &FlowEnv,
         paths: Vec<PathModel>,
     ) -> Result<Pair<Sender>, String> {
-        let spec = TransportSpec::from_config(tc)?;
+        let spec = SenderFactory::from_config(tc)?;
         let sender = spec.build(env)?;
         let pkts = env.size_bytes.div_ceil(env.cc.mtu_bytes as u64).max(1) as u32;
         let wire = env.cc.mtu_bytes as u64 + tc.header_bytes as u64;

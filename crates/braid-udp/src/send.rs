@@ -23,7 +23,7 @@ use std::time::Duration;
 use braid_core::{PacketKind, Rate, Time};
 use braid_proto::cc::{CcEnv, CcKind};
 use braid_proto::events::{AckIn, FlowEnv};
-use braid_proto::transport::{Sender, TransportConfig, TransportSpec};
+use braid_proto::transport::{Sender, SenderFactory, TransportConfig};
 
 use crate::io::{
     any_addr_for, bind, send_all, set_dscp, until, wait_readable, wait_until, Clock, RecvBatch,
@@ -207,7 +207,7 @@ pub fn send(
     }
     // Checked now (a sender for a reference environment); built again below once the round
     // trips are known.
-    let spec = TransportSpec::from_config(tc).map_err(SendError::BadInput)?;
+    let spec = SenderFactory::from_config(tc).map_err(SendError::BadInput)?;
     let probe_env = FlowEnv {
         cc: CcEnv {
             line_rate: opts.line_rate,
@@ -266,7 +266,7 @@ pub fn send(
     let base_rtt = opts.base_rtt.unwrap_or(min_rtt + pkt_time);
     let max_rtt = opts.base_rtt.unwrap_or(max_rtt + pkt_time).max(base_rtt);
     let (tc, notes) = timers_for_rtt(tc, max_rtt);
-    let spec = TransportSpec::from_config(&tc).map_err(SendError::BadInput)?;
+    let spec = SenderFactory::from_config(&tc).map_err(SendError::BadInput)?;
     let now = clock.now();
     let env = FlowEnv {
         cc: CcEnv {

@@ -19,7 +19,7 @@ use std::process::Command;
 
 use braid_cli::run::run;
 use braid_cli::scenario::parse;
-use braid_proto::transport::TransportSpec;
+use braid_proto::transport::SenderFactory;
 
 const TRANSPORTS: &[&str] = &["roce", "rondo", "rrps", "mprdma", "falcon", "uet", "eqds"];
 
@@ -186,12 +186,12 @@ fn each_group_runs_its_own_transport_and_the_outputs_name_it() {
         // The sender is built from the group's transport when the flow starts (and let go when
         // it finishes): the transport it is built from, and the one built then, are checked.
         let conn = r.sim.flows()[i].conn as usize;
-        let spec = r.sim.transport_spec(conn).expect("groups' transports given");
+        let spec = r.sim.sender_factory(conn).expect("groups' transports given");
         assert!(
             if bg {
-                matches!(spec, TransportSpec::Roce(_))
+                matches!(spec, SenderFactory::Roce(_))
             } else {
-                matches!(spec, TransportSpec::Rondo(_))
+                matches!(spec, SenderFactory::Rondo(_))
             },
             "flow {i}"
         );

@@ -26,7 +26,7 @@ impl Sim {
             c.started = true;
             if let Some(env) = c.pending.take() {
                 c.sender = Some(Box::new(
-                    self.specs[c.group as usize]
+                    self.factories[c.group as usize]
                         .build(&env)
                         .expect("a deferred sender was checked when its connection was made"),
                 ));

@@ -50,26 +50,26 @@ impl Sim {
 
     /// The transport of each flow group (by group index), from which deferred senders are built
     /// ([`Sim::defer_sender`]).
-    pub fn set_transport_specs(&mut self, specs: Vec<TransportSpec>) {
-        self.specs = specs;
+    pub fn set_sender_factories(&mut self, factories: Vec<SenderFactory>) {
+        self.factories = factories;
     }
 
     /// The transport connection `conn`'s group runs, if the groups' transports were given
-    /// ([`Sim::set_transport_specs`]).
-    pub fn transport_spec(&self, conn: usize) -> Option<&TransportSpec> {
-        self.specs.get(self.conns[conn].group as usize)
+    /// ([`Sim::set_sender_factories`]).
+    pub fn sender_factory(&self, conn: usize) -> Option<&SenderFactory> {
+        self.factories.get(self.conns[conn].group as usize)
     }
 
     /// Build connection `conn`'s sender only when it first starts, from `env` and its group's
-    /// transport ([`Sim::set_transport_specs`]), rather than keep the one it was made with: a
+    /// transport ([`Sim::set_sender_factories`]), rather than keep the one it was made with: a
     /// run's senders then take memory only while their connections are in progress. The
-    /// sender it was made with (the same build: `TransportSpec::build` is a function of `env`)
+    /// sender it was made with (the same build: `SenderFactory::build` is a function of `env`)
     /// has checked `env`, so the build at the start cannot fail.
     pub fn defer_sender(&mut self, conn: u32, env: FlowEnv) {
         let c = &mut self.conns[conn as usize];
         assert!(
-            (c.group as usize) < self.specs.len(),
-            "defer_sender: no transport for group {} (Sim::set_transport_specs)",
+            (c.group as usize) < self.factories.len(),
+            "defer_sender: no transport for group {} (Sim::set_sender_factories)",
             c.group
         );
         assert!(!c.started, "defer_sender: connection {conn} has started");
@@ -90,7 +90,7 @@ impl Sim {
         let c = &self.conns[conn];
         match (&c.sender, &c.pending) {
             (Some(s), _) => Some(f(s)),
-            (None, Some(env)) => Some(f(&self.specs[c.group as usize]
+            (None, Some(env)) => Some(f(&self.factories[c.group as usize]
                 .build(env)
                 .expect("a deferred sender was checked when its connection was made"))),
             (None, None) => None,

@@ -8,7 +8,7 @@
 //! differ override.
 //!
 //! Braid's own transports are listed once in `transport/mod.rs` (`transports!`), which builds the
-//! [`TransportKind`](super::TransportKind), [`TransportSpec`](super::TransportSpec) and
+//! [`TransportKind`](super::TransportKind), [`SenderFactory`](super::SenderFactory) and
 //! [`Sender`](super::Sender) enums from the list: enum dispatch, one `match` per call, no trait
 //! object on the hot path. A transport written outside this crate implements the same trait and
 //! is added at run time with [`register_transport`]: its flows then run behind one boxed
@@ -186,20 +186,21 @@ pub struct PluginEntry {
     /// [`Transport::cc_name`].
     pub cc_name: fn(CcKind) -> &'static str,
     /// [`Transport::read_config`], type-erased.
-    pub config: fn(&TransportConfig) -> Result<PluginConfig, String>,
+    pub config: fn(&TransportConfig) -> Result<ErasedConfig, String>,
     /// [`Transport::new`] on a configuration `config` returned.
     pub build: PluginBuild,
 }
 
 /// [`Transport::new`] of a registered transport, on its type-erased configuration.
-pub type PluginBuild = fn(&PluginConfig, &FlowEnv) -> Result<Box<dyn SenderOps>, String>;
+pub type PluginBuild = fn(&ErasedConfig, &FlowEnv) -> Result<Box<dyn SenderOps>, String>;
 
-/// A registered transport's configuration, type-erased.
+/// A registered transport's [`Transport::Config`], type-erased (held by
+/// [`SenderFactory::Plugin`](super::SenderFactory::Plugin)).
 #[derive(Clone)]
-pub struct PluginConfig {
+pub struct ErasedConfig {
     /// The configuration ([`Transport::Config`]).
     pub value: Arc<dyn Any + Send + Sync>,
-    /// Its `Debug` rendering (for `TransportSpec`'s `Debug`).
+    /// Its `Debug` rendering (for `SenderFactory`'s `Debug`).
     pub debug: Arc<str>,
     /// [`Transport::ack_every_bytes`] of it.
     pub ack_every_bytes: Option<u64>,
@@ -209,15 +210,15 @@ pub struct PluginConfig {
     pub uses_longest_path_rtt: bool,
 }
 
-impl Debug for PluginConfig {
+impl Debug for ErasedConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.debug)
     }
 }
 
-fn plugin_config<T: Transport>(tc: &TransportConfig) -> Result<PluginConfig, String> {
+fn plugin_config<T: Transport>(tc: &TransportConfig) -> Result<ErasedConfig, String> {
     let c = T::read_config(tc)?;
-    Ok(PluginConfig {
+    Ok(ErasedConfig {
         debug: format!("{c:?}").into(),
         ack_every_bytes: T::ack_every_bytes(&c),
         sack_below: T::sack_below(&c),
@@ -227,7 +228,7 @@ fn plugin_config<T: Transport>(tc: &TransportConfig) -> Result<PluginConfig, Str
 }
 
 fn plugin_build<T: Transport>(
-    cfg: &PluginConfig,
+    cfg: &ErasedConfig,
     env: &FlowEnv,
 ) -> Result<Box<dyn SenderOps>, String> {
     let c = cfg

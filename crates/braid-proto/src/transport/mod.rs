@@ -11,7 +11,7 @@
 //!
 //! The contract is the trait [`Transport`] (`contract.rs`): one type per transport, with its
 //! configuration, knobs, defaults and constructor. The transports are listed once, in
-//! `transports!` below, which builds [`TransportKind`], [`TransportSpec`] and [`Sender`] from the
+//! `transports!` below, which builds [`TransportKind`], [`SenderFactory`] and [`Sender`] from the
 //! list: variants are dispatched by `enum`, not trait objects — one match per call on the hot
 //! path. A transport written outside this crate is added with [`register_transport`] and runs
 //! behind the `Plugin` variants.
@@ -42,7 +42,7 @@ pub use baseline_util::MAX_PATHS;
 
 pub use cc_sender::{CcSender, PathPolicy};
 pub use contract::{
-    register_transport, PluginConfig, PluginEntry, SenderClone, SenderOps, Transport,
+    register_transport, ErasedConfig, PluginEntry, SenderClone, SenderOps, Transport,
 };
 pub use eqds::{EqdsConfig, EqdsSender};
 pub use events::{AckIn, FlowEnv, TimerKind, TimerTable, TxPacket};
@@ -152,61 +152,64 @@ macro_rules! transports {
             }
         }
 
-        /// A transport's typed configuration, read once per scenario by the scenario layer: what
-        /// each flow's sender is built from.
+        /// What each flow's sender is built from ([`SenderFactory::build`]): the scenario's
+        /// [`TransportConfig`] read once per scenario into the transport's own
+        /// [`Transport::Config`] ([`SenderFactory::from_config`]). A transport's configuration
+        /// has these two forms only: as the scenario gives it ([`TransportConfig`]) and as the
+        /// transport reads it (`Transport::Config`, which this holds).
         #[derive(Clone, Debug)]
-        pub enum TransportSpec {
+        pub enum SenderFactory {
             $( $(#[$doc])* $variant(<$sender as Transport>::Config), )*
-            /// A registered transport's configuration.
-            Plugin(u16, PluginConfig),
+            /// A registered transport's `Transport::Config`, type-erased.
+            Plugin(u16, ErasedConfig),
         }
 
-        impl TransportSpec {
+        impl SenderFactory {
             /// Read the transport-specific knobs of `tc` once into its kind's typed configuration.
             /// Errors name the scenario field at fault.
-            pub fn from_config(tc: &TransportConfig) -> Result<TransportSpec, String> {
+            pub fn from_config(tc: &TransportConfig) -> Result<SenderFactory, String> {
                 Ok(match tc.kind {
-                    $( TransportKind::$variant => TransportSpec::$variant(<$sender as Transport>::read_config(tc)?), )*
-                    TransportKind::Plugin(i) => TransportSpec::Plugin(i, (PLUGINS.get(i).config)(tc)?),
+                    $( TransportKind::$variant => SenderFactory::$variant(<$sender as Transport>::read_config(tc)?), )*
+                    TransportKind::Plugin(i) => SenderFactory::Plugin(i, (PLUGINS.get(i).config)(tc)?),
                 })
             }
             /// Build the sender of one flow.
             pub fn build(&self, env: &FlowEnv) -> Result<Sender, String> {
                 Ok(match self {
-                    $( TransportSpec::$variant(c) => Sender::$variant(<$sender as Transport>::new(c, env)?), )*
-                    TransportSpec::Plugin(i, c) => Sender::Plugin((PLUGINS.get(*i).build)(c, env)?),
+                    $( SenderFactory::$variant(c) => Sender::$variant(<$sender as Transport>::new(c, env)?), )*
+                    SenderFactory::Plugin(i, c) => Sender::Plugin((PLUGINS.get(*i).build)(c, env)?),
                 })
             }
             /// The receivers of this transport coalesce ACKs, one per this many accepted wire
             /// bytes (UET's `ack_every_bytes`; see [`crate::receiver`]); `None`: one ACK per packet.
             pub fn ack_every_bytes(&self) -> Option<u64> {
                 match self {
-                    $( TransportSpec::$variant(c) => <$sender as Transport>::ack_every_bytes(c), )*
-                    TransportSpec::Plugin(_, c) => c.ack_every_bytes,
+                    $( SenderFactory::$variant(c) => <$sender as Transport>::ack_every_bytes(c), )*
+                    SenderFactory::Plugin(_, c) => c.ack_every_bytes,
                 }
             }
             /// Whether the transport sends one flow's packets over several paths (every one but
             /// RoCE, which keeps one path unless the switches spray its packets themselves).
             pub fn is_multipath(&self) -> bool {
                 match self {
-                    $( TransportSpec::$variant(_) => <$sender as Transport>::MULTIPATH, )*
-                    TransportSpec::Plugin(i, _) => PLUGINS.get(*i).multipath,
+                    $( SenderFactory::$variant(_) => <$sender as Transport>::MULTIPATH, )*
+                    SenderFactory::Plugin(i, _) => PLUGINS.get(*i).multipath,
                 }
             }
             /// Whether the transport's senders read `FlowEnv::longest_path_rtt` (the driver
             /// works it out only then; Rondo's `rtt_bound`).
             pub fn uses_longest_path_rtt(&self) -> bool {
                 match self {
-                    $( TransportSpec::$variant(c) => <$sender as Transport>::uses_longest_path_rtt(c), )*
-                    TransportSpec::Plugin(_, c) => c.uses_longest_path_rtt,
+                    $( SenderFactory::$variant(c) => <$sender as Transport>::uses_longest_path_rtt(c), )*
+                    SenderFactory::Plugin(_, c) => c.uses_longest_path_rtt,
                 }
             }
             /// Whether the flow's receiver puts the bitmap of the 64 PSNs below the acknowledged
             /// one in every ACK (`Receiver::with_sack_below`; Rondo's `ack_bitmap`).
             pub fn sack_below(&self) -> bool {
                 match self {
-                    $( TransportSpec::$variant(c) => <$sender as Transport>::sack_below(c), )*
-                    TransportSpec::Plugin(_, c) => c.sack_below,
+                    $( SenderFactory::$variant(c) => <$sender as Transport>::sack_below(c), )*
+                    SenderFactory::Plugin(_, c) => c.sack_below,
                 }
             }
         }
@@ -284,7 +287,7 @@ impl TransportConfig {
     /// messages) whose packets carry `wire_bytes` on the wire: the mode of
     /// [`TransportConfig::rx_mode`], with the ACK coalescing, duplicate ACKs and SACK bitmap
     /// the transport (`spec`, read from this configuration) and its recovery ask for.
-    pub fn receiver(&self, spec: &TransportSpec, pkts: u32, wire_bytes: u64) -> Receiver {
+    pub fn receiver(&self, spec: &SenderFactory, pkts: u32, wire_bytes: u64) -> Receiver {
         let rx = Receiver::new(self.rx_mode(), pkts);
         match spec.ack_every_bytes() {
             Some(every) => rx.with_ack_coalescing(every, wire_bytes),
@@ -297,7 +300,7 @@ impl TransportConfig {
     /// Check every knob by building a sender for a reference 100 Gb/s environment.
     pub fn validate(&self) -> Result<(), String> {
         let env = FlowEnv::one_message(1 << 20, crate::cc::CcEnv::reference_100g());
-        TransportSpec::from_config(self)?.build(&env).map(|_| ())
+        SenderFactory::from_config(self)?.build(&env).map(|_| ())
     }
 }
 
