@@ -257,6 +257,11 @@ pub const LCMP_PORT_STATE_BYTES: u64 = 24;
 /// See [`LCMP_PORT_STATE_BYTES`].
 pub const LCMP_ENTRY_STATE_BYTES: u64 = 24;
 
+/// Reverse-path entries the LCMP switches recorded for ACKs (`ack_routing = reverse`).
+pub fn reverse_pins(rt: &SwitchRouting) -> u64 {
+    rt.scheme_routers().filter_map(|(_, r)| r.as_lcmp()).map(|l| l.reverse_pins).sum()
+}
+
 /// The LCMP switches and their routers, in node order.
 fn lcmp_switches(rt: &SwitchRouting) -> impl Iterator<Item = (braid_core::NodeId, &LcmpRouter)> {
     rt.scheme_routers().filter_map(|(n, r)| r.as_lcmp().map(|l| (n, &*l.router)))
@@ -462,7 +467,7 @@ pub fn summarize_routing(s: &mut Summary, sc: &Scenario, sim: &Sim, flows: &[Flo
                     lcmp.iter().map(|r| r.cache().stats.peak_entries).max().unwrap_or(0) as i128
                 ),
             ),
-            ("reverse_pins".to_string(), Value::Int(rt.stats().reverse_pins as i128)),
+            ("reverse_pins".to_string(), Value::Int(reverse_pins(rt) as i128)),
             ("cache_full_flows".to_string(), Value::Int(sum(|r| r.stats.cache_full_flows))),
         ];
         s.set("lcmp", Value::Obj(obj));

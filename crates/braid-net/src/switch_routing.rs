@@ -70,10 +70,6 @@ pub enum RoutingTimer {
 pub struct RoutingStats {
     /// Packets a switch queued on a port whose link was down (must stay 0).
     pub sent_to_down_port: u64,
-    /// Reverse-path entries recorded for ACKs (LCMP `ack_routing = reverse`).
-    pub reverse_pins: u64,
-    /// Per-packet adaptive-routing decisions.
-    pub adaptive_decisions: u64,
 }
 
 /// Per-link utilisation samples of the DCI-to-DCI ports (LCMP Fig. 1b).
@@ -378,23 +374,10 @@ impl SwitchRouting {
             .map(|(u, &i)| (NodeId::from_idx(u), &self.routers[i as usize]))
     }
 
-    /// Counters of the switches' routing.
+    /// Counters of the switches' routing (each scheme's own are its routers',
+    /// [`SwitchRouting::scheme_routers`]).
     pub fn stats(&self) -> RoutingStats {
-        RoutingStats {
-            sent_to_down_port: self.sent_to_down_port,
-            reverse_pins: self
-                .routers
-                .iter()
-                .filter_map(Router::as_lcmp)
-                .map(|l| l.reverse_pins)
-                .sum(),
-            adaptive_decisions: self
-                .routers
-                .iter()
-                .filter_map(Router::as_adaptive)
-                .map(|a| a.decisions)
-                .sum(),
-        }
+        RoutingStats { sent_to_down_port: self.sent_to_down_port }
     }
 
     /// Local index of a port at its node.

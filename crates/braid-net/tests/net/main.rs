@@ -4,5 +4,6 @@
 //! each module is one subject, run alone with `cargo test -p braid-net --test net MODULE::`.
 
 mod engine;
+mod names_no_scheme;
 mod topo_fuzz;
 mod trim;
