@@ -456,7 +456,6 @@ impl SwitchRouting {
         }
         let (sip, dip) = (node_ip(src.0), node_ip(dst.0));
         let (sport, dport) = self.hash_ports(entropy, is_data);
-        let hash = ecmp_hash(sip, dip, sport, dport, v.hash_seed[node.idx()]);
         let pkt = RoutePacket {
             src_ip: sip,
             dst_ip: dip,
@@ -465,7 +464,7 @@ impl SwitchRouting {
             entropy,
             is_data,
             size_bytes: pk.size_bytes,
-            hash,
+            seed: v.hash_seed[node.idx()],
         };
         let off = if self.routers[ri].needs_paths() {
             Some(self.path_attrs(node, dst_host, v.routes, v.ports))

@@ -18,7 +18,7 @@ pub struct Adaptive {
 impl_router! { Adaptive, |me, pkt, v, rng| {
     let c = v.candidates();
     if !pkt.is_data || pkt.size_bytes < 100 {
-        return Some(pkt.hash as usize % c.len());
+        return Some(pkt.hash() as usize % c.len());
     }
     me.decisions += 1;
     Some(match me.quantum_of {

@@ -29,11 +29,11 @@ impl Ecmp {
 
 impl_router! { Ecmp, |me, pkt, v, _rng| {
     match me.spread {
-        None => Some(pkt.hash as usize % v.candidates().len()),
+        None => Some(pkt.hash() as usize % v.candidates().len()),
         Some(_) => {
             let attrs = v.paths();
             let lim = delay_limit(attrs, me.spread);
-            Some(ecmp_within(attrs, pkt.hash, |a| a.path_delay <= lim))
+            Some(ecmp_within(attrs, pkt.hash(), |a| a.path_delay <= lim))
         }
     }
 }
@@ -129,7 +129,7 @@ impl_router! { Ucmp, |me, pkt, v, _rng| {
     }
     let attrs = v.paths();
     let lim = delay_limit(attrs, me.spread);
-    let i = ucmp_within(attrs, pkt.hash, |a| a.path_delay <= lim);
+    let i = ucmp_within(attrs, pkt.hash(), |a| a.path_delay <= lim);
     if let (Some((k, _)), Some(cache)) = (key, &mut me.cache) {
         cache.insert(k, v.candidates()[i]);
     }
@@ -163,7 +163,7 @@ pub struct Wcmp {
 }
 
 impl_router! { Wcmp, |me, pkt, v, _rng| {
-    Some(wcmp(v.paths(), pkt.hash, me.table))
+    Some(wcmp(v.paths(), pkt.hash(), me.table))
 }
     #[inline]
     fn needs_paths(&self) -> bool {
@@ -187,7 +187,7 @@ pub struct UcmpWeighted {
 }
 
 impl_router! { UcmpWeighted, |me, pkt, v, _rng| {
-    Some(ucmp_weighted(v.paths(), pkt.hash, me.table, me.slack_percent))
+    Some(ucmp_weighted(v.paths(), pkt.hash(), me.table, me.slack_percent))
 }
     #[inline]
     fn needs_paths(&self) -> bool {

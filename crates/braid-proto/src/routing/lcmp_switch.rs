@@ -59,7 +59,7 @@ impl_router! { Lcmp, |me, pkt, v, _rng| {
     let rev = reverse
         .map(|(lp, rs, rd)| (flow_key(p.flow_key, pkt.dst_ip, pkt.src_ip, rs, rd, true), lp));
     let lp =
-        me.router.route_new(now, key, n, &me.offered, queues, pkt.hash, failover, rev)?;
+        me.router.route_new(now, key, n, &me.offered, queues, pkt.hash(), failover, rev)?;
     if rev.is_some() {
         me.reverse_pins += 1;
     }

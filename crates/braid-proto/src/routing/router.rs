@@ -1,6 +1,6 @@
 //! The switch side of routing as one sans-IO contract, [`SwitchRouter`]: a router per switch
 //! that runs a scheme, told of each packet ([`RoutePacket`]: its addresses, the UDP ports the
-//! switch hashes, its entropy and the switch's seeded hash of them) and lent a [`SwitchView`] (the
+//! switch hashes, its entropy, and the switch's seeded hash of them when asked) and lent a [`SwitchView`] (the
 //! time, the candidate egresses — the minimum-hop next hops toward the packet's destination — by
 //! local port index, every port's queue, rate, delay and bytes sent, and the control plane's
 //! path attributes of the candidates), answering with the candidate the packet leaves by. It
@@ -48,8 +48,17 @@ pub struct RoutePacket {
     pub is_data: bool,
     /// Bytes on the wire.
     pub size_bytes: u32,
-    /// The switch's seeded ECMP hash of the 5-tuple `(src_ip, dst_ip, sport, dport, UDP)`.
-    pub hash: u32,
+    /// The switch's ECMP hash seed.
+    pub seed: u32,
+}
+
+impl RoutePacket {
+    /// The switch's seeded ECMP hash of the 5-tuple `(src_ip, dst_ip, sport, dport, UDP)`,
+    /// computed when asked (a flow cache hit does not need it).
+    #[inline]
+    pub fn hash(&self) -> u32 {
+        crate::hash::ecmp_hash(self.src_ip, self.dst_ip, self.sport, self.dport, self.seed)
+    }
 }
 
 /// What a router reads of its switch, lent by the driver for one decision or tick.

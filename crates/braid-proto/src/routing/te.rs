@@ -231,7 +231,7 @@ impl_router! { Te, |me, pkt, v, _rng| {
     }
     let (attrs, table) = (v.paths(), me.table);
     // The set's ports and weights are built once per set, not per flow.
-    let lp = me.router.decide(v.now(), key, pkt.hash, v.set_id(), || {
+    let lp = me.router.decide(v.now(), key, pkt.hash(), v.set_id(), || {
         (v.candidates().to_vec(), wcmp_weights(attrs, table))
     });
     position(v, lp)
