@@ -39,6 +39,8 @@ use braid_core::{Knob, Rate, Time};
 
 const ALGO: &str = "dcqcn";
 
+cc_algorithm!(Dcqcn: ALGO, DcqcnConfig, false, |c, e| Dcqcn::new(c, e));
+
 /// Parameters of [`Dcqcn`] (`docs/baselines.md`, DCQCN; defaults are `run.py --cc dcqcn`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DcqcnConfig {
@@ -333,6 +335,7 @@ impl CongestionControl for Dcqcn {
         }
     }
     /// The next timer tick that changes state (see the module docs on lazy timers).
+    #[inline]
     fn poll_timeout(&self) -> Option<Time> {
         if !self.started {
             return None;

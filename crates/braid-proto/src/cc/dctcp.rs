@@ -39,6 +39,9 @@ use braid_core::{Knob, Rate, Time};
 const ALGO_RATE: &str = "dctcp";
 const ALGO_WIN: &str = "dctcp-window";
 
+cc_algorithm!(Dctcp: ALGO_RATE, DctcpConfig, false, |c, e| Dctcp::new(c, e));
+cc_algorithm!(DctcpWindow: ALGO_WIN, DctcpWindowConfig, false, |c, e| Ok(DctcpWindow::new(c, e)));
+
 /// Parameters of the rate-based [`Dctcp`] (`docs/baselines.md`, DCTCP, rate form; defaults are
 /// `run.py --cc dctcp`).
 #[derive(Clone, Debug, PartialEq)]

@@ -19,6 +19,8 @@ use braid_core::{Knob, Rate};
 
 const ALGO: &str = "fixed";
 
+cc_algorithm!(FixedCc: ALGO, FixedConfig, false, |c, e| Ok(FixedCc::new(c, e)));
+
 /// Parameters of [`FixedCc`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct FixedConfig {

@@ -32,6 +32,8 @@ use braid_core::{IntHop, IntStack, Knob, Rate, Time};
 
 const ALGO: &str = "hpcc";
 
+cc_algorithm!(Hpcc: ALGO, HpccConfig, true, |c, e| Hpcc::new(c, e));
+
 /// Parameters of [`Hpcc`] (`docs/baselines.md`, HPCC; defaults are `run.py --cc hp`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HpccConfig {

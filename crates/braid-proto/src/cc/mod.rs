@@ -41,6 +41,35 @@
 use braid_core::{IntStack, Knob, Rate, Time};
 use std::fmt;
 
+/// A built-in controller's [`CcAlgorithm`] (name, configuration, whether it reads INT, its
+/// constructor on a configured `c` in environment `e`) and its configuration's [`CcParams`] (the
+/// configuration's inherent `KNOBS`, `defaults_for`, `apply_knob` and `check`): one line in the
+/// controller's own file, e.g. `cc_algorithm!(Hpcc: "hpcc", HpccConfig, true, |c, e| Hpcc::new(c, e));`.
+macro_rules! cc_algorithm {
+    ($t:ty: $name:expr, $cfg:ty, $int:literal, |$c:ident, $e:ident| $build:expr) => {
+        impl $crate::cc::CcParams for $cfg {
+            const KNOBS: &'static [&'static str] = <$cfg>::KNOBS;
+            fn defaults_for(env: &CcEnv) -> Self {
+                <$cfg>::defaults_for(env)
+            }
+            fn apply_knob(&mut self, key: &str, v: &Knob) -> Result<(), String> {
+                <$cfg>::apply_knob(self, key, v)
+            }
+            fn check(&self) -> Result<(), String> {
+                <$cfg>::check(self)
+            }
+        }
+        impl $crate::cc::CcAlgorithm for $t {
+            const NAME: &'static str = $name;
+            const READS_INT: bool = $int;
+            type Config = $cfg;
+            fn build($c: $cfg, $e: &CcEnv) -> Result<$t, String> {
+                $build
+            }
+        }
+    };
+}
+
 pub mod contract;
 pub mod dcqcn;
 pub mod dctcp;
@@ -359,51 +388,6 @@ impl CcConfig {
 
 fn arcc_knob_error(key: &str) -> String {
     format!("arcc: knob `{key}` cannot be set here: ARCC's parameters are fields of the `rondo` transport (`tu`, `q0`, `tau_q`, `alpha`, `gamma`, `w0`, …)")
-}
-
-/// [`CcParams`] of the built-in configurations: their inherent methods of the same names.
-macro_rules! impl_params {
-    ($($t:ty),*) => {$(
-        impl CcParams for $t {
-            const KNOBS: &'static [&'static str] = <$t>::KNOBS;
-            fn defaults_for(env: &CcEnv) -> Self { <$t>::defaults_for(env) }
-            fn apply_knob(&mut self, key: &str, v: &Knob) -> Result<(), String> { <$t>::apply_knob(self, key, v) }
-            fn check(&self) -> Result<(), String> { <$t>::check(self) }
-        }
-    )*};
-}
-impl_params!(
-    FixedConfig,
-    DcqcnConfig,
-    HpccConfig,
-    TimelyConfig,
-    DctcpConfig,
-    DctcpWindowConfig,
-    SwiftConfig
-);
-
-/// [`CcAlgorithm`] of the built-in controllers: name, configuration, whether it reads INT, and
-/// its constructor on a configured `c` in environment `e`.
-macro_rules! impl_algorithm {
-    ($($t:ty: $name:literal, $cfg:ty, $int:literal, |$c:ident, $e:ident| $build:expr;)*) => {$(
-        impl CcAlgorithm for $t {
-            const NAME: &'static str = $name;
-            const READS_INT: bool = $int;
-            type Config = $cfg;
-            fn build($c: $cfg, $e: &CcEnv) -> Result<$t, String> {
-                $build
-            }
-        }
-    )*};
-}
-impl_algorithm! {
-    FixedCc: "fixed", FixedConfig, false, |c, e| Ok(FixedCc::new(c, e));
-    Dcqcn: "dcqcn", DcqcnConfig, false, |c, e| Dcqcn::new(c, e);
-    Hpcc: "hpcc", HpccConfig, true, |c, e| Hpcc::new(c, e);
-    Timely: "timely", TimelyConfig, false, |c, e| Timely::new(c, e);
-    Dctcp: "dctcp", DctcpConfig, false, |c, e| Dctcp::new(c, e);
-    DctcpWindow: "dctcp-window", DctcpWindowConfig, false, |c, e| Ok(DctcpWindow::new(c, e));
-    Swift: "swift", SwiftConfig, false, |c, e| Ok(Swift::new(c, e));
 }
 
 /// The `rate` and `window_bytes` of the HPCC-ns3 rate schemes (DCQCN, HPCC, TIMELY, DCTCP's

@@ -36,6 +36,8 @@ use braid_core::{Knob, Rate, Time};
 
 const ALGO: &str = "swift";
 
+cc_algorithm!(Swift: ALGO, SwiftConfig, false, |c, e| Ok(Swift::new(c, e)));
+
 /// Parameters of [`Swift`] (`docs/baselines.md`, Swift, htsim defaults).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwiftConfig {

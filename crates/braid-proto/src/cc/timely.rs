@@ -21,6 +21,8 @@ use braid_core::{Knob, Rate, Time};
 
 const ALGO: &str = "timely";
 
+cc_algorithm!(Timely: ALGO, TimelyConfig, false, |c, e| Timely::new(c, e));
+
 /// Parameters of [`Timely`] (`docs/baselines.md`, TIMELY; defaults are `run.py --cc timely`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimelyConfig {
