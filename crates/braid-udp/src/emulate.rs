@@ -198,6 +198,22 @@ impl Pool {
 /// LCMP's router over the emulated paths (local port `i` = path `i`; a path's `C_path` from its
 /// one-way delay and rate, the delay saturation the smallest 2^k ms at or above the longest path,
 /// the capacity scale the fastest path), and the candidates it decides among.
+/// [`RecvBatch::recv`] on `sock`, an interrupted read or a refusal from a closed peer counting as
+/// nothing read.
+fn recv_tolerant(batch: &mut RecvBatch, sock: &UdpSocket) -> io::Result<usize> {
+    match batch.recv(sock) {
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused
+            ) =>
+        {
+            Ok(0)
+        }
+        r => r,
+    }
+}
+
 fn lcmp_router(paths: &[PathSpec]) -> (LcmpRouter, Vec<Candidate>) {
     let mut p = LcmpParams::paper();
     let fastest = paths.iter().map(|x| x.rate.bps()).max().unwrap_or(1);
@@ -272,18 +288,7 @@ impl Emulator {
             }
             // Datagrams from senders.
             for _ in 0..8 {
-                let got = match batch.recv(&self.front) {
-                    Ok(n) => n,
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused
-                        ) =>
-                    {
-                        0
-                    }
-                    Err(e) => return Err(e),
-                };
+                let got = recv_tolerant(&mut batch, &self.front)?;
                 for i in 0..got {
                     let (d, src) = batch.get(i);
                     let Some(src) = src else { continue };
@@ -359,18 +364,7 @@ impl Emulator {
             // Replies from the receiver: back over the client's path, after its delay.
             for (ci, cl) in clients.iter().enumerate() {
                 for _ in 0..8 {
-                    let got = match batch.recv(&cl.up) {
-                        Ok(n) => n,
-                        Err(e)
-                            if matches!(
-                                e.kind(),
-                                io::ErrorKind::Interrupted | io::ErrorKind::ConnectionRefused
-                            ) =>
-                        {
-                            0
-                        }
-                        Err(e) => return Err(e),
-                    };
+                    let got = recv_tolerant(&mut batch, &cl.up)?;
                     for i in 0..got {
                         let (d, _) = batch.get(i);
                         let b = pool.take();

@@ -130,36 +130,25 @@ fn reps_converges_on_good_entropies() {
     assert!(reps_done < obl_done, "REPS finishes first: {reps_done} vs {obl_done}");
 }
 
-const OVERSUBSCRIBED: &str = r#"
-name = "uet-permutation"
-seed = 3
-[topology]
-kind = "leaf-spine"
-leaves = 4
-spines = 2
-hosts_per_leaf = 8
-host_rate = "100Gbps"
-fabric_rate = "100Gbps"
-delay = "1us"
-[network]
-mtu = "4KB"
-header = "64B"
-kmin = "24KB"
-kmax = "96KB"
-pmax = 1.0
-[transport]
-kind = "uet"
-paths = 64
-[routing]
-kind = "ecmp"
-[workload]
-kind = "permutation"
-size = "8MB"
-"#;
+/// 4 leaves of 8 hosts over 2 spines (2:1 oversubscribed), otherwise [`SLOW_SPINE`]'s network
+/// without its slow links, each host sending 8 MB.
+fn oversubscribed() -> String {
+    let mut text = SLOW_SPINE.split("[[faults]]").next().unwrap().to_string();
+    for (from, to) in [
+        ("uet-slow-spine", "uet-permutation"),
+        ("seed = 5", "seed = 3"),
+        ("leaves = 2\nspines = 4", "leaves = 4\nspines = 2"),
+        ("size = \"16MB\"", "size = \"8MB\""),
+    ] {
+        assert!(text.contains(from), "SLOW_SPINE has no `{from}`");
+        text = text.replace(from, to);
+    }
+    text
+}
 
 #[test]
 fn nscc_holds_the_queue_near_its_target_delay() {
-    let sc = scenario(OVERSUBSCRIBED, &[]);
+    let sc = scenario(&oversubscribed(), &[]);
     let (mut sim, _) = build(&sc).unwrap();
     sim.prepare();
     // Warm up 200 µs, then average each active flow's queuing-delay samples over 400 µs.

@@ -110,18 +110,23 @@ fn check_page(browser: &str, page: &Path, min_figures: usize) {
     assert!(console.is_empty(), "console messages:\n{}", console.join("\n"));
 }
 
-#[test]
-fn report_static_content() {
-    let out = tmp("static");
+/// `braid repro braid-cc-incast --quick` into `out` (its report is `out/index.html`).
+fn quick_incast_repro(out: &Path) {
     let plans = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../repro");
     let o = braid()
         .args(["repro", "braid-cc-incast", "--quick", "--quiet", "--plans"])
         .arg(&plans)
         .arg("--out")
-        .arg(&out)
+        .arg(out)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn report_static_content() {
+    let out = tmp("static");
+    quick_incast_repro(&out);
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     for needle in [
         "<figure id=\"fig-queue\">",
@@ -153,15 +158,7 @@ fn report_static_content() {
 fn report_renders_in_chromium() {
     let Some(browser) = chromium() else { return };
     let out = tmp("sweep");
-    let plans = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../repro");
-    let o = braid()
-        .args(["repro", "braid-cc-incast", "--quick", "--quiet", "--plans"])
-        .arg(&plans)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    quick_incast_repro(&out);
     check_page(browser, &out.join("index.html"), 3);
     let _ = std::fs::remove_dir_all(out);
 }

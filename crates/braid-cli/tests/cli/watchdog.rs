@@ -26,6 +26,12 @@ fn summary(out: &Path) -> String {
     std::fs::read_to_string(out.join("summary.json")).expect("a partial summary.json")
 }
 
+/// `sim_time_ns` of a summary.json's text.
+fn sim_time_ns(summary: &str) -> f64 {
+    let after = summary.split("\"sim_time_ns\": ").nth(1).expect("sim_time_ns in summary.json");
+    after.split(',').next().unwrap().trim().parse().unwrap()
+}
+
 fn files(out: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(out)
         .expect("out dir")
@@ -54,16 +60,7 @@ fn a_network_that_drops_everything_stops_with_exit_3_and_names_the_stuck_flows()
     // Nothing that looks like a complete run: no flows.csv, no time series.
     assert_eq!(files(&out), vec!["scenario.resolved.toml", "summary.json"]);
     // The default stall timeout (1,000 base RTTs, at least 100 ms) bounds the simulated time.
-    let t: f64 = s
-        .split("\"sim_time_ns\": ")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let t = sim_time_ns(&s);
     assert!((100e6..120e6).contains(&t), "stopped at {t} ns");
     let _ = std::fs::remove_dir_all(&out);
 }
@@ -83,16 +80,7 @@ fn the_stall_timeout_is_a_knob() {
     );
     assert_eq!(o.status.code(), Some(3));
     let s = summary(&out);
-    let t: f64 = s
-        .split("\"sim_time_ns\": ")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let t = sim_time_ns(&s);
     assert!((5e6..8e6).contains(&t), "stopped at {t} ns");
     let _ = std::fs::remove_dir_all(&out);
 }

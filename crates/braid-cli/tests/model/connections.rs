@@ -247,6 +247,22 @@ fn the_moe_trace_replays_end_to_end_on_persistent_connections() {
     }
 }
 
+/// Writes scenario `text` to `f`, runs it into `out` and returns its stderr, checking that the
+/// run was refused with exit 2.
+fn refused(f: &Path, text: String, out: &Path) -> String {
+    std::fs::write(f, text).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
+        .arg("run")
+        .arg(f)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    err
+}
+
 #[test]
 fn malformed_traces_end_with_exit_2_and_the_reason() {
     let d = scratch::TmpDir::new("conn", "bad-trace");
@@ -255,30 +271,12 @@ fn malformed_traces_end_with_exit_2_and_the_reason() {
     std::fs::write(d.join("t.1.et"), [0x00u8]).unwrap();
     let text = format!("name = \"x\"\n{NET}\n[transport]\nkind = \"roce\"\n[workload]\nkind = \"chakra\"\ntrace = \"t\"\n");
     let f = d.join("s.toml");
-    std::fs::write(&f, text).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
-        .args(["run"])
-        .arg(&f)
-        .arg("--out")
-        .arg(d.join("out"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = refused(&f, text, &d.join("out"));
     assert!(err.contains("t.0.et") && err.contains("past the end"), "{err}");
     assert!(!d.join("out/summary.json").exists());
     // No trace at all.
     let text = format!("name = \"x\"\n{NET}\n[transport]\nkind = \"roce\"\n[workload]\nkind = \"chakra\"\ntrace = \"missing\"\n");
-    std::fs::write(&f, text).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_braid"))
-        .args(["run"])
-        .arg(&f)
-        .arg("--out")
-        .arg(d.join("out"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = refused(&f, text, &d.join("out"));
     assert!(err.contains("no Chakra trace"), "{err}");
 }
 
