@@ -52,6 +52,18 @@ pub struct Routes {
     /// `(start, len)` into `pool`.
     sets: Vec<(u32, u32)>,
     pool: Vec<PortId>,
+    /// Each port of `pool` by its local index at its node (its position among the node's
+    /// ports): a set's candidates as a switch's router names them, without a lookup per packet.
+    pool_local: Vec<u16>,
+}
+
+/// A next-hop set: the egress ports and, aligned, each one's local index at its node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NextHops<'a> {
+    /// The egress ports.
+    pub ports: &'a [PortId],
+    /// Their local indices at the node.
+    pub local: &'a [u16],
 }
 
 /// What routing needs to know of the graph: per node, its egress ports and each port's far end.
@@ -105,6 +117,8 @@ impl Graph<'_> {
 /// Interns next-hop sets: equal sets share one id.
 struct SetPool<'r> {
     r: &'r mut Routes,
+    /// Local index of each port at its node.
+    port_local: Vec<u16>,
     /// The flow cache's seedless multiplicative hash (SipHash was a fifth of building a k = 64
     /// fat-tree's tables); the pool is only looked up, so set ids do not depend on it.
     dedup: HashMap<
@@ -128,6 +142,7 @@ impl SetPool<'_> {
         let id = self.r.sets.len() as u32;
         self.r.sets.push((self.r.pool.len() as u32, set.len() as u32));
         self.r.pool.extend_from_slice(set);
+        self.r.pool_local.extend(set.iter().map(|p| self.port_local[p.idx()]));
         self.dedup.insert(set.to_vec(), id);
         id
     }
@@ -142,7 +157,13 @@ impl Routes {
             host_leaf_set: vec![NONE; hosts.len()],
             ..Routes::default()
         };
-        let mut pool = SetPool { r: &mut r, dedup: HashMap::default() };
+        let mut port_local = vec![0u16; g.port_peer.len()];
+        for np in g.node_ports {
+            for (i, p) in np.iter().enumerate() {
+                port_local[p.idx()] = i as u16;
+            }
+        }
+        let mut pool = SetPool { r: &mut r, port_local, dedup: HashMap::default() };
         // Rows and stubs.
         let mut node_row = vec![STUB; n];
         let mut stub_uplink = vec![(NodeId(0), NONE); n];
@@ -329,6 +350,18 @@ impl Routes {
         let (s, l) = self.sets[id as usize];
         &self.pool[s as usize..(s + l) as usize]
     }
+
+    /// [`Routes::next_hops`] with each port's local index at `node`.
+    #[inline(always)]
+    pub fn next_hops_local(&self, node: NodeId, host: u32) -> NextHops<'_> {
+        let id = self.raw_set_id(node, host);
+        if id == NONE {
+            return NextHops { ports: &[], local: &[] };
+        }
+        let (s, l) = self.sets[id as usize];
+        let r = s as usize..(s + l) as usize;
+        NextHops { ports: &self.pool[r.clone()], local: &self.pool_local[r] }
+    }
 }
 
 #[cfg(test)]
@@ -452,6 +485,14 @@ mod tests {
             for (hi, set) in row.iter().enumerate() {
                 let got = r.next_hops(NodeId::from_idx(u), hi as u32);
                 assert_eq!(got, &set[..], "node {u} toward host {hi}");
+                // The same set by local index: each port's position among the node's ports.
+                let with_local = r.next_hops_local(NodeId::from_idx(u), hi as u32);
+                assert_eq!(with_local.ports, got);
+                let positions: Vec<u16> = got
+                    .iter()
+                    .map(|p| net.node_ports[u].iter().position(|q| q == p).unwrap() as u16)
+                    .collect();
+                assert_eq!(with_local.local, &positions[..], "node {u} toward host {hi}");
                 assert_eq!(r.set_id(NodeId::from_idx(u), hi as u32).is_some(), !set.is_empty());
             }
         }

@@ -21,6 +21,21 @@
 //! - [`crate::switch_routing`], [`crate::path`], [`crate::sampling`], [`crate::conservation`]:
 //!   routing state, path maths, time series and the conservation check.
 
+/// The [`crate::switch_routing::RouteView`] of simulator `$sim` at `$now`: its fields borrowed one by one, so that
+/// `$sim.routing` stays free to borrow mutably beside it.
+macro_rules! route_view {
+    ($sim:expr, $now:expr) => {
+        crate::switch_routing::RouteView {
+            now: $now,
+            ports: &$sim.ports,
+            node_ports: &$sim.node_ports,
+            routes: &$sim.routes,
+            host_of_node: &$sim.host_of_node,
+            hash_seed: &$sim.hash_seed,
+        }
+    };
+}
+
 mod flows;
 mod link;
 mod mmu;
@@ -658,11 +673,10 @@ impl Sim {
             Ev::PullTick { host } => self.on_pull_tick(now, host),
             Ev::Routing { timer } => {
                 let more_to_come = self.more_to_come();
+                let view = route_view!(self, now);
                 if let Some((t, timer)) = self.routing.on_timer(
-                    now,
+                    &view,
                     timer,
-                    &self.ports,
-                    &self.node_ports,
                     more_to_come,
                     self.part.as_ref().map(|p| &p.own_node[..]),
                 ) {

@@ -15,7 +15,10 @@
 //!   candidates by local port, the ports' queues, rates and delays, the path attributes the
 //!   router asks for), runs the routers' periodic timers ([`RoutingTimer::Tick`]) and tells them
 //!   of link changes.
-//! - No allocation per packet: candidate and queue scratch vectors are reused.
+//! - No allocation per packet: the candidates come by local port straight from the routing
+//!   tables ([`Routes::next_hops_local`]), and the view is a few words pointing at the driver's
+//!   [`RouteView`]; what a router may not read (the reverse direction, the set id) is looked up
+//!   when asked.
 //!
 //! The driver talks to routing through a narrow interface: per decision it lends a [`RouteView`]
 //! (borrowed slices of the ports, tables and seeds — nothing copied); routing's own timers go in
@@ -28,13 +31,13 @@ pub use paths::{path_index, path_index_divisors};
 use std::collections::HashMap;
 
 use braid_core::{NodeId, Packet, PacketKind, PortId, Rng, Time};
-use braid_proto::hash::{ecmp_hash, node_ip};
+use braid_proto::hash::node_ip;
 use braid_proto::routing::router::{RoutePacket, SwitchSetup, SwitchView};
 use braid_proto::routing::select::PathAttr;
 use braid_proto::routing::{Router, RoutingKind, RoutingParams};
 
 use crate::port::Port;
-use crate::routes::Routes;
+use crate::routes::{NextHops, Routes};
 use crate::topology::{NodeKind, Topology};
 
 /// What a routing decision reads of the network, borrowed from the driver for one decision.
@@ -97,19 +100,16 @@ pub struct SwitchRouting {
     routers: Vec<Router>,
     /// Index into `routers` per node (`u32::MAX`: a host).
     router_of: Vec<u32>,
-    /// Local index of each port at its node.
-    port_local: Vec<u16>,
-    /// Path table: `(node · hosts + host)` → offset into `path_pool` (`u32::MAX`: not computed).
+    /// What the routers' views read besides the network: local indices, hashed ports, paths.
+    t: Tables,
+    /// Path table: `(node · hosts + host)` → offset into `t.path_pool` (`u32::MAX`: not
+    /// computed).
     path_idx: Vec<u32>,
-    path_pool: Vec<PathAttr>,
-    path_cpath: Vec<u8>,
     n_hosts: usize,
     has_dci: bool,
     node_is_dci: Vec<bool>,
     node_group: Vec<u32>,
     host_nodes: Vec<NodeId>,
-    /// A decision's candidates by local port (reused).
-    cand_local: Vec<u16>,
     /// Packets a switch queued on a port whose link was down.
     sent_to_down_port: u64,
     /// DCI-link utilisation recorder (`output.link_util`).
@@ -120,54 +120,129 @@ pub struct SwitchRouting {
     build_error: Option<String>,
 }
 
-/// A switch as its router sees it for one decision or tick ([`SwitchView`]).
+/// The UDP ports the switches hash for a packet (see [`HashPorts::of`]).
+#[derive(Clone, Copy, Debug)]
+struct HashPorts {
+    /// `routing.per_entropy`.
+    per_entropy: bool,
+    /// `routing.hash_dport`.
+    dport: u16,
+    /// `routing.ack_hash = "swapped"`.
+    ack_swapped: bool,
+}
+
+impl HashPorts {
+    /// The (source, destination) UDP ports the switches hash for a packet of a flow with entropy
+    /// `entropy`: data carry (entropy, `routing.hash_dport`); ACKs and NAKs the same, or swapped
+    /// with `routing.ack_hash = "swapped"`. With `routing.per_entropy = false` the entropy's low
+    /// byte is cleared first, so a flow's logical paths share one hash and one cache entry.
+    #[inline]
+    fn of(self, entropy: u16, is_data: bool) -> (u16, u16) {
+        let entropy = if self.per_entropy { entropy } else { entropy & 0xFF00 };
+        if !is_data && self.ack_swapped {
+            (self.dport, entropy)
+        } else {
+            (entropy, self.dport)
+        }
+    }
+}
+
+/// The switches' tables a router's [`View`] reads, apart from the routers themselves.
+struct Tables {
+    /// Local index of each port at its node.
+    port_local: Vec<u16>,
+    /// The UDP ports the switches hash (`routing.per_entropy`, `hash_dport`, `ack_hash`).
+    hash_ports: HashPorts,
+    /// The path attributes of candidates, a candidate set's in a row (`path_idx`).
+    path_pool: Vec<PathAttr>,
+    /// The switch's router's score of each of them, aligned with `path_pool`.
+    path_cpath: Vec<u8>,
+}
+
+/// A decision [`SwitchRouting::egress_without_view`] leaves to the switch's router: the next
+/// hops and the router.
+#[derive(Clone, Copy, Debug)]
+pub struct Undecided<'r> {
+    hops: NextHops<'r>,
+    router: u32,
+    pkt: RoutePacket,
+}
+
+/// A switch as its router sees it for one decision or tick ([`SwitchView`]): a few words that
+/// point into the driver's [`RouteView`] and the [`Tables`]; what a router may not ask for
+/// (the candidate set's id, the reverse direction) is looked up only when asked.
 struct View<'a> {
-    now: Time,
-    ports: &'a [Port],
+    v: &'a RouteView<'a>,
+    t: &'a Tables,
     /// The switch's ports, by local index.
     local: &'a [PortId],
+    /// The decision's candidates by local port (empty on a tick).
     cands: &'a [u16],
-    paths: &'a [PathAttr],
-    scores: &'a [u8],
-    /// The candidate set's id, looked up when asked: `(routes, node, destination host)`.
-    set: Option<(&'a Routes, NodeId, u32)>,
-    reverse: Option<(u16, u16, u16)>,
+    /// The switch.
+    node: NodeId,
+    /// The packet's destination host (`u32::MAX` on a tick).
+    dst_host: u32,
+    /// Where the candidates' path attributes start in the tables (`u32::MAX`: not read).
+    paths_at: u32,
+    /// A data packet at a router that pins the reverse direction: the link it came in on and
+    /// its source.
+    reverse_of: Option<(PortId, NodeId)>,
+    /// The packet's entropy.
+    entropy: u16,
 }
 
 impl SwitchView for View<'_> {
     fn now(&self) -> Time {
-        self.now
+        self.v.now
     }
     fn port_count(&self) -> usize {
         self.local.len()
     }
     #[inline]
     fn queued_bytes(&self, l: u16) -> u64 {
-        self.ports[self.local[l as usize].idx()].queued_bytes()
+        self.v.ports[self.local[l as usize].idx()].queued_bytes()
     }
     fn rate_bps(&self, l: u16) -> u64 {
-        self.ports[self.local[l as usize].idx()].rate.bps()
+        self.v.ports[self.local[l as usize].idx()].rate.bps()
     }
     fn delay(&self, l: u16) -> Time {
-        self.ports[self.local[l as usize].idx()].delay
+        self.v.ports[self.local[l as usize].idx()].delay
     }
     fn tx_bytes(&self, l: u16) -> u64 {
-        self.ports[self.local[l as usize].idx()].tx_bytes
+        self.v.ports[self.local[l as usize].idx()].tx_bytes
     }
+    #[inline]
     fn candidates(&self) -> &[u16] {
         self.cands
     }
     fn paths(&self) -> &[PathAttr] {
-        self.paths
+        if self.paths_at == u32::MAX {
+            return &[];
+        }
+        let o = self.paths_at as usize;
+        &self.t.path_pool[o..o + self.cands.len()]
     }
     fn path_scores(&self) -> &[u8] {
-        self.scores
+        if self.paths_at == u32::MAX {
+            return &[];
+        }
+        let o = self.paths_at as usize;
+        &self.t.path_cpath[o..o + self.cands.len()]
     }
     fn set_id(&self) -> u32 {
-        self.set.and_then(|(r, node, h)| r.set_id(node, h)).unwrap_or(u32::MAX)
+        match self.dst_host {
+            u32::MAX => u32::MAX,
+            h => self.v.routes.set_id(self.node, h).unwrap_or(u32::MAX),
+        }
     }
     fn reverse(&self) -> Option<(u16, u16, u16)> {
-        self.reverse
+        let (ingress, src) = self.reverse_of?;
+        let back = self.v.ports[ingress.idx()].reverse;
+        let theirs = self.v.routes.next_hops(self.node, self.v.host_of_node[src.idx()]);
+        (theirs.len() > 1 && theirs.contains(&back)).then(|| {
+            let (rs, rd) = self.t.hash_ports.of(self.entropy, false);
+            (self.t.port_local[back.idx()], rs, rd)
+        })
     }
 }
 
@@ -276,16 +351,22 @@ impl SwitchRouting {
             scheme_node,
             routers: Vec::new(),
             router_of: vec![u32::MAX; n],
-            port_local,
+            t: Tables {
+                port_local,
+                hash_ports: HashPorts {
+                    per_entropy: params.per_entropy,
+                    dport: params.hash_dport,
+                    ack_swapped: params.ack_hash_swapped,
+                },
+                path_pool: Vec::new(),
+                path_cpath: Vec::new(),
+            },
             path_idx: Vec::new(),
-            path_pool: Vec::new(),
-            path_cpath: Vec::new(),
             n_hosts: host_nodes.len(),
             has_dci,
             node_is_dci,
             node_group,
             host_nodes: host_nodes.to_vec(),
-            cand_local: Vec::new(),
             sent_to_down_port: 0,
             link_util: None,
             decisions: None,
@@ -382,7 +463,7 @@ impl SwitchRouting {
 
     /// Local index of a port at its node.
     pub fn local_index(&self, port: PortId) -> u16 {
-        self.port_local[port.idx()]
+        self.t.port_local[port.idx()]
     }
 }
 
@@ -390,10 +471,11 @@ impl SwitchRouting {
     /// [`SwitchRouting::select_egress`]'s decision where it needs only the next-hop tables and
     /// the switches' hash seeds — no port state, no clock, no router state: a destination
     /// without a route, a single next hop, and routers that read only the packet's entropy or
-    /// hash ([`Router::route_by_header`]). `Err(next hops)` when the decision needs the full
-    /// view: the driver then hands those next hops to [`SwitchRouting::select_egress`], so the
-    /// route is looked up once. The driver asks this first, so the common case does not
-    /// assemble a [`RouteView`] (storing its six slices to the stack before every decision).
+    /// hash ([`Router::route_by_header`]). `Err` when the decision needs the full view: the next
+    /// hops and the packet as the router sees it, which the driver hands to
+    /// [`SwitchRouting::select_egress`], so the route is looked up once. The driver asks this
+    /// first, so the common case does not assemble a [`RouteView`] (storing its six slices to
+    /// the stack before every decision).
     #[inline(always)]
     pub fn egress_without_view<'r>(
         &self,
@@ -402,104 +484,95 @@ impl SwitchRouting {
         hash_seed: &[u32],
         node: NodeId,
         pk: &Packet,
-    ) -> Result<Option<PortId>, &'r [PortId]> {
-        let router = &self.routers[self.router_of[node.idx()] as usize];
+    ) -> Result<Option<PortId>, Undecided<'r>> {
+        let ri = self.router_of[node.idx()];
+        let router = &self.routers[ri as usize];
         let is_data = matches!(pk.kind, PacketKind::Data | PacketKind::Probe);
-        let hops = routes.next_hops(node, host_of_node[pk.dst.idx()]);
-        let n = hops.len();
+        let hops = routes.next_hops_local(node, host_of_node[pk.dst.idx()]);
+        let n = hops.ports.len();
         if n == 0 {
             return Ok(None);
         }
-        if router.sees_single_hops(is_data) {
-            return Err(hops);
+        if n == 1 && !router.sees_single_hops(is_data) {
+            return Ok(Some(hops.ports[0]));
         }
-        if n == 1 {
-            return Ok(Some(hops[0]));
-        }
-        let hash = || {
-            let (sip, dip) = (node_ip(pk.src.0), node_ip(pk.dst.0));
-            let (sport, dport) = self.hash_ports(pk.entropy, is_data);
-            ecmp_hash(sip, dip, sport, dport, hash_seed[node.idx()])
-        };
-        match router.route_by_header(pk.entropy, hash, n) {
-            Some(i) => Ok(Some(hops[i])),
-            None => Err(hops),
+        let pkt = self.route_packet(pk, is_data, hash_seed[node.idx()]);
+        match router.route_by_header(&pkt, n) {
+            Some(i) => Ok(Some(hops.ports[i])),
+            None => Err(Undecided { hops, router: ri, pkt }),
         }
     }
 
-    /// Pick the egress of `pk` at switch `node` (it arrived over `ingress`) among its next hops
-    /// `hops` (`v.routes`' set toward its destination); `None` when the destination is
-    /// unreachable. `rng` is the switch's random stream (adaptive routing's tie-breaks). The
-    /// driver's forwarding calls it for every packet at a switch that
-    /// [`SwitchRouting::egress_without_view`] does not decide.
+    /// `pk` as a router sees it at a switch whose hash seed is `seed`.
+    #[inline(always)]
+    fn route_packet(&self, pk: &Packet, is_data: bool, seed: u32) -> RoutePacket {
+        let (sport, dport) = self.t.hash_ports.of(pk.entropy, is_data);
+        RoutePacket {
+            src_ip: node_ip(pk.src.0),
+            dst_ip: node_ip(pk.dst.0),
+            sport,
+            dport,
+            entropy: pk.entropy,
+            is_data,
+            size_bytes: pk.size_bytes,
+            seed,
+        }
+    }
+
+    /// The decision for `pk` at switch `node` as the switch's router takes it, even where
+    /// [`SwitchRouting::egress_without_view`] would decide without it (tests compare the two).
+    #[cfg(test)]
+    pub(crate) fn undecided<'r>(
+        &self,
+        v: &RouteView<'r>,
+        node: NodeId,
+        pk: &Packet,
+    ) -> Undecided<'r> {
+        let is_data = matches!(pk.kind, PacketKind::Data | PacketKind::Probe);
+        let hops = v.routes.next_hops_local(node, v.host_of_node[pk.dst.idx()]);
+        let pkt = self.route_packet(pk, is_data, v.hash_seed[node.idx()]);
+        Undecided { hops, router: self.router_of[node.idx()], pkt }
+    }
+
+    /// Pick the egress of `pk` at switch `node` (it arrived over `ingress`) among the next hops
+    /// [`SwitchRouting::egress_without_view`] left `undecided` (`v.routes`' set toward its
+    /// destination); `None` when the router drops it. `rng` is the switch's random stream
+    /// (adaptive routing's tie-breaks). The driver's forwarding calls it for every packet at a
+    /// switch that [`SwitchRouting::egress_without_view`] does not decide.
     #[inline]
     pub fn select_egress(
         &mut self,
         v: &RouteView,
         node: NodeId,
         pk: &Packet,
-        hops: &[PortId],
+        undecided: Undecided,
         ingress: PortId,
         rng: &mut Rng,
     ) -> Option<PortId> {
-        let (src, dst, entropy) = (pk.src, pk.dst, pk.entropy);
+        let Undecided { hops, router, pkt } = undecided;
+        let ri = router as usize;
+        let (src, dst, entropy, is_data) = (pk.src, pk.dst, pk.entropy, pkt.is_data);
         let dst_host = v.host_of_node[dst.idx()];
-        debug_assert_eq!(hops, v.routes.next_hops(node, dst_host), "next hops not the routes' set");
-        let n = hops.len();
-        let ri = self.router_of[node.idx()] as usize;
-        let is_data = matches!(pk.kind, PacketKind::Data | PacketKind::Probe);
-        if n == 0 {
-            return None;
-        }
-        if n == 1 && !self.routers[ri].sees_single_hops(is_data) {
-            return Some(hops[0]);
-        }
-        let (sip, dip) = (node_ip(src.0), node_ip(dst.0));
-        let (sport, dport) = self.hash_ports(entropy, is_data);
-        let pkt = RoutePacket {
-            src_ip: sip,
-            dst_ip: dip,
-            sport,
-            dport,
-            entropy,
-            is_data,
-            size_bytes: pk.size_bytes,
-            seed: v.hash_seed[node.idx()],
-        };
-        let off = if self.routers[ri].needs_paths() {
-            Some(self.path_attrs(node, dst_host, v.routes, v.ports))
+        debug_assert_eq!(hops.ports, v.routes.next_hops(node, dst_host), "not the routes' set");
+        let paths_at = if self.routers[ri].needs_paths() {
+            self.path_attrs(node, dst_host, v.routes, v.ports) as u32
         } else {
-            None
+            u32::MAX
         };
-        // The reverse direction's egress: back over the link the packet came in on, when the
-        // packet's ACKs have a choice here and that link is one of them.
-        let reverse = if is_data && self.routers[ri].pins_reverse() {
-            let back = v.ports[ingress.idx()].reverse;
-            let theirs = v.routes.next_hops(node, v.host_of_node[src.idx()]);
-            (theirs.len() > 1 && theirs.contains(&back)).then(|| {
-                let (rs, rd) = self.hash_ports(entropy, false);
-                (self.port_local[back.idx()], rs, rd)
-            })
-        } else {
-            None
-        };
-        let mut cand_local = std::mem::take(&mut self.cand_local);
-        cand_local.clear();
-        cand_local.extend(hops.iter().map(|p| self.port_local[p.idx()]));
+        let pins = is_data && self.routers[ri].pins_reverse();
         let local = &v.node_ports[node.idx()];
         let view = View {
-            now: v.now,
-            ports: v.ports,
+            v,
+            t: &self.t,
             local,
-            cands: &cand_local,
-            paths: off.map_or(&[][..], |o| &self.path_pool[o..o + n]),
-            scores: off.map_or(&[][..], |o| &self.path_cpath[o..o + n]),
-            set: Some((v.routes, node, dst_host)),
-            reverse,
+            cands: hops.local,
+            node,
+            dst_host,
+            paths_at,
+            reverse_of: pins.then_some((ingress, src)),
+            entropy,
         };
-        let chosen = self.routers[ri].route(&pkt, &view, rng);
-        self.cand_local = cand_local;
-        let i = chosen?;
+        let i = self.routers[ri].route(&pkt, &view, rng)?;
         if let Some(log) = &mut self.decisions {
             if let Some((scored, kept)) = self.routers[ri].take_decision() {
                 log.push(Decision {
@@ -515,26 +588,11 @@ impl SwitchRouting {
                         })
                         .collect(),
                     kept,
-                    chosen: v.ports[hops[i].idx()].peer,
+                    chosen: v.ports[hops.ports[i].idx()].peer,
                 });
             }
         }
-        Some(hops[i])
-    }
-
-    /// The (source, destination) UDP ports the switches hash for a packet of a flow with entropy
-    /// `entropy`: data carry (entropy, `routing.hash_dport`); ACKs and NAKs the same, or swapped
-    /// with `routing.ack_hash = "swapped"`. With `routing.per_entropy = false` the entropy's low
-    /// byte is cleared first, so a flow's logical paths share one hash and one cache entry.
-    #[inline]
-    fn hash_ports(&self, entropy: u16, is_data: bool) -> (u16, u16) {
-        let entropy = if self.params.per_entropy { entropy } else { entropy & 0xFF00 };
-        let d = self.params.hash_dport;
-        if !is_data && self.params.ack_hash_swapped {
-            (d, entropy)
-        } else {
-            (entropy, d)
-        }
+        Some(hops.ports[i])
     }
 
     /// The routing timers a run starts with (the routers' periodic timer, the link-utilisation
@@ -550,18 +608,17 @@ impl SwitchRouting {
         self.scheme_routers().find_map(|(_, r)| r.tick_interval())
     }
 
-    /// A routing timer fired at `now`. `more_to_come`: some flow is still incomplete (a timer is
-    /// re-armed only then). Returns the timer to schedule next, if any.
+    /// A routing timer fired at `v.now`. `more_to_come`: some flow is still incomplete (a timer
+    /// is re-armed only then). Returns the timer to schedule next, if any.
     /// `own` (by node, in a parallel run) limits the work to a partition's switches and ports.
     pub fn on_timer(
         &mut self,
-        now: Time,
+        v: &RouteView,
         timer: RoutingTimer,
-        ports: &[Port],
-        node_ports: &[Vec<PortId>],
         more_to_come: bool,
         own: Option<&[bool]>,
     ) -> Option<(Time, RoutingTimer)> {
+        let (now, ports) = (v.now, v.ports);
         let owned = |n: NodeId| own.is_none_or(|o| o[n.idx()]);
         match timer {
             RoutingTimer::Tick => {
@@ -576,14 +633,15 @@ impl SwitchRouting {
                         continue;
                     }
                     let view = View {
-                        now,
-                        ports,
-                        local: &node_ports[u],
+                        v,
+                        t: &self.t,
+                        local: &v.node_ports[u],
                         cands: &[],
-                        paths: &[],
-                        scores: &[],
-                        set: None,
-                        reverse: None,
+                        node,
+                        dst_host: u32::MAX,
+                        paths_at: u32::MAX,
+                        reverse_of: None,
+                        entropy: 0,
                     };
                     r.on_tick(&view);
                 }
@@ -620,7 +678,7 @@ impl SwitchRouting {
             let node = ports[p.idx()].node;
             let ri = self.router_of[node.idx()];
             if ri != u32::MAX && self.scheme_node[node.idx()] {
-                let l = self.port_local[p.idx()];
+                let l = self.t.port_local[p.idx()];
                 self.routers[ri as usize].on_port_change(l, up, ports[p.idx()].rate.bps());
             }
         }

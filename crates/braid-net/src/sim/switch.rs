@@ -11,7 +11,6 @@ use super::Sim;
 use crate::config::{NetConfig, CLASS_CONTROL, CLASS_DATA, NUM_CLASSES};
 use crate::port::Port;
 use crate::stats::{DropReason, SimStats};
-use crate::switch_routing::RouteView;
 
 /// RED-like marking probability for a queue of `q` bytes: 0 up to Kmin, rising linearly to `pmax`
 /// at Kmax, 1 above Kmax (HPCC ns-3 `ShouldSendCN`; Kmin = Kmax gives DCTCP's step marking).
@@ -42,14 +41,7 @@ impl Sim {
         ) {
             Ok(decided) => decided,
             Err(hops) => {
-                let view = RouteView {
-                    now,
-                    ports: &self.ports,
-                    node_ports: &self.node_ports,
-                    routes: &self.routes,
-                    host_of_node: &self.host_of_node,
-                    hash_seed: &self.hash_seed,
-                };
+                let view = route_view!(self, now);
                 self.routing.select_egress(
                     &view,
                     node,
@@ -472,16 +464,9 @@ mod tests {
                             continue;
                         };
                         fast += 1;
-                        let view = RouteView {
-                            now: Time::ZERO,
-                            ports: &sim.ports,
-                            node_ports: &sim.node_ports,
-                            routes: &sim.routes,
-                            host_of_node: &sim.host_of_node,
-                            hash_seed: &sim.hash_seed,
-                        };
+                        let view = route_view!(sim, Time::ZERO);
                         let ingress = sim.node_ports[node.idx()][0];
-                        let hops = sim.routes.next_hops(node, sim.host_of_node[dst.idx()]);
+                        let hops = sim.routing.undecided(&view, node, &pk);
                         let chosen = sim.routing.select_egress(
                             &view,
                             node,

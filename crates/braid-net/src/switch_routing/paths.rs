@@ -163,7 +163,7 @@ impl SwitchRouting {
         ports: &[Port],
     ) -> usize {
         let fr = self.candidate_frontiers(node, h, routes, ports);
-        let off = self.path_pool.len();
+        let off = self.t.path_pool.len();
         let ri = self.router_of[node.idx()];
         let router = (ri != u32::MAX).then(|| &self.routers[ri as usize]);
         for (i, &p) in routes.next_hops(node, h).iter().enumerate() {
@@ -177,12 +177,12 @@ impl SwitchRouting {
                 }
                 _ => 0,
             };
-            self.path_pool.push(PathAttr {
+            self.t.path_pool.push(PathAttr {
                 link_rate_bps: port.rate.bps(),
                 path_delay: delay,
                 path_bottleneck_bps: bott,
             });
-            self.path_cpath.push(c_path);
+            self.t.path_cpath.push(c_path);
         }
         self.path_idx[slot] = off as u32;
         off
@@ -191,8 +191,8 @@ impl SwitchRouting {
     /// Forget the path table (after a link change).
     pub fn clear_paths(&mut self) {
         self.path_idx.iter_mut().for_each(|x| *x = u32::MAX);
-        self.path_pool.clear();
-        self.path_cpath.clear();
+        self.t.path_pool.clear();
+        self.t.path_cpath.clear();
     }
 
     /// The control plane's view of `node`'s candidates toward host `h`: per candidate port, its
@@ -212,7 +212,7 @@ impl SwitchRouting {
             .next_hops(node, h)
             .iter()
             .enumerate()
-            .map(|(i, &p)| (p, self.path_pool[off + i], self.path_cpath[off + i]))
+            .map(|(i, &p)| (p, self.t.path_pool[off + i], self.t.path_cpath[off + i]))
             .collect()
     }
 }

@@ -232,19 +232,21 @@ impl LcmpRouter {
     }
 
     /// LCMP's per-packet policy at this switch (§3.1.2, §3.4), first step, for a packet of flow
-    /// `key`: its cached egress while that is still a candidate (`is_candidate`, by local port).
-    /// `Err(failover)` when the flow needs a decision ([`LcmpRouter::route_new`]): `failover` is
-    /// true when it had an egress that went down or — after the control plane changed the routes
-    /// (a failure elsewhere) — is no longer a candidate.
-    pub fn route_cached(
+    /// `key`: its cached egress while that is still a candidate — `candidate` says which one
+    /// (e.g. its index), given the local port, or `None`. `Err(failover)` when the flow needs a
+    /// decision ([`LcmpRouter::route_new`]): `failover` is true when it had an egress that went
+    /// down or — after the control plane changed the routes (a failure elsewhere) — is no longer
+    /// a candidate.
+    #[inline(always)]
+    pub fn route_cached<T>(
         &mut self,
         now: Time,
         key: u128,
-        is_candidate: impl Fn(u16) -> bool,
-    ) -> Result<u16, bool> {
+        candidate: impl Fn(u16) -> Option<T>,
+    ) -> Result<T, bool> {
         match self.lookup(now, key) {
-            CacheLookup::Hit(lp) if is_candidate(lp) => Ok(lp),
-            CacheLookup::Hit(_) | CacheLookup::Invalidated(_) => Err(true),
+            CacheLookup::Hit(lp) => candidate(lp).ok_or(true),
+            CacheLookup::Invalidated(_) => Err(true),
             CacheLookup::Miss => Err(false),
         }
     }

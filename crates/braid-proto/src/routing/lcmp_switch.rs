@@ -5,7 +5,7 @@
 use braid_core::Time;
 
 use super::lcmp::{Candidate, LcmpRouter, Scored};
-use super::router::{impl_router, position, RouterBuild, SwitchSetup, SwitchView};
+use super::router::{impl_router, position, RoutePacket, RouterBuild, SwitchSetup, SwitchView};
 use super::{flow_key, AckRouting, MaxDelay, PathScope, RoutingParams, Sampling};
 
 /// An LCMP switch ([`LcmpRouter`], EuroSys'26 §3): the flow cache per packet, a scored decision
@@ -26,45 +26,23 @@ pub struct Lcmp {
 }
 
 impl_router! { Lcmp, |me, pkt, v, _rng| {
-    let p = *me.router.params();
+    let p = me.router.params();
+    let (key_kind, pins_reverse, cache_every) =
+        (p.flow_key, p.ack_routing == AckRouting::Reverse, p.cache_every);
     let now = v.now();
     let cands = v.candidates();
     let n = cands.len();
-    let key = flow_key(p.flow_key, pkt.src_ip, pkt.dst_ip, pkt.sport, pkt.dport, !pkt.is_data);
-    let reverse =
-        if pkt.is_data && p.ack_routing == AckRouting::Reverse { v.reverse() } else { None };
-    if n == 1 && reverse.is_none() && !p.cache_every {
+    let key = flow_key(key_kind, pkt.src_ip, pkt.dst_ip, pkt.sport, pkt.dport, !pkt.is_data);
+    // The reverse pin matters only to a single candidate's shortcut and to a new flow: asked
+    // for after the cache.
+    if n == 1 && !cache_every && !(pkt.is_data && pins_reverse && v.reverse().is_some()) {
         return Some(0);
     }
-    let failover = match me.router.route_cached(now, key, |lp| cands.contains(&lp)) {
-        Ok(lp) => return position(v, lp),
+    let failover = match me.router.route_cached(now, key, |lp| position(v, lp)) {
+        Ok(i) => return Some(i),
         Err(failover) => failover,
     };
-    // A new flow (or one whose port went down): the candidates, with their path attributes
-    // when the decision reads them (`C_path`, or path delays for `routing.max_delay_spread`).
-    let need_cpath = p.path_scope == PathScope::Path;
-    let need_delay = p.max_delay_spread.is_some() && n > 1;
-    me.offered.clear();
-    for (i, &lp) in cands.iter().enumerate() {
-        let c = Candidate {
-            port: lp,
-            link_rate_bps: v.rate_bps(lp),
-            link_delay: v.delay(lp),
-            c_path: if need_cpath { v.path_scores()[i] } else { 0 },
-        };
-        me.offered.push((c, if need_delay { v.paths()[i].path_delay } else { Time::ZERO }));
-    }
-    let ports = v.port_count() as u16;
-    let queues = |out: &mut Vec<u64>| out.extend((0..ports).map(|l| v.queued_bytes(l)));
-    let rev = reverse
-        .map(|(lp, rs, rd)| (flow_key(p.flow_key, pkt.dst_ip, pkt.src_ip, rs, rd, true), lp));
-    let lp =
-        me.router.route_new(now, key, n, &me.offered, queues, pkt.hash(), failover, rev)?;
-    if rev.is_some() {
-        me.reverse_pins += 1;
-    }
-    me.decided = true;
-    position(v, lp)
+    me.decide_new(pkt, v, key, failover)
 }
     #[inline]
     fn sees_single_hops(&self, is_data: bool) -> bool {
@@ -103,6 +81,53 @@ impl_router! { Lcmp, |me, pkt, v, _rng| {
     }
     fn take_decision(&mut self) -> Option<(&[Scored], usize)> {
         std::mem::take(&mut self.decided).then(|| self.router.last_decision())
+    }
+}
+
+impl Lcmp {
+    /// The decision for a new flow `key` (or one whose egress went down: `failover`): the
+    /// candidates scored, the reverse direction pinned. Out of line: the per-packet path is the
+    /// cache.
+    #[inline(never)]
+    fn decide_new<V: SwitchView + ?Sized>(
+        &mut self,
+        pkt: &RoutePacket,
+        v: &V,
+        key: u128,
+        failover: bool,
+    ) -> Option<usize> {
+        let me = self;
+        let now = v.now();
+        let cands = v.candidates();
+        let n = cands.len();
+        let pins_reverse = me.router.params().ack_routing == AckRouting::Reverse;
+        let reverse = if pkt.is_data && pins_reverse { v.reverse() } else { None };
+        // A new flow (or one whose port went down): the candidates, with their path attributes
+        // when the decision reads them (`C_path`, or path delays for `routing.max_delay_spread`).
+        let p = *me.router.params();
+        let need_cpath = p.path_scope == PathScope::Path;
+        let need_delay = p.max_delay_spread.is_some() && n > 1;
+        me.offered.clear();
+        for (i, &lp) in cands.iter().enumerate() {
+            let c = Candidate {
+                port: lp,
+                link_rate_bps: v.rate_bps(lp),
+                link_delay: v.delay(lp),
+                c_path: if need_cpath { v.path_scores()[i] } else { 0 },
+            };
+            me.offered.push((c, if need_delay { v.paths()[i].path_delay } else { Time::ZERO }));
+        }
+        let ports = v.port_count() as u16;
+        let queues = |out: &mut Vec<u64>| out.extend((0..ports).map(|l| v.queued_bytes(l)));
+        let rev = reverse
+            .map(|(lp, rs, rd)| (flow_key(p.flow_key, pkt.dst_ip, pkt.src_ip, rs, rd, true), lp));
+        let lp =
+            me.router.route_new(now, key, n, &me.offered, queues, pkt.hash(), failover, rev)?;
+        if rev.is_some() {
+            me.reverse_pins += 1;
+        }
+        me.decided = true;
+        position(v, lp)
     }
 }
 

@@ -174,7 +174,7 @@ macro_rules! impl_router {
         impl $t {
             /// [`SwitchRouter::route`](crate::routing::router::SwitchRouter::route), generic over
             /// the view (static dispatch from [`Router`](crate::routing::router::Router)).
-            #[inline]
+            #[inline(always)]
             #[allow(unused_variables)]
             pub fn decide<V: $crate::routing::router::SwitchView + ?Sized>(
                 &mut self,
@@ -380,18 +380,13 @@ impl Router {
 
     /// The decision of a router that reads nothing but the packet's entropy and hash (ECMP
     /// without a delay spread, entropy-indexed and path-index routing) among `n` candidates,
-    /// without a view; `None`: it needs [`SwitchRouter::route`]. `hash` is asked only if read.
+    /// without a view; `None`: it needs [`SwitchRouter::route`].
     #[inline(always)]
-    pub fn route_by_header(
-        &self,
-        entropy: u16,
-        hash: impl FnOnce() -> u32,
-        n: usize,
-    ) -> Option<usize> {
+    pub fn route_by_header(&self, pkt: &RoutePacket, n: usize) -> Option<usize> {
         match self {
-            Router::Ecmp(r) if r.spread.is_none() => Some(hash() as usize % n),
-            Router::EntropyIndexed(_) => Some(entropy as usize % n),
-            Router::PathIndex(r) => Some(r.index(entropy, n)),
+            Router::Ecmp(r) if r.spread.is_none() => Some(pkt.hash() as usize % n),
+            Router::EntropyIndexed(_) => Some(pkt.entropy as usize % n),
+            Router::PathIndex(r) => Some(r.index(pkt.entropy, n)),
             _ => None,
         }
     }

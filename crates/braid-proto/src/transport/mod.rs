@@ -380,7 +380,7 @@ impl Sender {
         dispatch!(self, send_time_is_stable())
     }
     /// See the module docs.
-    #[inline]
+    #[inline(always)]
     pub fn on_ack(&mut self, now: Time, ack: &AckIn) {
         dispatch!(self, on_ack(now, ack))
     }
