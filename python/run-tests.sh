@@ -26,14 +26,19 @@ step "fresh venv in $venv ($("$python" --version))"
 rm -rf "$venv"
 "$python" -m venv "$venv"
 
-step "pip install $repo (maturin builds the extension) and the test tools"
+# The extension in Cargo's dev profile, which is the test profile's settings (Cargo.toml): after
+# the Rust tests (as in .ci/run) pip compiles only PyO3 and the extension, where a release build
+# recompiles every crate (about 2 minutes on two cores). Its outputs are the same bytes (the tests
+# compare bytes), with Rust's debug assertions on. A user's `pip install .` builds release.
+export MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile dev}"
+step "pip install $repo (maturin builds the extension: $MATURIN_PEP517_ARGS) and the test tools"
 "$venv/bin/python" -m pip install --disable-pip-version-check --progress-bar off \
     "$repo" "pytest>=7" "pyarrow>=12" "pandas>=1.5" "ray>=2.9" "matplotlib>=3.5" "tomli>=1; python_version < '3.11'"
 
-# The reference binary in the test profile: the one `cargo test` builds (so in .ci/run this
-# compiles nothing). Outputs are the same bytes in every profile, and the tests compare bytes.
-step "the reference binary: cargo build --profile test -p braid-cli --locked"
-(cd "$repo" && cargo build --profile test -p braid-cli --locked)
+# The reference binary in the dev (= test) profile: the one `cargo test` builds (so in .ci/run
+# this compiles nothing). Outputs are the same bytes in every profile; the tests compare bytes.
+step "the reference binary: cargo build -p braid-cli --locked"
+(cd "$repo" && cargo build -p braid-cli --locked)
 export BRAID_CLI="$CARGO_TARGET_DIR/debug/braid"
 
 step "pytest python/tests"
