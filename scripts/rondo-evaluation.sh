@@ -14,6 +14,7 @@
 #   paths4/          Rondo with four logical paths per equal-cost path, sharing its W0;
 #   paths16/         Rondo with 16 logical paths for every flow (W0 per logical path);
 #   paths16-w0phys/  the same, W0 per physical path;
+#   paths16-phys/    the same, W0 and the margin cap q0 per physical path;
 #   rtt-bound/       Rondo's T_p also bounded by the topology's longest path (rtt_bound).
 # The first two alternatives are the model's open choices; the others are candidate changes of
 # Rondo's defaults or of the model's logical-path count, not adopted (EXPERIMENTS.md says why).
@@ -36,7 +37,7 @@ done
 BRAID=${BRAID:-target/release/braid}
 [ -x "$BRAID" ] || cargo build --release -p braid-cli
 PLANS="10 11 12 13 14 15 16 17 18 21 22 23 25 26 27"
-CHOICES="model placed buffer-3mb paths4 paths16 paths16-w0phys rtt-bound"
+CHOICES="model placed buffer-3mb paths4 paths16 paths16-w0phys paths16-phys rtt-bound"
 for choice in $CHOICES; do
   [ -n "$ONLY" ] && [ "$ONLY" != "$choice" ] && continue
   case $choice in
@@ -46,6 +47,8 @@ for choice in $CHOICES; do
     paths4) args=(--set transport.rondo.paths_per_physical=4 --set 'transport.rondo.w0_per="physical-path"') ;;
     paths16) args=(--set transport.rondo.paths=16) ;;
     paths16-w0phys) args=(--set transport.rondo.paths=16 --set 'transport.rondo.w0_per="physical-path"') ;;
+    paths16-phys) args=(--set transport.rondo.paths=16 --set 'transport.rondo.w0_per="physical-path"'
+                        --set 'transport.rondo.q0_per="physical-path"') ;;
     rtt-bound) args=(--set transport.rondo.rtt_bound=true) ;;
   esac
   for n in $PLANS; do
@@ -57,7 +60,7 @@ for choice in $CHOICES; do
   done
 done
 alts=()
-for choice in placed buffer-3mb paths4 paths16 paths16-w0phys rtt-bound; do
+for choice in placed buffer-3mb paths4 paths16 paths16-w0phys paths16-phys rtt-bound; do
   [ -d "$OUT/$choice" ] && alts+=(--alt "$OUT/$choice")
 done
 "$BRAID" evaluate rondo --from "$OUT/model" "${alts[@]}" "${QUICK[@]}"

@@ -55,7 +55,7 @@ impl Transport for RondoSender {
         let t_env = env.base_rtt;
         let tau_q = cfg.tau_q.resolve(RondoConfig::tau_q_reference(env)).secs_f64();
         let params = ArccParams {
-            q0: cfg.q0.packets(mtu),
+            q0: cfg.margin_cap_pkts(mtu, n as u16, fenv.equal_cost_paths),
             tau_q_s: tau_q,
             alpha: cfg.alpha,
             alpha_side: cfg.alpha_side,

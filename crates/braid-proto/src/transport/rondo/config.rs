@@ -189,6 +189,11 @@ pub struct RondoConfig {
     /// paths per physical path), so that a flow's first window, and Prop 2's `N_S·W0` term, do not
     /// grow with its logical paths; `"logical-path"` (default): each logical path starts at `W0`.
     pub w0_per_physical: bool,
+    /// `q0_per = "physical-path"`: the margin cap `q0` is each *physical* path's, shared by the
+    /// logical paths a flow has per physical path (each caps its margin at `q0 / k`), so that the
+    /// standing queue of a flow's margins (Prop 2's `N_l·q0/4` term at the start, `N_l·q0` at
+    /// most) does not grow with its logical paths; `"logical-path"` (default): `q0` each.
+    pub q0_per_physical: bool,
 }
 
 /// The initial window per path with capacity probing, in packets (`w0` unset): "a few MTU" (§4.2.2).
@@ -273,6 +278,7 @@ impl RondoConfig {
             startup_skips_per_sample: true,
             paths_per_physical: AUTO_PATHS_PER_PHYSICAL,
             w0_per_physical: false,
+            q0_per_physical: false,
         })
     }
 
@@ -298,6 +304,17 @@ impl RondoConfig {
         if self.w0_per_physical && equal_cost > 0 && n as u32 > equal_cost {
             // k logical paths per physical path share its W0, none below one packet.
             (per_path * equal_cost as f64 / n as f64).max(1.0)
+        } else {
+            per_path
+        }
+    }
+
+    /// The margin cap per path in packets of `mtu` bytes for a flow of `n` logical paths over
+    /// `equal_cost` physical ones (see [`RondoConfig::q0_per_physical`]).
+    pub fn margin_cap_pkts(&self, mtu: u32, n: u16, equal_cost: u32) -> f64 {
+        let per_path = self.q0.packets(mtu);
+        if self.q0_per_physical && equal_cost > 0 && n as u32 > equal_cost {
+            per_path * equal_cost as f64 / n as f64
         } else {
             per_path
         }
@@ -375,6 +392,7 @@ impl RondoConfig {
         "startup_skips",
         "paths_per_physical",
         "w0_per",
+        "q0_per",
     ];
 
     /// Read the `[transport]` knobs of `tc` (on top of [`RondoConfig::defaults`]); errors name
@@ -488,6 +506,12 @@ impl RondoConfig {
                             &[("logical-path", false), ("physical-path", true)],
                         )?
                     }
+                    "q0_per" => {
+                        c.q0_per_physical = one_of(
+                            v.as_str()?,
+                            &[("logical-path", false), ("physical-path", true)],
+                        )?
+                    }
                     _ => {
                         return Err(format!(
                             "unknown field for transport `rondo` (known: {})",
@@ -563,5 +587,11 @@ mod tests {
             4.0,
             "equal-cost count unknown: W0 per logical path"
         );
+        // The margin cap: q0 = 3 MTU per logical path, or shared by a physical path's.
+        assert_eq!(c.margin_cap_pkts(1000, 16, 4), 3.0);
+        c.q0_per_physical = true;
+        assert_eq!(c.margin_cap_pkts(1000, 16, 4), 0.75);
+        assert_eq!(c.margin_cap_pkts(1000, 4, 4), 3.0, "one logical path per physical path");
+        assert_eq!(c.margin_cap_pkts(1000, 16, 0), 3.0, "equal-cost count unknown");
     }
 }
