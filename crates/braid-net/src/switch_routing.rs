@@ -191,6 +191,16 @@ struct View<'a> {
     entropy: u16,
 }
 
+impl View<'_> {
+    /// Where the candidates' path attributes stand in the tables (empty when not read).
+    fn paths_range(&self) -> std::ops::Range<usize> {
+        match self.paths_at {
+            u32::MAX => 0..0,
+            o => o as usize..o as usize + self.cands.len(),
+        }
+    }
+}
+
 impl SwitchView for View<'_> {
     fn now(&self) -> Time {
         self.v.now
@@ -216,18 +226,10 @@ impl SwitchView for View<'_> {
         self.cands
     }
     fn paths(&self) -> &[PathAttr] {
-        if self.paths_at == u32::MAX {
-            return &[];
-        }
-        let o = self.paths_at as usize;
-        &self.t.path_pool[o..o + self.cands.len()]
+        &self.t.path_pool[self.paths_range()]
     }
     fn path_scores(&self) -> &[u8] {
-        if self.paths_at == u32::MAX {
-            return &[];
-        }
-        let o = self.paths_at as usize;
-        &self.t.path_cpath[o..o + self.cands.len()]
+        &self.t.path_cpath[self.paths_range()]
     }
     fn set_id(&self) -> u32 {
         match self.dst_host {

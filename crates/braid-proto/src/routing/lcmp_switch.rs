@@ -96,18 +96,17 @@ impl Lcmp {
         key: u128,
         failover: bool,
     ) -> Option<usize> {
-        let me = self;
         let now = v.now();
         let cands = v.candidates();
         let n = cands.len();
-        let pins_reverse = me.router.params().ack_routing == AckRouting::Reverse;
-        let reverse = if pkt.is_data && pins_reverse { v.reverse() } else { None };
         // A new flow (or one whose port went down): the candidates, with their path attributes
         // when the decision reads them (`C_path`, or path delays for `routing.max_delay_spread`).
-        let p = *me.router.params();
+        let p = *self.router.params();
+        let pins_reverse = p.ack_routing == AckRouting::Reverse;
+        let reverse = if pkt.is_data && pins_reverse { v.reverse() } else { None };
         let need_cpath = p.path_scope == PathScope::Path;
         let need_delay = p.max_delay_spread.is_some() && n > 1;
-        me.offered.clear();
+        self.offered.clear();
         for (i, &lp) in cands.iter().enumerate() {
             let c = Candidate {
                 port: lp,
@@ -115,18 +114,18 @@ impl Lcmp {
                 link_delay: v.delay(lp),
                 c_path: if need_cpath { v.path_scores()[i] } else { 0 },
             };
-            me.offered.push((c, if need_delay { v.paths()[i].path_delay } else { Time::ZERO }));
+            self.offered.push((c, if need_delay { v.paths()[i].path_delay } else { Time::ZERO }));
         }
         let ports = v.port_count() as u16;
         let queues = |out: &mut Vec<u64>| out.extend((0..ports).map(|l| v.queued_bytes(l)));
         let rev = reverse
             .map(|(lp, rs, rd)| (flow_key(p.flow_key, pkt.dst_ip, pkt.src_ip, rs, rd, true), lp));
         let lp =
-            me.router.route_new(now, key, n, &me.offered, queues, pkt.hash(), failover, rev)?;
+            self.router.route_new(now, key, n, &self.offered, queues, pkt.hash(), failover, rev)?;
         if rev.is_some() {
-            me.reverse_pins += 1;
+            self.reverse_pins += 1;
         }
-        me.decided = true;
+        self.decided = true;
         position(v, lp)
     }
 }

@@ -196,6 +196,14 @@ pub struct RondoConfig {
     pub q0_per_physical: bool,
 }
 
+/// Each of a flow's `n` logical paths' share of a physical path's `amount` when `shared`
+/// (`w0_per` / `q0_per = "physical-path"`) and the flow has more logical paths than its
+/// `equal_cost` physical ones: `amount · equal_cost / n`; `None`: each has the whole amount.
+fn physical_share(shared: bool, amount: f64, n: u16, equal_cost: u32) -> Option<f64> {
+    (shared && equal_cost > 0 && n as u32 > equal_cost)
+        .then(|| amount * equal_cost as f64 / n as f64)
+}
+
 /// The initial window per path with capacity probing, in packets (`w0` unset): "a few MTU" (§4.2.2).
 /// Measured on the paper's Fig 12 workloads (the 320-host Clos, 50 % load, p99 FCT slowdown; W0 =
 /// 2 / 3 / 4 / 6 / 12 MTU): Web Search 5.24 / 4.83 / 4.45 / 4.24 / 4.30, Cache Follower 6.12 /
@@ -301,11 +309,10 @@ impl RondoConfig {
             None if self.probing => DEFAULT_W0_PKTS,
             None => return (env.bdp_bytes() as f64 / mtu.max(1) as f64 / n.max(1) as f64).max(1.0),
         };
-        if self.w0_per_physical && equal_cost > 0 && n as u32 > equal_cost {
+        match physical_share(self.w0_per_physical, per_path, n, equal_cost) {
             // k logical paths per physical path share its W0, none below one packet.
-            (per_path * equal_cost as f64 / n as f64).max(1.0)
-        } else {
-            per_path
+            Some(share) => share.max(1.0),
+            None => per_path,
         }
     }
 
@@ -313,11 +320,7 @@ impl RondoConfig {
     /// `equal_cost` physical ones (see [`RondoConfig::q0_per_physical`]).
     pub fn margin_cap_pkts(&self, mtu: u32, n: u16, equal_cost: u32) -> f64 {
         let per_path = self.q0.packets(mtu);
-        if self.q0_per_physical && equal_cost > 0 && n as u32 > equal_cost {
-            per_path * equal_cost as f64 / n as f64
-        } else {
-            per_path
-        }
+        physical_share(self.q0_per_physical, per_path, n, equal_cost).unwrap_or(per_path)
     }
 
     /// The largest skip in packets: `max_skip`, or by default `max(4096, line-rate packets of
