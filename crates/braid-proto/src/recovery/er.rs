@@ -34,10 +34,28 @@ pub(crate) struct EarlyRecovery {
     pub per_packet: bool,
     /// Per packet, and only once a later copy on the packet's own path was delivered.
     pub path_confirm: bool,
-    /// Per path: send time of the latest-sent delivered copy and its RTT (path-confirmed form).
-    pub path_latest: Vec<(Time, Time)>,
+    /// Per path: the latest-sent delivered copy (path-confirmed form).
+    pub path_latest: Vec<PathLatest>,
     /// The episode (episode form).
     pub episode: Episode,
+}
+
+/// What a logical path's latest-sent delivered copy says (path-confirmed form).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PathLatest {
+    /// Send time of the latest-sent copy delivered on the path.
+    pub sent_at: Time,
+    /// That copy's RTT.
+    pub rtt: Time,
+    /// Twice that RTT: a packet outstanding longer than this on the path counts as lost. Kept
+    /// beside the RTT so the per-ACK scan does no float arithmetic.
+    pub twice_rtt: Time,
+}
+
+impl PathLatest {
+    fn new(sent_at: Time, rtt: Time) -> PathLatest {
+        PathLatest { sent_at, rtt, twice_rtt: rtt.mul_f64(2.0) }
+    }
 }
 
 impl EarlyRecovery {
@@ -55,10 +73,10 @@ impl EarlyRecovery {
                 let (sent_at, path) = (ctx.ack.ts_sent, ctx.ack.path);
                 let i = path as usize;
                 if self.path_latest.len() <= i {
-                    self.path_latest.resize(i + 1, (Time::ZERO, Time::ZERO));
+                    self.path_latest.resize(i + 1, PathLatest::default());
                 }
-                if sent_at >= self.path_latest[i].0 {
-                    self.path_latest[i] = (sent_at, ctx.now.saturating_sub(sent_at));
+                if sent_at >= self.path_latest[i].sent_at {
+                    self.path_latest[i] = PathLatest::new(sent_at, ctx.now.saturating_sub(sent_at));
                 }
             }
         }
@@ -88,7 +106,7 @@ impl EarlyRecovery {
     /// Re-arm the tail check at twice the slowest path's last RTT from `now` while packets are
     /// outstanding (path-confirmed form).
     fn arm_tail_check(&self, now: Time, sh: &mut Shared) {
-        let rtt = self.path_latest.iter().map(|&(_, r)| r).max().unwrap_or(Time::ZERO);
+        let rtt = self.path_latest.iter().map(|p| p.rtt).max().unwrap_or(Time::ZERO);
         let at = (sh.board.outstanding > 0 && rtt > Time::ZERO).then(|| now + rtt.mul_f64(2.0));
         sh.timers.set(TimerKind::Rack, at);
     }
@@ -107,10 +125,10 @@ impl EarlyRecovery {
         while x < board.max_sent {
             let s = board.at(x);
             if s.in_flight() {
-                if let Some(&(_, rtt)) =
-                    self.path_latest.get(s.path as usize).filter(|e| e.1 > Time::ZERO)
+                if let Some(p) =
+                    self.path_latest.get(s.path as usize).filter(|p| p.rtt > Time::ZERO)
                 {
-                    let due = s.sent_at() + rtt.mul_f64(2.0);
+                    let due = s.sent_at() + p.twice_rtt;
                     if now > due {
                         any |= board.mark_lost(x);
                     } else {
@@ -131,12 +149,14 @@ impl EarlyRecovery {
 
 /// The per-packet rule for an ACK of `h` whose copy was sent at `h_sent`; with `confirm` (now,
 /// and per path the send time and RTT of the latest delivered copy), only packets overtaken on
-/// their own path or outstanding for twice its RTT.
+/// their own path or outstanding for twice its RTT. The scan runs over every PSN from `una` on
+/// every ACK (the whole out-of-order window when paths' delays differ), so each slot's flags are
+/// read before its path.
 fn gap_losses(
     h: u32,
     h_sent: Time,
     threshold: u32,
-    confirm: Option<(Time, &[(Time, Time)])>,
+    confirm: Option<(Time, &[PathLatest])>,
     board: &mut Scoreboard,
 ) -> bool {
     let thr = threshold.max(1);
@@ -148,17 +168,19 @@ fn gap_losses(
     let mut x = board.una;
     while x < end {
         if let Some(s) = board.slot(x) {
-            let overtaken = confirm.is_none_or(|(now, c)| {
-                c.get(s.path as usize).is_some_and(|&(t, rtt)| {
-                    t > s.sent_at()
-                        || (rtt > Time::ZERO && now.saturating_sub(s.sent_at()) > rtt.mul_f64(2.0))
+            let overtaken = || {
+                confirm.is_none_or(|(now, c)| {
+                    c.get(s.path as usize).is_some_and(|p| {
+                        p.sent_at > s.sent_at()
+                            || (p.rtt > Time::ZERO && now.saturating_sub(s.sent_at()) > p.twice_rtt)
+                    })
                 })
-            });
+            };
             if !s.sacked()
                 && !s.lost()
                 && s.tx > 0
                 && s.sent_at() < h_sent
-                && overtaken
+                && overtaken()
                 && board.mark_lost(x)
             {
                 any = true;
