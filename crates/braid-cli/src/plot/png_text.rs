@@ -21,16 +21,30 @@ pub struct PngBackend<'a> {
 }
 
 impl<'a> PngBackend<'a> {
-    /// A PNG of `size` pixels written to `path` on [`DrawingBackend::present`], text in `font`
-    /// (the bytes of a TrueType font).
+    /// A picture of `size` pixels drawn into `rgb` (three bytes per pixel, row by row: `width ×
+    /// height × 3` of them), text in `font` (the bytes of a TrueType font); [`write_png`] then
+    /// encodes the pixels.
     pub fn new(
-        path: &'a std::path::Path,
+        rgb: &'a mut [u8],
         size: (u32, u32),
         font: &'static [u8],
     ) -> Result<PngBackend<'a>, String> {
         let font = FontRef::try_from_slice(font).map_err(|e| format!("the embedded font: {e}"))?;
-        Ok(PngBackend { inner: BitMapBackend::new(path, size), font })
+        Ok(PngBackend { inner: BitMapBackend::with_buffer(rgb, size), font })
     }
+}
+
+/// Write `rgb` (three bytes per pixel, row by row, as [`PngBackend`] draws them) as an 8-bit RGB
+/// PNG of `size` pixels to `path`.
+pub fn write_png(path: &std::path::Path, rgb: &[u8], size: (u32, u32)) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("writing `{}`: {e}", path.display());
+    let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), size.0, size.1);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut w = enc.write_header().map_err(|e| fail(&e))?;
+    w.write_image_data(rgb).map_err(|e| fail(&e))?;
+    w.finish().map_err(|e| fail(&e))
 }
 
 type Res<E> = Result<(), DrawingErrorKind<E>>;

@@ -105,9 +105,14 @@ pub fn write_figure(fig: &Figure, stem: &Path) -> Result<Vec<PathBuf>, String> {
         fs::create_dir_all(d).map_err(|e| format!("cannot create `{}`: {e}", d.display()))?;
     }
     {
-        let root = super::png_text::PngBackend::new(&png, (w, h), FONT)?.into_drawing_area();
-        render(&root, fig).map_err(|e| format!("drawing `{}`: {e}", png.display()))?;
-        root.present().map_err(|e| format!("writing `{}`: {e:?}", png.display()))?;
+        let mut rgb = vec![0u8; w as usize * h as usize * 3];
+        {
+            let root = super::png_text::PngBackend::new(&mut rgb, (w, h), FONT)?;
+            let root = root.into_drawing_area();
+            render(&root, fig).map_err(|e| format!("drawing `{}`: {e}", png.display()))?;
+            root.present().map_err(|e| format!("drawing `{}`: {e:?}", png.display()))?;
+        }
+        super::png_text::write_png(&png, &rgb, (w, h))?;
     }
     {
         let root = SVGBackend::new(&svg, (w, h)).into_drawing_area();
