@@ -19,6 +19,14 @@
 //!   ACK to twice the slowest path's last RTT: when a flow's last packets or their ACKs are lost
 //!   no ACK arrives to run it, and without the timer the flow waited for its RTO (at 0.1 % loss
 //!   on the permutation of Fig 15, 23 of 320 flows did, 200 µs each).
+//!   The packets one ACK can confirm lost on a path are the oldest of those sent on it, so each
+//!   path keeps its copies in send order (16 bytes per copy in flight) and an ACK reads that
+//!   prefix rather than every PSN of the out-of-order window: without the scheduler on the
+//!   5 ms / 7 ms toy of `tests/rondo/rondo_over_lcmp.rs` (about 12,000 packets out of order) the
+//!   run takes 0.97 s instead of 12.8 s, with the same losses in the same order (checked against
+//!   the scan below).
+
+use std::collections::VecDeque;
 
 use braid_core::Time;
 
@@ -36,8 +44,24 @@ pub(crate) struct EarlyRecovery {
     pub path_confirm: bool,
     /// Per path: the latest-sent delivered copy (path-confirmed form).
     pub path_latest: Vec<PathLatest>,
+    /// Per path, the copies sent on it in send order, `(PSN, send time)` (path-confirmed form):
+    /// the packets a path's delivery can confirm lost are a prefix of its list, so an ACK reads
+    /// those instead of every PSN of the out-of-order window. An entry whose PSN was acknowledged,
+    /// declared lost or sent again since is stale; stale entries leave from the front.
+    pub sent_on_path: Vec<VecDeque<(u32, Time)>>,
+    /// The PSNs one ACK confirms lost, before they are marked in PSN order (kept to reuse its
+    /// memory).
+    pub confirmed: Vec<u32>,
     /// The episode (episode form).
     pub episode: Episode,
+}
+
+/// The copy `(psn, sent_at)` sent on `path` is still the latest copy of its PSN and in flight.
+#[inline]
+fn live(board: &Scoreboard, path: usize, psn: u32, sent_at: Time) -> bool {
+    board
+        .slot(psn)
+        .is_some_and(|s| s.in_flight() && s.sent_at() == sent_at && s.path as usize == path)
 }
 
 /// What a logical path's latest-sent delivered copy says (path-confirmed form).
@@ -59,6 +83,22 @@ impl PathLatest {
 }
 
 impl EarlyRecovery {
+    /// A copy of `psn` left on `path` at `now` (path-confirmed form; `board` already records it).
+    pub fn on_sent(&mut self, now: Time, psn: u32, path: u16, board: &Scoreboard) {
+        let p = path as usize;
+        if self.sent_on_path.len() <= p {
+            self.sent_on_path.resize_with(p + 1, VecDeque::new);
+        }
+        let list = &mut self.sent_on_path[p];
+        while let Some(&(x, t)) = list.front() {
+            if live(board, p, x, t) {
+                break;
+            }
+            list.pop_front();
+        }
+        list.push_back((psn, now));
+    }
+
     /// Apply the rule to an ACK (threshold `er_threshold` packets). Returns whether a loss was found.
     pub fn on_ack(&mut self, ctx: &AckCtx, sh: &mut Shared) -> bool {
         let threshold = sh.cfg.er_threshold;
@@ -81,10 +121,12 @@ impl EarlyRecovery {
             }
         }
         if self.per_packet {
-            let confirm =
-                if self.path_confirm { Some((ctx.now, self.path_latest.as_slice())) } else { None };
             let lost = ctx.sack_valid
-                && gap_losses(ctx.ack.psn, ctx.ack.ts_sent, threshold, confirm, board);
+                && if self.path_confirm {
+                    self.confirmed_losses(ctx.now, ctx.ack.psn, ctx.ack.ts_sent, threshold, board)
+                } else {
+                    gap_losses(ctx.ack.psn, ctx.ack.ts_sent, threshold, board)
+                };
             if lost {
                 sh.stats.recoveries += 1;
             }
@@ -147,18 +189,63 @@ impl EarlyRecovery {
     }
 }
 
-/// The per-packet rule for an ACK of `h` whose copy was sent at `h_sent`; with `confirm` (now,
-/// and per path the send time and RTT of the latest delivered copy), only packets overtaken on
-/// their own path or outstanding for twice its RTT. The scan runs over every PSN from `una` on
-/// every ACK (the whole out-of-order window when paths' delays differ), so each slot's flags are
-/// read before its path.
-fn gap_losses(
-    h: u32,
-    h_sent: Time,
-    threshold: u32,
-    confirm: Option<(Time, &[PathLatest])>,
-    board: &mut Scoreboard,
-) -> bool {
+impl EarlyRecovery {
+    /// The path-confirmed rule for an ACK, at `now`, of `h` whose copy was sent at `h_sent`:
+    /// every packet in flight with a PSN at most `h − threshold`, sent before `h`'s copy, and
+    /// overtaken on its own path (a later copy on it was delivered) or outstanding there for
+    /// twice the path's RTT, is lost; they are declared so in PSN order. Per path those are the
+    /// copies sent before `min(h_sent, max(latest delivered send time, now − 2·RTT))`, a prefix
+    /// of its send-order list.
+    fn confirmed_losses(
+        &mut self,
+        now: Time,
+        h: u32,
+        h_sent: Time,
+        threshold: u32,
+        board: &mut Scoreboard,
+    ) -> bool {
+        let thr = threshold.max(1);
+        if h < board.una.saturating_add(thr) {
+            return false;
+        }
+        let end = (h - thr + 1).min(board.max_sent);
+        self.confirmed.clear();
+        for (p, latest) in self.path_latest.iter().enumerate() {
+            let Some(list) = self.sent_on_path.get_mut(p) else { break };
+            // Outstanding for more than twice the RTT: sent before `now − 2·RTT`.
+            let timed_out = if latest.rtt > Time::ZERO && now > latest.twice_rtt {
+                now - latest.twice_rtt
+            } else {
+                Time::ZERO
+            };
+            let before = h_sent.min(latest.sent_at.max(timed_out));
+            while let Some(&(x, t)) = list.front() {
+                if live(board, p, x, t) {
+                    break;
+                }
+                list.pop_front();
+            }
+            for &(x, t) in list.iter() {
+                if t >= before {
+                    break;
+                }
+                if x < end && live(board, p, x, t) {
+                    self.confirmed.push(x);
+                }
+            }
+        }
+        self.confirmed.sort_unstable();
+        let mut any = false;
+        for &x in &self.confirmed {
+            any |= board.mark_lost(x);
+        }
+        any
+    }
+}
+
+/// The per-packet rule for an ACK of `h` whose copy was sent at `h_sent`: every packet in flight
+/// with a PSN at most `h − threshold` and sent before `h`'s copy is lost.
+fn gap_losses(h: u32, h_sent: Time, threshold: u32, board: &mut Scoreboard) -> bool {
     let thr = threshold.max(1);
     if h < board.una.saturating_add(thr) {
         return false;
@@ -167,26 +254,123 @@ fn gap_losses(
     let mut any = false;
     let mut x = board.una;
     while x < end {
-        if let Some(s) = board.slot(x) {
-            let overtaken = || {
-                confirm.is_none_or(|(now, c)| {
-                    c.get(s.path as usize).is_some_and(|p| {
-                        p.sent_at > s.sent_at()
-                            || (p.rtt > Time::ZERO && now.saturating_sub(s.sent_at()) > p.twice_rtt)
-                    })
-                })
-            };
-            if !s.sacked()
-                && !s.lost()
-                && s.tx > 0
-                && s.sent_at() < h_sent
-                && overtaken()
-                && board.mark_lost(x)
-            {
-                any = true;
-            }
+        if board.slot(x).is_some_and(|s| s.in_flight() && s.sent_at() < h_sent) {
+            any |= board.mark_lost(x);
         }
         x += 1;
     }
     any
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recovery::psn_limit::PsnLimit;
+
+    /// The path-confirmed rule as a scan of every PSN from `una` (what the per-path lists
+    /// replace): the reference the lists must agree with, loss for loss and in the same order.
+    fn scan(
+        now: Time,
+        h: u32,
+        h_sent: Time,
+        thr: u32,
+        c: &[PathLatest],
+        board: &mut Scoreboard,
+    ) -> bool {
+        if h < board.una.saturating_add(thr) {
+            return false;
+        }
+        let end = (h - thr + 1).min(board.max_sent);
+        let mut any = false;
+        for x in board.una..end {
+            let Some(s) = board.slot(x) else { continue };
+            let overtaken = c.get(s.path as usize).is_some_and(|p| {
+                p.sent_at > s.sent_at()
+                    || (p.rtt > Time::ZERO && now.saturating_sub(s.sent_at()) > p.twice_rtt)
+            });
+            if s.in_flight() && s.sent_at() < h_sent && overtaken {
+                any |= board.mark_lost(x);
+            }
+        }
+        any
+    }
+
+    #[test]
+    fn per_path_lists_declare_the_same_losses_as_a_scan_of_every_psn() {
+        // Random sends over 6 paths (retransmissions of declared-lost PSNs included), SACKs,
+        // cumulative ACKs and per-path delivery records; after every ACK both forms must have
+        // queued the same PSNs in the same order.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _trial in 0..40 {
+            let mut board = Scoreboard::new(400, false, PsnLimit::None);
+            let mut er =
+                EarlyRecovery { per_packet: true, path_confirm: true, ..Default::default() };
+            let mut reference = board.clone();
+            let mut now = Time::ZERO;
+            let mut checked = 0;
+            for _step in 0..600 {
+                now += Time::from_ns(1 + rnd(300));
+                match rnd(4) {
+                    0 | 1 => {
+                        // Send the next retransmission or new PSN on a random path.
+                        let psn = match board.pop_retx() {
+                            Some(p) => Some(p),
+                            None => board.next_psn().map(|(p, _)| p),
+                        };
+                        if let Some(psn) = psn {
+                            let path = rnd(6) as u16;
+                            if psn >= board.una {
+                                board.on_sent(now, psn, path);
+                                reference.on_sent(now, psn, path);
+                                er.on_sent(now, psn, path, &board);
+                            }
+                            // Keep the reference's retransmission queue in step.
+                            reference.retx = board.retx.clone();
+                            reference.nxt = board.nxt;
+                        }
+                    }
+                    _ => {
+                        // An ACK of a random PSN sent so far, its copy's path delivered.
+                        if board.max_sent <= board.una {
+                            continue;
+                        }
+                        let h = board.una + rnd((board.max_sent - board.una) as u64) as u32;
+                        let Some(s) = board.slot(h).copied() else { continue };
+                        if s.tx == 0 {
+                            continue;
+                        }
+                        let (path, sent) = (s.path as usize, s.sent_at());
+                        board.sack(h);
+                        reference.sack(h);
+                        if rnd(5) == 0 {
+                            let cum = board.una + rnd(3) as u32;
+                            board.advance_to(cum.min(board.max_sent));
+                            reference.advance_to(cum.min(reference.max_sent));
+                        }
+                        if er.path_latest.len() <= path {
+                            er.path_latest.resize(path + 1, PathLatest::default());
+                        }
+                        if sent >= er.path_latest[path].sent_at {
+                            er.path_latest[path] = PathLatest::new(sent, now.saturating_sub(sent));
+                        }
+                        let thr = 1 + rnd(4) as u32;
+                        let c = er.path_latest.clone();
+                        let a = er.confirmed_losses(now, h, sent, thr, &mut board);
+                        let b = scan(now, h, sent, thr, &c, &mut reference);
+                        assert_eq!(a, b, "loss found");
+                        assert_eq!(board.retx, reference.retx, "PSNs declared lost, in order");
+                        assert_eq!(board.outstanding, reference.outstanding);
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 100);
+        }
+    }
 }

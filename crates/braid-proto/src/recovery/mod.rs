@@ -259,6 +259,8 @@ impl LossDetector {
                 per_packet: cfg.er_per_packet || cfg.er_path_confirm,
                 path_confirm: cfg.er_path_confirm,
                 path_latest: Vec::new(),
+                sent_on_path: Vec::new(),
+                confirmed: Vec::new(),
                 episode: Episode::default(),
             }),
         }
@@ -409,8 +411,12 @@ impl Recovery {
         if self.sh.timers.get(TimerKind::Rto).is_none() {
             self.sh.timers.set(TimerKind::Rto, Some(now + self.rto()));
         }
-        if let LossDetector::RackTlp(_) = self.detector {
-            RackTlp::on_sent(now, &mut self.sh);
+        match &mut self.detector {
+            LossDetector::RackTlp(_) => RackTlp::on_sent(now, &mut self.sh),
+            LossDetector::EarlyRecovery(er) if er.path_confirm => {
+                er.on_sent(now, psn, path, &self.sh.board)
+            }
+            _ => {}
         }
     }
 
