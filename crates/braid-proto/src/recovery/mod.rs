@@ -260,6 +260,7 @@ impl LossDetector {
                 path_confirm: cfg.er_path_confirm,
                 path_latest: Vec::new(),
                 sent_on_path: Vec::new(),
+                lists_kept: false,
                 confirmed: Vec::new(),
                 episode: Episode::default(),
             }),
