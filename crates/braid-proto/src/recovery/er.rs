@@ -61,6 +61,23 @@ pub(crate) struct EarlyRecovery {
     pub episode: Episode,
 }
 
+/// One past the highest PSN an ACK of `h` can declare lost at `threshold` packets of gap (at
+/// most the highest PSN sent + 1), or `None` when the gap is below the threshold.
+fn gap_end(h: u32, threshold: u32, board: &Scoreboard) -> Option<u32> {
+    let thr = threshold.max(1);
+    (h >= board.una.saturating_add(thr)).then(|| (h - thr + 1).min(board.max_sent))
+}
+
+/// Drop the stale entries at the front of path `path`'s send-order list.
+fn drop_stale_front(list: &mut VecDeque<(u32, Time)>, path: usize, board: &Scoreboard) {
+    while let Some(&(x, t)) = list.front() {
+        if live(board, path, x, t) {
+            break;
+        }
+        list.pop_front();
+    }
+}
+
 /// The longest PSN gap the path-confirmed rule scans PSN by PSN; beyond it an ACK reads the
 /// per-path send-order lists (see the module docs). Either gives the same losses.
 pub(crate) const SCAN_MAX_PSNS: u32 = 128;
@@ -126,12 +143,7 @@ impl EarlyRecovery {
             self.sent_on_path.resize_with(p + 1, VecDeque::new);
         }
         let list = &mut self.sent_on_path[p];
-        while let Some(&(x, t)) = list.front() {
-            if live(board, p, x, t) {
-                break;
-            }
-            list.pop_front();
-        }
+        drop_stale_front(list, p, board);
         list.push_back((psn, now));
     }
 
@@ -247,11 +259,7 @@ impl EarlyRecovery {
         threshold: u32,
         board: &mut Scoreboard,
     ) -> bool {
-        let thr = threshold.max(1);
-        if h < board.una.saturating_add(thr) {
-            return false;
-        }
-        let end = (h - thr + 1).min(board.max_sent);
+        let Some(end) = gap_end(h, threshold, board) else { return false };
         self.confirmed.clear();
         for (p, latest) in self.path_latest.iter().enumerate() {
             let Some(list) = self.sent_on_path.get_mut(p) else { break };
@@ -262,12 +270,7 @@ impl EarlyRecovery {
                 Time::ZERO
             };
             let before = h_sent.min(latest.sent_at.max(timed_out));
-            while let Some(&(x, t)) = list.front() {
-                if live(board, p, x, t) {
-                    break;
-                }
-                list.pop_front();
-            }
+            drop_stale_front(list, p, board);
             for &(x, t) in list.iter() {
                 if t >= before {
                     break;
@@ -298,11 +301,7 @@ fn gap_losses(
     confirm: Option<(Time, &[PathLatest])>,
     board: &mut Scoreboard,
 ) -> bool {
-    let thr = threshold.max(1);
-    if h < board.una.saturating_add(thr) {
-        return false;
-    }
-    let end = (h - thr + 1).min(board.max_sent);
+    let Some(end) = gap_end(h, threshold, board) else { return false };
     let mut any = false;
     let mut x = board.una;
     while x < end {
