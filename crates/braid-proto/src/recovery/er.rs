@@ -106,6 +106,18 @@ impl PathLatest {
     fn new(sent_at: Time, rtt: Time) -> PathLatest {
         PathLatest { sent_at, rtt, twice_rtt: rtt.mul_f64(2.0) }
     }
+
+    /// At `now`, a copy sent on the path before this time is confirmed lost: overtaken by the
+    /// latest delivered copy, or outstanding for more than twice its RTT.
+    #[inline]
+    fn confirms_before(&self, now: Time) -> Time {
+        let timed_out = if self.rtt > Time::ZERO && now > self.twice_rtt {
+            now - self.twice_rtt
+        } else {
+            Time::ZERO
+        };
+        self.sent_at.max(timed_out)
+    }
 }
 
 impl EarlyRecovery {
@@ -263,13 +275,7 @@ impl EarlyRecovery {
         self.confirmed.clear();
         for (p, latest) in self.path_latest.iter().enumerate() {
             let Some(list) = self.sent_on_path.get_mut(p) else { break };
-            // Outstanding for more than twice the RTT: sent before `now − 2·RTT`.
-            let timed_out = if latest.rtt > Time::ZERO && now > latest.twice_rtt {
-                now - latest.twice_rtt
-            } else {
-                Time::ZERO
-            };
-            let before = h_sent.min(latest.sent_at.max(timed_out));
+            let before = h_sent.min(latest.confirms_before(now));
             drop_stale_front(list, p, board);
             for &(x, t) in list.iter() {
                 if t >= before {
@@ -308,10 +314,7 @@ fn gap_losses(
         if let Some(s) = board.slot(x) {
             let overtaken = || {
                 confirm.is_none_or(|(now, c)| {
-                    c.get(s.path as usize).is_some_and(|p| {
-                        p.sent_at > s.sent_at()
-                            || (p.rtt > Time::ZERO && now.saturating_sub(s.sent_at()) > p.twice_rtt)
-                    })
+                    c.get(s.path as usize).is_some_and(|p| s.sent_at() < p.confirms_before(now))
                 })
             };
             if s.in_flight() && s.sent_at() < h_sent && overtaken() && board.mark_lost(x) {

@@ -414,9 +414,7 @@ impl Recovery {
         }
         match &mut self.detector {
             LossDetector::RackTlp(_) => RackTlp::on_sent(now, &mut self.sh),
-            LossDetector::EarlyRecovery(er) if er.path_confirm => {
-                er.on_sent(now, psn, path, &self.sh.board)
-            }
+            LossDetector::EarlyRecovery(er) => er.on_sent(now, psn, path, &self.sh.board),
             _ => {}
         }
     }
