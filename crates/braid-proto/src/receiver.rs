@@ -177,6 +177,9 @@ pub struct Receiver {
     /// Per-packet ACKs carry [`AckOut::sack`] as the bitmap of the 64 PSNs below the
     /// acknowledged one ([`Receiver::with_sack_below`]).
     sack_below: bool,
+    /// Replies carry the packets held above the cumulative ACK in their `ood` field instead of
+    /// the OOD ([`Receiver::with_held_echo`]).
+    held_echo: bool,
 }
 
 impl Receiver {
@@ -196,6 +199,26 @@ impl Receiver {
             ack_duplicates: true,
             coalescing: None,
             sack_below: false,
+            held_echo: false,
+        }
+    }
+
+    /// Replies echo, in their `ood` field, the number of packets held above the cumulative ACK
+    /// ([`Receiver::rbo`]; htsim's UET `UecSink::_out_of_order_count`) instead of the OOD (the
+    /// highest PSN received less the next expected). The receiver's own OOD statistics do not
+    /// change.
+    pub fn with_held_echo(mut self, on: bool) -> Receiver {
+        self.held_echo = on;
+        self
+    }
+
+    /// What a reply echoes in its `ood` field now (see [`Receiver::with_held_echo`]).
+    #[inline]
+    fn echoed_ood(&self) -> u32 {
+        if self.held_echo {
+            self.rbo
+        } else {
+            self.ood()
         }
     }
 
@@ -410,7 +433,7 @@ impl Receiver {
             RxReply::Nak => PacketKind::Nak,
             RxReply::None => return (out, None),
         };
-        let mut ack = Self::reply(now, data, kind, reply_flags, out.cum_ack, out.ood);
+        let mut ack = Self::reply(now, data, kind, reply_flags, out.cum_ack, self.echoed_ood());
         if self.sack_below && out.verdict != RxVerdict::DroppedBufferFull {
             ack.sack = self.received_below(data.psn);
         }
@@ -457,7 +480,7 @@ impl Receiver {
             out,
             Some(AckOut {
                 sack,
-                ..Self::reply(now, data, kind, reply_flags, out.cum_ack, out.ood)
+                ..Self::reply(now, data, kind, reply_flags, out.cum_ack, self.echoed_ood())
             }),
         )
     }
@@ -472,10 +495,17 @@ impl Receiver {
         let psn = data.psn;
         let have = psn < self.next_expected || (psn > self.next_expected && self.is_held(psn));
         if have {
-            return Self::reply(now, data, PacketKind::Ack, ecn, self.next_expected, self.ood());
+            return Self::reply(
+                now,
+                data,
+                PacketKind::Ack,
+                ecn,
+                self.next_expected,
+                self.echoed_ood(),
+            );
         }
         let trim = flags::TRIMMED | if last_hop { flags::TRIM_LAST_HOP } else { 0 };
-        Self::reply(now, data, PacketKind::Nak, ecn | trim, self.next_expected, self.ood())
+        Self::reply(now, data, PacketKind::Nak, ecn | trim, self.next_expected, self.echoed_ood())
     }
 
     /// The reply to an RTS (receiver-driven transports) reaching a receiver that already has
@@ -551,6 +581,23 @@ mod tests {
         assert_eq!(o.verdict, RxVerdict::InOrder { delivered: 3 });
         assert_eq!((o.ood, r.rbo(), o.rbo_delta, o.cum_ack), (0, 0, -2, 4));
         assert_eq!(r.max_ood(), 2);
+    }
+
+    #[test]
+    fn a_held_echo_reports_the_packets_held_and_keeps_the_ood_statistics() {
+        // 0 arrives, then 5 and 9 (1–4, 6–8 missing): the OOD is 8, two packets are held.
+        for held in [false, true] {
+            let mut r = sel(12).with_held_echo(held);
+            for psn in [0, 5] {
+                r.on_data_packet(Time::ZERO, &data(psn), true);
+            }
+            let (o, a) = r.on_data_packet(Time::ZERO, &data(9), true);
+            let echoed = a.expect("a selective receiver replies to every packet").ood;
+            assert_eq!((o.ood, r.rbo(), r.max_ood()), (8, 2, 8), "held echo {held}");
+            assert_eq!(echoed, if held { 2 } else { 8 });
+            // A trimmed header's NAK echoes the same reading.
+            assert_eq!(r.on_trimmed(Time::ZERO, &data(3), false).ood, echoed);
+        }
     }
 
     #[test]

@@ -150,7 +150,9 @@ impl Transfer {
                 RxMode::GoBackN { nak_interval: Time::from_ns(nak_interval_ns) }
             }
         };
-        let mut rx = Receiver::new(mode, pkts as u32).with_sack_below(hello.sack_below);
+        let mut rx = Receiver::new(mode, pkts as u32)
+            .with_sack_below(hello.sack_below)
+            .with_held_echo(hello.held_echo);
         if hello.ack_every_bytes > 0 {
             rx = rx.with_ack_coalescing(
                 hello.ack_every_bytes,

@@ -249,6 +249,7 @@ pub fn send(
         header_bytes: opts.header_bytes,
         rx_mode,
         sack_below: spec.sack_below(),
+        held_echo: spec.held_echo(),
         ack_every_bytes: spec.ack_every_bytes().unwrap_or(0),
         reorder_buffer_bytes: opts.reorder_buffer_bytes,
         stream_seed,

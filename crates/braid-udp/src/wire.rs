@@ -8,7 +8,8 @@
 //!          20 ts_sent ns u64 | 28 pull_target u32 | 32 payload …           (PROBE: the same, MTU-padded)
 //! ACK/NAK  8  psn u32 | 12 cum_ack u32 | 16 ood u32 | 20 path u16 | 22 entropy u16 | 24 flags u8
 //!          25 hops u8 | 26 pad u16 | 28 ts_sent ns u64 | 36 ts_rx ns u64 | 44 sack u64      (52 B)
-//! HELLO    8  size u64 | 16 mtu u32 | 20 header u32 | 24 rx mode u8 | 25 sack_below u8 | 26 pad u16
+//! HELLO    8  size u64 | 16 mtu u32 | 20 header u32 | 24 rx mode u8 | 25 sack_below u8
+//!          26 held_echo u8 | 27 pad u8
 //!          28 nak_interval ns u64 | 36 ack_every_bytes u64 | 44 reorder buffer u64 | 52 stream seed u64
 //!          60 ts ns u64 | 68 pull rate b/s u64 | 76 pulls to target u8 | 77 name length u8 | 78 name
 //! HELLO_OK 8  ts echo u64 | 16 receiver ts u64
@@ -324,6 +325,9 @@ pub struct Hello {
     pub rx_mode: RxModeWire,
     /// Per-packet ACKs carry the SACK bitmap below the acknowledged PSN.
     pub sack_below: bool,
+    /// ACKs echo the packets held above the cumulative ACK instead of the OOD
+    /// (`Receiver::with_held_echo`).
+    pub held_echo: bool,
     /// Coalesce ACKs, one per this many wire bytes (0: an ACK per packet).
     pub ack_every_bytes: u64,
     /// The receiver's reorder buffer, bytes.
@@ -357,7 +361,8 @@ pub fn put_hello(b: &mut [u8], session: u32, h: &Hello) -> usize {
     };
     b[24] = mode;
     b[25] = h.sack_below as u8;
-    b[26..28].fill(0);
+    b[26] = h.held_echo as u8;
+    b[27] = 0;
     b[28..36].copy_from_slice(&nak.to_be_bytes());
     b[36..44].copy_from_slice(&h.ack_every_bytes.to_be_bytes());
     b[44..52].copy_from_slice(&h.reorder_buffer_bytes.to_be_bytes());
@@ -396,6 +401,7 @@ pub fn hello(b: &[u8]) -> Result<Hello, WireError> {
         header_bytes: be32(b, 20),
         rx_mode,
         sack_below: b[25] != 0,
+        held_echo: b[26] != 0,
         ack_every_bytes: be64(b, 36),
         reorder_buffer_bytes: be64(b, 44),
         stream_seed: be64(b, 52),
@@ -625,6 +631,7 @@ mod tests {
             header_bytes: 64,
             rx_mode: RxModeWire::GoBackN { nak_interval_ns: 4000 },
             sack_below: true,
+            held_echo: true,
             ack_every_bytes: 16_384,
             reorder_buffer_bytes: 1_200_000,
             stream_seed: 99,

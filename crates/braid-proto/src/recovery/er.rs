@@ -202,8 +202,11 @@ impl EarlyRecovery {
             }
             return lost;
         }
-        let ood =
-            ctx.ack.ood.max(board.highest_sacked_plus1.saturating_sub(1).saturating_sub(board.una));
+        let ood = if sh.cfg.er_ood_held {
+            ctx.ack.ood
+        } else {
+            ctx.ack.ood.max(board.highest_sacked_plus1.saturating_sub(1).saturating_sub(board.una))
+        };
         if !self.episode.active && ood >= threshold {
             self.episode.enter(board, &mut sh.stats);
         }

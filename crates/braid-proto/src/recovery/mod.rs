@@ -153,6 +153,12 @@ pub struct RecoveryConfig {
     /// (`Receiver::with_sack_below`): every set bit counts as a selective acknowledgement, so a
     /// lost ACK does not look like a lost data packet. A sender's mode, set with the receiver's.
     pub sack_below: bool,
+    /// Episode Early Recovery reads the out-of-order degree as the packets the receiver holds
+    /// above its cumulative ACK, echoed in each ACK (`Receiver::with_held_echo`; htsim's UET
+    /// `UecSink::_out_of_order_count`, which its SLEEK compares with the threshold), instead of
+    /// the larger of the echoed span and `highest_SACKed − cum_ACK`. A sender's mode, set with
+    /// the receiver's.
+    pub er_ood_held: bool,
     /// The RNIC's limit on the range of outstanding PSNs (Rondo Appendix A; [`PsnLimit`]):
     /// new data waits while the next new PSN is at or beyond the bound. Set from the network's
     /// `max_outstanding_psn` / `max_outstanding_reads`, not a recovery knob.
@@ -182,6 +188,7 @@ impl RecoveryConfig {
             er_per_packet: false,
             er_path_confirm: false,
             sack_below: false,
+            er_ood_held: false,
             psn_limit: PsnLimit::None,
         }
     }
@@ -790,6 +797,35 @@ mod tests {
         let s = r.on_ack(Time::from_us(5), &ack(PacketKind::Nak, 3, 0, Time::ZERO));
         assert!(s.loss);
         assert_eq!(r.next_psn(), Some((0, true)));
+    }
+
+    #[test]
+    fn early_recovery_on_the_held_count_ignores_a_wide_but_sparse_reordering() {
+        // SLEEK as htsim reads it (`er_ood_held`): the threshold is compared with the packets the
+        // receiver holds above its cumulative ACK, echoed in the ACK. PSN 0 missing, 5 and 9
+        // arrive: the span above the hole is 9 (≥ 3) but only two packets are held, so no
+        // episode; the third held packet starts one, which resends the holes below the highest
+        // SACKed PSN.
+        let mut cfg = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
+        cfg.er_threshold = 3;
+        cfg.er_ood_held = true;
+        let mut r = Recovery::new(cfg, 12);
+        send_n(&mut r, 12, Time::ZERO);
+        let held = |psn, n| AckIn { ood: n, ..ack(PacketKind::Nak, psn, 0, Time::ZERO) };
+        r.on_ack(Time::from_us(5), &held(5, 1));
+        r.on_ack(Time::from_us(5), &held(9, 2));
+        assert!(!r.has_retx(), "two held packets are below the threshold of 3");
+        let s = r.on_ack(Time::from_us(6), &held(10, 3));
+        assert!(s.loss);
+        let resent: Vec<u32> =
+            std::iter::from_fn(|| r.next_psn()).take(8).map(|(p, _)| p).collect();
+        assert_eq!(resent, vec![0, 1, 2, 3, 4, 6, 7, 8], "the holes below PSN 10, once each");
+        // The span reading (the default) starts the episode at PSN 5's ACK already.
+        let mut cfg = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
+        cfg.er_threshold = 3;
+        let mut r = Recovery::new(cfg, 12);
+        send_n(&mut r, 12, Time::ZERO);
+        assert!(r.on_ack(Time::from_us(5), &ack(PacketKind::Nak, 5, 0, Time::ZERO)).loss);
     }
 
     #[test]

@@ -72,6 +72,11 @@ pub trait Transport: SenderOps + Sized + Clone + 'static {
     fn sack_below(_cfg: &Self::Config) -> bool {
         false
     }
+    /// Its receivers echo the packets they hold above the cumulative ACK instead of the OOD
+    /// (`Receiver::with_held_echo`; UET's SLEEK as htsim reads it).
+    fn held_echo(_cfg: &Self::Config) -> bool {
+        false
+    }
     /// The sender of the flow (or connection) `env`.
     fn new(cfg: &Self::Config, env: &FlowEnv) -> Result<Self, String>;
 }
@@ -208,6 +213,8 @@ pub struct ErasedConfig {
     pub sack_below: bool,
     /// [`Transport::uses_longest_path_rtt`] of it.
     pub uses_longest_path_rtt: bool,
+    /// [`Transport::held_echo`] of it.
+    pub held_echo: bool,
 }
 
 impl Debug for ErasedConfig {
@@ -223,6 +230,7 @@ fn plugin_config<T: Transport>(tc: &TransportConfig) -> Result<ErasedConfig, Str
         ack_every_bytes: T::ack_every_bytes(&c),
         sack_below: T::sack_below(&c),
         uses_longest_path_rtt: T::uses_longest_path_rtt(&c),
+        held_echo: T::held_echo(&c),
         value: Arc::new(c),
     })
 }

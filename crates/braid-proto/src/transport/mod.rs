@@ -212,6 +212,14 @@ macro_rules! transports {
                     SenderFactory::Plugin(_, c) => c.sack_below,
                 }
             }
+            /// Whether the flow's receiver echoes the packets it holds above the cumulative ACK
+            /// instead of the OOD (`Receiver::with_held_echo`; UET's `sleek_ooo = "held"`).
+            pub fn held_echo(&self) -> bool {
+                match self {
+                    $( SenderFactory::$variant(c) => <$sender as Transport>::held_echo(c), )*
+                    SenderFactory::Plugin(_, c) => c.held_echo,
+                }
+            }
         }
 
         /// A flow's sender.
@@ -295,6 +303,7 @@ impl TransportConfig {
         }
         .with_duplicate_acks(self.recovery.ack_duplicates)
         .with_sack_below(spec.sack_below())
+        .with_held_echo(spec.held_echo())
     }
 
     /// Check every knob by building a sender for a reference 100 Gb/s environment.

@@ -106,6 +106,11 @@ pub struct UetConfig {
     pub target_qdelay: Option<Time>,
     /// Fixed early-recovery threshold, packets (`None`: SLEEK's dynamic one).
     pub ood_threshold: Option<u32>,
+    /// What SLEEK compares with its threshold (`sleek_ooo`): `true` (`"held"`), the packets the
+    /// receiver holds above its cumulative ACK, echoed in each ACK — htsim's `runSleek(ooo, …)`
+    /// with `UecSink::_out_of_order_count`; `false` (`"span"`), the larger of the receiver's OOD
+    /// (highest PSN received less the next expected) and `highest_SACKed − cum_ACK`.
+    pub sleek_ooo_held: bool,
     /// NSCC quick adapt on.
     pub quick_adapt: bool,
     /// Loss recovery.
@@ -131,6 +136,7 @@ impl UetConfig {
             reps_freeze_time: Time::from_ms(10),
             target_qdelay: None,
             ood_threshold: None,
+            sleek_ooo_held: false,
             quick_adapt: true,
             recovery: Self::native_recovery(None),
             network_trims: false,
@@ -151,6 +157,10 @@ impl UetConfig {
     /// is `ood_threshold` when set).
     pub fn with_recovery(mut self, given: &RecoveryConfig) -> UetConfig {
         self.recovery = recovery_or_native(given, Self::native_recovery(self.ood_threshold));
+        // SLEEK's held count (`sleek_ooo = "held"`) is read by episode Early Recovery only.
+        self.recovery.er_ood_held = self.sleek_ooo_held
+            && self.recovery.kind == RecoveryKind::EarlyRecovery
+            && !self.recovery.er_per_packet;
         self
     }
 }
@@ -314,6 +324,7 @@ impl Transport for UetSender {
         "reps_freeze_time",
         "target_qdelay",
         "ood_threshold",
+        "sleek_ooo",
         "quick_adapt",
         "ack_every_bytes",
     ];
@@ -346,6 +357,7 @@ impl Transport for UetSender {
             reps_freeze_time: k.opt_time("reps_freeze_time")?.unwrap_or(d.reps_freeze_time),
             target_qdelay: k.opt_time("target_qdelay")?.or(d.target_qdelay),
             ood_threshold: ood_threshold.or(d.ood_threshold),
+            sleek_ooo_held: k.choice("sleek_ooo", &["span", "held"])? == "held",
             quick_adapt: k.bool("quick_adapt", d.quick_adapt)?,
             ack_every_bytes: k.u32_in("ack_every_bytes", d.ack_every_bytes as u32, 0, 1 << 30)?
                 as u64,
@@ -357,6 +369,10 @@ impl Transport for UetSender {
 
     fn ack_every_bytes(cfg: &UetConfig) -> Option<u64> {
         (cfg.ack_every_bytes > 0).then_some(cfg.ack_every_bytes)
+    }
+
+    fn held_echo(cfg: &UetConfig) -> bool {
+        cfg.recovery.er_ood_held
     }
 
     /// A sender for one flow.
@@ -582,6 +598,23 @@ mod tests {
         // maxwnd = 1.5 · 8 µs · 100 Gb/s = 150 KB.
         assert_eq!(s.window_bytes(), 150_000);
         assert_eq!(s.target_qdelay(), Time::from_us(8));
+    }
+
+    #[test]
+    fn sleek_reads_the_held_count_only_when_asked() {
+        let read = |v: Option<&str>| {
+            let mut tc = TransportConfig::new(crate::transport::TransportKind::Uet);
+            if let Some(v) = v {
+                tc.params.push(("sleek_ooo".into(), braid_core::Knob::Str(v.into())));
+            }
+            UetSender::read_config(&tc)
+        };
+        let span = read(None).unwrap();
+        assert!(!span.sleek_ooo_held && !span.recovery.er_ood_held && !UetSender::held_echo(&span));
+        let held = read(Some("held")).unwrap();
+        assert!(held.recovery.er_ood_held && UetSender::held_echo(&held));
+        let e = read(Some("count")).unwrap_err();
+        assert!(e.contains("sleek_ooo") && e.contains("span, held"), "{e}");
     }
 
     #[test]
