@@ -60,8 +60,9 @@
 //! `ev_select = "oblivious"`: cycle through the EVs XOR-ed with a mask redrawn every cycle.
 //!
 //! **Loss recovery** (htsim `uec.cpp`): early recovery with SLEEK's dynamic threshold
-//! `max(min(1.5·cwnd, maxwnd), 5·MSS)/MSS` packets of OOD (the receiver's OOO count echoed in the
-//! ACK, or highest SACKed − cumulative ACK), or a fixed `ood_threshold`; plus per-packet RTOs of
+//! `max(min(1.5·cwnd, maxwnd), 5·MSS)/MSS` packets held out of order by the receiver (its count
+//! echoed in the ACK, htsim's `_out_of_order_count`; `sleek_ooo = "span"`: the larger of its OOD
+//! and highest SACKed − cumulative ACK), or a fixed `ood_threshold`; plus per-packet RTOs of
 //! at least 100 µs (htsim's default) without backoff. SLEEK's probe packets are not modelled.
 //! Another `transport.recovery` may be chosen; the per-packet RTO stays.
 
@@ -106,10 +107,12 @@ pub struct UetConfig {
     pub target_qdelay: Option<Time>,
     /// Fixed early-recovery threshold, packets (`None`: SLEEK's dynamic one).
     pub ood_threshold: Option<u32>,
-    /// What SLEEK compares with its threshold (`sleek_ooo`): `true` (`"held"`), the packets the
-    /// receiver holds above its cumulative ACK, echoed in each ACK — htsim's `runSleek(ooo, …)`
-    /// with `UecSink::_out_of_order_count`; `false` (`"span"`), the larger of the receiver's OOD
-    /// (highest PSN received less the next expected) and `highest_SACKed − cum_ACK`.
+    /// What SLEEK compares with its threshold (`sleek_ooo`): `true` (`"held"`, the default), the
+    /// packets the receiver holds above its cumulative ACK, echoed in each ACK — htsim's
+    /// `runSleek(ooo, …)` with `UecSink::_out_of_order_count`; `false` (`"span"`), the larger of
+    /// the receiver's OOD (highest PSN received less the next expected) and
+    /// `highest_SACKed − cum_ACK`, which under spraying counts every packet still in flight below
+    /// the highest arrival and resends many that are not lost.
     pub sleek_ooo_held: bool,
     /// NSCC quick adapt on.
     pub quick_adapt: bool,
@@ -136,7 +139,7 @@ impl UetConfig {
             reps_freeze_time: Time::from_ms(10),
             target_qdelay: None,
             ood_threshold: None,
-            sleek_ooo_held: false,
+            sleek_ooo_held: true,
             quick_adapt: true,
             recovery: Self::native_recovery(None),
             network_trims: false,
@@ -357,7 +360,7 @@ impl Transport for UetSender {
             reps_freeze_time: k.opt_time("reps_freeze_time")?.unwrap_or(d.reps_freeze_time),
             target_qdelay: k.opt_time("target_qdelay")?.or(d.target_qdelay),
             ood_threshold: ood_threshold.or(d.ood_threshold),
-            sleek_ooo_held: k.choice("sleek_ooo", &["span", "held"])? == "held",
+            sleek_ooo_held: k.choice("sleek_ooo", &["held", "span"])? == "held",
             quick_adapt: k.bool("quick_adapt", d.quick_adapt)?,
             ack_every_bytes: k.u32_in("ack_every_bytes", d.ack_every_bytes as u32, 0, 1 << 30)?
                 as u64,
@@ -601,7 +604,7 @@ mod tests {
     }
 
     #[test]
-    fn sleek_reads_the_held_count_only_when_asked() {
+    fn sleek_reads_the_held_count_unless_asked_for_the_span() {
         let read = |v: Option<&str>| {
             let mut tc = TransportConfig::new(crate::transport::TransportKind::Uet);
             if let Some(v) = v {
@@ -609,12 +612,12 @@ mod tests {
             }
             UetSender::read_config(&tc)
         };
-        let span = read(None).unwrap();
-        assert!(!span.sleek_ooo_held && !span.recovery.er_ood_held && !UetSender::held_echo(&span));
-        let held = read(Some("held")).unwrap();
-        assert!(held.recovery.er_ood_held && UetSender::held_echo(&held));
+        let held = read(None).unwrap();
+        assert!(held.sleek_ooo_held && held.recovery.er_ood_held && UetSender::held_echo(&held));
+        let span = read(Some("span")).unwrap();
+        assert!(!span.recovery.er_ood_held && !UetSender::held_echo(&span));
         let e = read(Some("count")).unwrap_err();
-        assert!(e.contains("sleek_ooo") && e.contains("span, held"), "{e}");
+        assert!(e.contains("sleek_ooo") && e.contains("held, span"), "{e}");
     }
 
     #[test]
