@@ -154,7 +154,8 @@ pub struct Packet {
     /// ACK/NAK/pull: the receiver's next expected PSN. Forward packets: the CE mark
     /// ([`Packet::ecn_ce`]).
     pub cum_ack: u32,
-    /// ACK/NAK: the receiver's out-of-order degree of this flow when the data arrived. Data:
+    /// ACK/NAK: the receiver's out-of-order degree of this flow when the data arrived (or the
+    /// packets it held above its cumulative ACK, for a transport that asks for that: UET). Data:
     /// the pull target ([`Packet::pull_target`]).
     pub ood: u32,
     /// ACK: when the receiver got the data packet (forward delay = `ts_rx - ts_sent`).

@@ -75,7 +75,8 @@ pub struct AckIn<'a> {
     pub ts_sent: Time,
     /// When the receiver got the data packet.
     pub ts_rx: Time,
-    /// Receiver's OOD for this flow when the data arrived.
+    /// Receiver's OOD for this flow when the data arrived, or the packets it held above its
+    /// cumulative ACK if the transport asks for that (`Receiver::with_held_echo`, UET's SLEEK).
     pub ood: u32,
     /// This acknowledges a probe.
     pub probe: bool,

@@ -124,7 +124,8 @@ pub struct AckOut {
     pub psn: u32,
     /// The receiver's next expected PSN.
     pub cum_ack: u32,
-    /// OOD of the flow after the arrival (0 for probe ACKs).
+    /// OOD of the flow after the arrival, or with [`Receiver::with_held_echo`] the packets held
+    /// above the cumulative ACK (0 for probe ACKs).
     pub ood: u32,
     /// Logical path index echoed from the data packet.
     pub path: u16,

@@ -820,7 +820,8 @@ mod tests {
         let resent: Vec<u32> =
             std::iter::from_fn(|| r.next_psn()).take(8).map(|(p, _)| p).collect();
         assert_eq!(resent, vec![0, 1, 2, 3, 4, 6, 7, 8], "the holes below PSN 10, once each");
-        // The span reading (the default) starts the episode at PSN 5's ACK already.
+        // The span reading (`er_ood_held` off, as for every transport but UET) starts the episode
+        // at PSN 5's ACK already.
         let mut cfg = RecoveryConfig::new(RecoveryKind::EarlyRecovery);
         cfg.er_threshold = 3;
         let mut r = Recovery::new(cfg, 12);
