@@ -25,7 +25,9 @@
 # same thing.
 #
 # BRAID=path/to/braid runs that binary instead of building target/release/braid (e.g. the
-# profile-guided build of scripts/build-pgo.sh, target/pgo/release/braid).
+# profile-guided build of scripts/build-pgo.sh, target/pgo/release/braid). BRAID_SETS='KEY=VALUE …'
+# adds overrides to every Braid run (e.g. BRAID_SETS='run.departures="on-demand"'), printed with
+# the table.
 #
 # Needs: bash, python3, cmake (apt-get install cmake, or pip install cmake), g++ or clang++.
 set -euo pipefail
@@ -86,11 +88,12 @@ mkdir -p "$cms"
     && python3 "$gen/gen_incast.py" incast_32to1_8MB.cm 128 32 8000000 0 1 0 >/dev/null \
     && python3 "$gen/gen_permutation.py" perm_1024_2MB.cm 1024 1024 2000000 0 1 >/dev/null)
 
-HTSIM="$htsim" BRAID="$braid" REPO="$repo" CMS="$cms" SCRATCH="$scratch" REPEAT="$repeat" python3 - <<'EOF'
+HTSIM="$htsim" BRAID="$braid" REPO="$repo" CMS="$cms" SCRATCH="$scratch" REPEAT="$repeat" BRAID_SETS="${BRAID_SETS:-}" python3 - <<'EOF'
 import csv, json, os, re, subprocess, sys, time
 
 htsim, braid, repo, cms, scratch = (os.environ[k] for k in ("HTSIM", "BRAID", "REPO", "CMS", "SCRATCH"))
 repeat = int(os.environ["REPEAT"])
+extra_sets = os.environ["BRAID_SETS"].split()
 common = ["-sender_cc_only", "-load_balancing_algo", "reps", "-queue_size_bdp_factor", "1", "-tiers", "3",
           "-linkspeed", "100000", "-hop_latency", "1", "-mtu", "4150", "-seed", "13"]
 scenarios = [
@@ -133,7 +136,7 @@ for name, cm, end_us, sets in scenarios:
         out_dir = os.path.join(scratch, "braid", cm.replace(".cm", ""))
         cmd = [braid, "run", os.path.join(repo, "examples/uet-htsim.toml"), "--out", out_dir,
                "--set", f'workload.file="{path}"', "--set", "transport.ack_every_bytes=16384"]
-        cmd += [a for s in sets for a in ("--set", s)]
+        cmd += [a for s in sets + extra_sets for a in ("--set", s)]
         w, mib, _ = timed(cmd, repo)
         s = json.load(open(os.path.join(out_dir, "summary.json")))
         # Best by process wall time (start-up, scenario parsing and output writing included, as
@@ -147,6 +150,8 @@ for name, cm, end_us, sets in scenarios:
                  pct(best_b[4], 50), pct(best_b[4], 99), len(best_b[4]), best_b[5]))
 
 print(f"\nBraid vs htsim (UET, NSCC + REPS), best of {repeat} by process wall time, one process at a time; packet-hops = Braid's count for the scenario")
+if extra_sets:
+    print("Braid runs with: " + "  ".join(extra_sets))
 print("Process wall: the whole process, as the shell times it (both simulators). Run wall_s: Braid's own event-loop time from summary.json (start-up and output writing left out).")
 print("| scenario | htsim process wall s | htsim MiB | Braid process wall s | Braid run wall_s | Braid MiB | packet-hops | Braid events | htsim packet-hops/s | Braid packet-hops/s (process) | Braid / htsim (process wall) | Braid / htsim (run wall_s) | htsim FCT p50 / p99 us (flows) | Braid FCT p50 / p99 us (flows) |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -10,6 +10,8 @@
 # scenario: instructions (`I refs`), packet-hops, events, instructions per packet-hop and per
 # event, and the build measured (`release+inline1000` by default, `release+pgo` for
 # scripts/build-pgo.sh's; `braid bench`'s `build_label`).
+# SETS='KEY=VALUE …' overrides fields of every scenario (`braid bench --set`), e.g.
+# SETS='run.departures="on-demand"' for the engine with departures on demand.
 # Needs valgrind; a scenario takes 5 s to 2 min under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,9 +35,11 @@ if [ ${#scenarios[@]} -eq 0 ]; then
                b-permutation-k8-16MB b-permutation-k8-16MB-uet b-permutation-k8-16MB-rondo)
 fi
 
-printf '%-32s %16s %12s %12s %10s %10s  %s\n' scenario instructions packet_hops events per_hop per_event build
+printf '%-32s %16s %12s %12s %10s %10s  %s\n' scenario instructions packet_hops events per_hop per_event build,departures
 for s in "${scenarios[@]}"; do
-    out=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$braid" bench --child "$s" 2>&1) || {
+    set_args=()
+    for kv in ${SETS:-}; do set_args+=(--set "$kv"); done
+    out=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$braid" bench --child "$s" "${set_args[@]}" 2>&1) || {
         echo "error: $braid bench --child $s failed:" >&2
         echo "$out" | tail -5 >&2
         exit 2
@@ -44,10 +48,11 @@ for s in "${scenarios[@]}"; do
     hops=$(echo "$out" | sed -n 's/^BENCH .* hops=\([0-9]*\).*/\1/p')
     events=$(echo "$out" | sed -n 's/^BENCH .* events=\([0-9]*\).*/\1/p')
     build=$(echo "$out" | sed -n 's/^BENCH .* build=\([^ ]*\).*/\1/p')
+    departures=$(echo "$out" | sed -n 's/^BENCH .* departures=\([^ ]*\).*/\1/p')
     if [ -z "$irefs" ] || [ -z "$hops" ] || [ "$hops" = 0 ]; then
         echo "error: no instruction count or packet-hops for $s (unknown scenario? see crates/braid-cli/src/bench.rs)" >&2
         exit 2
     fi
-    awk -v s="$s" -v i="$irefs" -v h="$hops" -v e="$events" -v b="${build:-unknown}" \
+    awk -v s="$s" -v i="$irefs" -v h="$hops" -v e="$events" -v b="${build:-unknown},${departures:-events}" \
         'BEGIN { printf "%-32s %16.0f %12.0f %12.0f %10.0f %10.0f  %s\n", s, i, h, e, i / h, i / e, b }'
 done

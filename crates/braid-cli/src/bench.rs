@@ -160,13 +160,15 @@ pub fn build_label() -> String {
 
 /// Run one scenario in this process and print one machine-readable line (the parent of
 /// [`run_all`] reads it, and `scripts/instructions-per-hop.sh`), ending with the build.
-pub fn run_child(name: &str) -> ExitCode {
+/// `extra` overrides fields after the scenario's own settings (`braid bench --set`).
+pub fn run_child(name: &str, extra: &[String]) -> ExitCode {
     let Some((_, _, text, sets)) = SCENARIOS.iter().chain(SCALE_SCENARIOS).find(|s| s.0 == name)
     else {
         eprintln!("error: unknown bench scenario `{name}`");
         return ExitCode::from(2);
     };
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let sets: Vec<String> =
+        sets.iter().map(|s| s.to_string()).chain(extra.iter().cloned()).collect();
     let sc = match scenario::parse(text, Path::new("."), &sets, None) {
         Ok(s) => s,
         Err(e) => {
@@ -189,7 +191,7 @@ pub fn run_child(name: &str) -> ExitCode {
         _ => 0.0,
     };
     println!(
-        "BENCH {} sim_ns={} events={} hops={} wall_s={:.3} peak_kib={} flows={}/{} goodput_bps={} hosts={} build={}",
+        "BENCH {} sim_ns={} events={} hops={} wall_s={:.3} peak_kib={} flows={}/{} goodput_bps={} hosts={} departures={} build={}",
         name,
         f("sim_time_ns"),
         f("events"),
@@ -200,14 +202,16 @@ pub fn run_child(name: &str) -> ExitCode {
         f("flows_total"),
         f("goodput_bps"),
         sc.topology.hosts().len(),
+        if sc.limits.departures_on_demand { "on-demand" } else { "events" },
         build_label(),
     );
     ExitCode::SUCCESS
 }
 
 /// Run every scenario (or those matching `only`) in child processes and print a table: the
-/// fixed benchmarks, or with `scale` the scale curve (with peak memory per host).
-pub fn run_all(only: Option<&str>, scale: bool) -> ExitCode {
+/// fixed benchmarks, or with `scale` the scale curve (with peak memory per host). `extra`
+/// overrides fields of every scenario (`braid bench --set`), printed in the header.
+pub fn run_all(only: Option<&str>, scale: bool, extra: &[String]) -> ExitCode {
     let exe = match std::env::current_exe() {
         Ok(e) => e,
         Err(e) => {
@@ -216,6 +220,9 @@ pub fn run_all(only: Option<&str>, scale: bool) -> ExitCode {
         }
     };
     println!("build: {}", build_label());
+    if !extra.is_empty() {
+        println!("with: {}", extra.join("  "));
+    }
     println!(
         "{:<31} {:>10} {:>12} {:>12} {:>8} {:>12} {:>14} {:>9} {:>10}",
         "scenario",
@@ -233,7 +240,12 @@ pub fn run_all(only: Option<&str>, scale: bool) -> ExitCode {
         if only.is_some_and(|o| !name.contains(o)) {
             continue;
         }
-        let out = Command::new(&exe).args(["bench", "--child", name]).output();
+        let mut cmd = Command::new(&exe);
+        cmd.args(["bench", "--child", name]);
+        for s in extra {
+            cmd.args(["--set", s]);
+        }
+        let out = cmd.output();
         let out = match out {
             Ok(o) if o.status.success() => o,
             Ok(o) => {

@@ -292,6 +292,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             .max(crate::scenario::MIN_STALL_TIMEOUT)
     });
     sim.set_stall_timeout(Some(stall));
+    sim.set_departures_on_demand(sc.limits.departures_on_demand);
     Ok((sim, wl))
 }
 

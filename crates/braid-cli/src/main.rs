@@ -218,6 +218,10 @@ enum Cmd {
         /// Run one scenario in this process (used internally to measure peak memory per scenario).
         #[arg(long, hide = true)]
         child: Option<String>,
+        /// Override a field of every scenario (`run.departures="on-demand"`: the engine with
+        /// departures on demand); repeatable. Printed with the figures.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
     },
     /// Send a stream over UDP with one of Braid's transports (the simulator's code, on a real
     /// clock) and print the summary a simulated flow gets; exit 2 on bad input or an
@@ -395,9 +399,9 @@ fn main() -> ExitCode {
                 Err(e) => fail(&e),
             }
         }
-        Cmd::Bench { only, scale, child } => match child {
-            Some(name) => bench::run_child(&name),
-            None => bench::run_all(only.as_deref(), scale),
+        Cmd::Bench { only, scale, child, sets } => match child {
+            Some(name) => bench::run_child(&name, &sets),
+            None => bench::run_all(only.as_deref(), scale, &sets),
         },
         Cmd::Send(a) => ExitCode::from(udp::send_main(&a)),
         Cmd::Recv(a) => ExitCode::from(udp::recv_main(&a)),

@@ -163,6 +163,10 @@ pub struct RunLimits {
     /// window by window). `None`: a datacenter each on inter-DC networks (at most 8 per thread),
     /// one per thread inside a datacenter ([`braid_net::parallel::default_partitions`]).
     pub partitions: Option<usize>,
+    /// `run.departures = "on-demand"`: switch ports carry out their departures when something
+    /// needs them instead of scheduling a `TxDone` for each (`docs/architecture.md`,
+    /// "Departures"); `"events"` (the default) schedules every departure as an event.
+    pub departures_on_demand: bool,
 }
 
 /// The default stall timeout, in base RTTs of the slowest path.
@@ -410,13 +414,32 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
             Some(n) if n > 4096 => return Err(format!("`run.partitions` = {n}: at most 4096")),
             n => n.map(|n| n as usize),
         },
+        departures_on_demand: match f.str("departures")? {
+            None | Some("events") => false,
+            Some("on-demand") => true,
+            Some(other) => {
+                return Err(format!(
+                    "`run.departures` = \"{other}\": expected \"events\" or \"on-demand\""
+                ))
+            }
+        },
     };
+    if limits.departures_on_demand && limits.threads.is_some() {
+        return Err("`run.departures = \"on-demand\"` runs in the sequential engine only; remove `run.threads` (or --threads)".into());
+    }
     if limits.partitions.is_some() && limits.threads.is_none() {
         return Err(
             "`run.partitions` needs `run.threads` (the parallel engine, docs/parallel.md)".into()
         );
     }
-    f.finish(&["stall_timeout", "max_sim_time", "max_wall", "threads", "partitions"])?;
+    f.finish(&[
+        "stall_timeout",
+        "max_sim_time",
+        "max_wall",
+        "threads",
+        "partitions",
+        "departures",
+    ])?;
     Ok(limits)
 }
 

@@ -81,6 +81,9 @@ pub struct Port {
     /// ([`crate::sim::Sim::prepare`] sets it for short links whose delay never changes, up to
     /// [`crate::sim::DIRECT_ARRIVAL_MAX_DELAY`]). Arrivals keep the keys the wire queue gives them.
     pub wire_direct: bool,
+    /// The port carries out its departures on demand instead of scheduling a `TxDone` for each
+    /// (`run.departures = "on-demand"`; [`crate::sim::Sim::set_departures_on_demand`]).
+    pub on_demand: bool,
 }
 
 // Every port of the network is held by the sequential run and by each partition of a parallel
@@ -120,6 +123,7 @@ impl Port {
             wire: WireQueue::default(),
             wire_head: false,
             wire_direct: false,
+            on_demand: false,
         }
     }
 

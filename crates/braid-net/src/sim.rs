@@ -36,6 +36,7 @@ macro_rules! route_view {
     };
 }
 
+mod departures;
 mod flows;
 mod link;
 mod mmu;
@@ -282,6 +283,22 @@ pub struct Sim {
     flows_started: usize,
     /// The progress watchdog's span (`None`: off).
     stall_timeout: Option<Time>,
+    /// Switch ports are asked to carry out their departures on demand
+    /// ([`Sim::set_departures_on_demand`]).
+    departures_on_demand: bool,
+    /// Some port carries out its departures on demand (set by [`Sim::prepare`]).
+    any_on_demand: bool,
+    /// Per node: the upstream ports it is pausing (PFC); while any, its ports' departures are
+    /// events (`sim/departures.rs`).
+    paused_upstreams: Vec<u32>,
+    /// Per node: no departure of its on-demand ports is due before this time (a lower bound,
+    /// made exact whenever [`Sim::catch_up_node`] walks the node's ports).
+    node_due: Vec<Time>,
+    /// Per port, on demand: when its next departure is due (its `busy_until` while a packet
+    /// waits to be sent), `Time::MAX` while none is; always `Time::MAX` for a port whose
+    /// departures are events. One comparison tells whether a port has a departure to carry
+    /// out. Beside the ports, not in them (`Port` stays within its size).
+    due_at: Vec<Time>,
     /// Links of delay at most this put arrivals straight into the event queue (`None`: no link
     /// does; [`Sim::set_direct_arrivals`]).
     direct_arrival_max_delay: Option<Time>,
@@ -460,6 +477,11 @@ impl Sim {
             all_flows_done: false,
             flows_started: 0,
             stall_timeout: None,
+            departures_on_demand: false,
+            any_on_demand: false,
+            paused_upstreams: vec![0; n],
+            node_due: vec![Time::MAX; n],
+            due_at: vec![Time::MAX; n_ports],
             direct_arrival_max_delay: Some(DIRECT_ARRIVAL_MAX_DELAY),
             progress_at: Time::ZERO,
             path_cache: HashMap::default(),
@@ -514,7 +536,19 @@ impl Sim {
     /// Run until every flow completes, `stop` is reached, or no events remain. `progress` is
     /// called now and then with the current simulated time.
     pub fn run(&mut self, stop: Option<Time>, progress: &mut dyn FnMut(&Sim) -> bool) -> RunEnd {
-        let stop = stop.unwrap_or(Time::MAX);
+        let end = self.run_events(stop.unwrap_or(Time::MAX), progress);
+        // Departures on demand due by the end are carried out, as the event engine would have
+        // carried them out by then (`sim/departures.rs`).
+        let until = match (end, stop) {
+            (RunEnd::StopTime, Some(stop)) => stop,
+            _ => departures::before(self.q.now()),
+        };
+        self.catch_up_all(until);
+        end
+    }
+
+    /// [`Sim::run`]'s event loop, up to `stop`.
+    fn run_events(&mut self, stop: Time, progress: &mut dyn FnMut(&Sim) -> bool) -> RunEnd {
         let mut n: u32 = 0;
         // The watchdog compares (bytes delivered in order, flows completed) every 1,024 events.
         let mut last_mark = (self.stats.inorder_bytes, self.flows_done);
@@ -653,9 +687,17 @@ impl Sim {
         match ev {
             Ev::Arrive { pkt, port } => self.on_arrive(now, braid_core::PktId(pkt), PortId(port)),
             Ev::TxDone { port } => {
-                self.ports[port as usize].txdone_pending = false;
-                // `pump`'s early return cannot apply: nothing is scheduled for the port now.
-                self.pump_port(now, PortId(port));
+                let p = &mut self.ports[port as usize];
+                p.txdone_pending = false;
+                if p.on_demand {
+                    // A wake-up after a lost packet, or a departure scheduled while the port's
+                    // switch was pausing upstream (`sim/departures.rs`).
+                    self.set_due(PortId(port));
+                    self.catch_up(now, PortId(port));
+                } else {
+                    // `pump`'s early return cannot apply: nothing is scheduled for the port now.
+                    self.pump_port(now, PortId(port));
+                }
             }
             Ev::NicWake { host } => {
                 let h = &mut self.hosts[host as usize];
@@ -672,6 +714,7 @@ impl Sim {
             Ev::Sample => self.on_sample(now),
             Ev::PullTick { host } => self.on_pull_tick(now, host),
             Ev::Routing { timer } => {
+                self.catch_up_all(departures::before(now));
                 let more_to_come = self.more_to_come();
                 let view = route_view!(self, now);
                 if let Some((t, timer)) = self.routing.on_timer(
@@ -687,6 +730,7 @@ impl Sim {
     }
 
     fn on_sample(&mut self, now: Time) {
+        self.catch_up_all(departures::before(now));
         let kept = self.sample_surely_kept();
         let own = self.part.as_ref().map(|p| &p.own_node[..]);
         self.samples.record(

@@ -522,8 +522,8 @@ impl SwitchRouting {
     }
 
     /// The decision for `pk` at switch `node` as the switch's router takes it, even where
-    /// [`SwitchRouting::egress_without_view`] would decide without it (tests compare the two).
-    #[cfg(test)]
+    /// [`SwitchRouting::egress_without_view`] would decide without it (tests compare the two;
+    /// departures on demand build it again after carrying out the switch's due departures).
     pub(crate) fn undecided<'r>(
         &self,
         v: &RouteView<'r>,

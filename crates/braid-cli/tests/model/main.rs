@@ -8,6 +8,7 @@ mod scratch;
 
 mod base_rtt_hint;
 mod connections;
+mod departures;
 mod engine_checks;
 mod offered_load;
 mod parallel;

@@ -5,6 +5,7 @@
 
 use braid_core::{NodeId, PacketKind, PktId, PortId, Rate, Time};
 
+use super::departures::before;
 use super::switch::mark_at_dequeue;
 use super::{Ev, Sim};
 use crate::config::{LinkChange, CLASS_DATA, NUM_CLASSES};
@@ -20,7 +21,7 @@ impl Sim {
     #[inline(always)]
     pub(super) fn pump(&mut self, now: Time, port: PortId) {
         let p = &self.ports[port.idx()];
-        if p.busy_until > now && p.txdone_pending {
+        if p.busy_until > now && (p.txdone_pending || p.on_demand) {
             return;
         }
         self.pump_port(now, port);
@@ -29,6 +30,19 @@ impl Sim {
     /// [`Sim::pump`] past its early return: a busy port here has no `TxDone` scheduled yet.
     pub(super) fn pump_port(&mut self, now: Time, port: PortId) {
         let p = &mut self.ports[port.idx()];
+        if p.on_demand {
+            // Departures on demand (`departures.rs`): an idle port starts now; a busy one carries
+            // out its next departure when something needs it.
+            if p.busy_until <= now && p.up {
+                if let Some(c) = p.next_class() {
+                    let pkt = self.dequeue(port, c);
+                    let arrives = self.transmit(now, port, pkt);
+                    self.set_due(port);
+                    self.wake_if_lost(now, port, arrives);
+                }
+            }
+            return;
+        }
         if p.busy_until > now {
             debug_assert!(!p.txdone_pending, "pump returns early when the TxDone is scheduled");
             p.txdone_pending = true;
@@ -63,9 +77,11 @@ impl Sim {
         }
     }
 
-    /// Start serialising `pkt` on the idle `port`: switch marking at dequeue, counters, capture,
-    /// random loss, then onto the wire.
-    pub(super) fn transmit(&mut self, now: Time, port: PortId, pkt: PktId) {
+    /// Start serialising `pkt` on the idle `port` at `now` (the time the departure is due, which
+    /// for a departure on demand may be before the event being handled): switch marking at
+    /// dequeue, counters, capture, random loss, then onto the wire. Returns whether the packet
+    /// is on its way (false: lost on the link).
+    pub(super) fn transmit(&mut self, now: Time, port: PortId, pkt: PktId) -> bool {
         let p = &mut self.ports[port.idx()];
         let is_switch = !p.at_host;
         let pk = self.pkts.get_mut(pkt.0);
@@ -98,17 +114,21 @@ impl Sim {
             && self.port_rng[port.idx()].bernoulli(p.loss)
         {
             self.drop_packet(now, pkt, DropReason::LinkLoss);
-            return;
+            return false;
         }
         // The arrival goes into the event queue now on a short link (`wire_direct`); on a long
         // one only the head packet's is there, the rest wait in the port's wire queue (links
         // deliver in order): far fewer calendar entries on long links.
-        let at = now + ser + p.delay;
+        // A departure carried out on demand after the link's delay fell may be due before the
+        // event being handled: it arrives now, behind the packet that triggered it (as the wire
+        // queue delivers).
+        let at = (now + ser + p.delay).max(self.q.now());
         let seq = self.q.reserve_seq();
         if self.send_if_remote(port, at, seq, pkt) {
-            return;
+            return true;
         }
         self.put_on_wire(port, at, seq, pkt.0);
+        true
     }
 
     /// Put `pkt` on `port`'s link, arriving at `at` with the event sequence `seq` reserved for
@@ -146,6 +166,11 @@ impl Sim {
                 None => p.wire_head = false,
             }
         }
+        // The packet the port sent last has arrived: its next departure, if due, is carried out
+        // now (departures on demand, `departures.rs`).
+        if self.due_at[port.idx()] <= now {
+            self.catch_up(now, port);
+        }
         let p = &self.ports[port.idx()];
         if !p.up {
             self.drop_packet(now, pkt, DropReason::LinkDown);
@@ -181,6 +206,10 @@ impl Sim {
         let ports = [PortId::from_idx(2 * li), PortId::from_idx(2 * li + 1)];
         if !matches!(e.change, LinkChange::Loss(_)) {
             self.live_port_states = None;
+        }
+        // Departures due before the change happen under the link as it was.
+        for &p in &ports {
+            self.catch_up(before(now), p);
         }
         match e.change {
             LinkChange::Down | LinkChange::Up => {

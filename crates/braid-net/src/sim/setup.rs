@@ -241,6 +241,11 @@ impl Sim {
     pub fn prepare(&mut self) {
         self.release_build_caches();
         self.choose_wire_modes();
+        if let Some(why) = self.choose_departure_modes() {
+            self.notes.push(format!(
+                "run.departures = \"on-demand\" is not taken: {why} needs every departure as an event, so this run schedules them as events (docs/architecture.md, \"Departures\")"
+            ));
+        }
         for f in 0..self.flows.len() {
             let node = self.hosts[self.flows[f].src_host as usize].node;
             if self.flows[f].deps_left == 0 && self.owns(node) {

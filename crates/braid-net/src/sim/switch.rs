@@ -7,6 +7,7 @@
 use braid_core::packet::flags;
 use braid_core::{Arena, IntHop, IntStack, NodeId, Packet, PacketKind, PktId, PortId, Rng, Time};
 
+use super::departures::before;
 use super::Sim;
 use crate::config::{NetConfig, CLASS_CONTROL, CLASS_DATA, NUM_CLASSES};
 use crate::port::Port;
@@ -40,6 +41,9 @@ impl Sim {
             self.pkts.get(pkt.0),
         ) {
             Ok(decided) => decided,
+            Err(_) if self.node_due[node.idx()] < now => {
+                self.select_egress_on_demand(now, node, pkt, ingress)
+            }
             Err(hops) => {
                 let view = route_view!(self, now);
                 self.routing.select_egress(
@@ -60,13 +64,40 @@ impl Sim {
         self.enqueue(now, node, egress, pkt);
     }
 
+    /// The routing decision that reads the view, with departures on demand: the switch's queues
+    /// are exact once its due departures are carried out (`departures.rs`).
+    #[inline(never)]
+    fn select_egress_on_demand(
+        &mut self,
+        now: Time,
+        node: NodeId,
+        pkt: PktId,
+        ingress: PortId,
+    ) -> Option<PortId> {
+        self.catch_up_node(before(now), node);
+        let view = route_view!(self, now);
+        let hops = self.routing.undecided(&view, node, self.pkts.get(pkt.0));
+        self.routing.select_egress(
+            &view,
+            node,
+            self.pkts.get(pkt.0),
+            hops,
+            ingress,
+            &mut self.node_rng[node.idx()],
+        )
+    }
+
     /// Admit `pkt` into `port`'s queue at switch `node` (or drop it, or, with `network.trim`,
     /// trim), then pump the port.
+    #[inline(always)]
     fn enqueue(&mut self, now: Time, node: NodeId, port: PortId, pkt: PktId) {
+        // Departures due at the port before the packet arrived are carried out first; one due
+        // at the same time comes after it (`departures.rs`).
+        self.catch_up(before(now), port);
         if self.over_egress_cap(port, pkt) {
             // The ns-3 fork's egress queue refuses after the MMU admitted the packet: with the
             // leak, its ingress accounting is never released.
-            if self.cfg.egress_cap_leak && self.refusal(node, port, pkt).is_none() {
+            if self.cfg.egress_cap_leak && self.refusal_now(now, node, port, pkt).is_none() {
                 self.account_ingress(now, node, pkt);
                 if self.pkts.get(pkt.0).prio == CLASS_DATA {
                     self.ecn_leak[port.idx()] += self.pkts.get(pkt.0).size_bytes as u64;
@@ -75,7 +106,7 @@ impl Sim {
             self.drop_packet(now, pkt, DropReason::BufferFull);
             return;
         }
-        if let Some(r) = self.refusal(node, port, pkt) {
+        if let Some(r) = self.refusal_now(now, node, port, pkt) {
             let pk = self.pkts.get(pkt.0);
             let trimmable =
                 pk.kind == PacketKind::Data && pk.prio == CLASS_DATA && r != DropReason::LinkDown;
@@ -88,6 +119,26 @@ impl Sim {
         }
         self.admit(now, node, port, pkt);
         self.pump(now, port);
+    }
+
+    /// [`Sim::refusal`], exact with departures on demand: the shared buffer's occupancy counts
+    /// bytes that other ports' due departures have not yet released, so a refusal for a full
+    /// buffer carries them out and judges again (an admission needs no second look: the count
+    /// only overstates).
+    #[inline(always)]
+    fn refusal_now(
+        &mut self,
+        now: Time,
+        node: NodeId,
+        port: PortId,
+        pkt: PktId,
+    ) -> Option<DropReason> {
+        let r = self.refusal(node, port, pkt);
+        if r == Some(DropReason::BufferFull) && self.any_on_demand {
+            self.catch_up_node(before(now), node);
+            return self.refusal(node, port, pkt);
+        }
+        r
     }
 
     /// Why `port` at switch `node` cannot take `pkt` now, if it cannot: the link is down, the
@@ -175,6 +226,7 @@ impl Sim {
         p.queues[c].push_back(pkt);
         p.q_bytes[c] += size;
         self.buffer_used[node.idx()] += size;
+        self.note_due(now, node, port);
         self.account_ingress(now, node, pkt);
     }
 
@@ -189,7 +241,7 @@ impl Sim {
             return;
         }
         let ingress = PortId(pk.ingress);
-        let pause = match &mut self.mmu {
+        let mut pause = match &mut self.mmu {
             Some(mmu) => {
                 mmu.on_admit(node, ingress, c, size, &mut self.ports[ingress.idx()].ingress_bytes)
             }
@@ -200,8 +252,15 @@ impl Sim {
                 ip.ingress_bytes > xoff
             }
         };
+        if pause && !self.ports[ingress.idx()].pause_sent && self.any_on_demand {
+            // With departures on demand the ingress count and the buffer's occupancy may still
+            // hold bytes that due departures release: judge again on exact counts.
+            self.catch_up_node(before(now), node);
+            pause = self.ports[ingress.idx()].ingress_bytes > self.xoff_threshold(node);
+        }
         if pause && !self.ports[ingress.idx()].pause_sent {
             self.ports[ingress.idx()].pause_sent = true;
+            self.pausing_upstream(now, node, true);
             let t = self.pfc_arrival(now, ingress);
             let up = self.ports[ingress.idx()].node;
             self.push_pfc_for(t, ingress, c as u8, true, up);
@@ -239,7 +298,7 @@ impl Sim {
             self.release(port, c, victim);
             self.stats.trims_of_queued += 1;
             self.trim_into_header_queue(now, node, port, victim);
-            if self.refusal(node, port, pkt).is_none() {
+            if self.refusal_now(now, node, port, pkt).is_none() {
                 self.admit(now, node, port, pkt);
                 self.pump(now, port);
                 return;
@@ -261,7 +320,7 @@ impl Sim {
         self.stats.trims += 1;
         let key = ((pk.flow.0 as u64) << 32) | pk.psn as u64;
         self.note_lost(now, key);
-        match self.refusal(node, port, pkt) {
+        match self.refusal_now(now, node, port, pkt) {
             Some(r) => self.drop_packet(now, pkt, r),
             None => self.admit(now, node, port, pkt),
         }
@@ -310,6 +369,7 @@ impl Sim {
         };
         if resume && self.ports[ing.idx()].pause_sent {
             self.ports[ing.idx()].pause_sent = false;
+            self.pausing_upstream(self.q.now(), node, false);
             let t = self.pfc_arrival(self.q.now(), ing);
             let up = self.ports[ing.idx()].node;
             self.push_pfc_for(t, ing, c as u8, false, up);
@@ -341,6 +401,8 @@ impl Sim {
         {
             self.ports[port.idx()].paused[CLASS_CONTROL as usize] = pause;
         }
+        // Departures due before the frame happen as they would have without it.
+        self.catch_up(before(now), port);
         let p = &mut self.ports[port.idx()];
         if pause {
             if !p.paused[c] {
@@ -352,6 +414,8 @@ impl Sim {
             p.paused[c] = false;
             p.paused_ps += (now - p.pause_started).ps();
             self.pump(now, port);
+            let node = self.ports[port.idx()].node;
+            self.note_due(now, node, port);
         }
     }
 }
