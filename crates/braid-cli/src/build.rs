@@ -293,6 +293,7 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
     });
     sim.set_stall_timeout(Some(stall));
     sim.set_departures_on_demand(sc.limits.departures_on_demand);
+    sim.set_canonical_order(sc.limits.canonical_order);
     Ok((sim, wl))
 }
 

@@ -167,6 +167,10 @@ pub struct RunLimits {
     /// needs them instead of scheduling a `TxDone` for each (`docs/architecture.md`,
     /// "Departures"); `"events"` (the default) schedules every departure as an event.
     pub departures_on_demand: bool,
+    /// `run.order = "canonical"`: equal-time events are ordered by a key that is a function of
+    /// the event (`docs/architecture.md`, "Equal-time events"); `"insertion"` (the default):
+    /// by when they were scheduled.
+    pub canonical_order: bool,
 }
 
 /// The default stall timeout, in base RTTs of the slowest path.
@@ -414,6 +418,15 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
             Some(n) if n > 4096 => return Err(format!("`run.partitions` = {n}: at most 4096")),
             n => n.map(|n| n as usize),
         },
+        canonical_order: match f.str("order")? {
+            None | Some("insertion") => false,
+            Some("canonical") => true,
+            Some(other) => {
+                return Err(format!(
+                    "`run.order` = \"{other}\": expected \"insertion\" or \"canonical\""
+                ))
+            }
+        },
         departures_on_demand: match f.str("departures")? {
             None | Some("events") => false,
             Some("on-demand") => true,
@@ -424,6 +437,9 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
             }
         },
     };
+    if limits.canonical_order && limits.threads.is_some() {
+        return Err("`run.order = \"canonical\"` runs in the sequential engine only (a parallel run orders equal-time events by origin node, docs/parallel.md); remove `run.threads` (or --threads)".into());
+    }
     if limits.departures_on_demand && limits.threads.is_some() {
         return Err("`run.departures = \"on-demand\"` runs in the sequential engine only; remove `run.threads` (or --threads)".into());
     }
@@ -439,6 +455,7 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
         "threads",
         "partitions",
         "departures",
+        "order",
     ])?;
     Ok(limits)
 }

@@ -48,6 +48,9 @@ pub mod stream {
     pub const FAULTS: u64 = 6;
     /// A switch egress port's packet trimming (which packet a full queue trims).
     pub const TRIM: u64 = 7;
+    /// A switch egress port's ECN marking under the canonical event order: one generator per
+    /// departure, indexed by the port and its transmission count.
+    pub const MARK: u64 = 8;
 }
 
 /// Xoshiro256++ generator.

@@ -41,6 +41,7 @@ mod flows;
 mod link;
 mod mmu;
 mod nic;
+mod order;
 mod partition;
 mod path_queries;
 mod receive;
@@ -288,6 +289,10 @@ pub struct Sim {
     departures_on_demand: bool,
     /// Some port carries out its departures on demand (set by [`Sim::prepare`]).
     any_on_demand: bool,
+    /// Equal-time events are ordered canonically (`sim/order.rs`), not by insertion.
+    canonical: bool,
+    /// The per-entity event counts of the canonical order's keys.
+    ev_counts: order::EventCounts,
     /// Per node: the upstream ports it is pausing (PFC); while any, its ports' departures are
     /// events (`sim/departures.rs`).
     paused_upstreams: Vec<u32>,
@@ -479,6 +484,8 @@ impl Sim {
             stall_timeout: None,
             departures_on_demand: false,
             any_on_demand: false,
+            canonical: false,
+            ev_counts: Default::default(),
             paused_upstreams: vec![0; n],
             node_due: vec![Time::MAX; n],
             due_at: vec![Time::MAX; n_ports],
@@ -642,7 +649,7 @@ impl Sim {
             port.0
         );
         let id = self.pkts.alloc(pkt);
-        self.q.push(at, Ev::Arrive { pkt: id, port: port.0 });
+        self.push_ev(at, Ev::Arrive { pkt: id, port: port.0 });
     }
 
     /// Start loading what the event `ev` will touch first (its packet, its port) while the
@@ -723,7 +730,7 @@ impl Sim {
                     more_to_come,
                     self.part.as_ref().map(|p| &p.own_node[..]),
                 ) {
-                    self.q.push(t, Ev::Routing { timer });
+                    self.push_ev(t, Ev::Routing { timer });
                 }
             }
         }
@@ -747,7 +754,7 @@ impl Sim {
             // Re-arm only while something else can still happen: a sampler alone must not keep a
             // stalled run alive forever.
             if self.more_to_come() && (self.part.is_some() || !self.q.is_empty()) {
-                self.q.push(now + iv, Ev::Sample);
+                self.push_ev(now + iv, Ev::Sample);
             }
         }
     }

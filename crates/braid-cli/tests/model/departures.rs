@@ -1,6 +1,7 @@
-//! Departures on demand (`run.departures = "on-demand"`, `docs/architecture.md`, "Departures")
-//! against departures as events: exact where no two events tie, the same network statistically
-//! where they do, and far fewer events.
+//! Departures on demand (`run.departures = "on-demand"`, `docs/architecture.md`, "Departures:
+//! events or on demand") against departures as events: under the canonical order of equal-time
+//! events (`run.order = "canonical"`) the same bytes, under the insertion order the same network
+//! statistically, and far fewer events under both.
 
 use std::path::Path;
 
@@ -10,6 +11,38 @@ use braid_cli::scenario::parse;
 fn scenario(text: &str, sets: &[&str]) -> braid_cli::scenario::Scenario {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     parse(text, Path::new("."), &sets, None).unwrap_or_else(|e| panic!("scenario error: {e}"))
+}
+
+/// Every output a run of `sc` writes (`flows.csv`, the other tables, `summary.json` without
+/// its wall-clock and event-count lines; not the resolved scenario), as text, by file name.
+fn outputs(sc: &braid_cli::scenario::Scenario, r: &RunResult, tag: &str) -> Vec<(String, String)> {
+    let dir = crate::scratch::TmpDir::new("departures", tag);
+    braid_cli::run::write_outputs(&dir, sc, r).unwrap();
+    let mut files: Vec<(String, String)> = std::fs::read_dir(&*dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        // The scenario as resolved names the engine; every other file is an output.
+        .filter(|p| p.is_file() && !p.ends_with("scenario.resolved.toml"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).to_string();
+            let text = if name == "summary.json" {
+                text.lines()
+                    .filter(|l| {
+                        !["\"wall_s\"", "\"events", "\"packet_hops_per_sec\""]
+                            .iter()
+                            .any(|k| l.trim_start().starts_with(k))
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            } else {
+                text
+            };
+            (name, text)
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 /// Run `text` with `sets`, departures as events and on demand.
@@ -86,64 +119,52 @@ size = "2MB"
     );
 }
 
-/// Where events tie, the two engines order them differently (a departure due at `t` comes
-/// first on demand), so runs differ packet by packet; the network they simulate is the same.
-/// Each scenario exercises one part of the scheme: trimming and ECN at dequeue, strict priority
-/// (Rondo's probe class) with link faults, PFC (a pausing switch's departures turn into events),
-/// and a shared buffer that refuses packets under adaptive routing (a refusal carries out the
-/// switch's due departures and judges again; routing reads exact queues).
+/// Under the canonical order an event's key is a function of the event, so a departure carried
+/// out on demand gets the key its `TxDone` would have had and happens in the same place among
+/// equal-time events: every output is the same bytes as with departures as events, on loaded
+/// networks with trimming, strict priority and link faults, PFC, a refusing shared buffer and
+/// adaptive routing, switches pausing on and off — with fewer events.
+#[test]
+fn under_the_canonical_order_departures_on_demand_are_exact() {
+    for (name, text, sets) in loaded_cases() {
+        let mut all = sets.clone();
+        all.push("run.order=\"canonical\"");
+        let runs: Vec<_> = ["events", "on-demand"]
+            .iter()
+            .map(|mode| {
+                let mut with_mode = all.clone();
+                let set = format!("run.departures=\"{mode}\"");
+                with_mode.push(&set);
+                let sc = scenario(&text, &with_mode);
+                let r = run(&sc, false).unwrap();
+                assert!(r.sim.conservation().is_ok(), "{name} {mode}: {:?}", r.sim.conservation());
+                let files = outputs(&sc, &r, &format!("{}-{mode}", name.replace([' ', ','], "")));
+                (r.sim.events().popped(), files)
+            })
+            .collect();
+        let ((ev_events, ev_files), (od_events, od_files)) = (&runs[0], &runs[1]);
+        assert_eq!(
+            ev_files.iter().map(|f| &f.0).collect::<Vec<_>>(),
+            od_files.iter().map(|f| &f.0).collect::<Vec<_>>(),
+            "{name}: the same files"
+        );
+        for ((file, a), (_, b)) in ev_files.iter().zip(od_files) {
+            assert!(a == b, "{name}: {file} differs between departures as events and on demand");
+        }
+        assert!(
+            od_events < ev_events,
+            "{name}: {od_events} events on demand, {ev_events} as events"
+        );
+    }
+}
+
+/// Under the insertion order, equal-time events run in the order they were scheduled, and a
+/// departure carried out on demand was never scheduled: where a departure and another event
+/// tie, the two engines may order them differently, so runs differ packet by packet. The
+/// network they simulate is the same.
 #[test]
 fn departures_on_demand_simulate_the_same_network() {
-    let permutation = "kind = \"permutation\"\nsize = \"300KB\"";
-    let incast =
-        "kind = \"incast\"\nsenders = [1, 2, 3, 4, 5, 6, 7]\nreceiver = 0\nsize = \"100KB\"";
-    let fat_tree = |transport: &str, extra: &str, workload: &str| {
-        format!(
-            r#"
-name = "departures"
-seed = 3
-[topology]
-kind = "fat-tree"
-k = 4
-[network]
-mtu = "1000B"
-ecn = true
-{extra}
-[transport]
-kind = "{transport}"
-[workload]
-{workload}
-"#
-        )
-    };
-    let faults = r#"
-[[faults]]
-at = "5us"
-until = "60us"
-random_fraction = 0.2
-change = "delay"
-add_delay = "3us"
-[[faults]]
-at = "10us"
-until = "40us"
-random_fraction = 0.1
-change = "loss"
-loss = 0.02
-"#;
-    let cases: Vec<(&str, String, Vec<&str>)> = vec![
-        (
-            "UET, trimming",
-            fat_tree("uet", "queue_limit = \"30KB\"\ntrim = true", permutation),
-            vec![],
-        ),
-        ("Rondo, faults", fat_tree("rondo", "", permutation) + faults, vec![]),
-        ("RoCE incast, PFC", fat_tree("roce", "pfc = true\npfc_xoff = \"40KB\"", incast), vec![]),
-        (
-            "adaptive routing, small shared buffer",
-            fat_tree("roce", "buffer = \"120KB\"", permutation),
-            vec!["routing.kind=\"adaptive\"", "transport.recovery=\"sr\""],
-        ),
-    ];
+    let cases = loaded_cases();
     for (name, text, sets) in &cases {
         // Three seeds pooled: a lossy run's mean moves with its few retransmission timeouts.
         let (mut evs, mut ods) = (Vec::new(), Vec::new());
@@ -191,7 +212,77 @@ loss = 0.02
     }
 }
 
-/// On demand is for the sequential engine; a run that cannot take it says why.
+/// Loaded networks, each reaching one part of the scheme: trimming and ECN at dequeue, strict
+/// priority (Rondo's probe class) with link faults, PFC (a pausing switch's departures turn into
+/// events), a shared buffer that refuses packets under adaptive routing (a refusal carries out the
+/// switch's due departures and judges again; routing reads exact queues), and switches pausing
+/// on and off under LCMP (`examples/lcmp-tiny.toml`, loaded).
+fn loaded_cases() -> Vec<(&'static str, String, Vec<&'static str>)> {
+    let permutation = "kind = \"permutation\"\nsize = \"300KB\"";
+    let incast =
+        "kind = \"incast\"\nsenders = [1, 2, 3, 4, 5, 6, 7]\nreceiver = 0\nsize = \"100KB\"";
+    let fat_tree = |transport: &str, extra: &str, workload: &str| {
+        format!(
+            r#"
+name = "departures"
+seed = 3
+[topology]
+kind = "fat-tree"
+k = 4
+[network]
+mtu = "1000B"
+ecn = true
+{extra}
+[transport]
+kind = "{transport}"
+[workload]
+{workload}
+"#
+        )
+    };
+    let faults = r#"
+[[faults]]
+at = "5us"
+until = "60us"
+random_fraction = 0.2
+change = "delay"
+add_delay = "3us"
+[[faults]]
+at = "10us"
+until = "40us"
+random_fraction = 0.1
+change = "loss"
+loss = 0.02
+"#;
+    vec![
+        (
+            "UET, trimming",
+            fat_tree("uet", "queue_limit = \"30KB\"\ntrim = true", permutation),
+            vec![],
+        ),
+        ("Rondo, faults", fat_tree("rondo", "", permutation) + faults, vec![]),
+        ("RoCE incast, PFC", fat_tree("roce", "pfc = true\npfc_xoff = \"40KB\"", incast), vec![]),
+        (
+            "adaptive routing, small shared buffer",
+            fat_tree("roce", "buffer = \"120KB\"", permutation),
+            vec!["routing.kind=\"adaptive\"", "transport.recovery=\"sr\""],
+        ),
+        // Switches that start and stop pausing upstream again and again (their ports go from
+        // departures on demand to events and back), under LCMP between datacenters.
+        (
+            "LCMP between datacenters, PFC",
+            std::fs::read_to_string(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../examples/lcmp-tiny.toml"
+            ))
+            .unwrap(),
+            vec!["workload.load=0.6", "workload.duration=\"1ms\""],
+        ),
+    ]
+}
+
+/// On demand and the canonical order are for the sequential engine; a run that cannot take
+/// them says why.
 #[test]
 fn on_demand_is_refused_or_named_where_it_cannot_apply() {
     let text = r#"
@@ -209,6 +300,13 @@ size = "10KB"
         ["run.departures=\"on-demand\"", "run.threads=2"].iter().map(|s| s.to_string()).collect();
     let err = parse(text, Path::new("."), &sets, None).unwrap_err();
     assert!(err.contains("run.departures") && err.contains("sequential"), "{err}");
+    let sets: Vec<String> =
+        ["run.order=\"canonical\"", "run.threads=2"].iter().map(|s| s.to_string()).collect();
+    let err = parse(text, Path::new("."), &sets, None).unwrap_err();
+    assert!(err.contains("run.order") && err.contains("sequential"), "{err}");
+    let bad = vec!["run.order=\"fifo\"".to_string()];
+    let err = parse(text, Path::new("."), &bad, None).unwrap_err();
+    assert!(err.contains("\"insertion\" or \"canonical\""), "{err}");
     let bad = vec!["run.departures=\"lazy\"".to_string()];
     let err = parse(text, Path::new("."), &bad, None).unwrap_err();
     assert!(err.contains("\"events\" or \"on-demand\""), "{err}");

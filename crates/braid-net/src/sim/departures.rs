@@ -3,12 +3,14 @@
 //! transmission in progress ends at `busy_until`, and the packet to send then is the head of its
 //! highest unpaused class), so the departure is carried out when something first needs it:
 //!
-//! - a packet is queued at the port, or the port's switch admits a packet whose refusal depends
-//!   on the shared buffer, or it routes with a view of its ports' queues;
-//! - the packet the port sent last arrives at the far end (`busy_until` + the link's delay, so
-//!   no later than the next departure's own arrival could be: every arrival is still scheduled
-//!   at or after the time it is scheduled);
-//! - the link changes, the sampler or a switch-routing timer reads the ports, or the run ends.
+//! - a packet is queued at the port (a port free by then sends it at once, as a pump would
+//!   before a `TxDone`), or the port's switch admits a packet whose refusal depends on the shared
+//!   buffer, decides a PAUSE, or routes with a view of its ports' queues;
+//! - the packet the port sent last arrives at the far end, `busy_until` + the link's delay: no
+//!   later than the next departure's own arrival could be, so every arrival is still scheduled
+//!   at or after the time it is scheduled;
+//! - a PFC frame reaches the port, the link changes, the sampler or a switch-routing timer reads
+//!   the ports, or the run ends.
 //!
 //! A departure carried out late is carried out *as of its own time*: it starts when the
 //! transmission before it ended, and ECN and INT are marked from the port's queue as it was
@@ -17,12 +19,13 @@
 //! ports' late departures overstate: an admission that the overstated count would refuse
 //! carries out the switch's due departures and is judged again, so the answer is the exact one.
 //!
-//! Ties: a packet that arrives at `t` is queued before the port's departure due at `t`, and
-//! what reads the port at `t` sees it before that departure ([`before`]). The event engine
-//! follows the insertion order of `TxDone` and `Arrive` events, which is the same order in the
-//! common case (the arrival was scheduled when the packet started its previous hop, before the
-//! `TxDone`); where it was not, outputs differ, statistically alike (`docs/architecture.md`,
-//! "Departures: events or on demand").
+//! Ties: what happens at `t` (an arrival, a read, a frame) sees the port before its departure
+//! due at `t` ([`before`]), which comes after everything else at `t` unless a packet queued at
+//! `t` finds the port free — the places the event engine's `TxDone` and pump take. Under the
+//! canonical order of equal-time events ([`super::order`]), where a departure's `TxDone` is the
+//! last of its time, the two engines therefore give the same bytes; under the insertion order
+//! they differ where that order put a `TxDone` before an arrival of its time, and agree
+//! statistically (`docs/architecture.md`, "Departures: events or on demand").
 //!
 //! PFC: a PAUSE is judged on exact counts (a PAUSE that the overstated ingress count would send
 //! carries out the switch's due departures first). While a switch pauses any upstream port, its
@@ -30,9 +33,10 @@
 //! release the bytes that send the RESUME, which must leave at the departure's own time.
 //!
 //! Kept as events (the eager path, [`Sim::pump_port`]): host ports (a NIC pulls from its
-//! senders, whose state other events change), every port under the HPCC MMU (its shared-pool
-//! accounting is not judged twice), with packet capture (its log is in transmission order), and
-//! in a parallel run.
+//! senders, whose state other events change); ports of links with no delay, or whose delay a
+//! fault changes (the last packet's arrival would not come after the next departure); every port
+//! under the HPCC MMU (its shared-pool accounting is not judged twice), with packet capture (its
+//! log is in transmission order), and in a parallel run.
 
 use braid_core::{PortId, Time};
 
@@ -71,8 +75,18 @@ impl Sim {
         } else {
             None
         };
-        for p in &mut self.ports {
-            p.on_demand = why.is_none() && !p.at_host;
+        // A link of no delay, or one a fault gives another delay, would let the packet a port
+        // sent last arrive when the next departure is due, not after it: those ports keep
+        // their departures as events.
+        let mut delay_changes = vec![false; self.topo.links.len()];
+        for e in &self.link_events {
+            if matches!(e.change, crate::config::LinkChange::Delay(_)) {
+                delay_changes[e.link as usize] = true;
+            }
+        }
+        for (i, p) in self.ports.iter_mut().enumerate() {
+            p.on_demand =
+                why.is_none() && !p.at_host && p.delay > Time::ZERO && !delay_changes[i / 2];
         }
         self.any_on_demand = why.is_none() && self.ports.iter().any(|p| p.on_demand);
         why
@@ -116,12 +130,25 @@ impl Sim {
         }
     }
 
-    /// After on-demand `port` started a transmission: its next departure is due when it ends,
-    /// if a packet waits.
+    /// After on-demand `port` started a transmission (or its `TxDone` fired): its next departure
+    /// is due when the transmission ends, if a packet waits.
     #[inline(always)]
     pub(super) fn set_due(&mut self, port: PortId) {
         let p = &self.ports[port.idx()];
-        self.due_at[port.idx()] = if p.next_class().is_some() { p.busy_until } else { Time::MAX };
+        let due = if p.next_class().is_some() { p.busy_until } else { Time::MAX };
+        self.set_due_at(port, due);
+    }
+
+    /// `port`'s next departure is due at `due` (`Time::MAX`: none): its switch's bound
+    /// ([`Sim::node_due`]) is lowered with it, so that a walk over the switch's ports never
+    /// skips it.
+    #[inline(always)]
+    fn set_due_at(&mut self, port: PortId, due: Time) {
+        self.due_at[port.idx()] = due;
+        let n = self.ports[port.idx()].node.idx();
+        if due < self.node_due[n] {
+            self.node_due[n] = due;
+        }
     }
 
     /// After `port` started a transmission whose packet will not arrive (lost on the link):
@@ -136,7 +163,7 @@ impl Sim {
         if !p.txdone_pending && p.busy_until > now && p.next_class().is_some() {
             p.txdone_pending = true;
             let t = p.busy_until;
-            self.q.push(t, Ev::TxDone { port: port.0 });
+            self.push_ev(t, Ev::TxDone { port: port.0 });
         }
     }
 
@@ -164,11 +191,16 @@ impl Sim {
             if p.at_host {
                 continue;
             }
+            debug_assert!(
+                !(on && p.on_demand && p.up && p.busy_until < now && p.next_class().is_some()),
+                "port {} still has a departure due before {now:?}",
+                port.0
+            );
             p.on_demand = !on;
             if on && !p.txdone_pending && p.busy_until >= now && p.next_class().is_some() {
                 p.txdone_pending = true;
                 let t = p.busy_until;
-                self.q.push(t, Ev::TxDone { port: port.0 });
+                self.push_ev(t, Ev::TxDone { port: port.0 });
             }
             // Back on demand, a port with a packet waiting has its `TxDone` scheduled (or is
             // scheduling it: the RESUME is sent from inside a departure), which sets its due
@@ -195,6 +227,12 @@ impl Sim {
         for i in 0..self.node_ports[node.idx()].len() {
             let port = self.node_ports[node.idx()][i];
             self.catch_up(now, port);
+            let p = &self.ports[port.idx()];
+            debug_assert!(
+                !(p.on_demand && p.up && p.busy_until <= now && p.next_class().is_some()),
+                "port {} has a departure due by {now:?} that was not carried out",
+                port.0
+            );
             due = due.min(self.due_at[port.idx()]);
         }
         self.node_due[node.idx()] = due;
@@ -205,10 +243,10 @@ impl Sim {
     #[inline(always)]
     pub(super) fn note_due(&mut self, now: Time, node: braid_core::NodeId, port: PortId) {
         let p = &self.ports[port.idx()];
+        debug_assert_eq!(p.node, node);
         if p.on_demand && p.busy_until > now {
-            self.due_at[port.idx()] = p.busy_until;
-            let d = &mut self.node_due[node.idx()];
-            *d = (*d).min(p.busy_until);
+            let due = p.busy_until;
+            self.set_due_at(port, due);
         }
     }
 

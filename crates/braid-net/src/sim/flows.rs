@@ -68,7 +68,7 @@ impl Sim {
             let t = t.max(now);
             if t < cn.timer_at {
                 cn.timer_at = t;
-                self.q.push(t, Ev::FlowTimer { conn: c as u32 });
+                self.push_ev(t, Ev::FlowTimer { conn: c as u32 });
             }
         }
     }
@@ -123,7 +123,7 @@ impl Sim {
             dl.deps_left -= 1;
             if dl.deps_left == 0 {
                 let t = now + dl.start;
-                self.q.push(t, Ev::FlowStart { flow: d.0 });
+                self.push_ev(t, Ev::FlowStart { flow: d.0 });
             }
         }
         let port = self.hosts[h].port;

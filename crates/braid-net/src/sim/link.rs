@@ -31,8 +31,9 @@ impl Sim {
     pub(super) fn pump_port(&mut self, now: Time, port: PortId) {
         let p = &mut self.ports[port.idx()];
         if p.on_demand {
-            // Departures on demand (`departures.rs`): an idle port starts now; a busy one carries
-            // out its next departure when something needs it.
+            // Departures on demand (`departures.rs`): a port free by now starts now (one whose
+            // departure is due at `now` itself starts it here, as a pump at `now` would before
+            // its `TxDone`); a busy one carries out its next departure when something needs it.
             if p.busy_until <= now && p.up {
                 if let Some(c) = p.next_class() {
                     let pkt = self.dequeue(port, c);
@@ -47,7 +48,7 @@ impl Sim {
             debug_assert!(!p.txdone_pending, "pump returns early when the TxDone is scheduled");
             p.txdone_pending = true;
             let t = p.busy_until;
-            self.q.push(t, Ev::TxDone { port: port.0 });
+            self.push_ev(t, Ev::TxDone { port: port.0 });
             return;
         }
         if !p.up {
@@ -67,7 +68,7 @@ impl Sim {
             if !p.txdone_pending && (at_host || p.next_class().is_some()) {
                 p.txdone_pending = true;
                 let t = p.busy_until;
-                self.q.push(t, Ev::TxDone { port: port.0 });
+                self.push_ev(t, Ev::TxDone { port: port.0 });
             }
         } else if at_host {
             let h = self.host_of_node[self.ports[port.idx()].node.idx()];
@@ -96,6 +97,7 @@ impl Sim {
                 pk,
                 pkt.0,
                 &mut self.node_rng,
+                self.canonical.then_some((self.master_seed, port.0)),
                 &mut self.ints,
                 &mut self.pkt_int,
                 &mut self.stats,
@@ -123,7 +125,7 @@ impl Sim {
         // event being handled: it arrives now, behind the packet that triggered it (as the wire
         // queue delivers).
         let at = (now + ser + p.delay).max(self.q.now());
-        let seq = self.q.reserve_seq();
+        let seq = self.arrival_key(port.0);
         if self.send_if_remote(port, at, seq, pkt) {
             return true;
         }
@@ -166,10 +168,11 @@ impl Sim {
                 None => p.wire_head = false,
             }
         }
-        // The packet the port sent last has arrived: its next departure, if due, is carried out
-        // now (departures on demand, `departures.rs`).
-        if self.due_at[port.idx()] <= now {
-            self.catch_up(now, port);
+        // The packet the port sent last has arrived: its next departure, due at least a link
+        // delay ago, is carried out now, with any due after it before `now` (departures on
+        // demand, `departures.rs`).
+        if self.due_at[port.idx()] < now {
+            self.catch_up(before(now), port);
         }
         let p = &self.ports[port.idx()];
         if !p.up {

@@ -125,7 +125,7 @@ impl Sim {
                     if !p.txdone_pending {
                         p.txdone_pending = true;
                         let t = p.busy_until;
-                        self.q.push(t, Ev::TxDone { port: port.0 });
+                        self.push_ev(t, Ev::TxDone { port: port.0 });
                     }
                     return;
                 }
@@ -142,7 +142,7 @@ impl Sim {
         let host = &mut self.hosts[h as usize];
         if earliest != Time::MAX && earliest < host.wake_at {
             host.wake_at = earliest;
-            self.q.push(earliest, Ev::NicWake { host: h });
+            self.push_ev(earliest, Ev::NicWake { host: h });
         }
     }
 
@@ -177,7 +177,7 @@ impl Sim {
             trimmed,
             pk.entropy,
         ) {
-            self.q.push(t, Ev::PullTick { host: h });
+            self.push_ev(t, Ev::PullTick { host: h });
         }
     }
 
@@ -191,7 +191,7 @@ impl Sim {
         if let Some(t) =
             self.hosts[h as usize].pull_pacer.on_rts(now, f.0, &mut c.pulls, wanted, entropy)
         {
-            self.q.push(t, Ev::PullTick { host: h });
+            self.push_ev(t, Ev::PullTick { host: h });
         }
     }
 
@@ -221,7 +221,7 @@ impl Sim {
             self.send_control(now, h, pkt, 0);
         }
         if let Some(t) = self.hosts[hi].pull_pacer.rearm(now) {
-            self.q.push(t, Ev::PullTick { host: h });
+            self.push_ev(t, Ev::PullTick { host: h });
         }
     }
 }

@@ -286,7 +286,7 @@ impl Sim {
                     kind,
                 });
             }
-            _ => self.q.push(at, Ev::Pfc { port: port.0, class, pause }),
+            _ => self.push_ev(at, Ev::Pfc { port: port.0, class, pause }),
         }
     }
 

@@ -251,20 +251,21 @@ impl Sim {
             if self.flows[f].deps_left == 0 && self.owns(node) {
                 let t = self.flows[f].start;
                 self.q.set_origin(node.0);
-                self.q.push(t, Ev::FlowStart { flow: f as u32 });
+                self.push_ev(t, Ev::FlowStart { flow: f as u32 });
             }
         }
         self.set_origin_virtual(partition::ORIGIN_LINK);
-        for (i, e) in self.link_events.iter().enumerate() {
-            self.q.push(e.at, Ev::Link { idx: i as u32 });
+        for i in 0..self.link_events.len() {
+            let at = self.link_events[i].at;
+            self.push_ev(at, Ev::Link { idx: i as u32 });
         }
         self.set_origin_virtual(partition::ORIGIN_SAMPLE);
         if let Some(iv) = self.samples.config.interval {
-            self.q.push(iv, Ev::Sample);
+            self.push_ev(iv, Ev::Sample);
         }
         self.set_origin_virtual(partition::ORIGIN_ROUTING);
         for (t, timer) in self.routing.initial_timers().into_iter().flatten() {
-            self.q.push(t, Ev::Routing { timer });
+            self.push_ev(t, Ev::Routing { timer });
         }
     }
 

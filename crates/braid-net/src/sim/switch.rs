@@ -422,7 +422,8 @@ impl Sim {
 
 /// A switch port `p` starts sending the forward-direction packet `pk`: ECN marking (RED-like on
 /// the class's queue plus `leaked` bytes the port's ECN counter kept from packets dropped at the
-/// egress cap, drawing from the switch's random stream) and an INT hop record, both at dequeue,
+/// egress cap, drawing from the switch's random stream, or with `mark_by_departure` = (seed,
+/// port) from a generator of the departure's own) and an INT hop record, both at dequeue,
 /// before the port's transmit counters move.
 #[inline]
 #[allow(clippy::too_many_arguments)]
@@ -434,6 +435,7 @@ pub(super) fn mark_at_dequeue(
     pk: &mut Packet,
     h: u32,
     node_rng: &mut [Rng],
+    mark_by_departure: Option<(u64, u32)>,
     ints: &mut Arena<IntStack>,
     pkt_int: &mut Vec<u32>,
     stats: &mut SimStats,
@@ -443,7 +445,18 @@ pub(super) fn mark_at_dequeue(
     if cfg.ecn.enabled && c != CLASS_CONTROL as usize {
         let q = p.q_bytes[c] + if c == CLASS_DATA as usize { leaked } else { 0 };
         let prob = ecn_mark_probability(q, p.kmin, p.kmax, cfg.ecn.pmax);
-        if prob >= 1.0 || (prob > 0.0 && node_rng[p.node.idx()].bernoulli(prob)) {
+        let draw = |node_rng: &mut [Rng]| match mark_by_departure {
+            // The canonical order: a generator of this departure's own, so that the draw does
+            // not depend on when other ports of the switch depart (`order.rs`).
+            Some((seed, port)) => Rng::derive(
+                seed,
+                braid_core::rng::stream::MARK,
+                ((port as u64) << 32) | (p.tx_pkts & 0xFFFF_FFFF),
+            )
+            .bernoulli(prob),
+            None => node_rng[p.node.idx()].bernoulli(prob),
+        };
+        if prob >= 1.0 || (prob > 0.0 && draw(node_rng)) {
             pk.mark_ce();
             stats.ecn_marks += 1;
         }
