@@ -437,9 +437,6 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
             }
         },
     };
-    if limits.canonical_order && limits.threads.is_some() {
-        return Err("`run.order = \"canonical\"` runs in the sequential engine only (a parallel run orders equal-time events by origin node, docs/parallel.md); remove `run.threads` (or --threads)".into());
-    }
     if limits.departures_on_demand && limits.threads.is_some() {
         return Err("`run.departures = \"on-demand\"` runs in the sequential engine only; remove `run.threads` (or --threads)".into());
     }

@@ -84,7 +84,16 @@ fn summary_field(files: &BTreeMap<String, Vec<u8>>, key: &str) -> f64 {
 /// Every output file of `example` is the same bytes at 1, 2 and 3 threads and with 2 threads
 /// sharing 4 partitions, and those really run more than one partition.
 fn same_bytes(example: &str) {
-    let (rc1, err1, one) = run(example, "t1", &["--threads", "1"]);
+    same_bytes_with(example, &[]);
+}
+
+/// [`same_bytes`] with `extra` arguments to every run.
+fn same_bytes_with(example: &str, extra: &[&str]) {
+    fn join<'a>(args: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+        args.iter().chain(extra).copied().collect()
+    }
+    let with = |args: &[&'static str]| join(args, extra);
+    let (rc1, err1, one) = run(example, "t1", &with(&["--threads", "1"]));
     assert_eq!(rc1, 0, "{example} --threads 1 failed:\n{err1}");
     assert_eq!(partitions(&err1), 1);
     assert!(
@@ -104,7 +113,7 @@ fn same_bytes(example: &str) {
         &["--threads", "2", "--set", "run.partitions=4"],
     ] {
         let n = args.join(" ");
-        let (rc, err, many) = run(example, &n.replace([' ', '='], "_"), args);
+        let (rc, err, many) = run(example, &n.replace([' ', '='], "_"), &with(args));
         assert_eq!(rc, 0, "{example} {n} failed:\n{err}");
         assert!(
             partitions(&err) >= 2,
@@ -126,6 +135,16 @@ fn same_bytes_in_a_clos_with_spraying_and_trimming() {
     // Pods of a fat-tree; Rondo's scheduler and paths series; UET with trimming.
     for ex in ["rondo-incast", "uet-htsim"] {
         same_bytes(ex);
+    }
+}
+
+/// The canonical order of equal-time events (`run.order = "canonical"`,
+/// `docs/architecture.md`) keys each event by itself, never by the partition that scheduled
+/// it: the same bytes for every N too.
+#[test]
+fn same_bytes_under_the_canonical_order() {
+    for ex in ["rondo-incast", "incast", "lcmp-tiny"] {
+        same_bytes_with(ex, &["--set", "run.order=\"canonical\""]);
     }
 }
 

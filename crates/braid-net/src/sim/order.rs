@@ -75,15 +75,15 @@ pub(super) struct EventCounts {
 }
 
 impl Sim {
-    /// Order equal-time events canonically (see the module comment) instead of by insertion.
-    /// Call before [`Sim::prepare`]. Not for a partition of a parallel run, whose keys come from
-    /// its origin nodes.
+    /// Order equal-time events canonically (see the module comment) instead of by insertion
+    /// (or, in a parallel run, by origin node). Call before [`Sim::make_partition`] and
+    /// [`Sim::prepare`].
     pub fn set_canonical_order(&mut self, on: bool) {
-        assert!(self.part.is_none(), "the canonical order is for the sequential engine");
+        assert!(self.part.is_none(), "set_canonical_order: call it before make_partition");
         self.canonical = on;
     }
 
-    /// Schedule `ev` at `at`: with its canonical key, or by insertion.
+    /// Schedule `ev` at `at`: with its canonical key, or by insertion (or origin).
     #[inline(always)]
     pub(super) fn push_ev(&mut self, at: Time, ev: Ev) {
         if self.canonical {
@@ -91,6 +91,16 @@ impl Sim {
             self.q.push_with_seq(at, k, ev);
         } else {
             self.q.push(at, ev);
+        }
+    }
+
+    /// The key `ev` would be scheduled with now (for an event another partition schedules).
+    #[inline]
+    pub(super) fn event_key(&mut self, ev: Ev) -> u64 {
+        if self.canonical {
+            self.canonical_key(ev)
+        } else {
+            self.q.reserve_seq()
         }
     }
 

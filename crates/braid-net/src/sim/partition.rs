@@ -142,7 +142,8 @@ const LOST_BIT: u64 = 1 << 63;
 
 impl Sim {
     /// Make this simulator partition `me` of a parallel run: it owns the nodes `owner` maps to
-    /// `me`, and events are ordered by origin keys. Call before [`Sim::prepare`].
+    /// `me`, and events are ordered by origin keys (or by canonical keys, when
+    /// [`Sim::set_canonical_order`] was set first). Call before [`Sim::prepare`].
     pub fn make_partition(&mut self, owner: Arc<[u16]>, me: u16, n_parts: usize) {
         assert_eq!(owner.len(), self.topo.nodes.len(), "make_partition: one owner per node");
         let port_remote = self
@@ -150,7 +151,11 @@ impl Sim {
             .iter()
             .map(|p| owner[p.peer.idx()] != me && owner[p.node.idx()] == me)
             .collect();
-        self.q.use_origin_keys(self.topo.nodes.len() + VIRTUAL_ORIGINS);
+        // Canonical keys are functions of the events, the same in every partition; otherwise
+        // ties are broken by origin node.
+        if !self.canonical {
+            self.q.use_origin_keys(self.topo.nodes.len() + VIRTUAL_ORIGINS);
+        }
         self.keep_own_senders(&owner, me);
         self.part = Some(Box::new(Part {
             me,
@@ -276,7 +281,8 @@ impl Sim {
     ) {
         match &mut self.part {
             Some(p) if p.owner[node.idx()] != p.me => {
-                let seq = self.q.reserve_seq();
+                let seq = self.event_key(Ev::Pfc { port: port.0, class, pause });
+                let p = self.part.as_mut().expect("matched");
                 let kind = Remote::pfc(class, pause);
                 p.outbox[p.owner[node.idx()] as usize].list.push(Remote {
                     at,
