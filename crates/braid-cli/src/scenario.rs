@@ -437,9 +437,6 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
             }
         },
     };
-    if limits.departures_on_demand && limits.threads.is_some() {
-        return Err("`run.departures = \"on-demand\"` runs in the sequential engine only; remove `run.threads` (or --threads)".into());
-    }
     if limits.partitions.is_some() && limits.threads.is_none() {
         return Err(
             "`run.partitions` needs `run.threads` (the parallel engine, docs/parallel.md)".into()

@@ -281,8 +281,8 @@ loss = 0.02
     ]
 }
 
-/// On demand is for the sequential engine; a run that cannot take it says why, and a value
-/// neither engine nor order knows is refused.
+/// A run that cannot take departures on demand says why, and a value neither setting knows is
+/// refused.
 #[test]
 fn on_demand_is_refused_or_named_where_it_cannot_apply() {
     let text = r#"
@@ -296,10 +296,6 @@ kind = "roce"
 kind = "permutation"
 size = "10KB"
 "#;
-    let sets: Vec<String> =
-        ["run.departures=\"on-demand\"", "run.threads=2"].iter().map(|s| s.to_string()).collect();
-    let err = parse(text, Path::new("."), &sets, None).unwrap_err();
-    assert!(err.contains("run.departures") && err.contains("sequential"), "{err}");
     let bad = vec!["run.order=\"fifo\"".to_string()];
     let err = parse(text, Path::new("."), &bad, None).unwrap_err();
     assert!(err.contains("\"insertion\" or \"canonical\""), "{err}");

@@ -36,7 +36,8 @@
 //! senders, whose state other events change); ports of links with no delay, or whose delay a
 //! fault changes (the last packet's arrival would not come after the next departure); every port
 //! under the HPCC MMU (its shared-pool accounting is not judged twice), with packet capture (its
-//! log is in transmission order), and in a parallel run.
+//! log is in transmission order), and, in a parallel run, ports whose far end is in another
+//! partition (an arrival there cannot carry out the next departure here).
 
 use braid_core::{PortId, Time};
 
@@ -66,9 +67,7 @@ impl Sim {
         if !self.departures_on_demand {
             return None;
         }
-        let why = if self.part.is_some() {
-            Some("a parallel run")
-        } else if self.mmu.is_some() {
+        let why = if self.mmu.is_some() {
             Some("the HPCC MMU")
         } else if !self.capture_ports.is_empty() {
             Some("packet capture")
@@ -84,9 +83,15 @@ impl Sim {
                 delay_changes[e.link as usize] = true;
             }
         }
+        // In a parallel run, a port whose far end another partition holds sends its packets
+        // as messages: no arrival there can carry out its next departure here.
+        let remote = self.part.as_ref().map(|p| &p.port_remote[..]);
         for (i, p) in self.ports.iter_mut().enumerate() {
-            p.on_demand =
-                why.is_none() && !p.at_host && p.delay > Time::ZERO && !delay_changes[i / 2];
+            p.on_demand = why.is_none()
+                && !p.at_host
+                && p.delay > Time::ZERO
+                && !delay_changes[i / 2]
+                && !remote.is_some_and(|r| r[i]);
         }
         self.any_on_demand = why.is_none() && self.ports.iter().any(|p| p.on_demand);
         why

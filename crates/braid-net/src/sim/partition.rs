@@ -122,6 +122,8 @@ pub(crate) struct Part {
     pub last_completion: Time,
     /// Windows this partition has processed (every partition processes every window once).
     pub windows: u64,
+    /// The end of the last window processed (events before it have run).
+    pub window_end: Time,
     /// Events of the virtual origins processed (every partition processes them all; the merged
     /// event count takes them once).
     pub virtual_events: u64,
@@ -168,6 +170,7 @@ impl Sim {
             virtual_events: 0,
             last_completion: Time::ZERO,
             windows: 0,
+            window_end: Time::ZERO,
             own_flows: None,
         }));
         self.samples.defer();
@@ -384,6 +387,7 @@ impl Sim {
     pub fn run_window(&mut self, end: Time) {
         if let Some(p) = &mut self.part {
             p.windows += 1;
+            p.window_end = end;
         }
         while let Some(t) = self.q.peek_time() {
             if t >= end {
@@ -435,6 +439,11 @@ impl Sim {
     /// The run has ended; `t_end`: when its last flow completed, if all did. Samples and log
     /// rows one queue would not have taken after that are dropped.
     pub fn finish_partition(&mut self, t_end: Option<Time>) {
+        // Departures on demand due before the last window's end happen, as their `TxDone`s
+        // would have in it (`departures.rs`).
+        if let Some(end) = self.part.as_ref().map(|p| p.window_end) {
+            self.catch_up_all(super::departures::before(end));
+        }
         let cutoff = t_end.map(|t| t + self.samples.config.interval.unwrap_or(Time::ZERO));
         self.samples.finish(cutoff);
         if let Some(t) = t_end {
