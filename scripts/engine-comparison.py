@@ -3,17 +3,18 @@
 keep outputs byte-identical (BENCHMARKS.md, "Departures on demand and the canonical order").
 
     scripts/engine-comparison.py [--braid BIN] [--new 'KEY=VALUE ...'] [--old 'KEY=VALUE ...']
-                                 [--seeds N] [--out DIR] [SCENARIO.toml ...]
+                                 [--seeds N] [--new-seeds M] [--out DIR] [SCENARIO.toml ...]
 
 Each scenario (default: every file in examples/ and crates/braid-cli/bench/) runs with the old
 settings (default: none, today's engine) at N seeds (default 5: the scenario's own seed, then
 seed+1, ...) and with the new settings (default: departures on demand and the canonical order)
-at the scenario's own seed. For each metric of summary.json it prints the old value at the same
-seed, the new one, and a verdict:
+at M seeds (default 1: the scenario's own). For each metric of summary.json it prints the old
+value at the scenario's seed, the new one, and a verdict:
 
   ok      within the tolerance of the old value at the same seed: 2 % for FCT p50, 5 % for FCT
           p99, NIC OOD p99 / max, drops and PFC pauses (absolute slack of 1 for counts below 20);
-  spread  outside it, but within the range the old engine's N seeds span;
+  spread  outside it, but within the range the old engine's N seeds span (with M > 1: the two
+          engines' ranges over their seeds overlap);
   OUT     outside both: a difference to explain.
 
 Flows completed must be equal. Runs go to DIR (default /tmp/braid-engine-comparison), one folder
@@ -57,14 +58,14 @@ def seed_of(scenario):
     return 1
 
 
-def verdict(key, tol, old, new, spread):
+def verdict(key, tol, old, new, spread, new_spread):
     if old is None or new is None:
         return "-"
     slack = 1 if key in ("packets_dropped", "pfc_pauses") and max(old, new) < 20 else 0
     if abs(new - old) <= tol * abs(old) + slack + 1e-12:
         return "ok"
     lo, hi = min(spread), max(spread)
-    if lo - 1e-12 <= new <= hi + 1e-12:
+    if min(new_spread) - 1e-12 <= hi and lo <= max(new_spread) + 1e-12:
         return "spread"
     return "OUT"
 
@@ -76,6 +77,7 @@ def main():
     ap.add_argument("--new", default='run.departures="on-demand" run.order="canonical"')
     ap.add_argument("--old", default="")
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--new-seeds", type=int, default=1)
     ap.add_argument("--out", default="/tmp/braid-engine-comparison")
     ap.add_argument("scenarios", nargs="*")
     a = ap.parse_args()
@@ -84,7 +86,7 @@ def main():
     scenarios = a.scenarios or sorted(glob.glob(os.path.join(repo, "examples/*.toml"))) + sorted(
         glob.glob(os.path.join(repo, "crates/braid-cli/bench/*.toml")))
     old_sets, new_sets = a.old.split(), a.new.split()
-    print(f"old: {a.old or '(defaults)'}; new: {a.new}; old seeds: {a.seeds}")
+    print(f"old: {a.old or '(defaults)'}; new: {a.new}; seeds: old {a.seeds}, new {a.new_seeds}")
     print("| scenario | flows | " + " | ".join(f"{m[2]} old / new" for m in METRICS) + " |")
     print("|---|---|" + "---|" * len(METRICS))
     outs = 0
@@ -93,7 +95,9 @@ def main():
         base = seed_of(sc)
         olds = [run(a.braid, sc, old_sets, base + i, os.path.join(a.out, name, f"old-{base + i}"))
                 for i in range(a.seeds)]
-        new = run(a.braid, sc, new_sets, base, os.path.join(a.out, name, f"new-{base}"))
+        news = [run(a.braid, sc, new_sets, base + i, os.path.join(a.out, name, f"new-{base + i}"))
+                for i in range(a.new_seeds)]
+        new = news[0]
         flows = "=" if olds[0].get("flows_completed") == new.get("flows_completed") else \
             f"OUT {olds[0].get('flows_completed')} / {new.get('flows_completed')}"
         outs += flows != "="
@@ -101,7 +105,8 @@ def main():
         for key, tol, _ in METRICS:
             o, n = olds[0].get(key), new.get(key)
             spread = [x.get(key) for x in olds if x.get(key) is not None]
-            v = verdict(key, tol, o, n, spread)
+            new_spread = [x.get(key) for x in news if x.get(key) is not None]
+            v = verdict(key, tol, o, n, spread, new_spread)
             outs += v == "OUT"
             cells.append(f"{o} / {n} {v}")
         print(f"| {name} | {flows} | " + " | ".join(cells) + " |")
