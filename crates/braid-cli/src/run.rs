@@ -67,9 +67,18 @@ pub fn run_cancellable(
     }
     let total = sim.flows().len() as u64;
     // A parallel run's `sim` is merged from its partitions after the run.
+    // Under the canonical order an unthreaded run is the parallel engine with one partition,
+    // so that it decides the run's end as `--threads N` does: the same bytes for every N
+    // (`docs/parallel.md`, "The same order for every N").
+    let one_partition = sc.limits.canonical_order && sc.limits.threads.is_none();
     let (mut sim, mut par) = match sc.limits.threads {
         Some(n) => {
             let mut p = partitioned(sc, sim, n)?;
+            p.prepare();
+            (None, Some(p))
+        }
+        None if one_partition => {
+            let mut p = partitioned_in(sc, sim, 1, 1)?;
             p.prepare();
             (None, Some(p))
         }
@@ -124,7 +133,9 @@ pub fn run_cancellable(
     let sim = match (sim, par) {
         (Some(s), _) => s,
         (None, Some(p)) => {
-            report_parallel(&p, wall.elapsed().as_secs_f64());
+            if !one_partition {
+                report_parallel(&p, wall.elapsed().as_secs_f64());
+            }
             p.into_sim()
         }
         (None, None) => unreachable!("a sequential or a parallel run"),
@@ -148,9 +159,19 @@ pub fn run_cancellable(
 /// ([`braid_net::parallel`]): `first` is partition 0, the others are built again from the
 /// scenario (the build is deterministic). Each partition holds only the senders of its own hosts'
 /// connections ([`Sim::keep_own_senders`]).
-pub fn partitioned(sc: &Scenario, mut first: Sim, threads: usize) -> Result<ParallelSim, String> {
-    first.release_build_caches();
+pub fn partitioned(sc: &Scenario, first: Sim, threads: usize) -> Result<ParallelSim, String> {
     let wanted = sc.limits.partitions.unwrap_or_else(|| default_partitions(&sc.topology, threads));
+    partitioned_in(sc, first, threads, wanted)
+}
+
+/// [`partitioned`] into `wanted` partitions (fewer if the topology has fewer units).
+fn partitioned_in(
+    sc: &Scenario,
+    mut first: Sim,
+    threads: usize,
+    wanted: usize,
+) -> Result<ParallelSim, String> {
+    first.release_build_caches();
     let (owner, n) = plan_partitions(&sc.topology, wanted);
     // The other partitions are built side by side (the build is deterministic).
     let builders = threads.clamp(1, n.max(1));

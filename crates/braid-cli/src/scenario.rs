@@ -168,8 +168,9 @@ pub struct RunLimits {
     /// "Departures"); `"events"` (the default) schedules every departure as an event.
     pub departures_on_demand: bool,
     /// `run.order = "canonical"`: equal-time events are ordered by a key that is a function of
-    /// the event (`docs/architecture.md`, "Equal-time events"); `"insertion"` (the default):
-    /// by when they were scheduled.
+    /// the event (`docs/architecture.md`, "Equal-time events"), and an unthreaded run is the
+    /// parallel engine with one partition, so that it writes the bytes `--threads N` writes;
+    /// `"insertion"` (the default): by when they were scheduled, in the sequential queue.
     pub canonical_order: bool,
 }
 

@@ -140,11 +140,27 @@ fn same_bytes_in_a_clos_with_spraying_and_trimming() {
 
 /// The canonical order of equal-time events (`run.order = "canonical"`,
 /// `docs/architecture.md`) keys each event by itself, never by the partition that scheduled
-/// it: the same bytes for every N too.
+/// it: the same bytes for every N too, and, since an unthreaded run under it is the parallel
+/// engine with one partition, the same bytes without `--threads`.
 #[test]
 fn same_bytes_under_the_canonical_order() {
+    let canonical = ["--set", "run.order=\"canonical\""];
     for ex in ["rondo-incast", "incast", "lcmp-tiny"] {
-        same_bytes_with(ex, &["--set", "run.order=\"canonical\""]);
+        same_bytes_with(ex, &canonical);
+        let (rc, err, unthreaded) = run(ex, "unthreaded", &canonical);
+        assert_eq!(rc, 0, "{ex} unthreaded failed:\n{err}");
+        assert!(!err.contains("parallel: "), "{ex}: an unthreaded run reports partitions:\n{err}");
+        let mut args = vec!["--threads", "2"];
+        args.extend(canonical);
+        let (rc, err, two) = run(ex, "canonical-t2", &args);
+        assert_eq!(rc, 0, "{ex} --threads 2 failed:\n{err}");
+        assert_eq!(unthreaded.keys().collect::<Vec<_>>(), two.keys().collect::<Vec<_>>());
+        for (name, bytes) in &unthreaded {
+            assert!(
+                bytes == &two[name],
+                "{ex}: {name} differs between no --threads and --threads 2"
+            );
+        }
     }
 }
 
