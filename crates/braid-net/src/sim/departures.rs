@@ -102,7 +102,7 @@ impl Sim {
     /// time pass [`before`] it.
     #[inline(always)]
     pub(super) fn catch_up(&mut self, now: Time, port: PortId) {
-        if self.due_at[port.idx()] <= now {
+        if self.any_on_demand && self.due_at[port.idx()] <= now {
             self.catch_up_port(now, port);
         }
     }

@@ -41,7 +41,7 @@ impl Sim {
             self.pkts.get(pkt.0),
         ) {
             Ok(decided) => decided,
-            Err(_) if self.node_due[node.idx()] < now => {
+            Err(_) if self.any_on_demand && self.node_due[node.idx()] < now => {
                 self.select_egress_on_demand(now, node, pkt, ingress)
             }
             Err(hops) => {
