@@ -407,6 +407,15 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
             t => Ok(t),
         }
     };
+    // A setting of two values, the default first: whether it is the second.
+    let either = |key: &str, default: &str, other: &str| -> Result<bool, String> {
+        match f.str(key)? {
+            None => Ok(false),
+            Some(v) if v == default => Ok(false),
+            Some(v) if v == other => Ok(true),
+            Some(v) => Err(format!("`run.{key}` = \"{v}\": expected \"{default}\" or \"{other}\"")),
+        }
+    };
     let limits = RunLimits {
         stall_timeout: positive("stall_timeout")?,
         max_sim_time: positive("max_sim_time")?,
@@ -419,24 +428,8 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
             Some(n) if n > 4096 => return Err(format!("`run.partitions` = {n}: at most 4096")),
             n => n.map(|n| n as usize),
         },
-        canonical_order: match f.str("order")? {
-            None | Some("insertion") => false,
-            Some("canonical") => true,
-            Some(other) => {
-                return Err(format!(
-                    "`run.order` = \"{other}\": expected \"insertion\" or \"canonical\""
-                ))
-            }
-        },
-        departures_on_demand: match f.str("departures")? {
-            None | Some("events") => false,
-            Some("on-demand") => true,
-            Some(other) => {
-                return Err(format!(
-                    "`run.departures` = \"{other}\": expected \"events\" or \"on-demand\""
-                ))
-            }
-        },
+        canonical_order: either("order", "insertion", "canonical")?,
+        departures_on_demand: either("departures", "events", "on-demand")?,
     };
     if limits.partitions.is_some() && limits.threads.is_none() {
         return Err(

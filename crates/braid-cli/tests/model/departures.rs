@@ -240,20 +240,7 @@ kind = "{transport}"
 "#
         )
     };
-    let faults = r#"
-[[faults]]
-at = "5us"
-until = "60us"
-random_fraction = 0.2
-change = "delay"
-add_delay = "3us"
-[[faults]]
-at = "10us"
-until = "40us"
-random_fraction = 0.1
-change = "loss"
-loss = 0.02
-"#;
+    let faults = crate::engine_checks::DELAY_AND_LOSS_FAULTS;
     vec![
         (
             "UET, trimming",

@@ -177,6 +177,23 @@ fn lossy_network_conserves_packets_and_delivers_everything() {
     let _ = (Rate::from_gbps(1), Time::ZERO);
 }
 
+/// Faults on a k = 4 fat-tree: a fifth of the links 3 µs longer from 5 to 60 µs, a tenth losing 2 %
+/// of their packets from 10 to 40 µs.
+pub(crate) const DELAY_AND_LOSS_FAULTS: &str = r#"
+[[faults]]
+at = "5us"
+until = "60us"
+random_fraction = 0.2
+change = "delay"
+add_delay = "3us"
+[[faults]]
+at = "10us"
+until = "40us"
+random_fraction = 0.1
+change = "loss"
+loss = 0.02
+"#;
+
 /// Arrivals over short links go straight into the event queue, arrivals over the others (and over
 /// links whose delay a fault changes) through the link's wire queue; both give an arrival the same
 /// event key, so a run is the same whichever links use which: every flow's completion, every
@@ -198,21 +215,11 @@ paths = 4
 [workload]
 kind = "permutation"
 size = "300KB"
-[[faults]]
-at = "5us"
-until = "60us"
-random_fraction = 0.2
-change = "delay"
-add_delay = "3us"
-[[faults]]
-at = "10us"
-until = "40us"
-random_fraction = 0.1
-change = "loss"
-loss = 0.02
-"#;
+"#
+    .to_string()
+        + DELAY_AND_LOSS_FAULTS;
     for sets in [&[][..], &["transport.kind=roce", "transport.cc=dcqcn", "network.pfc=true"][..]] {
-        let sc = scenario(text, sets);
+        let sc = scenario(&text, sets);
         let outcome = |direct: Option<Time>| {
             let (mut sim, _) = braid_cli::build::build(&sc).unwrap();
             sim.set_direct_arrivals(direct);

@@ -243,12 +243,11 @@ impl Sim {
         self.node_due[node.idx()] = due;
     }
 
-    /// A packet was queued at on-demand `port` of switch `node` while it is busy: the switch may
-    /// have a departure due at `busy_until` ([`Sim::node_due`] is a lower bound of them all).
+    /// A packet was queued at on-demand `port` while it is busy: its switch may have a departure
+    /// due at `busy_until` ([`Sim::node_due`] is a lower bound of them all).
     #[inline(always)]
-    pub(super) fn note_due(&mut self, now: Time, node: braid_core::NodeId, port: PortId) {
+    pub(super) fn note_due(&mut self, now: Time, port: PortId) {
         let p = &self.ports[port.idx()];
-        debug_assert_eq!(p.node, node);
         if p.on_demand && p.busy_until > now {
             let due = p.busy_until;
             self.set_due_at(port, due);

@@ -171,9 +171,7 @@ impl Sim {
         // The packet the port sent last has arrived: its next departure, due at least a link
         // delay ago, is carried out now, with any due after it before `now` (departures on
         // demand, `departures.rs`).
-        if self.any_on_demand && self.due_at[port.idx()] < now {
-            self.catch_up(before(now), port);
-        }
+        self.catch_up(before(now), port);
         let p = &self.ports[port.idx()];
         if !p.up {
             self.drop_packet(now, pkt, DropReason::LinkDown);

@@ -226,7 +226,7 @@ impl Sim {
         p.queues[c].push_back(pkt);
         p.q_bytes[c] += size;
         self.buffer_used[node.idx()] += size;
-        self.note_due(now, node, port);
+        self.note_due(now, port);
         self.account_ingress(now, node, pkt);
     }
 
@@ -414,8 +414,7 @@ impl Sim {
             p.paused[c] = false;
             p.paused_ps += (now - p.pause_started).ps();
             self.pump(now, port);
-            let node = self.ports[port.idx()].node;
-            self.note_due(now, node, port);
+            self.note_due(now, port);
         }
     }
 }
