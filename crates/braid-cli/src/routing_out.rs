@@ -270,7 +270,7 @@ fn lcmp_switches(rt: &SwitchRouting) -> impl Iterator<Item = (braid_core::NodeId
 /// Per LCMP switch: (node, ports, peak entries, mean entries, state bytes at the peak).
 fn switch_states(sim: &Sim) -> Vec<(braid_core::NodeId, usize, u64, f64, u64)> {
     let rt = sim.routing();
-    let end = sim.now();
+    let end = sim.end_time();
     lcmp_switches(rt)
         .map(|(n, r)| {
             let ports = sim.node_ports()[n.idx()].len();

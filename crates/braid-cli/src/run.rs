@@ -336,7 +336,7 @@ pub fn summarize(
     wall_s: f64,
 ) -> Summary {
     let mut s = Summary::default();
-    let now = sim.events().now();
+    let now = sim.end_time();
     let events = sim.events().popped();
     s.str("scenario", &sc.name);
     s.int("seed", sc.seed);

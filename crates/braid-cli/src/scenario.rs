@@ -431,6 +431,14 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
         canonical_order: either("order", "insertion", "canonical")?,
         departures_on_demand: either("departures", "events", "on-demand")?,
     };
+    if !limits.canonical_order && limits.departures_on_demand && limits.threads.is_some() {
+        // The origin order counts each node's events, and a port whose link is cut between
+        // partitions keeps its `TxDone`s: the counts, and so the bytes, would depend on N.
+        return Err("`run.departures = \"on-demand\"` with `run.threads` needs \
+                    `run.order = \"canonical\"`: under the insertion (origin) order, departures \
+                    on demand give other bytes for each thread count (docs/parallel.md)"
+            .into());
+    }
     if limits.partitions.is_some() && limits.threads.is_none() {
         return Err(
             "`run.partitions` needs `run.threads` (the parallel engine, docs/parallel.md)".into()

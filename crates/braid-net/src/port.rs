@@ -84,6 +84,10 @@ pub struct Port {
     /// The port carries out its departures on demand instead of scheduling a `TxDone` for each
     /// (`run.departures = "on-demand"`; [`crate::sim::Sim::set_departures_on_demand`]).
     pub on_demand: bool,
+    /// The port may carry out its departures on demand: what [`Port::on_demand`] returns to when
+    /// its switch stops pausing upstream (a switch port of a link with a delay that never
+    /// changes, whose far end is in the same partition).
+    pub may_depart_on_demand: bool,
 }
 
 // Every port of the network is held by the sequential run and by each partition of a parallel
@@ -124,6 +128,7 @@ impl Port {
             wire_head: false,
             wire_direct: false,
             on_demand: false,
+            may_depart_on_demand: false,
         }
     }
 

@@ -293,6 +293,9 @@ pub struct Sim {
     canonical: bool,
     /// The per-entity event counts of the canonical order's keys.
     ev_counts: order::EventCounts,
+    /// When the last flow completed, if every flow did, in a partitioned run (which goes on to
+    /// the next boundary, `docs/parallel.md`): what [`Sim::end_time`] reports.
+    completed_at: Option<Time>,
     /// Per node: the upstream ports it is pausing (PFC); while any, its ports' departures are
     /// events (`sim/departures.rs`).
     paused_upstreams: Vec<u32>,
@@ -486,6 +489,7 @@ impl Sim {
             any_on_demand: false,
             canonical: false,
             ev_counts: Default::default(),
+            completed_at: None,
             paused_upstreams: vec![0; n],
             node_due: vec![Time::MAX; n],
             due_at: vec![Time::MAX; n_ports],

@@ -262,6 +262,11 @@ fn what_cannot_be_split_is_refused_with_exit_2() {
     let (rc, err, _) = run("permutation", "parts", &["--set", "run.partitions=4"]);
     assert_eq!(rc, 2, "partitions without threads must be refused:\n{err}");
     assert!(err.contains("run.partitions"), "the error names the field:\n{err}");
+    // Departures on demand under the insertion order: the origin keys would move with N.
+    let on_demand = ["--threads", "2", "--set", "run.departures=\"on-demand\""];
+    let (rc, err, _) = run("permutation", "od", &on_demand);
+    assert_eq!(rc, 2, "departures on demand under the origin order must be refused:\n{err}");
+    assert!(err.contains("run.order"), "the error names the setting:\n{err}");
     let (rc, err, _) = run("permutation", "zero", &["--threads", "0"]);
     assert_eq!(rc, 2, "zero threads must be refused:\n{err}");
     assert!(err.contains("run.threads"), "the error names the field:\n{err}");

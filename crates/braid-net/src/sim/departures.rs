@@ -87,11 +87,12 @@ impl Sim {
         // as messages: no arrival there can carry out its next departure here.
         let remote = self.part.as_ref().map(|p| &p.port_remote[..]);
         for (i, p) in self.ports.iter_mut().enumerate() {
-            p.on_demand = why.is_none()
+            p.may_depart_on_demand = why.is_none()
                 && !p.at_host
                 && p.delay > Time::ZERO
                 && !delay_changes[i / 2]
                 && !remote.is_some_and(|r| r[i]);
+            p.on_demand = p.may_depart_on_demand;
         }
         self.any_on_demand = why.is_none() && self.ports.iter().any(|p| p.on_demand);
         why
@@ -176,8 +177,16 @@ impl Sim {
     /// any, its ports schedule their departures as events: each departure may release the
     /// ingress bytes that send a RESUME, which must leave at the departure's own time. When it
     /// starts, the caller has carried out the switch's due departures (the PAUSE was judged on
-    /// exact counts), so a busy port's next departure is its `busy_until`.
-    pub(super) fn pausing_upstream(&mut self, now: Time, node: braid_core::NodeId, on: bool) {
+    /// exact counts), so a busy port's next departure is its `busy_until`, and a free one with a
+    /// packet waiting is `fresh`, the port the packet that made the switch pause was just queued
+    /// at (it departs when the caller pumps it).
+    pub(super) fn pausing_upstream(
+        &mut self,
+        now: Time,
+        node: braid_core::NodeId,
+        on: bool,
+        fresh: Option<PortId>,
+    ) {
         let n = &mut self.paused_upstreams[node.idx()];
         let was = *n;
         if on {
@@ -193,11 +202,16 @@ impl Sim {
         for i in 0..self.node_ports[node.idx()].len() {
             let port = self.node_ports[node.idx()][i];
             let p = &mut self.ports[port.idx()];
-            if p.at_host {
+            // Host ports, and ports that keep their departures as events for the whole run.
+            if !p.may_depart_on_demand {
                 continue;
             }
             debug_assert!(
-                !(on && p.on_demand && p.up && p.busy_until < now && p.next_class().is_some()),
+                !(on && p.on_demand
+                    && p.up
+                    && p.busy_until < now
+                    && p.next_class().is_some()
+                    && fresh != Some(port)),
                 "port {} still has a departure due before {now:?}",
                 port.0
             );
@@ -221,20 +235,33 @@ impl Sim {
     #[inline]
     pub(super) fn catch_up_node(&mut self, now: Time, node: braid_core::NodeId) {
         if self.node_due[node.idx()] <= now {
-            self.catch_up_ports_of(now, node);
+            self.catch_up_ports_of(now, node, None);
+        }
+    }
+
+    /// [`Sim::catch_up_node`] while a packet queued at `fresh` after `now` waits for the caller
+    /// to pump it (a port free by `now` with that packet waiting has no departure due by `now`).
+    #[inline]
+    pub(super) fn catch_up_node_but(&mut self, now: Time, node: braid_core::NodeId, fresh: PortId) {
+        if self.node_due[node.idx()] <= now {
+            self.catch_up_ports_of(now, node, Some(fresh));
         }
     }
 
     /// [`Sim::catch_up_node`] past its check.
     #[inline(never)]
-    fn catch_up_ports_of(&mut self, now: Time, node: braid_core::NodeId) {
+    fn catch_up_ports_of(&mut self, now: Time, node: braid_core::NodeId, fresh: Option<PortId>) {
         let mut due = Time::MAX;
         for i in 0..self.node_ports[node.idx()].len() {
             let port = self.node_ports[node.idx()][i];
             self.catch_up(now, port);
             let p = &self.ports[port.idx()];
             debug_assert!(
-                !(p.on_demand && p.up && p.busy_until <= now && p.next_class().is_some()),
+                !(p.on_demand
+                    && p.up
+                    && p.busy_until <= now
+                    && p.next_class().is_some()
+                    && fresh != Some(port)),
                 "port {} has a departure due by {now:?} that was not carried out",
                 port.0
             );

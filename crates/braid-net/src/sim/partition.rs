@@ -444,6 +444,7 @@ impl Sim {
         if let Some(end) = self.part.as_ref().map(|p| p.window_end) {
             self.catch_up_all(super::departures::before(end));
         }
+        self.completed_at = t_end;
         let cutoff = t_end.map(|t| t + self.samples.config.interval.unwrap_or(Time::ZERO));
         self.samples.finish(cutoff);
         if let Some(t) = t_end {

@@ -98,7 +98,7 @@ impl Sim {
             // The ns-3 fork's egress queue refuses after the MMU admitted the packet: with the
             // leak, its ingress accounting is never released.
             if self.cfg.egress_cap_leak && self.refusal_now(now, node, port, pkt).is_none() {
-                self.account_ingress(now, node, pkt);
+                self.account_ingress(now, node, port, pkt);
                 if self.pkts.get(pkt.0).prio == CLASS_DATA {
                     self.ecn_leak[port.idx()] += self.pkts.get(pkt.0).size_bytes as u64;
                 }
@@ -227,13 +227,14 @@ impl Sim {
         p.q_bytes[c] += size;
         self.buffer_used[node.idx()] += size;
         self.note_due(now, port);
-        self.account_ingress(now, node, pkt);
+        self.account_ingress(now, node, port, pkt);
     }
 
-    /// The PFC ingress accounting of an admitted lossless packet `pkt` at switch `node`; a PAUSE
-    /// goes upstream when the ingress passes its threshold.
+    /// The PFC ingress accounting of an admitted lossless packet `pkt` at switch `node`, just
+    /// queued at `port` (or refused there after admission); a PAUSE goes upstream when the
+    /// ingress passes its threshold.
     #[inline(always)]
-    fn account_ingress(&mut self, now: Time, node: NodeId, pkt: PktId) {
+    fn account_ingress(&mut self, now: Time, node: NodeId, port: PortId, pkt: PktId) {
         let pk = self.pkts.get(pkt.0);
         let size = pk.size_bytes as u64;
         let c = pk.prio as usize;
@@ -255,12 +256,12 @@ impl Sim {
         if pause && !self.ports[ingress.idx()].pause_sent && self.any_on_demand {
             // With departures on demand the ingress count and the buffer's occupancy may still
             // hold bytes that due departures release: judge again on exact counts.
-            self.catch_up_node(before(now), node);
+            self.catch_up_node_but(before(now), node, port);
             pause = self.ports[ingress.idx()].ingress_bytes > self.xoff_threshold(node);
         }
         if pause && !self.ports[ingress.idx()].pause_sent {
             self.ports[ingress.idx()].pause_sent = true;
-            self.pausing_upstream(now, node, true);
+            self.pausing_upstream(now, node, true, Some(port));
             let t = self.pfc_arrival(now, ingress);
             let up = self.ports[ingress.idx()].node;
             self.push_pfc_for(t, ingress, c as u8, true, up);
@@ -369,7 +370,7 @@ impl Sim {
         };
         if resume && self.ports[ing.idx()].pause_sent {
             self.ports[ing.idx()].pause_sent = false;
-            self.pausing_upstream(self.q.now(), node, false);
+            self.pausing_upstream(self.q.now(), node, false, None);
             let t = self.pfc_arrival(self.q.now(), ing);
             let up = self.ports[ing.idx()].node;
             self.push_pfc_for(t, ing, c as u8, false, up);

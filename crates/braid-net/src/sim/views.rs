@@ -24,6 +24,13 @@ impl Sim {
         self.q.now()
     }
 
+    /// When the run ended: the time its last flow completed, if every flow did (a partitioned
+    /// run processes events on to the next boundary, but ends where one sequential queue
+    /// would have stopped), else the current time.
+    pub fn end_time(&self) -> Time {
+        self.completed_at.unwrap_or(self.q.now())
+    }
+
     /// Every port (two per link: `2·link` is the a→b direction).
     pub fn ports(&self) -> &[Port] {
         &self.ports
