@@ -26,7 +26,7 @@
 #
 # BRAID=path/to/braid runs that binary instead of building target/release/braid (e.g. the
 # profile-guided build of scripts/build-pgo.sh, target/pgo/release/braid). BRAID_SETS='KEY=VALUE …'
-# adds overrides to every Braid run (e.g. BRAID_SETS='run.departures="on-demand"'), printed with
+# adds overrides to every Braid run (e.g. BRAID_SETS='run.departures="events" run.order="insertion"', the engine before), printed with
 # the table.
 #
 # Needs: bash, python3, cmake (apt-get install cmake, or pip install cmake), g++ or clang++.

@@ -11,7 +11,7 @@
 # event, and the build measured (`release+inline1000` by default, `release+pgo` for
 # scripts/build-pgo.sh's; `braid bench`'s `build_label`).
 # SETS='KEY=VALUE …' overrides fields of every scenario (`braid bench --set`), e.g.
-# SETS='run.departures="on-demand"' for the engine with departures on demand.
+# SETS='run.departures="events" run.order="insertion"' for the engine before departures on demand and the canonical order.
 # Needs valgrind; a scenario takes 5 s to 2 min under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -202,7 +202,7 @@ pub fn run_child(name: &str, extra: &[String]) -> ExitCode {
         f("flows_total"),
         f("goodput_bps"),
         sc.topology.hosts().len(),
-        if sc.limits.departures_on_demand { "on-demand" } else { "events" },
+        if sc.limits.departures_as_events { "events" } else { "on-demand" },
         build_label(),
     );
     ExitCode::SUCCESS

@@ -292,8 +292,8 @@ pub fn build(sc: &Scenario) -> Result<(Sim, Workload), String> {
             .max(crate::scenario::MIN_STALL_TIMEOUT)
     });
     sim.set_stall_timeout(Some(stall));
-    sim.set_departures_on_demand(sc.limits.departures_on_demand);
-    sim.set_canonical_order(sc.limits.canonical_order);
+    sim.set_departures_on_demand(!sc.limits.departures_as_events);
+    sim.set_canonical_order(!sc.limits.insertion_order);
     Ok((sim, wl))
 }
 

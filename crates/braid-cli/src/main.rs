@@ -218,8 +218,9 @@ enum Cmd {
         /// Run one scenario in this process (used internally to measure peak memory per scenario).
         #[arg(long, hide = true)]
         child: Option<String>,
-        /// Override a field of every scenario (`run.departures="on-demand"`: the engine with
-        /// departures on demand); repeatable. Printed with the figures.
+        /// Override a field of every scenario (`run.departures="events" run.order="insertion"`:
+        /// the engine before departures on demand and the canonical order); repeatable. Printed
+        /// with the figures.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
     },

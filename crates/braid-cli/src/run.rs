@@ -70,7 +70,7 @@ pub fn run_cancellable(
     // Under the canonical order an unthreaded run is the parallel engine with one partition,
     // so that it decides the run's end as `--threads N` does: the same bytes for every N
     // (`docs/parallel.md`, "The same order for every N").
-    let one_partition = sc.limits.canonical_order && sc.limits.threads.is_none();
+    let one_partition = !sc.limits.insertion_order && sc.limits.threads.is_none();
     let (mut sim, mut par) = match sc.limits.threads {
         Some(n) => {
             let mut p = partitioned(sc, sim, n)?;

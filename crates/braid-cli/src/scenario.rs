@@ -156,22 +156,23 @@ pub struct RunLimits {
     pub max_wall_s: Option<f64>,
     /// `run.threads` (or `braid run --threads N`): run as a conservative parallel simulation
     /// over up to this many partitions, one thread each (`docs/parallel.md`). `None`: the one
-    /// sequential queue. Any value, 1 included, orders equal-time events by origin node, so its
-    /// outputs are the same bytes for every thread count but not those of the sequential queue.
+    /// sequential queue. Its outputs are the same bytes for every thread count, and, under the
+    /// default canonical order, those of a run without threads.
     pub threads: Option<usize>,
     /// `run.partitions`: how many partitions the threads share (they take them largest first,
     /// window by window). `None`: a datacenter each on inter-DC networks (at most 8 per thread),
     /// one per thread inside a datacenter ([`braid_net::parallel::default_partitions`]).
     pub partitions: Option<usize>,
-    /// `run.departures = "on-demand"`: switch ports carry out their departures when something
-    /// needs them instead of scheduling a `TxDone` for each (`docs/architecture.md`,
-    /// "Departures"); `"events"` (the default) schedules every departure as an event.
-    pub departures_on_demand: bool,
-    /// `run.order = "canonical"`: equal-time events are ordered by a key that is a function of
-    /// the event (`docs/architecture.md`, "Equal-time events"), and an unthreaded run is the
-    /// parallel engine with one partition, so that it writes the bytes `--threads N` writes;
-    /// `"insertion"` (the default): by when they were scheduled, in the sequential queue.
-    pub canonical_order: bool,
+    /// `run.departures = "events"`: every switch departure is scheduled as a `TxDone` event, the
+    /// engine before departures on demand. The default, `"on-demand"`: switch ports carry out
+    /// their departures when something needs them (`docs/architecture.md`, "Departures").
+    pub departures_as_events: bool,
+    /// `run.order = "insertion"`: equal-time events run in the order they were scheduled, in the
+    /// one sequential queue (with `run.threads`: by origin node), the engine before the canonical
+    /// order. The default, `"canonical"`: by a key that is a function of the event
+    /// (`docs/architecture.md`, "Equal-time events"), and an unthreaded run is the parallel
+    /// engine with one partition, so that it writes the bytes `--threads N` writes.
+    pub insertion_order: bool,
 }
 
 /// The default stall timeout, in base RTTs of the slowest path.
@@ -428,15 +429,16 @@ fn parse_limits(f: &Fields) -> Result<RunLimits, String> {
             Some(n) if n > 4096 => return Err(format!("`run.partitions` = {n}: at most 4096")),
             n => n.map(|n| n as usize),
         },
-        canonical_order: either("order", "insertion", "canonical")?,
-        departures_on_demand: either("departures", "events", "on-demand")?,
+        insertion_order: either("order", "canonical", "insertion")?,
+        departures_as_events: either("departures", "on-demand", "events")?,
     };
-    if !limits.canonical_order && limits.departures_on_demand && limits.threads.is_some() {
+    if limits.insertion_order && !limits.departures_as_events && limits.threads.is_some() {
         // The origin order counts each node's events, and a port whose link is cut between
         // partitions keeps its `TxDone`s: the counts, and so the bytes, would depend on N.
-        return Err("`run.departures = \"on-demand\"` with `run.threads` needs \
-                    `run.order = \"canonical\"`: under the insertion (origin) order, departures \
-                    on demand give other bytes for each thread count (docs/parallel.md)"
+        return Err("`run.order = \"insertion\"` with `run.threads` needs \
+                    `run.departures = \"events\"` (the engine before departures on demand): \
+                    under the origin order, departures on demand give other bytes for each \
+                    thread count (docs/parallel.md)"
             .into());
     }
     if limits.partitions.is_some() && limits.threads.is_none() {

@@ -285,11 +285,12 @@ pub struct Sim {
     /// The progress watchdog's span (`None`: off).
     stall_timeout: Option<Time>,
     /// Switch ports are asked to carry out their departures on demand
-    /// ([`Sim::set_departures_on_demand`]).
+    /// ([`Sim::set_departures_on_demand`]; on unless turned off).
     departures_on_demand: bool,
     /// Some port carries out its departures on demand (set by [`Sim::prepare`]).
     any_on_demand: bool,
-    /// Equal-time events are ordered canonically (`sim/order.rs`), not by insertion.
+    /// Equal-time events are ordered canonically (`sim/order.rs`), not by insertion (on unless
+    /// turned off by [`Sim::set_canonical_order`]).
     canonical: bool,
     /// The per-entity event counts of the canonical order's keys.
     ev_counts: order::EventCounts,
@@ -485,9 +486,9 @@ impl Sim {
             all_flows_done: false,
             flows_started: 0,
             stall_timeout: None,
-            departures_on_demand: false,
+            departures_on_demand: true,
             any_on_demand: false,
-            canonical: false,
+            canonical: true,
             ev_counts: Default::default(),
             completed_at: None,
             paused_upstreams: vec![0; n],

@@ -28,9 +28,11 @@ use braid_net::sim::RunEnd;
 /// 10.2 without the restore; DCTCP's window form went from 12.6 to 5.3 the same way).
 const BOUND: f64 = 15.0;
 /// The bound on the scenario with 1 % random loss and a failed link: a single-path transport
-/// that loses a retransmission or a tail packet waits for its RTO (hundreds of µs) on a run whose
-/// floor is 36 µs (measured worst: 19.1).
-const BOUND_LOSSY: f64 = 40.0;
+/// that loses a retransmission or a tail packet waits for its RTO (hundreds of µs, doubling) on a
+/// run whose floor is 36 µs. Its end is a draw from that ladder of timeouts, not a margin over the
+/// floor: RoCE (go-back-N) over seeds 1–40 ends at 0.28–0.89 ms in most runs, at 1.46–1.49 ms
+/// (41×) in about one in eight and at 3.07 ms (85×) once, under either order of equal-time events.
+const BOUND_LOSSY: f64 = 100.0;
 
 /// The transports under test: each kind at its defaults (the registry,
 /// `TransportKind::BUILTIN_NAMES`), then RoCE with each other congestion control (`CcKind::ALL`).

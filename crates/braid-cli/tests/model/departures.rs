@@ -1,7 +1,7 @@
-//! Departures on demand (`run.departures = "on-demand"`, `docs/architecture.md`, "Departures:
-//! events or on demand") against departures as events: under the canonical order of equal-time
-//! events (`run.order = "canonical"`) the same bytes, under the insertion order the same network
-//! statistically, and far fewer events under both.
+//! Departures on demand (the default, `docs/architecture.md`, "Departures: events or on demand")
+//! against departures as events (`run.departures = "events"`): under the canonical order of
+//! equal-time events (the default) the same bytes, under the insertion order
+//! (`run.order = "insertion"`) the same network statistically, and far fewer events under both.
 
 use std::path::Path;
 
@@ -45,10 +45,11 @@ fn outputs(sc: &braid_cli::scenario::Scenario, r: &RunResult, tag: &str) -> Vec<
     files
 }
 
-/// Run `text` with `sets`, departures as events and on demand.
+/// Run `text` with `sets` under the insertion order, departures as events and on demand.
 fn both(text: &str, sets: &[&str]) -> (RunResult, RunResult) {
     let go = |mode: &str| {
         let mut all = sets.to_vec();
+        all.push("run.order=\"insertion\"");
         let set = format!("run.departures=\"{mode}\"");
         all.push(&set);
         let r = run(&scenario(text, &all), false).unwrap();
@@ -285,10 +286,10 @@ size = "10KB"
 "#;
     let bad = vec!["run.order=\"fifo\"".to_string()];
     let err = parse(text, Path::new("."), &bad, None).unwrap_err();
-    assert!(err.contains("\"insertion\" or \"canonical\""), "{err}");
+    assert!(err.contains("\"canonical\" or \"insertion\""), "{err}");
     let bad = vec!["run.departures=\"lazy\"".to_string()];
     let err = parse(text, Path::new("."), &bad, None).unwrap_err();
-    assert!(err.contains("\"events\" or \"on-demand\""), "{err}");
+    assert!(err.contains("\"on-demand\" or \"events\""), "{err}");
     let r = run(
         &scenario(
             text,

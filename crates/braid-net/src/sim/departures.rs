@@ -53,9 +53,9 @@ pub(super) fn before(now: Time) -> Time {
 }
 
 impl Sim {
-    /// Let switch ports carry out their departures on demand (see the module comment) instead
-    /// of scheduling a `TxDone` for each. Call before [`Sim::prepare`], which decides which
-    /// ports may ([`crate::port::Port::on_demand`]).
+    /// Let switch ports carry out their departures on demand (see the module comment; the
+    /// default) or schedule a `TxDone` for each (`false`). Call before [`Sim::prepare`], which
+    /// decides which ports may ([`crate::port::Port::on_demand`]).
     pub fn set_departures_on_demand(&mut self, on: bool) {
         self.departures_on_demand = on;
     }
