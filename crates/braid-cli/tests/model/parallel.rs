@@ -284,6 +284,29 @@ fn parallel_engine_agrees_with_the_sequential_queue() {
     }
 }
 
+/// A partitioned run processes events on to the boundary after its last completion, but its
+/// `sim_time_ns` is the time the last flow completed (the largest `finish_ns` of `flows.csv`),
+/// where one queue stops, for every thread count: the JCT the evaluations read.
+#[test]
+fn sim_time_is_the_last_completion() {
+    for args in [&[][..], &["--threads", "2"]] {
+        let (rc, err, files) = run("incast", &format!("end{}", args.len()), args);
+        assert_eq!(rc, 0, "{args:?}:\n{err}");
+        let flows = std::str::from_utf8(&files["flows.csv"]).unwrap();
+        let mut lines = flows.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = header.iter().position(|h| *h == "finish_ns").expect("a finish_ns column");
+        let last = lines
+            .map(|l| l.split(',').nth(col).unwrap().parse::<f64>().expect("every flow finished"))
+            .fold(0.0, f64::max);
+        let sim = summary_field(&files, "sim_time_ns");
+        assert!(
+            last > 0.0 && (sim - last).abs() < 1e-6,
+            "{args:?}: sim_time_ns {sim}, last finish {last}"
+        );
+    }
+}
+
 #[test]
 fn what_cannot_be_split_is_refused_with_exit_2() {
     let (rc, err, _) = run("moe-training", "deps", &["--threads", "2"]);
