@@ -299,6 +299,17 @@ fn absurd_sizes_are_errors() {
     rejects("size = \"10KB\"", "size = \"1e30GB\"", "limit");
 }
 
+/// The largest queue limit a size can say, with trimming on (whose header queue gets twice the
+/// data queue's limit): it builds, with no overflow.
+#[test]
+fn the_largest_queue_limit_with_trimming_builds() {
+    let text = "name = \"q\"\n[topology]\nkind = \"fat-tree\"\nk = 4\n[network]\ntrim = true\n\
+                queue_limit = \"18446744073709551615B\"\n[transport]\nkind = \"uet\"\n\
+                [workload]\nkind = \"permutation\"\nsize = \"10KB\"\n";
+    let sc = parse(text, Path::new("."), &[], None).expect("the limit parses");
+    assert!(build(&sc).is_ok());
+}
+
 #[test]
 fn huge_durations_and_counts_are_errors() {
     let cdf = "kind = \"cdf\"\ncdf = \"websearch\"\nload = 0.5\n";

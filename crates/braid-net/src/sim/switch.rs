@@ -483,7 +483,9 @@ pub(super) fn mark_at_dequeue(
 pub(super) fn class_limits(cfg: &NetConfig) -> [u64; NUM_CLASSES] {
     let mut limits = cfg.class_limit_bytes;
     if cfg.trim.enabled && limits[CLASS_CONTROL as usize] == 0 {
-        limits[CLASS_CONTROL as usize] = 2 * cfg.class_limit_bytes[CLASS_DATA as usize];
+        // Saturating: a data limit past half of u64 (no limit in effect) stays one.
+        limits[CLASS_CONTROL as usize] =
+            cfg.class_limit_bytes[CLASS_DATA as usize].saturating_mul(2);
     }
     limits
 }
