@@ -88,7 +88,7 @@ def verdict(key, tol, old, new, spread, new_spread):
     return "OUT"
 
 
-def repro_runs(braid, plan, sets, seed, out):
+def repro_runs(braid, plan, sets, out):
     """`braid repro PLAN --quick` with `sets`: run name -> summary."""
     if not os.path.exists(os.path.join(out, "runs.csv")):
         cmd = [braid, "repro", plan, "--quick", "--quiet", "--jobs", "1", "--out", out]
@@ -175,10 +175,10 @@ def main():
                                       for p in glob.glob(os.path.join(repo, "repro/*.toml")))
         for plan in plans:
             d = os.path.join(a.out, "repro", plan)
-            old0 = repro_runs(a.braid, plan, old_sets, None, os.path.join(d, "old-0"))
-            new0 = repro_runs(a.braid, plan, new_sets, None, os.path.join(d, "new-0"))
-            pert = [(repro_runs(a.braid, plan, old_sets + [kv], None, os.path.join(d, f"old-p{i}-{tag(kv)}")),
-                     repro_runs(a.braid, plan, new_sets + [kv], None, os.path.join(d, f"new-p{i}-{tag(kv)}")))
+            old0 = repro_runs(a.braid, plan, old_sets, os.path.join(d, "old-0"))
+            new0 = repro_runs(a.braid, plan, new_sets, os.path.join(d, "new-0"))
+            pert = [(repro_runs(a.braid, plan, old_sets + [kv], os.path.join(d, f"old-p{i}-{tag(kv)}")),
+                     repro_runs(a.braid, plan, new_sets + [kv], os.path.join(d, f"new-p{i}-{tag(kv)}")))
                     for i, kv in enumerate(a.perturb)]
             for name in new0:
                 if name not in old0:

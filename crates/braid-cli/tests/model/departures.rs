@@ -223,23 +223,8 @@ fn loaded_cases() -> Vec<(&'static str, String, Vec<&'static str>)> {
     let incast =
         "kind = \"incast\"\nsenders = [1, 2, 3, 4, 5, 6, 7]\nreceiver = 0\nsize = \"100KB\"";
     let fat_tree = |transport: &str, extra: &str, workload: &str| {
-        format!(
-            r#"
-name = "departures"
-seed = 3
-[topology]
-kind = "fat-tree"
-k = 4
-[network]
-mtu = "1000B"
-ecn = true
-{extra}
-[transport]
-kind = "{transport}"
-[workload]
-{workload}
-"#
-        )
+        let transport = format!("kind = \"{transport}\"");
+        crate::engine_checks::loaded_fat_tree("departures", extra, &transport, workload)
     };
     let faults = crate::engine_checks::DELAY_AND_LOSS_FAULTS;
     vec![

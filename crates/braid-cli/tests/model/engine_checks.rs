@@ -194,14 +194,18 @@ change = "loss"
 loss = 0.02
 "#;
 
-/// Arrivals over short links go straight into the event queue, arrivals over the others (and over
-/// links whose delay a fault changes) through the link's wire queue; both give an arrival the same
-/// event key, so a run is the same whichever links use which: every flow's completion, every
-/// counter and the number of events agree with a run where no link skips the wire queue.
-#[test]
-fn arrivals_straight_into_the_event_queue_change_nothing() {
-    let text = r#"
-name = "wire-modes"
+/// A k = 4 fat-tree (seed 3, 1,000-byte MTU, ECN) with `network` lines added to its
+/// `[network]`, `transport` as its `[transport]` body and `workload` as its `[workload]` body:
+/// the loaded network the engine checks share.
+pub(crate) fn loaded_fat_tree(
+    name: &str,
+    network: &str,
+    transport: &str,
+    workload: &str,
+) -> String {
+    format!(
+        r#"
+name = "{name}"
 seed = 3
 [topology]
 kind = "fat-tree"
@@ -209,15 +213,27 @@ k = 4
 [network]
 mtu = "1000B"
 ecn = true
+{network}
 [transport]
-kind = "rondo"
-paths = 4
+{transport}
 [workload]
-kind = "permutation"
-size = "300KB"
+{workload}
 "#
-    .to_string()
-        + DELAY_AND_LOSS_FAULTS;
+    )
+}
+
+/// Arrivals over short links go straight into the event queue, arrivals over the others (and over
+/// links whose delay a fault changes) through the link's wire queue; both give an arrival the same
+/// event key, so a run is the same whichever links use which: every flow's completion, every
+/// counter and the number of events agree with a run where no link skips the wire queue.
+#[test]
+fn arrivals_straight_into_the_event_queue_change_nothing() {
+    let text = loaded_fat_tree(
+        "wire-modes",
+        "",
+        "kind = \"rondo\"\npaths = 4",
+        "kind = \"permutation\"\nsize = \"300KB\"",
+    ) + DELAY_AND_LOSS_FAULTS;
     for sets in [&[][..], &["transport.kind=roce", "transport.cc=dcqcn", "network.pfc=true"][..]] {
         let sc = scenario(&text, sets);
         let outcome = |direct: Option<Time>| {
