@@ -12,6 +12,10 @@
 # scripts/build-pgo.sh's; `braid bench`'s `build_label`).
 # SETS='KEY=VALUE …' overrides fields of every scenario (`braid bench --set`), e.g.
 # SETS='run.departures="events" run.order="insertion"' for the engine before departures on demand and the canonical order.
+# BY_FUNCTION=N also prints, under each row, the N functions that execute the most instructions,
+# per packet-hop, and the rest: the profile of what a packet-hop costs. Code the compiler inlined
+# counts toward the function it was inlined into (cg_annotate's `file:function` rows summed by
+# function).
 # Needs valgrind; a scenario takes 5 s to 2 min under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +43,12 @@ printf '%-32s %16s %12s %12s %10s %10s  %s\n' scenario instructions packet_hops 
 for s in "${scenarios[@]}"; do
     set_args=()
     for kv in ${SETS:-}; do set_args+=(--set "$kv"); done
-    out=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$braid" bench --child "$s" "${set_args[@]}" 2>&1) || {
+    cg_out=/dev/null
+    if [ -n "${BY_FUNCTION:-}" ]; then
+        cg_out=$(mktemp)
+        trap 'rm -f "$cg_out"' EXIT
+    fi
+    out=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$cg_out" "$braid" bench --child "$s" "${set_args[@]}" 2>&1) || {
         echo "error: $braid bench --child $s failed:" >&2
         echo "$out" | tail -5 >&2
         exit 2
@@ -55,4 +64,27 @@ for s in "${scenarios[@]}"; do
     fi
     awk -v s="$s" -v i="$irefs" -v h="$hops" -v e="$events" -v b="${build:-unknown},${departures:-events}" \
         'BEGIN { printf "%-32s %16.0f %12.0f %12.0f %10.0f %10.0f  %s\n", s, i, h, e, i / h, i / e, b }'
+    if [ -n "${BY_FUNCTION:-}" ]; then
+        # cg_annotate's rows `IR (PCT%)  FILE:FUNCTION`, summed by FUNCTION (code inlined from
+        # other files included), per packet-hop.
+        cg_annotate --auto=no --threshold=0 "$cg_out" | awk -v h="$hops" -v top="$BY_FUNCTION" '
+            /file:function/ { rows = 1; next }
+            rows && /^ *[0-9,]+ \(/ {
+                ir = $1; gsub(",", "", ir)
+                f = $0; sub(/^ *[0-9,]+ \( *[0-9.]+%\) +/, "", f); sub(/^[^:]*:/, "", f); sub(/<impl braid_net::sim::Sim>::/, "Sim::", f)
+                sum[f] += ir; total += ir
+            }
+            END {
+                n = 0
+                for (f in sum) { names[++n] = f }
+                for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+                    if (sum[names[j]] > sum[names[i]]) { t = names[i]; names[i] = names[j]; names[j] = t }
+                rest = total
+                for (i = 1; i <= n && i <= top; i++) {
+                    printf "    %8.1f  %s\n", sum[names[i]] / h, names[i]; rest -= sum[names[i]]
+                }
+                printf "    %8.1f  (the rest: %d functions)\n", rest / h, (n > top ? n - top : 0)
+            }'
+        rm -f "$cg_out"
+    fi
 done

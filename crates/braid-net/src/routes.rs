@@ -202,63 +202,77 @@ impl Routes {
             host_class.push(c);
         }
         let nc = roots.len();
-        let mut table = vec![NONE; rows as usize * nc];
-        let mut dist = vec![u32::MAX; n];
-        // The breadth-first queue: every node reached, in order (`head`: the next to expand).
-        let mut q: Vec<usize> = Vec::new();
-        let mut buf = Vec::new();
-        // The nodes with a row, in order, and the set each row took for the class before (a
-        // switch's up-links are its set toward most classes: compared, not hashed).
+        let n_rows = rows as usize;
+        let mut table = vec![NONE; n_rows * nc];
+        // The searches run over rows, not nodes: a row's distance array fits the first-level
+        // cache where a node's does not (a k = 64 fat-tree has 5,120 rows and 70,656 nodes),
+        // and each row lists only the ports a next hop can leave by — up, toward a node with a
+        // row (a stub host is never a next hop but toward itself, and its class starts at its
+        // leaf) — with the far end's row, in the node's port order.
         let row_nodes: Vec<usize> = (0..n).filter(|&u| node_row[u] != STUB).collect();
-        let mut last_set = vec![NONE; rows as usize];
-        // Reverse adjacency: for BFS from the destination we need, for each node v, the nodes u
-        // with a port u→v. Links are bidirectional, so the far ends of v's own ports suffice.
-        for (c, &root) in roots.iter().enumerate() {
-            for &u in &q {
-                dist[u] = u32::MAX;
+        let row_is_host: Vec<bool> = row_nodes.iter().map(|&u| g.is_host[u]).collect();
+        let mut adj_start: Vec<u32> = Vec::with_capacity(n_rows + 1);
+        let mut adj: Vec<(u32, PortId)> = Vec::new();
+        for &u in &row_nodes {
+            adj_start.push(adj.len() as u32);
+            for &p in &g.node_ports[u] {
+                let peer_row = node_row[g.port_peer[p.idx()].idx()];
+                if g.port_up[p.idx()] && peer_row != STUB {
+                    adj.push((peer_row, p));
+                }
             }
-            dist[root.idx()] = 0;
+        }
+        adj_start.push(adj.len() as u32);
+        let adj_of =
+            |row: u32| &adj[adj_start[row as usize] as usize..adj_start[row as usize + 1] as usize];
+        let mut dist = vec![u32::MAX; n_rows];
+        // The breadth-first queue: every row reached, in order (`head`: the next to expand).
+        let mut q: Vec<u32> = Vec::new();
+        let mut buf = Vec::new();
+        // The set each row took for the class before (a switch's up-links are its set toward
+        // most classes: compared, not hashed).
+        let mut last_set = vec![NONE; n_rows];
+        for (c, &root) in roots.iter().enumerate() {
+            for &v in &q {
+                dist[v as usize] = u32::MAX;
+            }
+            // Links are bidirectional: the rows that reach `v` in one hop are the far ends of
+            // its own ports, so the search from the destination walks them.
+            let root_row = node_row[root.idx()];
+            dist[root_row as usize] = 0;
             q.clear();
-            q.push(root.idx());
+            q.push(root_row);
             let mut head = 0;
             while head < q.len() {
                 let v = q[head];
                 head += 1;
-                if g.is_host[v] && v != root.idx() {
+                if row_is_host[v as usize] && v != root_row {
                     continue; // hosts do not forward
                 }
-                for &p in &g.node_ports[v] {
-                    if !g.port_up[p.idx()] {
-                        continue;
-                    }
-                    let u = g.port_peer[p.idx()].idx();
-                    // A stub host (no row) is never a next hop but toward itself, and its class
-                    // starts at its leaf: it need not be reached.
-                    if dist[u] == u32::MAX && node_row[u] != STUB {
-                        dist[u] = dist[v] + 1;
+                let next = dist[v as usize] + 1;
+                for &(u, _) in adj_of(v) {
+                    if dist[u as usize] == u32::MAX {
+                        dist[u as usize] = next;
                         q.push(u);
                     }
                 }
             }
-            for &u in &row_nodes {
-                let row = node_row[u];
-                if dist[u] == u32::MAX {
+            let column = &mut table[c * n_rows..(c + 1) * n_rows];
+            for row in 0..rows {
+                let d = dist[row as usize];
+                if d == u32::MAX {
                     continue;
                 }
-                let slot = c * rows as usize + row as usize;
-                if u == root.idx() {
-                    if !g.is_host[u] {
-                        table[slot] = LEAF;
+                if row == root_row {
+                    if !row_is_host[row as usize] {
+                        column[row as usize] = LEAF;
                     }
                     continue;
                 }
                 buf.clear();
-                for &p in &g.node_ports[u] {
-                    if g.port_up[p.idx()] && dist[g.port_peer[p.idx()].idx()] == dist[u] - 1 {
-                        let peer = g.port_peer[p.idx()].idx();
-                        if peer == root.idx() || !g.is_host[peer] {
-                            buf.push(p);
-                        }
+                for &(u, p) in adj_of(row) {
+                    if dist[u as usize] == d - 1 && (u == root_row || !row_is_host[u as usize]) {
+                        buf.push(p);
                     }
                 }
                 if buf.is_empty() {
@@ -268,7 +282,7 @@ impl Routes {
                     buf.sort_by_key(|&p| g.ns3_rank(p));
                 }
                 let last = last_set[row as usize];
-                table[slot] = if last != NONE && pool.get(last) == &buf[..] {
+                column[row as usize] = if last != NONE && pool.get(last) == &buf[..] {
                     last
                 } else {
                     let id = pool.intern(&buf);
