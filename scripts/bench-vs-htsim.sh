@@ -26,8 +26,8 @@
 #
 # BRAID=path/to/braid runs that binary instead of building target/release/braid (e.g. the
 # profile-guided build of scripts/build-pgo.sh, target/pgo/release/braid). BRAID_SETS='KEY=VALUE …'
-# adds overrides to every Braid run (e.g. BRAID_SETS='run.departures="events" run.order="insertion"', the engine before), printed with
-# the table.
+# adds overrides to every Braid run, printed with the table (e.g. the engine before:
+# BRAID_SETS='run.departures="events" run.order="insertion"').
 #
 # Needs: bash, python3, cmake (apt-get install cmake, or pip install cmake), g++ or clang++.
 set -euo pipefail

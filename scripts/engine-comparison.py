@@ -27,7 +27,8 @@ measures how far a metric depends on the order of ties. Runs whose seed does not
 
 --repro compares `braid repro ID --quick` instead (default: every plan in repro/), run by run:
 each run with the old settings at its own seed, then its resolved scenario again at the next N-1
-seeds; the new likewise at M; and each --perturb (a plan that sets the same field keeps its own). --differences prints only the rows with a result out of tolerance.
+seeds; the new likewise at M; and each --perturb (a plan that sets the same field keeps its own).
+--differences prints only the rows with a result out of tolerance.
 
 Flows completed must be equal. Runs go to DIR (default /tmp/braid-engine-comparison), one folder
 per scenario, setting and seed or perturbation; a rerun reuses a folder whose summary.json
@@ -79,7 +80,7 @@ def seed_of(scenario):
 def verdict(key, tol, old, new, spread, new_spread):
     if old is None or new is None:
         return "-"
-    slack = 1 if key != "fct_slowdown_p50" and key != "fct_slowdown_p99" and max(old, new) < 20 else 0
+    slack = 1 if key not in ("fct_slowdown_p50", "fct_slowdown_p99") and max(old, new) < 20 else 0
     if abs(new - old) <= tol * abs(old) + slack + 1e-12:
         return "ok"
     lo, hi = min(spread), max(spread)

@@ -99,8 +99,8 @@ fn model_outputs(files: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>>
 }
 
 /// Every output file of `example` (the summary's `events` count aside: [`model_outputs`]) is the
-/// same bytes at 1, 2 and 3 threads and with 2 threads
-/// sharing 4 partitions, and those really run more than one partition.
+/// same bytes at 1, 2 and 3 threads and with 2 threads sharing 4 partitions, and those really
+/// run more than one partition.
 fn same_bytes(example: &str) {
     same_bytes_with(example, &[]);
 }
@@ -251,8 +251,7 @@ fn same_bytes_between_datacenters_with_lcmp() {
 
 /// Under the engine before the canonical order (`run.order = "insertion"`, departures as events)
 /// the parallel engine orders equal-time events differently from the sequential queue, nothing
-/// else: the same flows complete, and
-/// FCTs and queues agree within a few per cent.
+/// else: the same flows complete, and FCTs and queues agree within a few per cent.
 #[test]
 fn parallel_engine_agrees_with_the_sequential_queue() {
     let before = ["--set", "run.order=\"insertion\"", "--set", "run.departures=\"events\""];

@@ -76,8 +76,8 @@ pub(super) struct EventCounts {
 
 impl Sim {
     /// Order equal-time events canonically (see the module comment; the default) or, with
-    /// `false`, by insertion (in a parallel run, by origin node). Call before [`Sim::make_partition`] and
-    /// [`Sim::prepare`].
+    /// `false`, by insertion (in a parallel run, by origin node). Call before
+    /// [`Sim::make_partition`] and [`Sim::prepare`].
     pub fn set_canonical_order(&mut self, on: bool) {
         assert!(self.part.is_none(), "set_canonical_order: call it before make_partition");
         self.canonical = on;
